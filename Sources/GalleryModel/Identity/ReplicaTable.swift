@@ -1,0 +1,105 @@
+/// What one replica knows per replica of the space: its index, the last counter applied from it,
+/// and where the slots it created live in the slot arena.
+///
+/// Slots created by one replica arrive in counter order, so each replica's counter -> slot map is
+/// an append-only list of runs (consecutive counters on consecutive slots), searched by bisection.
+///
+/// - Complexity: `slot(for:)` is O(log r) where r is the number of runs of that replica.
+struct ReplicaTable {
+    /// Replica IDs by index.
+    private(set) var ids: [ReplicaID] = []
+    private var indexByID: [ReplicaID: Int] = [:]
+    /// Highest counter applied from each replica (0: none).
+    private(set) var applied: [UInt64] = []
+    private var runs: [SlotRuns] = []
+
+    /// The index of a replica, if it is known here.
+    func index(of replica: ReplicaID) -> Int? {
+        indexByID[replica]
+    }
+
+    /// The index of a replica, registering it when it is new; nil when the table is full.
+    mutating func register(_ replica: ReplicaID) -> Int? {
+        if let index = indexByID[replica] { return index }
+        guard ids.count < PackedID.maxReplicas else { return nil }
+        ids.append(replica)
+        applied.append(0)
+        runs.append(SlotRuns())
+        indexByID[replica] = ids.count - 1
+        return ids.count - 1
+    }
+
+    /// Whether the op (or item, or slot) with this ID has been applied here.
+    func contains(_ id: OpID) -> Bool {
+        guard let index = indexByID[id.replica] else { return false }
+        return id.counter <= applied[index]
+    }
+
+    /// The highest counter applied from a replica, 0 when none.
+    func appliedCounter(of replica: ReplicaID) -> UInt64 {
+        indexByID[replica].map { applied[$0] } ?? 0
+    }
+
+    /// Records that ops of a replica are applied up to `counter`.
+    mutating func markApplied(_ index: Int, upTo counter: UInt64) {
+        applied[index] = counter
+    }
+
+    /// Packs an ID whose replica is known here.
+    func pack(_ id: OpID) -> PackedID? {
+        indexByID[id.replica].map { PackedID(replicaIndex: $0, counter: id.counter) }
+    }
+
+    /// Unpacks a packed ID.
+    func unpack(_ key: PackedID) -> OpID {
+        OpID(counter: key.counter, replica: ids[key.replicaIndex])
+    }
+
+    /// The replica ID behind a packed ID.
+    func replica(of key: PackedID) -> ReplicaID {
+        ids[key.replicaIndex]
+    }
+
+    /// Records the slot created with `key`; keys of one replica must arrive in increasing order.
+    mutating func recordSlot(_ slot: Int32, for key: PackedID) {
+        runs[key.replicaIndex].append(counter: key.counter, slot: slot)
+    }
+
+    /// The slot created by the op with this ID, if any.
+    func slot(for id: OpID) -> Int32? {
+        guard let index = indexByID[id.replica] else { return nil }
+        return runs[index].slot(for: id.counter)
+    }
+}
+
+/// The counter -> slot map of one replica, as runs of consecutive counters on consecutive slots.
+struct SlotRuns {
+    private var starts: [UInt64] = []
+    private var firstSlots: [Int32] = []
+    private var lengths: [Int32] = []
+
+    mutating func append(counter: UInt64, slot: Int32) {
+        if let last = starts.indices.last,
+           starts[last] + UInt64(lengths[last]) == counter,
+           firstSlots[last] + lengths[last] == slot {
+            lengths[last] += 1
+        } else {
+            starts.append(counter)
+            firstSlots.append(slot)
+            lengths.append(1)
+        }
+    }
+
+    func slot(for counter: UInt64) -> Int32? {
+        var low = 0
+        var high = starts.count
+        while low < high {
+            let mid = (low + high) / 2
+            if starts[mid] <= counter { low = mid + 1 } else { high = mid }
+        }
+        guard low > 0 else { return nil }
+        let run = low - 1
+        let offset = counter - starts[run]
+        return offset < UInt64(lengths[run]) ? firstSlots[run] + Int32(offset) : nil
+    }
+}

@@ -1,0 +1,63 @@
+/// One operation of the log: the only way the state of a space changes.
+///
+/// Every op carries its own ID and the counter of the previous op of the same replica, so that a
+/// replica applies each replica's ops in order and a version vector describes exactly what it has.
+/// The other dependencies of an op are the IDs it references (`dependencies`): an op is applied only
+/// after all of them.
+public struct Op: Hashable, Sendable {
+    /// The op's ID. An `insert` of `n` items uses the `n` counters starting here, one per item.
+    public var id: OpID
+    /// The counter of the previous op made by `id.replica`, or 0 when this is its first op.
+    public var previous: UInt64
+    /// What the op does.
+    public var action: Action
+
+    /// Creates an op.
+    public init(id: OpID, previous: UInt64, action: Action) {
+        self.id = id
+        self.previous = previous
+        self.action = action
+    }
+
+    /// What an op does.
+    public enum Action: Hashable, Sendable {
+        /// Creates the gallery of that name; concurrent creations of one name make one gallery.
+        case createGallery(name: String)
+        /// Inserts a contiguous run of items into a gallery, between two adjacent slots
+        /// (`after`/`before`, nil for the start/end of the gallery) as the creating replica saw them.
+        case insert(gallery: String, after: OpID?, before: OpID?, items: [ItemDraft])
+        /// Moves an item to a new slot between two adjacent slots of a gallery (any gallery).
+        case move(item: OpID, gallery: String, after: OpID?, before: OpID?)
+        /// Deletes an item, finally: nothing resurrects it.
+        case delete(item: OpID)
+        /// Sets one field of an item (last writer wins per field).
+        case update(item: OpID, field: ItemField, value: FieldValue)
+        /// Turns a placeholder into a ready item.
+        case commit(item: OpID)
+    }
+
+    /// How many counters the op uses: the number of items of an insert, else 1.
+    public var span: Int {
+        if case .insert(_, _, _, let items) = action { return items.count }
+        return 1
+    }
+
+    /// The last counter the op uses.
+    public var lastCounter: UInt64 {
+        id.counter + UInt64(span) - 1
+    }
+
+    /// The IDs of the other ops this op references and must be applied after (besides `previous`).
+    public var dependencies: [OpID] {
+        switch action {
+        case .createGallery:
+            return []
+        case .insert(_, let after, let before, _):
+            return [after, before].compactMap { $0 }
+        case .move(let item, _, let after, let before):
+            return [item] + [after, before].compactMap { $0 }
+        case .delete(let item), .update(let item, _, _), .commit(let item):
+            return [item]
+        }
+    }
+}

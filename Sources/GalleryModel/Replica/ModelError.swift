@@ -1,0 +1,50 @@
+import Foundation
+
+/// Why the model refused a local command or a received op. A refused command or op changes nothing.
+public enum ModelError: Error, Hashable, Sendable, LocalizedError {
+    /// No gallery of that name exists on this replica.
+    case unknownGallery(String)
+    /// A gallery name must be non-empty and at most 255 bytes of UTF-8.
+    case invalidGalleryName(String)
+    /// The item is not known to this replica.
+    case unknownItem(OpID)
+    /// The item was deleted; deletes are final.
+    case itemDeleted(OpID)
+    /// An index outside `0...count` (insert) or `0..<count` (lookup).
+    case indexOutOfRange(index: Int, count: Int)
+    /// `commit` of an item that is not a placeholder.
+    case notAPlaceholder(OpID)
+    /// A field value of the wrong type for the field.
+    case invalidFieldValue(ItemField)
+    /// An insert with no items.
+    case emptyInsert
+    /// A received op references slots or items that do not fit it (another gallery, wrong order,
+    /// an op that is not an item): it cannot come from a correct replica.
+    case malformedOp(OpID, String)
+    /// A received op contradicts ops already applied from its replica (a reused op ID).
+    case conflictingHistory(OpID)
+    /// The early-op buffer is full; the op must be delivered again later.
+    case bufferFull(OpID)
+    /// The op's counter does not fit in 48 bits.
+    case counterOverflow(OpID)
+    /// This replica already knows the maximum number of replicas (65,536).
+    case tooManyReplicas
+
+    public var errorDescription: String? {
+        switch self {
+        case .unknownGallery(let name): "no gallery named \"\(name)\""
+        case .invalidGalleryName(let name): "invalid gallery name \"\(name)\" (1 to 255 bytes)"
+        case .unknownItem(let id): "no item \(id)"
+        case .itemDeleted(let id): "item \(id) was deleted"
+        case .indexOutOfRange(let index, let count): "index \(index) out of range (count \(count))"
+        case .notAPlaceholder(let id): "item \(id) is not a placeholder"
+        case .invalidFieldValue(let field): "wrong type of value for field \(field)"
+        case .emptyInsert: "an insert needs at least one item"
+        case .malformedOp(let id, let reason): "malformed op \(id): \(reason)"
+        case .conflictingHistory(let id): "op \(id) conflicts with ops already applied from its replica"
+        case .bufferFull(let id): "buffer of early ops is full; op \(id) must be sent again"
+        case .counterOverflow(let id): "op \(id) has a counter beyond 2^48"
+        case .tooManyReplicas: "too many replicas in one space (65,536)"
+        }
+    }
+}

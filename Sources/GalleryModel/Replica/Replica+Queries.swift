@@ -1,0 +1,70 @@
+/// What a replica shows: galleries, their items in order, and where an item stands.
+extension Replica {
+    /// The names of all galleries, sorted.
+    public var galleries: [String] {
+        galleryNames.sorted()
+    }
+
+    /// Whether a gallery of that name exists here.
+    public func hasGallery(_ name: String) -> Bool {
+        galleryIndex[name] != nil
+    }
+
+    /// Number of items shown in a gallery.
+    ///
+    /// - Complexity: O(1).
+    public func count(in gallery: String) throws(ModelError) -> Int {
+        guard let index = galleryIndex[gallery] else { throw .unknownGallery(gallery) }
+        return slots.visibleCount(index)
+    }
+
+    /// The items of a gallery in order.
+    ///
+    /// - Complexity: O(n) for n slots of the gallery.
+    public func items(in gallery: String) throws(ModelError) -> [Item] {
+        guard let index = galleryIndex[gallery] else { throw .unknownGallery(gallery) }
+        var result: [Item] = []
+        result.reserveCapacity(slots.visibleCount(index))
+        slots.forEachVisible(in: index) { slot in result.append(snapshot(slots[slot].item)) }
+        return result
+    }
+
+    /// The item at an index of a gallery.
+    ///
+    /// - Complexity: O(log n).
+    public func item(at index: Int, in gallery: String) throws(ModelError) -> Item {
+        guard let galleryIndex = galleryIndex[gallery] else { throw .unknownGallery(gallery) }
+        let count = slots.visibleCount(galleryIndex)
+        guard index >= 0, index < count else { throw .indexOutOfRange(index: index, count: count) }
+        return snapshot(slots[slots.visibleSlot(at: index, in: galleryIndex)].item)
+    }
+
+    /// An item by ID, deleted or not; nil when it is unknown here.
+    ///
+    /// - Complexity: O(log r) for r runs of the item's replica.
+    public func item(_ id: OpID) -> Item? {
+        itemIndex(of: id).map(snapshot)
+    }
+
+    /// Where an item stands: its gallery and index; nil when it is unknown or deleted.
+    ///
+    /// - Complexity: O(log n).
+    public func location(of id: OpID) -> (gallery: String, index: Int)? {
+        guard let item = itemIndex(of: id), !items[Int(item)].isDeleted else { return nil }
+        let slot = items[Int(item)].slot
+        return (galleryNames[Int(slots[slot].gallery)], slots.visibleRank(slot))
+    }
+
+    /// A public snapshot of a stored item.
+    func snapshot(_ item: Int32) -> Item {
+        let record = items[Int(item)]
+        var fields = extraFields[item] ?? [:]
+        if let title = record.title { fields[.title] = .text(title) }
+        return Item(
+            id: table.unpack(record.key),
+            gallery: galleryNames[Int(slots[record.slot].gallery)],
+            state: record.isPlaceholder ? .placeholder : .ready,
+            isDeleted: record.isDeleted,
+            fields: fields)
+    }
+}

@@ -1,0 +1,102 @@
+/// One replica of a space: its galleries, their items, the op log, and what it has of each peer.
+///
+/// All changes go through ops. Local commands (`insert`, `move`, ...) make an op, apply it, and
+/// return it to be sent to peers; ops from peers go through `receive(_:)`, which applies each one
+/// exactly once and only after its dependencies, holding early ones in a bounded buffer. The state
+/// is a pure function of the set of applied ops: replicas with the same ops show the same galleries.
+///
+/// Galleries are sequences of slots ordered by a Fugue-style list CRDT (FugueMax semantics, in the
+/// list-with-origins form used by diamond-types and Loro), so concurrent multi-item drops at one
+/// place never interleave. Each item holds a last-writer-wins register pointing at its current slot;
+/// a move adds a slot and sets the register (Kleppmann, "Moving elements in list CRDTs", 2020).
+public struct Replica: Sendable {
+    /// This replica's ID.
+    public let id: ReplicaID
+
+    var table = ReplicaTable()
+    var slots = SlotForest()
+    var items: [ItemRecord] = []
+    /// Fields other than the title, for the items that have any.
+    var extraFields: [Int32: [ItemField: FieldValue]] = [:]
+    /// The op that last set each updated field, keyed by `fieldKey(item:field:)`; a field never
+    /// updated was set by the item's insert.
+    var fieldStamps: [UInt64: PackedID] = [:]
+    var galleryNames: [String] = []
+    var galleryIndex: [String: Int32] = [:]
+    /// The Lamport clock: the greatest counter this replica has used or seen.
+    var clock: UInt64 = 0
+    var log = OpLog()
+    var buffer: CausalBuffer
+
+    /// Creates an empty replica.
+    ///
+    /// - Parameters:
+    ///   - id: The replica's ID, unique in the space and never reused.
+    ///   - bufferLimit: The most early ops held while their dependencies are missing.
+    public init(id: ReplicaID, bufferLimit: Int = 100_000) {
+        self.id = id
+        self.buffer = CausalBuffer(limit: bufferLimit)
+        _ = table.register(id)
+    }
+
+    // MARK: What the replica has
+
+    /// The version vector: the last counter applied from each replica.
+    ///
+    /// - Complexity: O(r) for r replicas.
+    public var version: VersionVector {
+        var counters: [ReplicaID: UInt64] = [:]
+        for (index, replica) in table.ids.enumerated() where table.applied[index] > 0 {
+            counters[replica] = table.applied[index]
+        }
+        return VersionVector(counters)
+    }
+
+    /// The Lamport clock: the greatest counter used or seen here.
+    public var lamportClock: UInt64 { clock }
+
+    /// Whether the op with this ID has been applied here.
+    ///
+    /// - Complexity: O(1).
+    public func contains(_ id: OpID) -> Bool {
+        table.contains(id)
+    }
+
+    /// Number of ops applied.
+    public var opCount: Int { log.count }
+
+    /// All applied ops in the order they were applied.
+    public var ops: [Op] { log.ops }
+
+    /// The applied ops that a replica at `version` lacks, in an order that respects dependencies.
+    ///
+    /// - Complexity: O(r log n + k log k) for k ops returned.
+    public func ops(missingFrom version: VersionVector) -> [Op] {
+        log.ops(missingFrom: version, replicas: table)
+    }
+
+    /// Number of early ops held until their dependencies arrive.
+    public var bufferedCount: Int { buffer.count }
+
+    /// The op IDs that held ops wait for: what to ask peers for.
+    public var missingDependencies: [OpID] { buffer.missing }
+
+    // MARK: Internals shared by the extensions
+
+    /// Lamport order on packed IDs: counter, then replica ID.
+    func lamportPrecedes(_ a: PackedID, _ b: PackedID) -> Bool {
+        a.counter != b.counter ? a.counter < b.counter : table.ids[a.replicaIndex] < table.ids[b.replicaIndex]
+    }
+
+    /// The key of one field register of one item.
+    static func fieldKey(item: Int32, field: ItemField) -> UInt64 {
+        UInt64(UInt32(bitPattern: item)) << 8 | UInt64(field.rawValue)
+    }
+
+    /// The index of a known item by ID: the slot its insert created, if that is what `id` names.
+    func itemIndex(of id: OpID) -> Int32? {
+        guard let slot = table.slot(for: id) else { return nil }
+        let item = slots[slot].item
+        return items[Int(item)].key == table.pack(id) ? item : nil
+    }
+}

@@ -1,0 +1,29 @@
+/// One position slot of a gallery's sequence, stored in the `SlotForest` arena.
+///
+/// An insert creates one slot per item; a move creates one slot for the item in its target gallery.
+/// A slot is visible while it is the current slot of an item that is not deleted; otherwise it stays
+/// as a tombstone so that every op anchored to it still finds its place.
+struct SlotNode {
+    /// The slot's op ID, packed by `ReplicaTable` (replica index and counter).
+    var key: PackedID
+    /// Left child in the gallery's treap, or -1.
+    var left: Int32 = -1
+    /// Right child in the gallery's treap, or -1.
+    var right: Int32 = -1
+    /// Parent in the gallery's treap, or -1 for the root.
+    var parent: Int32 = -1
+    /// Number of slots in this subtree.
+    var size: Int32 = 1
+    /// Number of visible slots in this subtree.
+    var visibleSize: Int32 = 0
+    /// The item this slot places (index into the replica's item table).
+    var item: Int32
+    /// The gallery whose sequence holds the slot.
+    var gallery: Int32
+    /// The slot that was immediately left of this one when it was created, or -1 for the start.
+    var originLeft: Int32
+    /// The slot that was immediately right of this one when it was created, or -1 for the end.
+    var originRight: Int32
+    /// Whether the slot currently shows its item.
+    var isVisible: Bool = false
+}
