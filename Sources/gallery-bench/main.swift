@@ -1,1 +1,59 @@
-print("todo")
+import Foundation
+
+/// `gallery-bench model` runs each workload in a child process and relays its JSON line;
+/// `gallery-bench model --only W3` runs one workload in this process.
+func runBench(_ arguments: [String]) -> Int32 {
+    do {
+        switch arguments {
+        case ["model"]:
+            return try runAllInChildren()
+        case let arguments where arguments.count == 3 && arguments[0] == "model" && arguments[1] == "--only":
+            guard ModelWorkloads.names.contains(arguments[2]) else {
+                throw BenchFailure.usage("unknown workload \"\(arguments[2])\"")
+            }
+            writeLine(try ModelWorkloads.run(arguments[2]).json, to: .standardOutput)
+            return 0
+        case ["help"], ["--help"], ["-h"]:
+            writeLine(BenchUsage.text, to: .standardOutput)
+            return 0
+        case []:
+            throw BenchFailure.usage("missing suite")
+        default:
+            throw BenchFailure.usage("unknown arguments \"\(arguments.joined(separator: " "))\"")
+        }
+    } catch let failure as BenchFailure {
+        writeLine("gallery-bench: \(failure.message)", to: .standardError)
+        if failure.isUsage {
+            writeLine(BenchUsage.text, to: .standardError)
+            return 64
+        }
+        return 1
+    } catch {
+        writeLine("gallery-bench: \(error.localizedDescription)", to: .standardError)
+        return 1
+    }
+}
+
+/// Runs every model workload in its own child process, relaying each child's JSON line as it
+/// finishes; returns 1 if any child failed (its error is on standard error), else 0.
+func runAllInChildren() throws -> Int32 {
+    var status: Int32 = 0
+    for name in ModelWorkloads.names {
+        let child = try ChildRun.run(["model", "--only", name])
+        for line in child.output.split(separator: "\n") {
+            writeLine(String(line), to: .standardOutput)
+        }
+        if child.status != 0 {
+            writeLine("gallery-bench: \(name) failed (exit status \(child.status))", to: .standardError)
+            status = 1
+        }
+    }
+    return status
+}
+
+/// Writes a line unbuffered, so that lines appear as each workload ends.
+func writeLine(_ line: String, to handle: FileHandle) {
+    handle.write(Data((line + "\n").utf8))
+}
+
+exit(runBench(Array(CommandLine.arguments.dropFirst())))

@@ -1,0 +1,79 @@
+/// Reads what `ByteWriter` writes, refusing truncated or overlong input with a `DecodingError`
+/// and never allocating more than the input could describe.
+package struct ByteReader: Sendable {
+    private let bytes: [UInt8]
+    /// The offset of the next byte to read.
+    package private(set) var offset: Int
+
+    package init(_ bytes: [UInt8], offset: Int = 0) {
+        self.bytes = bytes
+        self.offset = offset
+    }
+
+    /// Bytes left to read.
+    package var remaining: Int { bytes.count - offset }
+
+    package var isAtEnd: Bool { offset == bytes.count }
+
+    package mutating func byte() throws(DecodingError) -> UInt8 {
+        guard offset < bytes.count else { throw .truncated }
+        defer { offset += 1 }
+        return bytes[offset]
+    }
+
+    /// An unsigned LEB128 varint of at most 10 bytes that fits in 64 bits, in its shortest form.
+    package mutating func varint() throws(DecodingError) -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while true {
+            let next = try byte()
+            if shift == 63 && next > 1 { throw .invalidVarint }
+            value |= UInt64(next & 0x7F) << shift
+            if next & 0x80 == 0 {
+                if next == 0 && shift > 0 { throw .invalidVarint }
+                return value
+            }
+            shift += 7
+            if shift > 63 { throw .invalidVarint }
+        }
+    }
+
+    /// A varint that must not exceed `limit`, as an `Int`.
+    package mutating func count(limit: Int) throws(DecodingError) -> Int {
+        let value = try varint()
+        guard value <= UInt64(limit) else { throw .limitExceeded }
+        return Int(value)
+    }
+
+    package mutating func zigzag() throws(DecodingError) -> Int64 {
+        let raw = try varint()
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    package mutating func fixed64() throws(DecodingError) -> UInt64 {
+        guard remaining >= 8 else { throw .truncated }
+        var value: UInt64 = 0
+        for index in 0..<8 {
+            value |= UInt64(bytes[offset + index]) << UInt64(8 * index)
+        }
+        offset += 8
+        return value
+    }
+
+    /// A length-prefixed UTF-8 string of at most `limit` bytes.
+    package mutating func string(limit: Int = 65_535) throws(DecodingError) -> String {
+        let length = try count(limit: limit)
+        guard length <= remaining else { throw .truncated }
+        let slice = bytes[offset..<(offset + length)]
+        offset += length
+        guard let text = String(validating: slice, as: UTF8.self) else { throw .invalidUTF8 }
+        return text
+    }
+
+    /// The next `length` bytes.
+    package mutating func bytes(_ length: Int) throws(DecodingError) -> ArraySlice<UInt8> {
+        guard length >= 0, length <= remaining else { throw .truncated }
+        defer { offset += length }
+        return bytes[offset..<(offset + length)]
+    }
+}

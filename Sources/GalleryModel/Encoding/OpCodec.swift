@@ -1,0 +1,218 @@
+/// The binary encoding of ops, shared by the wire protocol and the op log on disk.
+///
+/// ```
+/// op      = kind:u8 counter:varint replica:fixed64 gap:varint body
+///           (gap = counter - previous, so previous = counter - gap)
+/// body    = createGallery: string
+///         | insert: string(gallery) ref(after) ref(before) count:varint draft*count
+///         | move:   ref(item) string(gallery) ref(after) ref(before)
+///         | delete, commit: ref(item)
+///         | update: ref(item) field:u8 value
+/// ref     = 0 (none) | 1 delta:varint (same replica, counter - delta) | 2 counter:varint replica:fixed64
+/// draft   = flags:u8 (bit 0: placeholder) count:varint (field:u8 value)*count
+/// value   = 0 (none) | 1 string | 2 fixed64 (IEEE 754 bits) | 3 zigzag varint | 4 ref
+/// string  = length:varint UTF-8 bytes
+/// ```
+/// Kinds: 1 createGallery, 2 insert, 3 move, 4 delete, 5 update, 6 commit. Fields use the raw
+/// values of `ItemField`. References to earlier ops of the same replica take two or three bytes.
+public enum OpCodec {
+    /// The most items one insert op may carry.
+    public static let maxItemsPerInsert = 65_536
+
+    /// Encodes ops as a varint count followed by each op.
+    public static func encode(_ ops: [Op]) -> [UInt8] {
+        var writer = ByteWriter(capacity: ops.count * 24)
+        writer.varint(UInt64(ops.count))
+        for op in ops { encode(op, into: &writer) }
+        return writer.bytes
+    }
+
+    /// Decodes what `encode(_:)` wrote; the input must end after the last op.
+    public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> [Op] {
+        var reader = ByteReader(bytes)
+        // Every op takes at least 11 bytes, which bounds the count by the input size.
+        let count = try reader.count(limit: bytes.count / 11)
+        var ops: [Op] = []
+        ops.reserveCapacity(count)
+        for _ in 0..<count { ops.append(try decode(from: &reader)) }
+        guard reader.isAtEnd else { throw .trailingBytes(reader.remaining) }
+        return ops
+    }
+
+    /// Appends one op.
+    package static func encode(_ op: Op, into writer: inout ByteWriter) {
+        let kind: UInt8 = switch op.action {
+        case .createGallery: 1
+        case .insert: 2
+        case .move: 3
+        case .delete: 4
+        case .update: 5
+        case .commit: 6
+        }
+        writer.byte(kind)
+        writer.varint(op.id.counter)
+        writer.fixed64(op.id.replica.rawValue)
+        writer.varint(op.id.counter &- op.previous)
+        switch op.action {
+        case .createGallery(let name):
+            writer.string(name)
+        case .insert(let gallery, let after, let before, let items):
+            writer.string(gallery)
+            reference(after, from: op.id, into: &writer)
+            reference(before, from: op.id, into: &writer)
+            writer.varint(UInt64(items.count))
+            for item in items {
+                writer.byte(item.isPlaceholder ? 1 : 0)
+                writer.varint(UInt64(item.fields.values.count { $0 != .none }))
+                for field in ItemField.allCases {
+                    guard let value = item.fields[field], value != .none else { continue }
+                    writer.byte(field.rawValue)
+                    self.value(value, from: op.id, into: &writer)
+                }
+            }
+        case .move(let item, let gallery, let after, let before):
+            reference(item, from: op.id, into: &writer)
+            writer.string(gallery)
+            reference(after, from: op.id, into: &writer)
+            reference(before, from: op.id, into: &writer)
+        case .delete(let item), .commit(let item):
+            reference(item, from: op.id, into: &writer)
+        case .update(let item, let field, let value):
+            reference(item, from: op.id, into: &writer)
+            writer.byte(field.rawValue)
+            self.value(value, from: op.id, into: &writer)
+        }
+    }
+
+    /// Reads one op.
+    package static func decode(from reader: inout ByteReader) throws(DecodingError) -> Op {
+        let kind = try reader.byte()
+        let counter = try reader.varint()
+        guard counter > 0 else { throw .invalidValue("op counter 0") }
+        let id = OpID(counter: counter, replica: ReplicaID(try reader.fixed64()))
+        let gap = try reader.varint()
+        guard gap >= 1, gap <= counter else { throw .invalidValue("previous counter") }
+        let action: Op.Action
+        switch kind {
+        case 1:
+            action = .createGallery(name: try reader.string(limit: 255))
+        case 2:
+            let gallery = try reader.string(limit: 255)
+            let after = try reference(from: id, in: &reader)
+            let before = try reference(from: id, in: &reader)
+            let count = try reader.count(limit: min(maxItemsPerInsert, reader.remaining / 2))
+            guard count > 0 else { throw .invalidValue("empty insert") }
+            var items: [ItemDraft] = []
+            items.reserveCapacity(count)
+            for _ in 0..<count {
+                let flags = try reader.byte()
+                guard flags <= 1 else { throw .invalidValue("item flags") }
+                let fieldCount = try reader.count(limit: ItemField.allCases.count)
+                var fields: [ItemField: FieldValue] = [:]
+                for _ in 0..<fieldCount {
+                    let field = try self.field(from: &reader)
+                    guard fields[field] == nil else { throw .invalidValue("field \(field) twice") }
+                    let value = try value(from: id, in: &reader)
+                    guard value != .none else { throw .invalidValue("unset field in a new item") }
+                    fields[field] = value
+                }
+                items.append(ItemDraft(isPlaceholder: flags == 1, fields: fields))
+            }
+            action = .insert(gallery: gallery, after: after, before: before, items: items)
+        case 3:
+            let item = try required(try reference(from: id, in: &reader))
+            let gallery = try reader.string(limit: 255)
+            action = .move(
+                item: item, gallery: gallery,
+                after: try reference(from: id, in: &reader), before: try reference(from: id, in: &reader))
+        case 4:
+            action = .delete(item: try required(try reference(from: id, in: &reader)))
+        case 5:
+            let item = try required(try reference(from: id, in: &reader))
+            let field = try self.field(from: &reader)
+            action = .update(item: item, field: field, value: try value(from: id, in: &reader))
+        case 6:
+            action = .commit(item: try required(try reference(from: id, in: &reader)))
+        default:
+            throw .unknownTag("op kind", kind)
+        }
+        return Op(id: id, previous: counter - gap, action: action)
+    }
+
+    // MARK: Parts
+
+    private static func reference(_ target: OpID?, from id: OpID, into writer: inout ByteWriter) {
+        guard let target else {
+            writer.byte(0)
+            return
+        }
+        if target.replica == id.replica && target.counter < id.counter {
+            writer.byte(1)
+            writer.varint(id.counter - target.counter)
+        } else {
+            writer.byte(2)
+            writer.varint(target.counter)
+            writer.fixed64(target.replica.rawValue)
+        }
+    }
+
+    private static func reference(from id: OpID, in reader: inout ByteReader) throws(DecodingError) -> OpID? {
+        let tag = try reader.byte()
+        switch tag {
+        case 0:
+            return nil
+        case 1:
+            let delta = try reader.varint()
+            guard delta >= 1, delta < id.counter else { throw .invalidValue("reference delta") }
+            return OpID(counter: id.counter - delta, replica: id.replica)
+        case 2:
+            let counter = try reader.varint()
+            guard counter > 0 else { throw .invalidValue("reference counter 0") }
+            return OpID(counter: counter, replica: ReplicaID(try reader.fixed64()))
+        default:
+            throw .unknownTag("reference tag", tag)
+        }
+    }
+
+    private static func required(_ reference: OpID?) throws(DecodingError) -> OpID {
+        guard let reference else { throw .invalidValue("missing item reference") }
+        return reference
+    }
+
+    private static func field(from reader: inout ByteReader) throws(DecodingError) -> ItemField {
+        let raw = try reader.byte()
+        guard let field = ItemField(rawValue: raw) else { throw .unknownTag("field", raw) }
+        return field
+    }
+
+    private static func value(_ value: FieldValue, from id: OpID, into writer: inout ByteWriter) {
+        switch value {
+        case .none:
+            writer.byte(0)
+        case .text(let text):
+            writer.byte(1)
+            writer.string(text)
+        case .number(let number):
+            writer.byte(2)
+            writer.fixed64(number.bitPattern)
+        case .integer(let integer):
+            writer.byte(3)
+            writer.zigzag(integer)
+        case .id(let target):
+            writer.byte(4)
+            reference(target, from: id, into: &writer)
+        }
+    }
+
+    private static func value(from id: OpID, in reader: inout ByteReader) throws(DecodingError) -> FieldValue {
+        let tag = try reader.byte()
+        switch tag {
+        case 0: return .none
+        case 1: return .text(try reader.string())
+        case 2: return .number(Double(bitPattern: try reader.fixed64()))
+        case 3: return .integer(try reader.zigzag())
+        case 4: return .id(try required(try reference(from: id, in: &reader)))
+        default: throw .unknownTag("value tag", tag)
+        }
+    }
+}
