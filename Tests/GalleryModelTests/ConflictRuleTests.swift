@@ -158,7 +158,7 @@ struct ConflictRuleTests {
         #expect(outcome.converged)
         #expect(outcome.labels("A", "g") == ["x", "y", "b", "c", "d", "p", "e"])
         let entry = outcome.replicas[1].galleries[0].items[5]
-        #expect(entry?.label == "p" && entry?.state == .ready)
+        #expect(entry.label == "p" && entry.state == .ready)
     }
 
     @Test("Rule 14: two replicas create the same gallery: one gallery, items from both")

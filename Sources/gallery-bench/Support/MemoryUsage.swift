@@ -23,9 +23,8 @@ enum MemoryUsage {
         guard let data = try? file.readToEnd(), let text = String(data: data, encoding: .utf8) else { return nil }
         for line in text.split(separator: "\n") where line.hasPrefix(name + ":") {
             // e.g. "VmHWM:	  123456 kB"
-            let fields = line.dropFirst(name.count + 1).split(separator: " ", omittingEmptySubsequences: true)
-            guard fields.count == 2, fields[1] == "kB",
-                  let kilobytes = Int(fields[0].trimmingCharacters(in: .whitespaces)) else { return nil }
+            let fields = line.dropFirst(name.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" })
+            guard fields.count == 2, fields[1] == "kB", let kilobytes = Int(fields[0]) else { return nil }
             return kilobytes * 1024
         }
         return nil
