@@ -1,35 +1,60 @@
-/// Every op a replica has applied, in the order it applied them (a causal order), indexed per
-/// replica so that the ops another replica lacks are found without a scan of the whole log.
+/// Every op a replica has applied, in the order it applied them (a causal order), kept in the
+/// compact binary encoding of `OpCodec` and indexed per replica, so that the ops another replica
+/// lacks are found without a scan of the whole log.
 ///
-/// - Complexity: `append` is O(1) amortized; `ops(missingFrom:)` is O(r log n + k log k) for k ops
-///   returned from r replicas.
+/// - Complexity: `append` is O(1) amortized plus the op's encoded size; `ops(missingFrom:)` is
+///   O(r log n + k log k) for k ops returned from r replicas.
 struct OpLog {
-    private(set) var ops: [Op] = []
-    /// Log positions of each replica's ops (by replica index), in increasing counter order.
-    private var positions: [[Int32]] = []
+    /// The encoded ops, back to back.
+    private var writer = ByteWriter()
+    /// Byte offsets of each replica's ops (by replica index), in increasing counter order.
+    private var offsets: [[Int]] = []
+    private(set) var count = 0
 
-    var count: Int { ops.count }
+    /// Size of the encoded log in bytes.
+    var byteCount: Int { writer.bytes.count }
 
     mutating func append(_ op: Op, replicaIndex: Int) {
-        while positions.count <= replicaIndex { positions.append([]) }
-        positions[replicaIndex].append(Int32(ops.count))
-        ops.append(op)
+        while offsets.count <= replicaIndex { offsets.append([]) }
+        offsets[replicaIndex].append(writer.bytes.count)
+        OpCodec.encode(op, into: &writer)
+        count += 1
+    }
+
+    /// All ops in log order.
+    var ops: [Op] {
+        decode(offsets.joined().sorted())
     }
 
     /// The ops not included in `version`, in log order, so that dependencies come first.
     func ops(missingFrom version: VersionVector, replicas: ReplicaTable) -> [Op] {
-        var selected: [Int32] = []
-        for (index, list) in positions.enumerated() where !list.isEmpty {
+        var selected: [Int] = []
+        for (index, list) in offsets.enumerated() where !list.isEmpty {
             let known = version[replicas.ids[index]]
             var low = 0
             var high = list.count
             while low < high {
                 let mid = (low + high) / 2
-                if ops[Int(list[mid])].id.counter <= known { low = mid + 1 } else { high = mid }
+                if counter(at: list[mid]) <= known { low = mid + 1 } else { high = mid }
             }
             selected += list[low...]
         }
         selected.sort()
-        return selected.map { ops[Int($0)] }
+        return decode(selected)
+    }
+
+    private func decode(_ offsets: [Int]) -> [Op] {
+        offsets.map { offset in
+            var reader = ByteReader(writer.bytes, offset: offset)
+            // The log holds only ops this replica encoded itself.
+            guard let op = try? OpCodec.decode(from: &reader) else { preconditionFailure("corrupt in-memory op log") }
+            return op
+        }
+    }
+
+    /// The counter of the op encoded at `offset` (it follows the one-byte kind).
+    private func counter(at offset: Int) -> UInt64 {
+        var reader = ByteReader(writer.bytes, offset: offset + 1)
+        return (try? reader.varint()) ?? 0
     }
 }

@@ -65,7 +65,12 @@ public struct Replica: Sendable {
     /// Number of ops applied.
     public var opCount: Int { log.count }
 
+    /// Size in bytes of the op log in its binary encoding (`OpCodec`), as kept in memory.
+    public var encodedLogSize: Int { log.byteCount }
+
     /// All applied ops in the order they were applied.
+    ///
+    /// - Complexity: O(n log n): the log is kept encoded and decoded on demand.
     public var ops: [Op] { log.ops }
 
     /// The applied ops that a replica at `version` lacks, in an order that respects dependencies.
