@@ -1,33 +1,54 @@
-/// The ordered slots of every gallery: one treap per gallery over a shared arena of nodes.
+/// The ordered slots of every gallery: one counted B+tree per gallery over shared arenas.
 ///
-/// Each node keeps the total and the visible size of its subtree, so that a visible index finds
-/// its slot, and a slot finds its index, by one walk down or up the tree. Priorities are a hash of
-/// the node's arena index, so the shape is deterministic for a given sequence of operations.
+/// Leaves hold up to 64 slots in order, with a bit mask of which are visible; inner nodes hold up
+/// to 64 children with the total and visible slot counts of each. A slot knows its leaf, so its
+/// index is found by walking up (a few short scans), and an index finds its slot by walking down.
+/// The nodes live in flat arrays, so a lookup touches a handful of cache lines rather than one per
+/// level of a binary tree.
 ///
-/// - Complexity: insertion, rank, lookup by index, and visibility changes are O(log n) expected,
-///   where n is the number of slots (tombstones included) of the gallery.
+/// - Complexity: insertion, rank, lookup by index, and visibility changes are O(log n) (base 32 to
+///   64, times a scan of one node per level), where n is the number of slots (tombstones included)
+///   of the gallery.
 struct SlotForest {
+    /// Children per inner node and slots per leaf.
+    static let fanout = 64
+    private static let half = fanout / 2
+
     /// The arena of all slots of all galleries.
     private(set) var nodes: [SlotNode] = []
-    /// The root slot of each gallery's treap, or -1 for an empty gallery.
-    private(set) var roots: [Int32] = []
+    private var galleries: [GalleryTree] = []
+
+    // Leaves: `fanout` slot entries each, a visibility mask, a count, a parent and neighbours.
+    private var leafSlots: [Int32] = []
+    private var leafMask: [UInt64] = []
+    private var leafCount: [Int32] = []
+    private var leafParent: [Int32] = []
+    private var leafNext: [Int32] = []
+    private var leafPrev: [Int32] = []
+
+    // Inner nodes: `fanout` child entries each, with the counts of each child's subtree.
+    private var innerChild: [Int32] = []
+    private var innerTotal: [Int32] = []
+    private var innerVisible: [Int32] = []
+    private var innerCount: [Int32] = []
+    private var innerParent: [Int32] = []
+    /// 1 when an inner node's children are leaves, 2 above that, and so on.
+    private var innerLevel: [Int32] = []
 
     /// Adds an empty gallery sequence and returns its index.
     mutating func addGallery() -> Int32 {
-        roots.append(-1)
-        return Int32(roots.count - 1)
+        galleries.append(GalleryTree())
+        return Int32(galleries.count - 1)
     }
 
     /// Number of slots in a gallery, tombstones included.
     func totalCount(_ gallery: Int32) -> Int {
-        let root = roots[Int(gallery)]
-        return root < 0 ? 0 : Int(nodes[Int(root)].size)
+        galleries[Int(gallery)].total
     }
 
     /// Number of visible slots (items shown) in a gallery.
     func visibleCount(_ gallery: Int32) -> Int {
-        let root = roots[Int(gallery)]
-        return root < 0 ? 0 : Int(nodes[Int(root)].visibleSize)
+        galleries[Int(gallery)].visible
     }
 
     subscript(slot: Int32) -> SlotNode {
@@ -41,250 +62,327 @@ struct SlotForest {
         key: PackedID, item: Int32, gallery: Int32, originLeft: Int32, originRight: Int32, visible: Bool
     ) -> Int32 {
         nodes.append(SlotNode(
-            key: key, visibleSize: visible ? 1 : 0, item: item, gallery: gallery,
-            originLeft: originLeft, originRight: originRight, isVisible: visible))
+            key: key, item: item, gallery: gallery, originLeft: originLeft, originRight: originRight,
+            isVisible: visible))
         return Int32(nodes.count - 1)
     }
 
     /// Links a detached slot into its gallery immediately before `next` (-1: at the end).
     ///
-    /// - Complexity: O(log n) expected.
+    /// - Complexity: O(log n).
     mutating func link(_ slot: Int32, before next: Int32) {
-        let gallery = nodes[Int(slot)].gallery
-        var parent: Int32
-        var asLeft: Bool
+        let gallery = Int(nodes[Int(slot)].gallery)
+        let visible = nodes[Int(slot)].isVisible
+        galleries[gallery].total += 1
+        galleries[gallery].visible += visible ? 1 : 0
+        guard galleries[gallery].root >= 0 else {
+            let leaf = makeLeaf()
+            galleries[gallery].root = leaf
+            galleries[gallery].firstLeaf = leaf
+            galleries[gallery].lastLeaf = leaf
+            put(slot, visible: visible, into: leaf, at: 0)
+            return
+        }
+        var leaf: Int32
+        var position: Int
         if next < 0 {
-            let root = roots[Int(gallery)]
-            if root < 0 {
-                roots[Int(gallery)] = slot
-                return
-            }
-            parent = rightmost(from: root)
-            asLeft = false
-        } else if nodes[Int(next)].left < 0 {
-            parent = next
-            asLeft = true
+            leaf = galleries[gallery].lastLeaf
+            position = Int(leafCount[Int(leaf)])
         } else {
-            parent = rightmost(from: nodes[Int(next)].left)
-            asLeft = false
+            (leaf, position) = locate(next)
         }
-        if asLeft { nodes[Int(parent)].left = slot } else { nodes[Int(parent)].right = slot }
-        nodes[Int(slot)].parent = parent
-        let visible: Int32 = nodes[Int(slot)].isVisible ? 1 : 0
-        var ancestor = parent
-        while ancestor >= 0 {
-            nodes[Int(ancestor)].size &+= 1
-            nodes[Int(ancestor)].visibleSize &+= visible
-            ancestor = nodes[Int(ancestor)].parent
+        if leafCount[Int(leaf)] == Int32(Self.fanout) {
+            let right = splitLeaf(leaf, gallery: gallery)
+            if position > Self.half {
+                leaf = right
+                position -= Self.half
+            }
         }
-        let priority = Self.priority(slot)
-        while true {
-            let up = nodes[Int(slot)].parent
-            if up < 0 || Self.priority(up) >= priority { break }
-            rotateUp(slot)
-        }
+        put(slot, visible: visible, into: leaf, at: position)
+        adjustAncestors(ofLeaf: leaf, total: 1, visible: visible ? 1 : 0)
     }
 
-    /// Shows or hides a slot, keeping the visible sizes of its ancestors.
+    /// Shows or hides a slot, keeping the counts of its ancestors.
     ///
-    /// - Complexity: O(log n) expected.
+    /// - Complexity: O(log n).
     mutating func setVisible(_ slot: Int32, _ visible: Bool) {
         guard nodes[Int(slot)].isVisible != visible else { return }
         nodes[Int(slot)].isVisible = visible
+        let (leaf, position) = locate(slot)
+        leafMask[Int(leaf)] ^= 1 << UInt64(position)
         let delta: Int32 = visible ? 1 : -1
-        var node = slot
-        while node >= 0 {
-            nodes[Int(node)].visibleSize &+= delta
-            node = nodes[Int(node)].parent
-        }
+        galleries[Int(nodes[Int(slot)].gallery)].visible += Int(delta)
+        adjustAncestors(ofLeaf: leaf, total: 0, visible: delta)
     }
 
     // MARK: Navigation
 
     /// The first slot of a gallery (tombstones included), or -1.
     func first(_ gallery: Int32) -> Int32 {
-        let root = roots[Int(gallery)]
-        return root < 0 ? -1 : leftmost(from: root)
+        let leaf = galleries[Int(gallery)].firstLeaf
+        return leaf < 0 ? -1 : leafSlots[Int(leaf) * Self.fanout]
     }
 
     /// The last slot of a gallery (tombstones included), or -1.
     func last(_ gallery: Int32) -> Int32 {
-        let root = roots[Int(gallery)]
-        return root < 0 ? -1 : rightmost(from: root)
+        let leaf = galleries[Int(gallery)].lastLeaf
+        return leaf < 0 ? -1 : leafSlots[Int(leaf) * Self.fanout + Int(leafCount[Int(leaf)]) - 1]
     }
 
     /// The slot after `slot` in its gallery (tombstones included), or -1.
     ///
-    /// - Complexity: O(log n) worst case, O(1) amortized over a walk.
+    /// - Complexity: O(1).
     func successor(_ slot: Int32) -> Int32 {
-        let right = nodes[Int(slot)].right
-        if right >= 0 { return leftmost(from: right) }
-        var node = slot
-        var parent = nodes[Int(node)].parent
-        while parent >= 0 && nodes[Int(parent)].right == node {
-            node = parent
-            parent = nodes[Int(node)].parent
-        }
-        return parent
+        let (leaf, position) = locate(slot)
+        if position + 1 < Int(leafCount[Int(leaf)]) { return leafSlots[Int(leaf) * Self.fanout + position + 1] }
+        let next = leafNext[Int(leaf)]
+        return next < 0 ? -1 : leafSlots[Int(next) * Self.fanout]
     }
 
     /// The slot before `slot` in its gallery (tombstones included), or -1.
+    ///
+    /// - Complexity: O(1).
     func predecessor(_ slot: Int32) -> Int32 {
-        let left = nodes[Int(slot)].left
-        if left >= 0 { return rightmost(from: left) }
-        var node = slot
-        var parent = nodes[Int(node)].parent
-        while parent >= 0 && nodes[Int(parent)].left == node {
-            node = parent
-            parent = nodes[Int(node)].parent
-        }
-        return parent
+        let (leaf, position) = locate(slot)
+        if position > 0 { return leafSlots[Int(leaf) * Self.fanout + position - 1] }
+        let previous = leafPrev[Int(leaf)]
+        return previous < 0 ? -1 : leafSlots[Int(previous) * Self.fanout + Int(leafCount[Int(previous)]) - 1]
     }
 
     /// The visible slot at a visible index of a gallery; the index must be in range.
     ///
-    /// - Complexity: O(log n) expected.
+    /// - Complexity: O(log n).
     func visibleSlot(at index: Int, in gallery: Int32) -> Int32 {
+        precondition(index >= 0 && index < galleries[Int(gallery)].visible, "visible index out of range")
         var remaining = Int32(index)
-        var node = roots[Int(gallery)]
-        while node >= 0 {
-            let current = nodes[Int(node)]
-            let leftVisible = current.left < 0 ? 0 : nodes[Int(current.left)].visibleSize
-            if remaining < leftVisible {
-                node = current.left
-            } else if remaining == leftVisible && current.isVisible {
-                return node
-            } else {
-                remaining -= leftVisible + (current.isVisible ? 1 : 0)
-                node = current.right
+        var node = galleries[Int(gallery)].root
+        for _ in 0..<galleries[Int(gallery)].height {
+            let base = Int(node) * Self.fanout
+            var child = 0
+            while remaining >= innerVisible[base + child] {
+                remaining -= innerVisible[base + child]
+                child += 1
             }
+            node = innerChild[base + child]
         }
-        preconditionFailure("visible index \(index) out of range")
+        var mask = leafMask[Int(node)]
+        for _ in 0..<remaining { mask &= mask - 1 }
+        return leafSlots[Int(node) * Self.fanout + mask.trailingZeroBitCount]
     }
 
     /// The number of slots before `slot` in its gallery, tombstones included.
     ///
-    /// - Complexity: O(log n) expected.
+    /// - Complexity: O(log n).
     func totalRank(_ slot: Int32) -> Int {
-        let left = nodes[Int(slot)].left
-        var rank = left < 0 ? 0 : Int(nodes[Int(left)].size)
-        var node = slot
-        var parent = nodes[Int(node)].parent
-        while parent >= 0 {
-            if nodes[Int(parent)].right == node {
-                let parentLeft = nodes[Int(parent)].left
-                rank += 1 + (parentLeft < 0 ? 0 : Int(nodes[Int(parentLeft)].size))
-            }
-            node = parent
-            parent = nodes[Int(node)].parent
-        }
-        return rank
+        let (leaf, position) = locate(slot)
+        return position + countBefore(leaf: leaf, in: innerTotal)
     }
 
     /// The number of visible slots before `slot` in its gallery: its index when it is visible.
     ///
-    /// - Complexity: O(log n) expected.
+    /// - Complexity: O(log n).
     func visibleRank(_ slot: Int32) -> Int {
-        let left = nodes[Int(slot)].left
-        var rank = left < 0 ? 0 : Int(nodes[Int(left)].visibleSize)
-        var node = slot
-        var parent = nodes[Int(node)].parent
-        while parent >= 0 {
-            let parentNode = nodes[Int(parent)]
-            if parentNode.right == node {
-                rank += (parentNode.isVisible ? 1 : 0)
-                    + (parentNode.left < 0 ? 0 : Int(nodes[Int(parentNode.left)].visibleSize))
-            }
-            node = parent
-            parent = parentNode.parent
-        }
-        return rank
+        let (leaf, position) = locate(slot)
+        let before = leafMask[Int(leaf)] & ((1 << UInt64(position)) - 1)
+        return before.nonzeroBitCount + countBefore(leaf: leaf, in: innerVisible)
     }
 
     /// Calls `body` with each visible slot of a gallery in order.
     ///
-    /// - Complexity: O(n) for the whole walk; subtrees without visible slots are skipped.
+    /// - Complexity: O(n / 64 + k) for k visible slots.
     func forEachVisible(in gallery: Int32, _ body: (Int32) throws -> Void) rethrows {
-        var stack: [Int32] = []
-        var node = roots[Int(gallery)]
-        while node >= 0 || !stack.isEmpty {
-            while node >= 0 && nodes[Int(node)].visibleSize > 0 {
-                stack.append(node)
-                node = nodes[Int(node)].left
+        var leaf = galleries[Int(gallery)].firstLeaf
+        while leaf >= 0 {
+            var mask = leafMask[Int(leaf)]
+            while mask != 0 {
+                try body(leafSlots[Int(leaf) * Self.fanout + mask.trailingZeroBitCount])
+                mask &= mask - 1
             }
-            guard let top = stack.popLast() else { break }
-            if nodes[Int(top)].isVisible { try body(top) }
-            node = nodes[Int(top)].right
+            leaf = leafNext[Int(leaf)]
         }
     }
 
     // MARK: Internals
 
-    private func leftmost(from start: Int32) -> Int32 {
-        var node = start
-        while nodes[Int(node)].left >= 0 { node = nodes[Int(node)].left }
-        return node
-    }
-
-    private func rightmost(from start: Int32) -> Int32 {
-        var node = start
-        while nodes[Int(node)].right >= 0 { node = nodes[Int(node)].right }
-        return node
-    }
-
-    /// A deterministic pseudo-random treap priority for an arena index.
+    /// The leaf holding a linked slot and the slot's position in it.
     @inline(__always)
-    private static func priority(_ slot: Int32) -> UInt32 {
-        var x = UInt64(UInt32(bitPattern: slot)) &+ 0x9E37_79B9_7F4A_7C15
-        x = (x ^ (x >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        x = (x ^ (x >> 27)) &* 0x94D0_49BB_1331_11EB
-        return UInt32(truncatingIfNeeded: x ^ (x >> 31))
+    private func locate(_ slot: Int32) -> (leaf: Int32, position: Int) {
+        let leaf = nodes[Int(slot)].leaf
+        let base = Int(leaf) * Self.fanout
+        var position = 0
+        while leafSlots[base + position] != slot { position += 1 }
+        return (leaf, position)
     }
 
-    /// Rotates `node` above its parent, keeping subtree sizes.
-    private mutating func rotateUp(_ node: Int32) {
-        let parent = nodes[Int(node)].parent
-        let grand = nodes[Int(parent)].parent
-        let parentSize = nodes[Int(parent)].size
-        let parentVisible = nodes[Int(parent)].visibleSize
-        if nodes[Int(parent)].left == node {
-            let moved = nodes[Int(node)].right
-            nodes[Int(parent)].left = moved
-            if moved >= 0 { nodes[Int(moved)].parent = parent }
-            nodes[Int(node)].right = parent
-        } else {
-            let moved = nodes[Int(node)].left
-            nodes[Int(parent)].right = moved
-            if moved >= 0 { nodes[Int(moved)].parent = parent }
-            nodes[Int(node)].left = parent
+    /// The sum of `counts` over everything left of `leaf` in its tree.
+    private func countBefore(leaf: Int32, in counts: [Int32]) -> Int {
+        var sum = 0
+        var child = leaf
+        var parent = leafParent[Int(leaf)]
+        while parent >= 0 {
+            let base = Int(parent) * Self.fanout
+            var index = 0
+            while innerChild[base + index] != child {
+                sum += Int(counts[base + index])
+                index += 1
+            }
+            child = parent
+            parent = innerParent[Int(parent)]
         }
-        nodes[Int(parent)].parent = node
-        nodes[Int(node)].parent = grand
-        if grand < 0 {
-            roots[Int(nodes[Int(node)].gallery)] = node
-        } else if nodes[Int(grand)].left == parent {
-            nodes[Int(grand)].left = node
-        } else {
-            nodes[Int(grand)].right = node
-        }
-        recount(parent)
-        nodes[Int(node)].size = parentSize
-        nodes[Int(node)].visibleSize = parentVisible
+        return sum
     }
 
-    private mutating func recount(_ node: Int32) {
-        let current = nodes[Int(node)]
-        var size: Int32 = 1
-        var visible: Int32 = current.isVisible ? 1 : 0
-        if current.left >= 0 {
-            size += nodes[Int(current.left)].size
-            visible += nodes[Int(current.left)].visibleSize
+    /// Adds to the counts that every ancestor keeps for the subtree holding `leaf`.
+    private mutating func adjustAncestors(ofLeaf leaf: Int32, total: Int32, visible: Int32) {
+        var child = leaf
+        var parent = leafParent[Int(leaf)]
+        while parent >= 0 {
+            let entry = index(of: child, in: parent)
+            innerTotal[entry] += total
+            innerVisible[entry] += visible
+            child = parent
+            parent = innerParent[Int(parent)]
         }
-        if current.right >= 0 {
-            size += nodes[Int(current.right)].size
-            visible += nodes[Int(current.right)].visibleSize
+    }
+
+    /// The arena index of the entry for `child` in inner node `parent`.
+    private func index(of child: Int32, in parent: Int32) -> Int {
+        var entry = Int(parent) * Self.fanout
+        while innerChild[entry] != child { entry += 1 }
+        return entry
+    }
+
+    /// Inserts a slot into a leaf with room, at a position.
+    private mutating func put(_ slot: Int32, visible: Bool, into leaf: Int32, at position: Int) {
+        let base = Int(leaf) * Self.fanout
+        let count = Int(leafCount[Int(leaf)])
+        var index = base + count
+        while index > base + position {
+            leafSlots[index] = leafSlots[index - 1]
+            index -= 1
         }
-        nodes[Int(node)].size = size
-        nodes[Int(node)].visibleSize = visible
+        leafSlots[base + position] = slot
+        let mask = leafMask[Int(leaf)]
+        let low = mask & ((1 << UInt64(position)) - 1)
+        leafMask[Int(leaf)] = low | ((mask ^ low) << 1) | (visible ? 1 << UInt64(position) : 0)
+        leafCount[Int(leaf)] = Int32(count + 1)
+        nodes[Int(slot)].leaf = leaf
+    }
+
+    private mutating func makeLeaf() -> Int32 {
+        leafSlots.append(contentsOf: repeatElement(-1, count: Self.fanout))
+        leafMask.append(0)
+        leafCount.append(0)
+        leafParent.append(-1)
+        leafNext.append(-1)
+        leafPrev.append(-1)
+        return Int32(leafCount.count - 1)
+    }
+
+    private mutating func makeInner(level: Int32) -> Int32 {
+        innerChild.append(contentsOf: repeatElement(-1, count: Self.fanout))
+        innerTotal.append(contentsOf: repeatElement(0, count: Self.fanout))
+        innerVisible.append(contentsOf: repeatElement(0, count: Self.fanout))
+        innerCount.append(0)
+        innerParent.append(-1)
+        innerLevel.append(level)
+        return Int32(innerCount.count - 1)
+    }
+
+    /// Moves the upper half of a full leaf to a new leaf after it; returns the new leaf.
+    private mutating func splitLeaf(_ leaf: Int32, gallery: Int) -> Int32 {
+        let right = makeLeaf()
+        let from = Int(leaf) * Self.fanout
+        let to = Int(right) * Self.fanout
+        for offset in 0..<Self.half {
+            let slot = leafSlots[from + Self.half + offset]
+            leafSlots[to + offset] = slot
+            nodes[Int(slot)].leaf = right
+        }
+        let mask = leafMask[Int(leaf)]
+        leafMask[Int(right)] = mask >> UInt64(Self.half)
+        leafMask[Int(leaf)] = mask & ((1 << UInt64(Self.half)) - 1)
+        leafCount[Int(leaf)] = Int32(Self.half)
+        leafCount[Int(right)] = Int32(Self.half)
+        let next = leafNext[Int(leaf)]
+        leafNext[Int(right)] = next
+        leafPrev[Int(right)] = leaf
+        leafNext[Int(leaf)] = right
+        if next >= 0 { leafPrev[Int(next)] = right } else { galleries[gallery].lastLeaf = right }
+        addSibling(
+            right, after: leaf, level: 0, gallery: gallery,
+            leftCounts: (Int32(Self.half), Int32(leafMask[Int(leaf)].nonzeroBitCount)),
+            rightCounts: (Int32(Self.half), Int32(leafMask[Int(right)].nonzeroBitCount)))
+        return right
+    }
+
+    /// Registers `sibling`, split off `node` (at `level`, 0 for leaves), in their parent, splitting
+    /// the parent (and so on up) or growing a new root as needed.
+    private mutating func addSibling(
+        _ sibling: Int32, after node: Int32, level: Int32, gallery: Int,
+        leftCounts: (Int32, Int32), rightCounts: (Int32, Int32)
+    ) {
+        var parent = level == 0 ? leafParent[Int(node)] : innerParent[Int(node)]
+        if parent < 0 {
+            parent = makeInner(level: level + 1)
+            let base = Int(parent) * Self.fanout
+            innerChild[base] = node
+            innerCount[Int(parent)] = 1
+            setParent(of: node, level: level, to: parent)
+            galleries[gallery].root = parent
+            galleries[gallery].height += 1
+        }
+        var entry = index(of: node, in: parent)
+        if innerCount[Int(parent)] == Int32(Self.fanout) {
+            let right = splitInner(parent, gallery: gallery)
+            if entry - Int(parent) * Self.fanout >= Self.half {
+                entry = entry - Int(parent) * Self.fanout - Self.half + Int(right) * Self.fanout
+                parent = right
+            }
+        }
+        let base = Int(parent) * Self.fanout
+        let count = Int(innerCount[Int(parent)])
+        var index = base + count
+        while index > entry + 1 {
+            innerChild[index] = innerChild[index - 1]
+            innerTotal[index] = innerTotal[index - 1]
+            innerVisible[index] = innerVisible[index - 1]
+            index -= 1
+        }
+        innerTotal[entry] = leftCounts.0
+        innerVisible[entry] = leftCounts.1
+        innerChild[entry + 1] = sibling
+        innerTotal[entry + 1] = rightCounts.0
+        innerVisible[entry + 1] = rightCounts.1
+        innerCount[Int(parent)] = Int32(count + 1)
+        setParent(of: sibling, level: level, to: parent)
+    }
+
+    /// Moves the upper half of a full inner node to a new node after it; returns the new node.
+    private mutating func splitInner(_ node: Int32, gallery: Int) -> Int32 {
+        let level = innerLevel[Int(node)]
+        let right = makeInner(level: level)
+        let from = Int(node) * Self.fanout + Self.half
+        let to = Int(right) * Self.fanout
+        var leftSums: (Int32, Int32) = (0, 0)
+        var rightSums: (Int32, Int32) = (0, 0)
+        for offset in 0..<Self.half {
+            leftSums.0 += innerTotal[from - Self.half + offset]
+            leftSums.1 += innerVisible[from - Self.half + offset]
+            innerChild[to + offset] = innerChild[from + offset]
+            innerTotal[to + offset] = innerTotal[from + offset]
+            innerVisible[to + offset] = innerVisible[from + offset]
+            rightSums.0 += innerTotal[from + offset]
+            rightSums.1 += innerVisible[from + offset]
+            setParent(of: innerChild[from + offset], level: level - 1, to: right)
+        }
+        innerCount[Int(node)] = Int32(Self.half)
+        innerCount[Int(right)] = Int32(Self.half)
+        addSibling(right, after: node, level: level, gallery: gallery, leftCounts: leftSums, rightCounts: rightSums)
+        return right
+    }
+
+    private mutating func setParent(of node: Int32, level: Int32, to parent: Int32) {
+        if level == 0 { leafParent[Int(node)] = parent } else { innerParent[Int(node)] = parent }
     }
 }

@@ -6,16 +6,6 @@
 struct SlotNode {
     /// The slot's op ID, packed by `ReplicaTable` (replica index and counter).
     var key: PackedID
-    /// Left child in the gallery's treap, or -1.
-    var left: Int32 = -1
-    /// Right child in the gallery's treap, or -1.
-    var right: Int32 = -1
-    /// Parent in the gallery's treap, or -1 for the root.
-    var parent: Int32 = -1
-    /// Number of slots in this subtree.
-    var size: Int32 = 1
-    /// Number of visible slots in this subtree.
-    var visibleSize: Int32 = 0
     /// The item this slot places (index into the replica's item table).
     var item: Int32
     /// The gallery whose sequence holds the slot.
@@ -24,6 +14,8 @@ struct SlotNode {
     var originLeft: Int32
     /// The slot that was immediately right of this one when it was created, or -1 for the end.
     var originRight: Int32
+    /// The leaf of the gallery's tree that holds the slot, or -1 before it is linked.
+    var leaf: Int32 = -1
     /// Whether the slot currently shows its item.
-    var isVisible: Bool = false
+    var isVisible: Bool
 }
