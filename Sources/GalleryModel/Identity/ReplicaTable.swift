@@ -14,13 +14,17 @@ struct ReplicaTable {
     private var runs: [SlotRuns] = []
 
     /// The index of a replica, if it is known here.
+    ///
+    /// - Complexity: O(1) expected; the first few replicas (this one first) are found without hashing.
+    @inline(__always)
     func index(of replica: ReplicaID) -> Int? {
-        indexByID[replica]
+        for index in 0..<min(ids.count, 4) where ids[index] == replica { return index }
+        return ids.count > 4 ? indexByID[replica] : nil
     }
 
     /// The index of a replica, registering it when it is new; nil when the table is full.
     mutating func register(_ replica: ReplicaID) -> Int? {
-        if let index = indexByID[replica] { return index }
+        if let index = index(of: replica) { return index }
         guard ids.count < PackedID.maxReplicas else { return nil }
         ids.append(replica)
         applied.append(0)
@@ -31,13 +35,13 @@ struct ReplicaTable {
 
     /// Whether the op (or item, or slot) with this ID has been applied here.
     func contains(_ id: OpID) -> Bool {
-        guard let index = indexByID[id.replica] else { return false }
+        guard let index = index(of: id.replica) else { return false }
         return id.counter <= applied[index]
     }
 
     /// The highest counter applied from a replica, 0 when none.
     func appliedCounter(of replica: ReplicaID) -> UInt64 {
-        indexByID[replica].map { applied[$0] } ?? 0
+        index(of: replica).map { applied[$0] } ?? 0
     }
 
     /// Records that ops of a replica are applied up to `counter`.
@@ -47,7 +51,7 @@ struct ReplicaTable {
 
     /// Packs an ID whose replica is known here.
     func pack(_ id: OpID) -> PackedID? {
-        indexByID[id.replica].map { PackedID(replicaIndex: $0, counter: id.counter) }
+        index(of: id.replica).map { PackedID(replicaIndex: $0, counter: id.counter) }
     }
 
     /// Unpacks a packed ID.
@@ -65,9 +69,14 @@ struct ReplicaTable {
         runs[key.replicaIndex].append(counter: key.counter, slot: slot)
     }
 
+    /// The slot created by the op with this packed ID, if any.
+    func slot(for key: PackedID) -> Int32? {
+        runs[key.replicaIndex].slot(for: key.counter)
+    }
+
     /// The slot created by the op with this ID, if any.
     func slot(for id: OpID) -> Int32? {
-        guard let index = indexByID[id.replica] else { return nil }
+        guard let index = index(of: id.replica) else { return nil }
         return runs[index].slot(for: id.counter)
     }
 }

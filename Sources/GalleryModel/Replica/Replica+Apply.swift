@@ -23,11 +23,11 @@ extension Replica {
                     throw .malformedOp(op.id, "wrong type of value for \(field)")
                 }
             }
-            let existing = galleryIndex[name]
+            let existing = galleryLookup(name)
             let left = try anchor(after, in: existing, of: op)
             let right = try anchor(before, in: existing, of: op)
-            let next = try existing.map { galleryIndex throws(ModelError) in
-                try insertionPoint(after: left, before: right, key: key, in: galleryIndex, of: op)
+            let next = try existing.map { target throws(ModelError) in
+                try insertionPoint(after: left, before: right, key: key, in: target, of: op)
             } ?? -1
             let target = gallery(named: name)
             var previous = left
@@ -38,8 +38,8 @@ extension Replica {
                     key: itemKey, item: itemIndex, gallery: target,
                     originLeft: previous, originRight: right, visible: true)
                 items.append(ItemRecord(
-                    key: itemKey, slot: slot, slotStamp: itemKey, isDeleted: false,
-                    isPlaceholder: draft.isPlaceholder, title: draft.fields[.title]?.text))
+                    key: itemKey, slotStamp: itemKey, title: draft.fields[.title]?.text, slot: slot,
+                    isDeleted: false, isPlaceholder: draft.isPlaceholder))
                 if draft.fields.count > (draft.fields[.title] == nil ? 0 : 1) {
                     extraFields[itemIndex] = draft.fields.filter { $0.key != .title }
                 }
@@ -53,11 +53,11 @@ extension Replica {
         case .move(let id, let name, let after, let before):
             try Self.validateGalleryName(name)
             let item = try knownItem(id, of: op)
-            let existing = galleryIndex[name]
+            let existing = galleryLookup(name)
             let left = try anchor(after, in: existing, of: op)
             let right = try anchor(before, in: existing, of: op)
-            let next = try existing.map { galleryIndex throws(ModelError) in
-                try insertionPoint(after: left, before: right, key: key, in: galleryIndex, of: op)
+            let next = try existing.map { target throws(ModelError) in
+                try insertionPoint(after: left, before: right, key: key, in: target, of: op)
             } ?? -1
             let target = gallery(named: name)
             let record = items[Int(item)]
@@ -105,7 +105,7 @@ extension Replica {
 
     /// The gallery of that name, created (empty) when it is new.
     mutating func gallery(named name: String) -> Int32 {
-        if let index = galleryIndex[name] { return index }
+        if let index = galleryLookup(name) { return index }
         let index = slots.addGallery()
         galleryNames.append(name)
         galleryIndex[name] = index

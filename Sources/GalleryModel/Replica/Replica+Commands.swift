@@ -23,7 +23,7 @@ extension Replica {
         for draft in drafts {
             for (field, value) in draft.fields where !field.accepts(value) { throw .invalidFieldValue(field) }
         }
-        guard let target = galleryIndex[gallery] else { throw .unknownGallery(gallery) }
+        guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         let (after, before) = try anchors(at: index, in: target, excluding: nil)
         return try stamp(.insert(gallery: gallery, after: after, before: before, items: drafts))
     }
@@ -35,7 +35,7 @@ extension Replica {
     @discardableResult
     public mutating func move(_ item: OpID, to gallery: String, at index: Int) throws(ModelError) -> Op {
         let record = try liveItem(item)
-        guard let target = galleryIndex[gallery] else { throw .unknownGallery(gallery) }
+        guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         let current = items[Int(record)].slot
         let excluded = slots[current].gallery == target ? current : nil
         let (after, before) = try anchors(at: index, in: target, excluding: excluded)

@@ -7,14 +7,14 @@ extension Replica {
 
     /// Whether a gallery of that name exists here.
     public func hasGallery(_ name: String) -> Bool {
-        galleryIndex[name] != nil
+        galleryLookup(name) != nil
     }
 
     /// Number of items shown in a gallery.
     ///
     /// - Complexity: O(1).
     public func count(in gallery: String) throws(ModelError) -> Int {
-        guard let index = galleryIndex[gallery] else { throw .unknownGallery(gallery) }
+        guard let index = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         return slots.visibleCount(index)
     }
 
@@ -22,7 +22,7 @@ extension Replica {
     ///
     /// - Complexity: O(n) for n slots of the gallery.
     public func items(in gallery: String) throws(ModelError) -> [Item] {
-        guard let index = galleryIndex[gallery] else { throw .unknownGallery(gallery) }
+        guard let index = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         var result: [Item] = []
         result.reserveCapacity(slots.visibleCount(index))
         slots.forEachVisible(in: index) { slot in result.append(snapshot(slots[slot].item)) }
@@ -33,7 +33,7 @@ extension Replica {
     ///
     /// - Complexity: O(log n).
     public func item(at index: Int, in gallery: String) throws(ModelError) -> Item {
-        guard let galleryIndex = galleryIndex[gallery] else { throw .unknownGallery(gallery) }
+        guard let galleryIndex = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         let count = slots.visibleCount(galleryIndex)
         guard index >= 0, index < count else { throw .indexOutOfRange(index: index, count: count) }
         return snapshot(slots[slots.visibleSlot(at: index, in: galleryIndex)].item)

@@ -53,10 +53,12 @@ extension Replica {
 
     /// Whether an op can be applied now, and if not, why.
     private func readiness(of op: Op) -> Readiness {
+        // An op always comes after its predecessor; one that does not can never become ready.
+        if op.previous >= op.id.counter { return .conflicting }
         let applied = table.appliedCounter(of: op.id.replica)
         if op.id.counter <= applied || buffer.isHolding(op.id) { return .duplicate }
         if applied < op.previous { return .waiting(OpID(counter: op.previous, replica: op.id.replica)) }
-        if applied > op.previous || op.previous >= op.id.counter { return .conflicting }
+        if applied > op.previous { return .conflicting }
         switch op.action {
         case .createGallery:
             break

@@ -100,8 +100,14 @@ public struct Replica: Sendable {
 
     /// The index of a known item by ID: the slot its insert created, if that is what `id` names.
     func itemIndex(of id: OpID) -> Int32? {
-        guard let slot = table.slot(for: id) else { return nil }
+        guard let key = table.pack(id), let slot = table.slot(for: key) else { return nil }
         let item = slots[slot].item
-        return items[Int(item)].key == table.pack(id) ? item : nil
+        return items[Int(item)].key == key ? item : nil
+    }
+
+    /// The index of a gallery by name; the first few galleries are found without hashing.
+    func galleryLookup(_ name: String) -> Int32? {
+        for index in 0..<min(galleryNames.count, 4) where galleryNames[index] == name { return Int32(index) }
+        return galleryNames.count > 4 ? galleryIndex[name] : nil
     }
 }
