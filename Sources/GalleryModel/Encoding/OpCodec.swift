@@ -41,6 +41,44 @@ public enum OpCodec {
 
     /// Appends one op.
     package static func encode(_ op: Op, into writer: inout ByteWriter) {
+        writer.append(atMost: maxEncodedSize(of: op)) { raw in encode(op, into: &raw) }
+    }
+
+    /// An upper bound of the encoded size of an op, cheap to compute.
+    static func maxEncodedSize(of op: Op) -> Int {
+        let header = 1 + 10 + 8 + 10
+        let reference = 19
+        func string(_ text: String) -> Int { 10 + text.utf8.count }
+        func value(_ value: FieldValue) -> Int {
+            switch value {
+            case .none: 1
+            case .text(let text): 1 + string(text)
+            case .number: 9
+            case .integer: 11
+            case .id: 1 + reference
+            }
+        }
+        switch op.action {
+        case .createGallery(let name):
+            return header + string(name)
+        case .insert(let gallery, _, _, let items):
+            var size = header + string(gallery) + 2 * reference + 10
+            for item in items {
+                size += 11
+                for field in item.fields.values { size += 1 + value(field) }
+            }
+            return size
+        case .move(_, let gallery, _, _):
+            return header + 3 * reference + string(gallery)
+        case .delete, .commit:
+            return header + reference
+        case .update(_, _, let field):
+            return header + reference + 1 + value(field)
+        }
+    }
+
+    /// Writes one op to any sink.
+    static func encode(_ op: Op, into writer: inout some ByteSink) {
         let kind: UInt8 = switch op.action {
         case .createGallery: 1
         case .insert: 2
@@ -141,7 +179,7 @@ public enum OpCodec {
 
     // MARK: Parts
 
-    private static func reference(_ target: OpID?, from id: OpID, into writer: inout ByteWriter) {
+    private static func reference(_ target: OpID?, from id: OpID, into writer: inout some ByteSink) {
         guard let target else {
             writer.byte(0)
             return
@@ -185,7 +223,7 @@ public enum OpCodec {
         return field
     }
 
-    private static func value(_ value: FieldValue, from id: OpID, into writer: inout ByteWriter) {
+    private static func value(_ value: FieldValue, from id: OpID, into writer: inout some ByteSink) {
         switch value {
         case .none:
             writer.byte(0)

@@ -18,7 +18,7 @@ extension Replica {
         case .insert(let name, let after, let before, let drafts):
             guard !drafts.isEmpty else { throw .emptyInsert }
             try Self.validateGalleryName(name)
-            for draft in drafts {
+            for draft in drafts where !draft.fields.isEmpty {
                 for (field, value) in draft.fields where !field.accepts(value) {
                     throw .malformedOp(op.id, "wrong type of value for \(field)")
                 }
@@ -37,10 +37,11 @@ extension Replica {
                 let slot = slots.makeSlot(
                     key: itemKey, item: itemIndex, gallery: target,
                     originLeft: previous, originRight: right, visible: true)
+                let title = draft.fields.isEmpty ? nil : draft.fields[.title]?.text
                 items.append(ItemRecord(
-                    key: itemKey, slotStamp: itemKey, title: draft.fields[.title]?.text, slot: slot,
+                    key: itemKey, slotStamp: itemKey, title: title, slot: slot,
                     isDeleted: false, isPlaceholder: draft.isPlaceholder))
-                if draft.fields.count > (draft.fields[.title] == nil ? 0 : 1) {
+                if draft.fields.count > (title == nil ? 0 : 1) {
                     extraFields[itemIndex] = draft.fields.filter { $0.key != .title }
                 }
                 // Later items of a run follow the first: no other slot can name a brand-new slot

@@ -20,7 +20,7 @@ extension Replica {
     @discardableResult
     public mutating func insert(_ drafts: [ItemDraft], into gallery: String, at index: Int) throws(ModelError) -> Op {
         guard !drafts.isEmpty else { throw .emptyInsert }
-        for draft in drafts {
+        for draft in drafts where !draft.fields.isEmpty {
             for (field, value) in draft.fields where !field.accepts(value) { throw .invalidFieldValue(field) }
         }
         guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }

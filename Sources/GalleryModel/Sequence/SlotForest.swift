@@ -208,9 +208,21 @@ struct SlotForest {
     @inline(__always)
     private func locate(_ slot: Int32) -> (leaf: Int32, position: Int) {
         let leaf = nodes[Int(slot)].leaf
-        let base = Int(leaf) * Self.fanout
-        var position = 0
-        while leafSlots[base + position] != slot { position += 1 }
+        let count = Int(leafCount[Int(leaf)])
+        let position = leafSlots.withUnsafeBufferPointer { buffer in
+            // Sixteen entries per comparison; a leaf's unused entries hold -1 and never match.
+            let start = UnsafeRawPointer(buffer.baseAddress! + Int(leaf) * Self.fanout)
+            let wanted = SIMD16<Int32>(repeating: slot)
+            var chunk = 0
+            while chunk * 16 < count {
+                let matches = start.loadUnaligned(fromByteOffset: chunk * 64, as: SIMD16<Int32>.self) .== wanted
+                if any(matches) {
+                    for lane in 0..<16 where matches[lane] { return chunk * 16 + lane }
+                }
+                chunk += 1
+            }
+            preconditionFailure("slot \(slot) is not in its leaf")
+        }
         return (leaf, position)
     }
 
@@ -256,12 +268,12 @@ struct SlotForest {
     private mutating func put(_ slot: Int32, visible: Bool, into leaf: Int32, at position: Int) {
         let base = Int(leaf) * Self.fanout
         let count = Int(leafCount[Int(leaf)])
-        var index = base + count
-        while index > base + position {
-            leafSlots[index] = leafSlots[index - 1]
-            index -= 1
+        precondition(position <= count && count < Self.fanout)
+        leafSlots.withUnsafeMutableBufferPointer { buffer in
+            let entry = buffer.baseAddress! + base + position
+            (entry + 1).update(from: entry, count: count - position)
+            entry.pointee = slot
         }
-        leafSlots[base + position] = slot
         let mask = leafMask[Int(leaf)]
         let low = mask & ((1 << UInt64(position)) - 1)
         leafMask[Int(leaf)] = low | ((mask ^ low) << 1) | (visible ? 1 << UInt64(position) : 0)
