@@ -5,15 +5,21 @@ let package = Package(
     name: "GallerySync",
     products: [
         .library(name: "GalleryModel", targets: ["GalleryModel"]),
+        .library(name: "GalleryWire", targets: ["GalleryWire"]),
+        .library(name: "GalleryNode", targets: ["GalleryNode"]),
         .executable(name: "gallery", targets: ["gallery"]),
         .executable(name: "gallery-bench", targets: ["gallery-bench"]),
     ],
     dependencies: [],
     targets: [
         .target(name: "GalleryModel"),
-        .executableTarget(name: "gallery", dependencies: ["GalleryModel"]),
-        .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel"]),
+        .target(name: "GalleryWire", dependencies: ["GalleryModel"]),
+        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire"]),
+        .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
+        .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
+        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryWire"]),
+        .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryNode"]),
         .testTarget(name: "EndToEndTests", dependencies: ["gallery"]),
     ],
     swiftLanguageModes: [.v6]
