@@ -51,12 +51,25 @@ package struct ByteReader: Sendable {
     }
 
     package mutating func fixed64() throws(DecodingError) -> UInt64 {
-        guard remaining >= 8 else { throw .truncated }
+        try fixed(8)
+    }
+
+    package mutating func fixed32() throws(DecodingError) -> UInt32 {
+        UInt32(try fixed(4))
+    }
+
+    package mutating func fixed16() throws(DecodingError) -> UInt16 {
+        UInt16(try fixed(2))
+    }
+
+    /// A little-endian unsigned integer of `width` bytes.
+    private mutating func fixed(_ width: Int) throws(DecodingError) -> UInt64 {
+        guard remaining >= width else { throw .truncated }
         var value: UInt64 = 0
-        for index in 0..<8 {
+        for index in 0..<width {
             value |= UInt64(bytes[offset + index]) << UInt64(8 * index)
         }
-        offset += 8
+        offset += width
         return value
     }
 

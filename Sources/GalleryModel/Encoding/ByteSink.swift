@@ -21,6 +21,16 @@ extension ByteSink {
         varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
+    /// Two bytes, little-endian.
+    package mutating func fixed16(_ value: UInt16) {
+        withUnsafeBytes(of: value.littleEndian) { bytes($0) }
+    }
+
+    /// Four bytes, little-endian.
+    package mutating func fixed32(_ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { bytes($0) }
+    }
+
     /// Eight bytes, little-endian.
     @inline(__always)
     package mutating func fixed64(_ value: UInt64) {

@@ -27,6 +27,32 @@ public enum OpCodec {
         return writer.bytes
     }
 
+    /// Encodes ops as consecutive batches in the format of `encode(_:)`, each at most
+    /// `maximumBytes` long unless a single op is longer.
+    public static func encodeBatches(_ ops: [Op], maximumBytes: Int) -> [[UInt8]] {
+        var batches: [[UInt8]] = []
+        var body = ByteWriter()
+        var count = 0
+        func flush() {
+            guard count > 0 else { return }
+            var batch = ByteWriter(capacity: body.bytes.count + 10)
+            batch.varint(UInt64(count))
+            batch.append(body.bytes)
+            batches.append(batch.bytes)
+            body = ByteWriter()
+            count = 0
+        }
+        for op in ops {
+            var single = ByteWriter(capacity: 64)
+            encode(op, into: &single)
+            if count > 0 && body.bytes.count + single.bytes.count + 10 > maximumBytes { flush() }
+            body.append(single.bytes)
+            count += 1
+        }
+        flush()
+        return batches
+    }
+
     /// Decodes what `encode(_:)` wrote; the input must end after the last op.
     public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> [Op] {
         var reader = ByteReader(bytes)

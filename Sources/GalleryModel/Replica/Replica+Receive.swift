@@ -6,6 +6,13 @@ extension Replica {
     /// - Complexity: that of applying the op and the ops it releases; O(1) expected to buffer.
     @discardableResult
     public mutating func receive(_ op: Op) -> ReceiveOutcome {
+        receive(op) { _ in }
+    }
+
+    /// Takes an op from a peer like `receive(_:)`, and calls `applied` with each op applied because
+    /// of it, in order: the op itself, then the held ops it released (what to relay to others).
+    @discardableResult
+    public mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
         switch readiness(of: op) {
         case .duplicate:
             return .duplicate
@@ -20,12 +27,13 @@ extension Replica {
             } catch {
                 return .rejected(error)
             }
-            return .applied(released: releaseHeldOps(after: op))
+            applied(op)
+            return .applied(released: releaseHeldOps(after: op, applied: applied))
         }
     }
 
     /// Applies the held ops that `op` unblocked, and those they unblock in turn.
-    private mutating func releaseHeldOps(after op: Op) -> Int {
+    private mutating func releaseHeldOps(after op: Op, applied: (Op) -> Void) -> Int {
         var released = 0
         var queue = buffer.release(replica: op.id.replica, counters: op.id.counter...op.lastCounter)
         while let next = queue.popLast() {
@@ -33,6 +41,7 @@ extension Replica {
             case .ready:
                 // A held op that turns out malformed is dropped: it was refused, not lost.
                 guard (try? apply(next)) != nil else { continue }
+                applied(next)
                 released += 1
                 queue += buffer.release(replica: next.id.replica, counters: next.id.counter...next.lastCounter)
             case .waiting(let dependency):

@@ -1,0 +1,53 @@
+/// Cuts a byte stream into frames, refusing any frame longer than the current limit before
+/// buffering it, so that a peer cannot make the receiver allocate beyond that limit.
+public struct FrameDecoder: Sendable {
+    /// The largest payload accepted now; raised once the handshake has declared it.
+    public var maximumPayload: Int
+    private var buffer: [UInt8] = []
+    private var start = 0
+
+    /// Creates a decoder that accepts payloads up to `maximumPayload` bytes.
+    public init(maximumPayload: Int = FrameLimits.handshakeMaximum) {
+        self.maximumPayload = maximumPayload
+    }
+
+    /// Bytes received but not yet returned as frames.
+    public var bufferedCount: Int { buffer.count - start }
+
+    /// Adds received bytes.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+        if start > 0 && start >= buffer.count / 2 {
+            buffer.removeSubrange(0..<start)
+            start = 0
+        }
+        buffer.append(contentsOf: bytes)
+    }
+
+    /// Adds received bytes.
+    public mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { append($0) }
+    }
+
+    /// The next complete frame, nil when more bytes are needed.
+    ///
+    /// - Throws: `WireError.frameTooLarge` as soon as a header announces too long a payload, and
+    ///   `WireError.malformed` for reserved flag bits.
+    public mutating func next() throws(WireError) -> Frame? {
+        guard bufferedCount >= FrameLimits.headerSize else { return nil }
+        let length = Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
+            | Int(buffer[start + 3]) << 24
+        guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
+        let flags = buffer[start + 5]
+        guard flags & ~Frame.ignorableFlag == 0 else { throw .malformed("reserved flag bits \(flags)") }
+        guard bufferedCount >= FrameLimits.headerSize + length else { return nil }
+        let payloadStart = start + FrameLimits.headerSize
+        let frame = Frame(
+            rawType: buffer[start + 4], flags: flags, payload: Array(buffer[payloadStart..<(payloadStart + length)]))
+        start = payloadStart + length
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            start = 0
+        }
+        return frame
+    }
+}

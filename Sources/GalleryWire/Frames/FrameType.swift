@@ -1,0 +1,49 @@
+/// The type byte of a frame (protocol.md, "Frame types").
+public enum FrameType: UInt8, CaseIterable, Sendable {
+    /// Client's opening: magic, supported versions, identity, nonce, frame limit.
+    case hello = 0x01
+    /// Server's answer: magic, selected version, identity, nonce, frame limit.
+    case welcome = 0x02
+    /// Client's proof of the shared secret.
+    case auth = 0x03
+    /// Server's proof of the shared secret; the connection is authenticated.
+    case authOK = 0x04
+    /// An error code and message; the sender closes the connection after it.
+    case error = 0x05
+    /// Keeps an idle connection alive.
+    case heartbeat = 0x06
+    /// The sender's version vector: "send me what I lack".
+    case syncRequest = 0x10
+    /// A batch of ops in causal order.
+    case ops = 0x11
+    /// The sender has sent everything it had up to the enclosed version vector.
+    case caughtUp = 0x12
+    /// A request for a blob's bytes by hash and offset.
+    case fetch = 0x20
+    /// A piece of a blob.
+    case chunk = 0x21
+    /// A fetch cannot be served.
+    case fetchError = 0x22
+    /// The requester no longer wants a fetch.
+    case cancel = 0x23
+
+    /// Whether frames of this type go before ops and bulk bytes on a connection.
+    public var priority: FramePriority {
+        switch self {
+        case .ops, .caughtUp: .ops
+        case .chunk: .bulk
+        default: .control
+        }
+    }
+}
+
+/// The outbound queue a frame waits in: control before ops before bulk bytes.
+public enum FramePriority: Int, CaseIterable, Comparable, Sendable {
+    case control = 0
+    case ops = 1
+    case bulk = 2
+
+    public static func < (lhs: FramePriority, rhs: FramePriority) -> Bool {
+        lhs.rawValue < rhs.rawValue
+    }
+}

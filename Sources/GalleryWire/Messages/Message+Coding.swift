@@ -1,0 +1,155 @@
+import GalleryModel
+
+extension Message {
+    /// The message as a frame.
+    public var frame: Frame {
+        var writer = ByteWriter()
+        switch self {
+        case .hello(let hello):
+            writer.append(Hello.magic)
+            writer.byte(UInt8(hello.versions.count))
+            for version in hello.versions { writer.fixed16(version) }
+            writer.fixed64(hello.replica.rawValue)
+            writer.append(hello.nonce)
+            writer.fixed32(hello.maximumFrameSize)
+            writer.string(hello.name)
+        case .welcome(let welcome):
+            writer.append(Hello.magic)
+            writer.fixed16(welcome.version)
+            writer.fixed64(welcome.replica.rawValue)
+            writer.append(welcome.nonce)
+            writer.fixed32(welcome.maximumFrameSize)
+            writer.string(welcome.name)
+        case .auth(let proof), .authOK(let proof):
+            writer.append(proof)
+        case .error(let code, let message):
+            writer.fixed16(code.rawValue)
+            writer.string(message)
+        case .heartbeat:
+            break
+        case .syncRequest(let version), .caughtUp(let version):
+            Self.write(version, into: &writer)
+        case .ops(let ops):
+            return Frame(.ops, payload: OpCodec.encode(ops))
+        case .fetch(let request):
+            writer.varint(request.id)
+            writer.append(request.hash)
+            writer.varint(request.offset)
+            writer.varint(request.length)
+        case .chunk(let chunk):
+            writer.varint(chunk.id)
+            writer.varint(chunk.offset)
+            writer.varint(chunk.total)
+            writer.append(chunk.data)
+        case .fetchError(let id, let code, let message):
+            writer.varint(id)
+            writer.fixed16(code.rawValue)
+            writer.string(message)
+        case .cancel(let id):
+            writer.varint(id)
+        }
+        return Frame(type, payload: writer.bytes)
+    }
+
+    /// Decodes a frame of a known type.
+    ///
+    /// - Throws: `WireError.unknownFrameType` for a type this version does not know (the caller
+    ///   skips it when it carries `Frame.ignorableFlag`), `WireError.malformed` for a bad payload.
+    public init(frame: Frame) throws(WireError) {
+        guard let type = frame.knownType else { throw .unknownFrameType(frame.type) }
+        var reader = ByteReader(frame.payload)
+        do {
+            self = try Self.decode(type, from: &reader)
+        } catch {
+            throw .malformed("\(type): \(error.localizedDescription)")
+        }
+        guard reader.isAtEnd else { throw .malformed("\(type): \(reader.remaining) bytes after the message") }
+    }
+
+    private static func decode(_ type: FrameType, from reader: inout ByteReader) throws(DecodingError) -> Message {
+        switch type {
+        case .hello:
+            try magic(&reader)
+            let count = Int(try reader.byte())
+            guard (1...16).contains(count) else { throw .invalidValue("version count \(count)") }
+            var versions: [UInt16] = []
+            for _ in 0..<count { versions.append(try reader.fixed16()) }
+            guard zip(versions, versions.dropFirst()).allSatisfy({ $0 < $1 }) else {
+                throw .invalidValue("versions not ascending")
+            }
+            return .hello(Hello(
+                versions: versions, replica: ReplicaID(try reader.fixed64()), nonce: Array(try reader.bytes(32)),
+                maximumFrameSize: try reader.fixed32(), name: try reader.string(limit: 255)))
+        case .welcome:
+            try magic(&reader)
+            return .welcome(Welcome(
+                version: try reader.fixed16(), replica: ReplicaID(try reader.fixed64()),
+                nonce: Array(try reader.bytes(32)), maximumFrameSize: try reader.fixed32(),
+                name: try reader.string(limit: 255)))
+        case .auth:
+            return .auth(proof: Array(try reader.bytes(32)))
+        case .authOK:
+            return .authOK(proof: Array(try reader.bytes(32)))
+        case .error:
+            return .error(code: try code(&reader), message: try reader.string(limit: 1_024))
+        case .heartbeat:
+            return .heartbeat
+        case .syncRequest:
+            return .syncRequest(try version(&reader))
+        case .caughtUp:
+            return .caughtUp(try version(&reader))
+        case .ops:
+            let ops = try OpCodec.decode(Array(try reader.bytes(reader.remaining)))
+            return .ops(ops)
+        case .fetch:
+            return .fetch(FetchRequest(
+                id: try reader.varint(), hash: Array(try reader.bytes(32)), offset: try reader.varint(),
+                length: try reader.varint()))
+        case .chunk:
+            let id = try reader.varint()
+            let offset = try reader.varint()
+            let total = try reader.varint()
+            let data = Array(try reader.bytes(reader.remaining))
+            guard offset <= total, UInt64(data.count) <= total - offset else { throw .invalidValue("chunk range") }
+            return .chunk(Chunk(id: id, offset: offset, total: total, data: data))
+        case .fetchError:
+            return .fetchError(id: try reader.varint(), code: try code(&reader), message: try reader.string(limit: 1_024))
+        case .cancel:
+            return .cancel(id: try reader.varint())
+        }
+    }
+
+    private static func magic(_ reader: inout ByteReader) throws(DecodingError) {
+        guard Array(try reader.bytes(4)) == Hello.magic else { throw .invalidValue("magic") }
+    }
+
+    private static func code(_ reader: inout ByteReader) throws(DecodingError) -> ErrorCode {
+        let raw = try reader.fixed16()
+        return ErrorCode(rawValue: raw) ?? .protocolError
+    }
+
+    /// A version vector: a varint count, then per replica (ascending) its ID (u64) and counter (varint).
+    static func write(_ version: VersionVector, into writer: inout ByteWriter) {
+        let entries = version.counters.sorted { $0.key < $1.key }
+        writer.varint(UInt64(entries.count))
+        for (replica, counter) in entries {
+            writer.fixed64(replica.rawValue)
+            writer.varint(counter)
+        }
+    }
+
+    private static func version(_ reader: inout ByteReader) throws(DecodingError) -> VersionVector {
+        let count = try reader.count(limit: reader.remaining / 9)
+        var counters: [ReplicaID: UInt64] = [:]
+        var previous: ReplicaID?
+        for _ in 0..<count {
+            let replica = ReplicaID(try reader.fixed64())
+            guard previous.map({ $0 < replica }) ?? true else { throw .invalidValue("version vector order") }
+            previous = replica
+            let counter = try reader.varint()
+            guard counter > 0 else { throw .invalidValue("version vector counter 0") }
+            counters[replica] = counter
+        }
+        return VersionVector(counters)
+    }
+}

@@ -1,0 +1,39 @@
+import GalleryModel
+
+/// A decoded frame: every message of the protocol (protocol.md, "Messages").
+public enum Message: Hashable, Sendable {
+    case hello(Hello)
+    case welcome(Welcome)
+    /// The client's HMAC proof (32 bytes).
+    case auth(proof: [UInt8])
+    /// The server's HMAC proof (32 bytes).
+    case authOK(proof: [UInt8])
+    case error(code: ErrorCode, message: String)
+    case heartbeat
+    case syncRequest(VersionVector)
+    case ops([Op])
+    case caughtUp(VersionVector)
+    case fetch(FetchRequest)
+    case chunk(Chunk)
+    case fetchError(id: UInt64, code: ErrorCode, message: String)
+    case cancel(id: UInt64)
+
+    /// The frame type that carries this message.
+    public var type: FrameType {
+        switch self {
+        case .hello: .hello
+        case .welcome: .welcome
+        case .auth: .auth
+        case .authOK: .authOK
+        case .error: .error
+        case .heartbeat: .heartbeat
+        case .syncRequest: .syncRequest
+        case .ops: .ops
+        case .caughtUp: .caughtUp
+        case .fetch: .fetch
+        case .chunk: .chunk
+        case .fetchError: .fetchError
+        case .cancel: .cancel
+        }
+    }
+}
