@@ -1,3 +1,4 @@
+import Foundation
 @testable import GalleryModel
 
 /// A seeded random history of one space, played on in-memory replicas, with its own record of what
@@ -54,7 +55,8 @@ struct RandomSchedule {
     private(set) var usesSubsetDelivery = false
     /// The history as simulator steps; exact when `usesSubsetDelivery` is false.
     private(set) var steps: [Schedule.Step] = []
-    /// The history as one line per step, subset deliveries included, for failure reports.
+    /// The history as one line per step, subset deliveries included, for failure reports; the
+    /// steps that problems name are line numbers here (from 1).
     private(set) var trace: [String] = []
     /// What each inserted item must end as, by item ID.
     private(set) var expectations: [OpID: Expectation] = [:]
@@ -63,6 +65,9 @@ struct RandomSchedule {
 
     private var rng: SeededGenerator
     private var labels: [OpID: String] = [:]
+    private var reported: Set<String> = []
+    /// Prefixed to problems while set, e.g. the step after which a view is checked.
+    private var context = ""
     private var nextLabel = 0
     private var syncProbability = 0.3
 
@@ -77,7 +82,7 @@ struct RandomSchedule {
         setUp()
         let rounds = Int.random(in: 3...6, using: &rng)
         for _ in 0..<rounds {
-            let opCount = Int.random(in: 3...8, using: &rng)
+            let opCount = Int.random(in: 3...9, using: &rng)
             for _ in 0..<opCount {
                 randomOp(at: Int.random(in: replicas.indices, using: &rng))
                 if chance(syncProbability) { randomSync() }
@@ -237,12 +242,12 @@ struct RandomSchedule {
         do {
             op = try command(&replicas[replica])
         } catch {
-            problem("step \(steps.count) (\(Self.json(step))) threw \(error)")
+            problem("step \(trace.count) (\(Self.json(step))) threw \(error)")
             return nil
         }
         if op.id.replica != replicas[replica].id || op.id.counter <= clock
             || replicas[replica].lamportClock < op.lastCounter || !replicas[replica].contains(op.id) {
-            problem("step \(steps.count) made op \(op.id) with clock \(clock) -> \(replicas[replica].lamportClock)")
+            problem("step \(trace.count) made op \(op.id) with clock \(clock) -> \(replicas[replica].lamportClock)")
         }
         return op
     }
@@ -282,7 +287,7 @@ struct RandomSchedule {
             subset.shuffle(using: &rng)
             trace.append("{\"deliver\": [\"\(names[from])\", \"\(names[to])\"], \"ops\": \(subset.map { "\($0.id)" })}")
             deliver(subset, to: to)
-            checkView(of: to)
+            checkView(of: to, afterStep: trace.count)
         } else {
             // Shuffle seeds stay below 2^53 so that `scheduleJSON` carries them exactly.
             let shuffle: UInt64? = chance(0.85) ? rng.next() >> 11 : nil
@@ -303,9 +308,10 @@ struct RandomSchedule {
         }
         deliver(deliveries, to: to)
         if !usesSubsetDelivery && replicas[to].bufferedCount != 0 {
-            problem("step \(steps.count): \(names[to]) still holds \(replicas[to].bufferedCount) ops waiting for \(replicas[to].missingDependencies)")
+            let waiting = replicas[to].missingDependencies
+            problem("step \(trace.count): \(names[to]) holds \(replicas[to].bufferedCount) ops waiting for \(waiting)")
         }
-        checkView(of: to)
+        checkView(of: to, afterStep: trace.count)
     }
 
     /// Makes every replica have every op: all to the first, then the first to all; shuffled and
@@ -357,7 +363,11 @@ struct RandomSchedule {
     // MARK: Checking
 
     /// Checks that a replica's view is consistent: each item shown once, where `location` says.
-    private mutating func checkView(of replica: Int) {
+    /// Mid-history (`step` non-nil) only the first inconsistency is reported, with its step.
+    private mutating func checkView(of replica: Int, afterStep step: Int? = nil) {
+        if step != nil && !problems.isEmpty { return }
+        context = step.map { "after step \($0): " } ?? ""
+        defer { context = "" }
         var seen = Set<OpID>()
         for gallery in replicas[replica].galleries {
             let shown = (try? replicas[replica].items(in: gallery)) ?? []
@@ -403,38 +413,44 @@ struct RandomSchedule {
             }
             if replica.version != reference.version || replica.opCount != reference.opCount
                 || Set(replica.ops.map(\.id)) != allOps {
-                problem("\(name) has \(replica.opCount) ops, version \(replica.version); \(names[0]) has \(reference.opCount), \(reference.version)")
+                problem("""
+                    \(name) has \(replica.opCount) ops, version \(replica.version); \
+                    \(names[0]) has \(reference.opCount), \(reference.version)
+                    """)
             }
             checkView(of: index)
             for gallery in galleries {
                 let mine = (try? replica.items(in: gallery)) ?? []
                 let theirs = (try? reference.items(in: gallery)) ?? []
-                if mine != theirs {
-                    problem("\(name) shows \(gallery) as \(describe(mine.map(\.id))), \(names[0]) as \(describe(theirs.map(\.id)))" + (mine.map(\.id) == theirs.map(\.id) ? " (same order, different items: \(zip(mine, theirs).first { $0 != $1 }.map { "\($0) vs \($1)" } ?? ""))" : ""))
+                if mine.map(\.id) != theirs.map(\.id) {
+                    let (left, right) = (describe(mine.map(\.id)), describe(theirs.map(\.id)))
+                    problem("\(name) shows \(gallery) as \(left), \(names[0]) as \(right)")
+                } else if let (left, right) = zip(mine, theirs).first(where: { $0 != $1 }) {
+                    problem("\(name) shows \(left) in \(gallery), \(names[0]) shows \(right)")
                 }
             }
-            for (id, expected) in expectations.sorted(by: { $0.key < $1.key }) {
-                check(id, expected, on: index)
-            }
             let listed = galleries.flatMap { (try? replica.items(in: $0)) ?? [] }.map(\.id)
-            for id in listed where expectations[id] == nil {
-                problem("\(name) shows \(id), which no insert made")
+            var timesShown: [OpID: Int] = [:]
+            for id in listed {
+                timesShown[id, default: 0] += 1
+                if expectations[id] == nil { problem("\(name) shows \(id), which no insert made") }
+            }
+            for (id, expected) in expectations.sorted(by: { $0.key < $1.key }) {
+                check(id, expected, shown: timesShown[id] ?? 0, on: index)
             }
         }
     }
 
     /// Checks one item on one replica against the history's record and against the first replica.
-    private mutating func check(_ id: OpID, _ expected: Expectation, on replica: Int) {
+    private mutating func check(_ id: OpID, _ expected: Expectation, shown: Int, on replica: Int) {
         let name = names[replica]
         guard let item = replicas[replica].item(id) else {
             problem("\(name) does not know \(expected.label) (\(id))")
             return
         }
         if item != replicas[0].item(id) {
-            problem("\(name) stores \(expected.label) as \(item), \(names[0]) as \(String(describing: replicas[0].item(id)))")
-        }
-        let shown = replicas[replica].galleries.reduce(0) { count, gallery in
-            count + ((try? replicas[replica].items(in: gallery)) ?? []).filter { $0.id == id }.count
+            let reference = replicas[0].item(id).map { "\($0)" } ?? "nothing"
+            problem("\(name) stores \(expected.label) as \(item), \(names[0]) as \(reference)")
         }
         if expected.deleted {
             if !item.isDeleted || replicas[replica].location(of: id) != nil || shown != 0 {
@@ -444,7 +460,9 @@ struct RandomSchedule {
             problem("\(name) shows \(expected.label) (\(id)) \(shown) times, isDeleted \(item.isDeleted)")
         }
         if item.gallery != expected.gallery {
-            problem("\(name) puts \(expected.label) in \(item.gallery), expected \(expected.gallery) of \(expected.galleryStamp)\(expected.deleted ? " (deleted)" : "")")
+            let deleted = expected.deleted ? " (deleted)" : ""
+            let place = "\(expected.gallery) of \(expected.galleryStamp)"
+            problem("\(name) puts \(expected.label)\(deleted) in \(item.gallery), not \(place)")
         }
         if item.fields != expected.fields {
             problem("\(name) has fields \(item.fields) for \(expected.label), expected \(expected.fields)")
@@ -458,9 +476,18 @@ struct RandomSchedule {
     /// that it shows what these replicas show.
     mutating func crossCheckSimulator() {
         guard !usesSubsetDelivery else { return }
+        let schedule = Schedule(replicas: names, steps: steps)
+        do {
+            // The printed schedule must be exactly this one, so that a failure replays elsewhere.
+            if try Schedule(json: Data(scheduleJSON.utf8)) != schedule {
+                problem("scheduleJSON does not read back as the same schedule")
+            }
+        } catch {
+            problem("scheduleJSON does not read back: \(error)")
+        }
         let outcome: SimulationOutcome
         do {
-            outcome = try Simulator.run(Schedule(replicas: names, steps: steps))
+            outcome = try Simulator.run(schedule)
         } catch {
             problem("Simulator failed on the same schedule: \(error)")
             return
@@ -470,7 +497,7 @@ struct RandomSchedule {
             for gallery in createdGalleries.sorted() {
                 let mine = ((try? replicas[index].items(in: gallery)) ?? []).map { label($0.id) }
                 if outcome.labels(name, gallery) != mine {
-                    problem("Simulator shows \(name).\(gallery) as \(outcome.labels(name, gallery)), replicas as \(mine)")
+                    problem("Simulator shows \(name).\(gallery) as \(outcome.labels(name, gallery)), not \(mine)")
                 }
             }
         }
@@ -499,8 +526,9 @@ struct RandomSchedule {
         replicas[replica].galleries.flatMap { (try? replicas[replica].items(in: $0)) ?? [] }
     }
 
+    /// Records a problem once, however many checks see it again.
     private mutating func problem(_ text: String) {
-        problems.append(text)
+        if reported.insert(context + text).inserted { problems.append(context + text) }
     }
 
     /// The history as a `gallery simulate` file; exact when `usesSubsetDelivery` is false.
@@ -533,10 +561,13 @@ struct RandomSchedule {
         case .update(let at, let label, let field, let value):
             let encoded: String = switch value {
             case .string(let string): { var inner = JSONWriter(); inner.string(string); return inner.text }()
-            case .number(let number): number == number.rounded() && abs(number) < 1e15 ? "\(Int64(number))" : "\(number)"
+            case .number(let number):
+                number == number.rounded() && abs(number) < 1e15 ? "\(Int64(number))" : "\(number)"
             default: "null"
             }
-            entries = [("at", text(at)), ("update", text(label)), ("field", text(field.description)), ("value", raw(encoded))]
+            entries = [
+                ("at", text(at)), ("update", text(label)), ("field", text(field.description)), ("value", raw(encoded)),
+            ]
         case .sync(let from, let to, let shuffle, let duplicate):
             entries = [("sync", { writer in writer.array([from, to]) { $0.string($1) } })]
             if let shuffle { entries.append(("shuffle", raw("\(shuffle)"))) }

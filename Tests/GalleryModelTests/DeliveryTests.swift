@@ -1,0 +1,403 @@
+import Testing
+@testable import GalleryModel
+
+/// Causal delivery of ops between replicas: exactly once, after their dependencies, early ops held
+/// in a bounded buffer, malformed or contradictory ops refused without a trace, and the Lamport
+/// clock and version vectors that go with it.
+@Suite("Delivery")
+struct DeliveryTests {
+    // MARK: Fixtures
+
+    /// A replica named `name` with a short history of every kind of op: galleries "g" and "h",
+    /// a three-item drop and an item in "g", a placeholder in "h", a move across galleries, an
+    /// update, a commit, a move within "g" and a delete. Returns the replica; its ops are `ops`.
+    static func writer(_ name: String = "A") throws -> Replica {
+        var replica = Replica(id: ReplicaID(deriving: name), bufferLimit: 100_000)
+        try replica.createGallery("g")
+        try replica.createGallery("h")
+        let drop = try replica.insert([.titled("x"), .titled("y"), .titled("z")], into: "g", at: 0)
+        try replica.insert([.titled("v")], into: "g", at: 3)
+        let placeholder = try replica.insert([.placeholder("w")], into: "h", at: 0)
+        try replica.move(drop.id, to: "h", at: 1)
+        try replica.update(drop.id.advanced(by: 1), .aspectRatio, to: .number(1.5))
+        try replica.commit(placeholder.id)
+        try replica.move(drop.id.advanced(by: 2), to: "g", at: 0)
+        try replica.delete(drop.id.advanced(by: 1))
+        return replica
+    }
+
+    /// The ID of the op that `op` names as its predecessor from the same replica.
+    static func predecessor(of op: Op) -> OpID {
+        OpID(counter: op.previous, replica: op.id.replica)
+    }
+
+    /// Every observable part of a replica's state, for checking that something changed nothing.
+    static func fingerprint(_ replica: Replica) -> [AnyHashable] {
+        view(replica) + [
+            AnyHashable(replica.ops), AnyHashable(replica.opCount), AnyHashable(replica.lamportClock),
+            AnyHashable(replica.bufferedCount), AnyHashable(replica.missingDependencies),
+        ]
+    }
+
+    /// What a replica shows and has: galleries, their items, every item by ID, the version vector.
+    static func view(_ replica: Replica) -> [AnyHashable] {
+        var parts: [AnyHashable] = [replica.galleries, replica.version]
+        for gallery in replica.galleries {
+            parts.append((try? replica.items(in: gallery)) ?? [])
+        }
+        var items: [OpID] = []
+        for op in replica.ops {
+            if case .insert(_, _, _, let drafts) = op.action {
+                items += drafts.indices.map { op.id.advanced(by: $0) }
+            }
+        }
+        // By ID: replicas apply concurrent ops in different orders.
+        for id in items.sorted() {
+            parts.append(replica.item(id))
+        }
+        return parts
+    }
+
+    /// Whether an outcome is a refusal of `op` as malformed.
+    static func isMalformed(_ outcome: ReceiveOutcome, _ op: Op) -> Bool {
+        if case .rejected(.malformedOp(let id, _)) = outcome { return id == op.id }
+        return false
+    }
+
+    // MARK: Exactly once
+
+    @Test("A duplicate is dropped and changes nothing, applied or still held")
+    func duplicatesAreDropped() throws {
+        let a = try Self.writer()
+        var b = Replica(id: ReplicaID(deriving: "B"))
+        for op in a.ops {
+            #expect(b.receive(op) == .applied(released: 0))
+        }
+        let before = b
+        for op in a.ops.reversed() + a.ops {
+            #expect(b.receive(op) == .duplicate)
+        }
+        #expect(Self.fingerprint(b) == Self.fingerprint(before))
+        #expect(Self.view(b) == Self.view(a))
+
+        // An op held in the buffer is a duplicate too, and is applied once when released.
+        var c = Replica(id: ReplicaID(deriving: "C"))
+        let (first, second) = (a.ops[0], a.ops[1])
+        #expect(c.receive(second) == .buffered(waitingFor: Self.predecessor(of: second)))
+        let held = c
+        #expect(c.receive(second) == .duplicate)
+        #expect(Self.fingerprint(c) == Self.fingerprint(held))
+        #expect(c.receive(first) == .applied(released: 1))
+        #expect(c.receive(second) == .duplicate)
+        #expect(c.opCount == 2 && c.bufferedCount == 0)
+    }
+
+    // MARK: Causal order
+
+    @Test("Ops delivered in reverse order wait in the buffer and all apply once the first arrives")
+    func reverseOrderIsBufferedThenReleased() throws {
+        let a = try Self.writer()
+        var b = Replica(id: ReplicaID(deriving: "B"))
+        for (held, op) in a.ops.dropFirst().reversed().enumerated() {
+            #expect(b.receive(op) == .buffered(waitingFor: Self.predecessor(of: op)))
+            #expect(b.bufferedCount == held + 1)
+        }
+        #expect(b.opCount == 0)
+        #expect(b.galleries.isEmpty)
+        #expect(b.receive(a.ops[0]) == .applied(released: a.ops.count - 1))
+        #expect(b.bufferedCount == 0)
+        #expect(b.missingDependencies.isEmpty)
+        #expect(Self.view(b) == Self.view(a))
+        #expect(b.ops.map(\.id) == a.ops.map(\.id))
+    }
+
+    @Test("An op waits for the items and slots it names from other replicas, and says which")
+    func missingDependenciesReportsWhatIsAwaited() throws {
+        var a = Replica(id: ReplicaID(deriving: "A"))
+        let create = try a.createGallery("g")
+        let insert = try a.insert([.titled("x"), .titled("y")], into: "g", at: 0)
+        var c = Replica(id: ReplicaID(deriving: "C"))
+        for op in a.ops { c.receive(op) }
+        let y = insert.id.advanced(by: 1)
+        let update = try c.update(y, .title, to: .text("why"))
+        let move = try c.move(y, to: "g", at: 0)
+
+        var b = Replica(id: ReplicaID(deriving: "B"))
+        // C's first op names y, the second item of A's drop: it waits for that counter.
+        #expect(b.receive(update) == .buffered(waitingFor: y))
+        #expect(b.missingDependencies == [y])
+        #expect(b.receive(move) == .buffered(waitingFor: update.id))
+        #expect(b.missingDependencies == [update.id, y].sorted())
+        // A's drop itself waits for A's gallery creation.
+        #expect(b.receive(insert) == .buffered(waitingFor: create.id))
+        #expect(b.missingDependencies == [create.id, update.id, y].sorted())
+        #expect(b.bufferedCount == 3)
+        #expect(b.receive(create) == .applied(released: 3))
+        #expect(b.missingDependencies.isEmpty)
+        #expect(b.bufferedCount == 0)
+        #expect(Self.view(b) == Self.view(c))
+        #expect(try b.items(in: "g").map(\.title) == ["why", "x"])
+
+        // An op waiting for a later item of a run is released by the run's op itself.
+        var d = Replica(id: ReplicaID(deriving: "D"))
+        d.receive(create)
+        #expect(d.receive(update) == .buffered(waitingFor: y))
+        #expect(d.receive(insert) == .applied(released: 1))
+        #expect(d.bufferedCount == 0 && d.item(y)?.title == "why")
+    }
+
+    @Test("The buffer is bounded: an early op past the limit is refused, and works when sent again")
+    func bufferIsBounded() throws {
+        let a = try Self.writer()
+        let ops = a.ops
+        var b = Replica(id: ReplicaID(deriving: "B"), bufferLimit: 3)
+        for op in ops[1...3] {
+            #expect(b.receive(op) == .buffered(waitingFor: Self.predecessor(of: op)))
+        }
+        let full = b
+        #expect(b.receive(ops[4]) == .rejected(.bufferFull(ops[4].id)))
+        #expect(Self.fingerprint(b) == Self.fingerprint(full))
+        // Held ops are still recognised as duplicates when the buffer is full.
+        #expect(b.receive(ops[2]) == .duplicate)
+        #expect(b.bufferedCount == 3)
+        // An op that is ready applies even with a full buffer, releasing what waited for it.
+        #expect(b.receive(ops[0]) == .applied(released: 3))
+        #expect(b.bufferedCount == 0)
+        // Nothing was lost: the refused op is simply delivered again.
+        #expect(b.receive(ops[4]) == .applied(released: 0))
+        for op in ops[5...] {
+            #expect(b.receive(op) == .applied(released: 0))
+        }
+        #expect(Self.view(b) == Self.view(a))
+    }
+
+    // MARK: Sync
+
+    /// Three replicas with concurrent histories: A and C diverge, B has part of both.
+    static func divergedReplicas() throws -> (a: Replica, b: Replica, c: Replica) {
+        var a = try writer("A")
+        var c = Replica(id: ReplicaID(deriving: "C"))
+        for op in a.ops.prefix(4) { c.receive(op) }
+        let x = a.ops[2].id
+        try c.insert([.titled("c1"), .placeholder("c2")], into: "g", at: 1)
+        try c.move(x.advanced(by: 2), to: "g", at: 0)
+        try c.update(x, .title, to: .text("ex"))
+        try c.createGallery("k")
+        try c.insert([.titled("c3")], into: "k", at: 0)
+        try a.insert([.titled("a1")], into: "g", at: 0)
+        var b = Replica(id: ReplicaID(deriving: "B"))
+        for op in a.ops.prefix(6) { b.receive(op) }
+        for op in c.ops.prefix(7) { b.receive(op) }
+        try b.insert([.titled("b1"), .titled("b2")], into: "g", at: 2)
+        for op in b.ops { a.receive(op) }
+        return (a, b, c)
+    }
+
+    @Test("ops(missingFrom:) returns exactly the missing ops, in an order that applies without buffering")
+    func opsMissingFromIsExactAndInCausalOrder() throws {
+        let (a, b, c) = try Self.divergedReplicas()
+        for (source, target) in [(a, b), (a, c), (b, a), (b, c), (c, a), (c, b)] {
+            let missing = source.ops(missingFrom: target.version)
+            let expected = source.ops.filter { !target.version.contains($0.id) }
+            #expect(missing.count == expected.count)
+            #expect(Set(missing.map(\.id)) == Set(expected.map(\.id)))
+            var receiver = target
+            for op in missing {
+                #expect(receiver.receive(op) == .applied(released: 0), "\(source.id) -> \(target.id): \(op.id)")
+            }
+            #expect(receiver.version.includes(source.version))
+        }
+        for source in [a, b, c] {
+            #expect(source.ops(missingFrom: source.version).isEmpty)
+            var fresh = Replica(id: ReplicaID(deriving: "fresh"))
+            for op in source.ops(missingFrom: VersionVector()) {
+                #expect(fresh.receive(op) == .applied(released: 0))
+            }
+            #expect(Self.view(fresh) == Self.view(source))
+        }
+    }
+
+    @Test("After a full sync the version vectors are equal, and name each replica's last counter")
+    func versionVectorsAreEqualAfterSync() throws {
+        var (a, b, c) = try Self.divergedReplicas()
+        #expect(!a.version.includes(c.version) && !c.version.includes(a.version))
+        #expect(b.version.includes(VersionVector([a.id: a.ops[5].lastCounter])))
+        for _ in 0..<2 {
+            for op in b.ops(missingFrom: a.version) { a.receive(op) }
+            for op in c.ops(missingFrom: a.version) { a.receive(op) }
+            for op in a.ops(missingFrom: b.version) { b.receive(op) }
+            for op in a.ops(missingFrom: c.version) { c.receive(op) }
+        }
+        #expect(a.version == b.version)
+        #expect(b.version == c.version)
+        #expect(a.version.includes(b.version) && b.version.includes(a.version))
+        for replica in [a, b, c] {
+            let own = replica.ops.filter { $0.id.replica == replica.id }.map(\.lastCounter).max() ?? 0
+            #expect(a.version[replica.id] == own)
+        }
+        #expect(Self.view(a) == Self.view(b))
+        #expect(Self.view(b) == Self.view(c))
+    }
+
+    // MARK: Refused ops
+
+    @Test("An op reusing an applied ID with other content or predecessor is a duplicate or refused")
+    func reusedIDsAreRefused() throws {
+        let a = try Self.writer()
+        var b = Replica(id: ReplicaID(deriving: "B"))
+        for op in a.ops { b.receive(op) }
+        let before = b
+        let x = a.ops[2].id
+        let last = a.ops.last!
+        let reused = [
+            Op(id: a.ops[3].id, previous: a.ops[3].previous, action: .delete(item: x)),
+            Op(id: a.ops[3].id, previous: 1, action: a.ops[3].action),
+            Op(id: x.advanced(by: 1), previous: a.ops[1].lastCounter, action: .commit(item: x)),
+            Op(id: last.id, previous: last.previous, action: .update(item: x, field: .title, value: .text("forged"))),
+        ]
+        for op in reused {
+            let outcome = b.receive(op)
+            #expect(outcome == .duplicate || outcome == .rejected(.conflictingHistory(op.id)), "\(op)")
+        }
+        // A new counter whose predecessor is not the last op applied from its replica: a fork.
+        let forks = [
+            Op(id: last.id.advanced(by: 1), previous: a.ops[4].lastCounter, action: .delete(item: x)),
+            Op(id: last.id.advanced(by: 5), previous: 0, action: .createGallery(name: "fork")),
+        ]
+        for op in forks {
+            #expect(b.receive(op) == .rejected(.conflictingHistory(op.id)), "\(op)")
+        }
+        #expect(Self.fingerprint(b) == Self.fingerprint(before))
+    }
+
+    @Test("An op naming itself or a later op as its predecessor is refused, not held for ever")
+    func selfDependentOpIsRefused() throws {
+        let a = try Self.writer()
+        let genuine = a.ops[0]
+        let later = OpID(counter: genuine.id.counter + 3, replica: genuine.id.replica)
+        for previous in [genuine.id.counter, later.counter] {
+            var b = Replica(id: ReplicaID(deriving: "B"))
+            let before = b
+            let forged = Op(id: genuine.id, previous: previous, action: .createGallery(name: "forged"))
+            let outcome = b.receive(forged)
+            #expect(outcome == .rejected(.conflictingHistory(forged.id)) || Self.isMalformed(outcome, forged),
+                    "previous \(previous): \(outcome)")
+            #expect(Self.fingerprint(b) == Self.fingerprint(before), "previous \(previous)")
+            // Whatever happened to the forged op, the genuine op with that ID must still get through.
+            #expect(b.receive(genuine) == .applied(released: 0), "previous \(previous)")
+            #expect(b.contains(genuine.id) && b.bufferedCount == 0 && b.galleries == ["g"], "previous \(previous)")
+        }
+    }
+
+    @Test("Malformed ops are refused and change nothing")
+    func malformedOpsAreRefused() throws {
+        let a = try Self.writer()
+        var b = Replica(id: ReplicaID(deriving: "B"))
+        for op in a.ops { b.receive(op) }
+        let ops = a.ops
+        let createG = ops[0].id
+        let x = ops[2].id, y = x.advanced(by: 1), z = x.advanced(by: 2), v = ops[3].id, w = ops[4].id
+        let crossMove = ops[5].id  // x moved into "h": a slot in "h", not an item.
+        // g shows z (moved to 0, its slot is ops[8]), v; h shows w, x (slot crossMove).
+        #expect(try b.items(in: "g").map(\.id) == [z, v])
+        #expect(try b.items(in: "h").map(\.id) == [w, x])
+        let zSlot = ops[8].id
+
+        let forger = ReplicaID(deriving: "forger")
+        let id = OpID(counter: 100, replica: forger)
+        func op(_ action: Op.Action) -> Op { Op(id: id, previous: 0, action: action) }
+        func insert(into gallery: String, after: OpID?, before: OpID?, _ drafts: [ItemDraft] = [.titled("n")]) -> Op {
+            op(.insert(gallery: gallery, after: after, before: before, items: drafts))
+        }
+        let cases: [(String, Op)] = [
+            ("move anchored in another gallery", op(.move(item: v, gallery: "g", after: crossMove, before: nil))),
+            ("move anchored in another gallery (right)", op(.move(item: w, gallery: "h", after: nil, before: zSlot))),
+            ("insert anchored in another gallery", insert(into: "h", after: v, before: nil)),
+            ("insert with anchors out of order", insert(into: "g", after: v, before: zSlot)),
+            ("move with anchors out of order", op(.move(item: w, gallery: "g", after: v, before: zSlot))),
+            ("insert with one slot as both anchors", insert(into: "g", after: v, before: v)),
+            ("insert anchored to a gallery creation", insert(into: "g", after: createG, before: nil)),
+            ("update with a text aspect ratio", op(.update(item: v, field: .aspectRatio, value: .text("wide")))),
+            ("update with a fractional byte size", op(.update(item: v, field: .byteSize, value: .number(1.5)))),
+            ("update of the origin with text", op(.update(item: v, field: .origin, value: .text("x")))),
+            ("update of a deleted item with an integer type", op(.update(item: y, field: .mediaType, value: .integer(3)))),
+            ("delete of a gallery creation", op(.delete(item: createG))),
+            ("commit of a gallery creation", op(.commit(item: createG))),
+            ("update of a gallery creation", op(.update(item: createG, field: .title, value: .text("t")))),
+            ("delete of a move's slot", op(.delete(item: crossMove))),
+            ("move of a move's slot", op(.move(item: crossMove, gallery: "g", after: nil, before: nil))),
+            ("insert of a draft with a wrongly typed field",
+             insert(into: "g", after: nil, before: nil, [ItemDraft(fields: [.byteSize: .text("big")])])),
+        ]
+        for (name, forged) in cases {
+            let before = b
+            let outcome = b.receive(forged)
+            #expect(Self.isMalformed(outcome, forged), "\(name): \(outcome)")
+            #expect(Self.fingerprint(b) == Self.fingerprint(before), "\(name)")
+        }
+        let long = String(repeating: "é", count: 128)  // 256 bytes of UTF-8
+        let huge = OpID(counter: 1 << 48, replica: forger)
+        let invalid: [(String, Op, ModelError)] = [
+            ("empty insert", insert(into: "g", after: nil, before: nil, []), .emptyInsert),
+            ("gallery with an empty name", op(.createGallery(name: "")), .invalidGalleryName("")),
+            ("insert into an empty name", insert(into: "", after: nil, before: nil), .invalidGalleryName("")),
+            ("name past 255 bytes", op(.createGallery(name: long)), .invalidGalleryName(long)),
+            ("counter past 48 bits", Op(id: huge, previous: 0, action: .delete(item: v)), .counterOverflow(huge)),
+        ]
+        for (name, forged, error) in invalid {
+            let before = b
+            #expect(b.receive(forged) == .rejected(error), "\(name)")
+            #expect(Self.fingerprint(b) == Self.fingerprint(before), "\(name)")
+        }
+        // Nothing of the forger counts as applied: a valid op with the same ID still goes in.
+        let valid = op(.move(item: v, gallery: "g", after: nil, before: zSlot))
+        #expect(b.receive(valid) == .applied(released: 0))
+        #expect(try b.items(in: "g").map(\.id) == [v, z])
+    }
+
+    @Test("A malformed op that waited in the buffer is dropped when released, and the rest applies")
+    func malformedHeldOpIsDropped() throws {
+        let a = try Self.writer()
+        var b = Replica(id: ReplicaID(deriving: "B"))
+        for op in a.ops.dropLast() { b.receive(op) }
+        let last = a.ops.last!
+        let forged = Op(id: last.id.advanced(by: 1), previous: last.lastCounter, action: .delete(item: a.ops[0].id))
+        #expect(b.receive(forged) == .buffered(waitingFor: last.id))
+        #expect(b.receive(last) == .applied(released: 0))
+        #expect(b.bufferedCount == 0 && b.missingDependencies.isEmpty)
+        #expect(!b.contains(forged.id))
+        #expect(Self.view(b) == Self.view(a))
+    }
+
+    // MARK: Lamport clock
+
+    @Test("The Lamport clock moves past every counter received, so later local ops are greater")
+    func lamportClockAdvancesPastReceivedCounters() throws {
+        let a = try Self.writer()
+        var b = Replica(id: ReplicaID(deriving: "B"))
+        let mine = try b.createGallery("b")
+        #expect(mine.id.counter == 1)
+        // A's last op ends a run of several counters: the clock must pass the whole run.
+        var a2 = a
+        let run = try a2.insert([.titled("r1"), .titled("r2"), .titled("r3")], into: "g", at: 0)
+        for op in a2.ops {
+            b.receive(op)
+            #expect(b.lamportClock >= op.lastCounter)
+        }
+        #expect(b.lamportClock == run.lastCounter)
+        let next = try b.insert([.titled("after")], into: "g", at: 0)
+        #expect(next.id.counter > run.lastCounter)
+        #expect(a2.ops.allSatisfy { $0.id < next.id })
+        #expect(next.previous == mine.lastCounter)
+        // A's replica, receiving B's ops, also moves past them.
+        #expect(a2.receive(mine) == .applied(released: 0))
+        #expect(a2.receive(next) == .applied(released: 0))
+        #expect(a2.lamportClock == next.id.counter)
+        #expect(try a2.createGallery("later").id.counter > next.id.counter)
+        // Ops held in the buffer or refused do not move the clock.
+        let clock = b.lamportClock
+        let early = Op(id: OpID(counter: 999, replica: a.id), previous: 998, action: .createGallery(name: "z"))
+        #expect(b.receive(early) == .buffered(waitingFor: OpID(counter: 998, replica: a.id)))
+        #expect(b.lamportClock == clock)
+    }
+}
