@@ -26,6 +26,15 @@ struct OpLog {
         decode(offsets.joined().sorted())
     }
 
+    /// The last `count` ops appended, in log order.
+    ///
+    /// - Complexity: O(r * count) for r replicas.
+    func last(_ count: Int) -> [Op] {
+        guard count > 0 else { return [] }
+        let tails = offsets.flatMap { $0.suffix(count) }.sorted()
+        return decode(Array(tails.suffix(count)))
+    }
+
     /// The ops not included in `version`, in log order, so that dependencies come first.
     func ops(missingFrom version: VersionVector, replicas: ReplicaTable) -> [Op] {
         var selected: [Int] = []

@@ -73,6 +73,13 @@ public struct Replica: Sendable {
     /// - Complexity: O(n log n): the log is kept encoded and decoded on demand.
     public var ops: [Op] { log.ops }
 
+    /// The last `count` ops applied, in the order they were applied (what a command just made).
+    ///
+    /// - Complexity: O(r * count) for r replicas.
+    public func lastOps(_ count: Int) -> [Op] {
+        log.last(min(count, log.count))
+    }
+
     /// The applied ops that a replica at `version` lacks, in an order that respects dependencies.
     ///
     /// - Complexity: O(r log n + k log k) for k ops returned.
