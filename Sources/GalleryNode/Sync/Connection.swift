@@ -1,0 +1,269 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// What a connection tells its node.
+protocol ConnectionDelegate: AnyObject, Sendable {
+    /// The peer proved the secret; the node may start the sync session.
+    func connectionAuthenticated(_ connection: Connection)
+    /// A message arrived after authentication.
+    func connection(_ connection: Connection, received message: Message)
+    /// The connection is closed, for the reason given.
+    func connectionClosed(_ connection: Connection, reason: String)
+}
+
+/// One TCP connection to a peer: the handshake, a reader thread, and a writer thread that drains
+/// a bounded priority queue.
+///
+/// Blocking reads and writes run on the connection's own threads, never on the Swift concurrency
+/// pool. `@unchecked Sendable`: every mutable property is guarded by `lock`.
+final class Connection: @unchecked Sendable {
+    /// Who opened the connection.
+    enum Role: String, Sendable {
+        case client = "outbound"
+        case server = "inbound"
+    }
+
+    /// Unique per node.
+    let id: Int
+    let role: Role
+    /// The peer's address as the socket reports it.
+    let remote: String
+    private let streams: StreamPair
+    private let settings: HandshakeSettings
+    private weak var delegate: (any ConnectionDelegate)?
+    private let lock = NSCondition()
+
+    // Guarded by `lock`.
+    private var queue: OutboundQueue
+    private var closing = false
+    private var closeReason: String?
+    private var identity: PeerIdentity?
+    private var lastReceived = DispatchTime.now().uptimeNanoseconds
+    private var lastSent = DispatchTime.now().uptimeNanoseconds
+    private var threadsRunning = 0
+    private let finished = DispatchSemaphore(value: 0)
+
+    // Reader thread only.
+    private var decoder = FrameDecoder()
+    private var clientHandshake: ClientHandshake?
+    private var serverHandshake: ServerHandshake?
+
+    init(id: Int, role: Role, streams: StreamPair, settings: HandshakeSettings, queueLimit: Int,
+         delegate: any ConnectionDelegate) {
+        self.id = id
+        self.role = role
+        self.remote = streams.remote
+        self.streams = streams
+        self.settings = settings
+        self.delegate = delegate
+        self.queue = OutboundQueue(limit: queueLimit)
+        switch role {
+        case .client: clientHandshake = ClientHandshake(settings: settings)
+        case .server: serverHandshake = ServerHandshake(settings: settings)
+        }
+    }
+
+    /// The authenticated peer, nil during the handshake.
+    var peer: PeerIdentity? {
+        lock.withLock { identity }
+    }
+
+    /// Starts the reader and writer threads (and, for a client, sends `hello`).
+    func start() {
+        lock.withLock { threadsRunning = 2 }
+        if let hello = clientHandshake?.hello { send(hello) }
+        Thread.detachNewThread { [self] in
+            readLoop()
+            threadFinished()
+        }
+        Thread.detachNewThread { [self] in
+            writeLoop()
+            threadFinished()
+        }
+    }
+
+    /// Blocks until both threads have ended.
+    func waitUntilFinished() {
+        finished.wait()
+        finished.signal()
+    }
+
+    // MARK: Sending
+
+    /// Queues a message; a peer whose queue overflows is dropped as too slow.
+    @discardableResult
+    func send(_ message: Message) -> Bool {
+        send(message.frame, priority: message.type.priority)
+    }
+
+    /// Queues a frame; a peer whose queue overflows is dropped as too slow.
+    @discardableResult
+    func send(_ frame: Frame, priority: FramePriority) -> Bool {
+        let accepted = lock.withLock { () -> Bool? in
+            guard !closing else { return nil }
+            guard queue.push(frame, priority: priority) else { return false }
+            lock.broadcast()
+            return true
+        }
+        if accepted == false {
+            close(.slowPeer, "outbound queue over \(queue.limit) bytes")
+        }
+        return accepted == true
+    }
+
+    /// Sends an error frame (when a code is given), then closes. Idempotent.
+    func close(_ code: ErrorCode?, _ reason: String) {
+        let first = lock.withLock { () -> Bool in
+            guard !closing else { return false }
+            closing = true
+            closeReason = code.map { "\($0): \(reason)" } ?? reason
+            queue.removeAll()
+            if let code { _ = queue.push(Message.error(code: code, message: reason).frame, priority: .control) }
+            lock.broadcast()
+            return true
+        }
+        guard first else { return }
+        // The writer closes the streams once the error frame is out; a peer that does not read
+        // gets its socket closed anyway after a second.
+        let streams = self.streams
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { streams.close() }
+    }
+
+    /// Liveness: sends a heartbeat when idle, drops a silent or unauthenticated peer.
+    func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
+        let (silent, idle, authenticated) = lock.withLock {
+            (now &- lastReceived, now &- lastSent, identity != nil)
+        }
+        if silent > timeout {
+            close(.timeout, authenticated ? "no frame for \(silent / 1_000_000) ms" : "handshake not completed in time")
+        } else if authenticated && idle >= heartbeatInterval {
+            send(.heartbeat)
+        }
+    }
+
+    // MARK: Threads
+
+    private func threadFinished() {
+        let last = lock.withLock { () -> Bool in
+            threadsRunning -= 1
+            return threadsRunning == 0
+        }
+        if last { finished.signal() }
+    }
+
+    private func writeLoop() {
+        while true {
+            let bytes: [UInt8]? = lock.withLock {
+                while queue.isEmpty && !closing { lock.wait() }
+                if queue.isEmpty { return nil }
+                return queue.popBytes(maximumBytes: 256 << 10)
+            }
+            guard let bytes else { break }
+            guard write(bytes) else {
+                close(nil, "write failed")
+                break
+            }
+            lock.withLock { lastSent = DispatchTime.now().uptimeNanoseconds }
+        }
+        streams.close()
+    }
+
+    private func write(_ bytes: [UInt8]) -> Bool {
+        bytes.withUnsafeBufferPointer { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = streams.output.write(buffer.baseAddress! + offset, maxLength: buffer.count - offset)
+                if written <= 0 { return false }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    private func readLoop() {
+        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        var reason = "closed by peer"
+        reading: while true {
+            let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
+            if count <= 0 {
+                if count < 0 { reason = streams.input.streamError.map { "read failed: \($0.localizedDescription)" } ?? "read failed" }
+                break
+            }
+            lock.withLock { lastReceived = DispatchTime.now().uptimeNanoseconds }
+            buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            do {
+                while let frame = try decoder.next() {
+                    if lock.withLock({ closing }) { break reading }
+                    try handle(frame)
+                }
+            } catch let failure as HandshakeFailure {
+                close(failure.code, failure.reason)
+                reason = "\(failure.code): \(failure.reason)"
+                break
+            } catch let error as WireError {
+                let code: ErrorCode = switch error {
+                case .frameTooLarge: .frameTooLarge
+                case .unknownFrameType: .unknownFrameType
+                default: .protocolError
+                }
+                close(code, error.localizedDescription)
+                reason = "\(code): \(error.localizedDescription)"
+                break
+            } catch is ConnectionClosed {
+                break
+            } catch {
+                close(.internalError, error.localizedDescription)
+                break
+            }
+        }
+        close(nil, reason)
+        let finalReason = lock.withLock { closeReason ?? reason }
+        streams.close()
+        delegate?.connectionClosed(self, reason: finalReason)
+    }
+
+    /// Takes one frame: the handshake until authenticated, then messages for the node.
+    private func handle(_ frame: Frame) throws {
+        // A frame of a type this version does not know is skipped when its sender marked it so.
+        if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { return }
+        let message = try Message(frame: frame)
+        if case .error(let code, let text) = message {
+            close(nil, "peer reported \(code): \(text)")
+            throw ConnectionClosed()
+        }
+        if lock.withLock({ identity != nil }) {
+            switch message {
+            case .hello, .welcome, .auth, .authOK:
+                throw WireError.unexpected("\(message.type) after authentication")
+            default:
+                delegate?.connection(self, received: message)
+            }
+            return
+        }
+        var peer: PeerIdentity?
+        if var handshake = clientHandshake {
+            switch try handshake.receive(message) {
+            case .send(let reply): send(reply)
+            case .done(let identity): peer = identity
+            }
+            clientHandshake = handshake
+        } else if var handshake = serverHandshake {
+            switch try handshake.receive(message) {
+            case .send(let reply): send(reply)
+            case .sendAndFinish(let reply, let identity):
+                send(reply)
+                peer = identity
+            }
+            serverHandshake = handshake
+        }
+        if let peer {
+            decoder.maximumPayload = Int(settings.maximumFrameSize)
+            lock.withLock { identity = peer }
+            delegate?.connectionAuthenticated(self)
+        }
+    }
+}
+
+/// Thrown to stop reading after the peer sent an error frame.
+private struct ConnectionClosed: Error {}

@@ -1,0 +1,47 @@
+import GalleryModel
+import GalleryWire
+
+/// How a sync node identifies itself, whom it connects to, and its timings and limits.
+public struct NodeConfiguration: Sendable {
+    /// The node's name, shown to peers.
+    public var name: String
+    /// The space's shared secret.
+    public var secret: [UInt8]
+    /// Where to listen for peers; nil for a node that only dials out.
+    public var listen: Endpoint?
+    /// Peers to connect to and stay connected to (reconnecting with backoff).
+    public var peers: [Endpoint]
+    /// A heartbeat is sent when nothing else was sent for this long.
+    public var heartbeatInterval: Duration
+    /// A peer silent for this long (or not authenticated within it) is dropped.
+    public var peerTimeout: Duration
+    /// Delays between attempts to reach a configured peer.
+    public var reconnect: Backoff
+    /// The largest frame payload this node accepts.
+    public var maximumFrameSize: UInt32
+    /// The most bytes queued for one peer before it is dropped as too slow.
+    public var outboundQueueLimit: Int
+    /// The most bytes of ops in one `ops` frame of a catch-up.
+    public var catchUpBatchBytes: Int
+    /// Where the node reports connections, failures and sync progress.
+    public var log: NodeLog
+
+    public init(
+        name: String, secret: [UInt8], listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),
+        peers: [Endpoint] = [], heartbeatInterval: Duration = .seconds(1), peerTimeout: Duration = .seconds(5),
+        reconnect: Backoff = Backoff(), maximumFrameSize: UInt32 = FrameLimits.defaultMaximum,
+        outboundQueueLimit: Int = 64 << 20, catchUpBatchBytes: Int = 1 << 20, log: NodeLog = .standardError
+    ) {
+        self.name = name
+        self.secret = secret
+        self.listen = listen
+        self.peers = peers
+        self.heartbeatInterval = heartbeatInterval
+        self.peerTimeout = peerTimeout
+        self.reconnect = reconnect
+        self.maximumFrameSize = maximumFrameSize
+        self.outboundQueueLimit = outboundQueueLimit
+        self.catchUpBatchBytes = catchUpBatchBytes
+        self.log = log
+    }
+}

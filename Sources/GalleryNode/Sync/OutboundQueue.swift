@@ -1,0 +1,54 @@
+import GalleryWire
+
+/// The frames waiting to be written to one peer, by priority, bounded in bytes.
+///
+/// Control frames go before ops, ops before bulk bytes. Within a priority, frames keep their order,
+/// so ops stay in causal order.
+struct OutboundQueue {
+    /// The most queued bytes; a push beyond it fails (the peer is too slow).
+    let limit: Int
+    private var frames: [[Frame]] = Array(repeating: [], count: FramePriority.allCases.count)
+    private var heads: [Int] = Array(repeating: 0, count: FramePriority.allCases.count)
+    private(set) var byteCount = 0
+
+    init(limit: Int) {
+        self.limit = limit
+    }
+
+    var isEmpty: Bool { byteCount == 0 && zip(frames, heads).allSatisfy { $0.count == $1 } }
+
+    /// Queues a frame; false when the queue would exceed its limit (errors always fit).
+    mutating func push(_ frame: Frame, priority: FramePriority) -> Bool {
+        guard byteCount + frame.encodedSize <= limit || frame.knownType == .error else { return false }
+        frames[priority.rawValue].append(frame)
+        byteCount += frame.encodedSize
+        return true
+    }
+
+    /// Takes frames, highest priority first, up to about `maximumBytes`, as bytes to write.
+    mutating func popBytes(maximumBytes: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for priority in frames.indices {
+            while heads[priority] < frames[priority].count {
+                let frame = frames[priority][heads[priority]]
+                if !bytes.isEmpty && bytes.count + frame.encodedSize > maximumBytes { return bytes }
+                bytes += frame.encoded
+                byteCount -= frame.encodedSize
+                heads[priority] += 1
+                if heads[priority] == frames[priority].count {
+                    frames[priority].removeAll(keepingCapacity: true)
+                    heads[priority] = 0
+                    break
+                }
+            }
+        }
+        return bytes
+    }
+
+    /// Drops everything queued.
+    mutating func removeAll() {
+        frames = Array(repeating: [], count: FramePriority.allCases.count)
+        heads = Array(repeating: 0, count: FramePriority.allCases.count)
+        byteCount = 0
+    }
+}

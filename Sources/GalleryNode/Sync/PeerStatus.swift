@@ -1,0 +1,26 @@
+import GalleryModel
+
+/// One connected peer as its node sees it.
+public struct PeerStatus: Hashable, Sendable {
+    /// Where the sync session stands.
+    public enum State: String, Hashable, Sendable {
+        /// Proving the secret.
+        case handshaking
+        /// Authenticated; catching up.
+        case syncing
+        /// The peer has sent all it had when the session started (`caught_up`), and ops flow live.
+        case live
+    }
+
+    /// The peer's name, once authenticated.
+    public var name: String?
+    /// The peer's replica ID, once authenticated.
+    public var replica: ReplicaID?
+    /// The peer's address.
+    public var address: String
+    /// Whether this node dialed the peer ("outbound") or the peer dialed in ("inbound").
+    public var direction: String
+    public var state: State
+    /// What the peer said it had sent this node in full (`caught_up`): "synced with P up to V".
+    public var syncedUpTo: VersionVector?
+}

@@ -1,0 +1,114 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+extension SyncNode {
+    /// Starts listening (if configured), dialing the configured peers, and the liveness timer.
+    ///
+    /// - Returns: The bound endpoint, with its real port, when the node listens.
+    @discardableResult
+    public func start() throws(TransportError) -> Endpoint? {
+        var bound: Endpoint?
+        if let listen = configuration.listen {
+            let listener = try Listener(listen)
+            bound = listener.endpoint
+            condition.withLock {
+                self.listener = listener
+                boundEndpoint = listener.endpoint
+            }
+            Thread.detachNewThread { [self] in acceptLoop(listener) }
+        }
+        condition.withLock { running = true }
+        for peer in configuration.peers {
+            Thread.detachNewThread { [self] in dialLoop(peer) }
+        }
+        Thread.detachNewThread { [self] in livenessLoop() }
+        return bound
+    }
+
+    /// Connects to one more peer, once (no reconnection); returns when the attempt is made.
+    public func connect(to peer: Endpoint, timeout: Duration = .seconds(5)) throws(TransportError) {
+        let streams = try Connector.connect(to: peer, timeout: timeout)
+        _ = adopt(streams, role: .client)
+    }
+
+    /// Closes every connection (telling peers `shutting_down`) and stops listening and dialing.
+    public func stop() {
+        let (listener, open) = condition.withLock { () -> (Listener?, [Connection]) in
+            running = false
+            condition.broadcast()
+            return (self.listener, Array(connections.values))
+        }
+        listener?.close()
+        for connection in open { connection.close(.shuttingDown, "node stopping") }
+        for connection in open { connection.waitUntilFinished() }
+    }
+
+    /// Whether `stop()` has not been called.
+    var isRunning: Bool {
+        condition.withLock { running }
+    }
+
+    /// Wraps streams in a started connection registered with the node.
+    func adopt(_ streams: StreamPair, role: Connection.Role) -> Connection? {
+        condition.withLock { () -> Connection? in
+            guard running else {
+                streams.close()
+                return nil
+            }
+            nextConnectionID += 1
+            let connection = Connection(
+                id: nextConnectionID, role: role, streams: streams, settings: settings,
+                queueLimit: configuration.outboundQueueLimit, delegate: self)
+            connections[connection.id] = connection
+            connection.start()
+            return connection
+        }
+    }
+
+    private func acceptLoop(_ listener: Listener) {
+        while isRunning {
+            do {
+                let streams = try listener.accept()
+                if adopt(streams, role: .server) == nil { break }
+            } catch {
+                if case .closed = error { break }
+                configuration.log("\(configuration.name): accept failed: \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// Keeps one configured peer connected: connect, wait for the connection to end, back off.
+    private func dialLoop(_ peer: Endpoint) {
+        var generator = SystemRandomNumberGenerator()
+        var attempt = 0
+        while isRunning {
+            do {
+                let streams = try Connector.connect(to: peer, timeout: configuration.peerTimeout)
+                guard let connection = adopt(streams, role: .client) else { return }
+                connection.waitUntilFinished()
+                if connection.peer != nil { attempt = 0 }
+            } catch {
+                if attempt == 0 { configuration.log("\(configuration.name): cannot reach \(peer): \(error.localizedDescription)") }
+            }
+            let delay = configuration.reconnect.delay(attempt: attempt, using: &generator)
+            attempt += 1
+            let deadline = Date().addingTimeInterval(Double(delay.nanoseconds) / 1e9)
+            condition.withLock {
+                while running && condition.wait(until: deadline) {}
+            }
+        }
+    }
+
+    /// Sends heartbeats to idle peers and drops silent ones, ten times per heartbeat interval.
+    private func livenessLoop() {
+        let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
+        let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
+        while isRunning {
+            let open = condition.withLock { Array(connections.values) }
+            let now = DispatchTime.now().uptimeNanoseconds
+            for connection in open { connection.tick(now: now, heartbeatInterval: interval, timeout: timeout) }
+            Thread.sleep(forTimeInterval: Double(interval) / 1e10)
+        }
+    }
+}

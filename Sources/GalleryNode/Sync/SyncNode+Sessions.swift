@@ -1,0 +1,107 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// The sync session of each authenticated connection (protocol.md, "Sync").
+///
+/// Both sides send `sync_request` with their version vector as soon as they are authenticated.
+/// The answer to a `sync_request` is every op the requester lacks, in `ops` batches in causal
+/// order, then `caught_up`; from then on every op this node applies is pushed to that peer. Nothing
+/// of a session outlives its connection: a reconnect starts a new exchange of version vectors.
+extension SyncNode: ConnectionDelegate {
+    func connectionAuthenticated(_ connection: Connection) {
+        guard let peer = connection.peer else { return }
+        let duplicate = condition.withLock { () -> Bool in
+            // One connection per pair of nodes: when both dialed, keep the one opened by the
+            // node with the smaller replica ID, on both sides.
+            let keepOutbound = replica.id < peer.replica
+            for (id, other) in connections where id != connection.id && other.peer?.replica == peer.replica {
+                let otherPreferred = (other.role == .client) == keepOutbound
+                let thisPreferred = (connection.role == .client) == keepOutbound
+                if otherPreferred || !thisPreferred { return true }
+                other.close(.duplicateConnection, "replaced by a connection from the preferred side")
+            }
+            sessions[connection.id] = Session()
+            condition.broadcast()
+            return false
+        }
+        if duplicate {
+            connection.close(.duplicateConnection, "already connected to \(peer.name)")
+            return
+        }
+        configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
+        connection.send(.syncRequest(read { $0.version }))
+    }
+
+    func connection(_ connection: Connection, received message: Message) {
+        switch message {
+        case .syncRequest(let version):
+            catchUp(connection, from: version)
+        case .ops(let ops):
+            receive(ops, from: connection)
+        case .caughtUp(let version):
+            condition.withLock {
+                sessions[connection.id]?.syncedUpTo = version
+                condition.broadcast()
+            }
+            configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
+        case .heartbeat:
+            break
+        case .fetch(let request):
+            // Content transfers are not served yet: every fetch is answered "not found".
+            connection.send(.fetchError(id: request.id, code: .notFound, message: "no blob store"))
+        case .chunk, .fetchError, .cancel:
+            break
+        case .hello, .welcome, .auth, .authOK, .error:
+            connection.close(.protocolError, "\(message.type) after authentication")
+        }
+    }
+
+    func connectionClosed(_ connection: Connection, reason: String) {
+        let name = connection.peer?.name ?? connection.remote
+        condition.withLock {
+            connections[connection.id] = nil
+            sessions[connection.id] = nil
+            condition.broadcast()
+        }
+        configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
+    }
+
+    /// Queues every op the peer lacks, then `caught_up`, and makes the session live: all under the
+    /// lock, so that ops applied afterwards are queued after the catch-up, in causal order.
+    private func catchUp(_ connection: Connection, from version: VersionVector) {
+        let budget = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
+        condition.withLock {
+            guard sessions[connection.id] != nil else { return }
+            let missing = replica.ops(missingFrom: version)
+            for batch in OpCodec.encodeBatches(missing, maximumBytes: budget) {
+                connection.send(Frame(.ops, payload: batch), priority: .ops)
+            }
+            connection.send(.caughtUp(replica.version))
+            sessions[connection.id]?.live = true
+        }
+    }
+
+    /// Applies received ops and relays the ones that were new to every other peer.
+    private func receive(_ ops: [Op], from connection: Connection) {
+        var failure: (Op, ModelError)?
+        condition.withLock {
+            var applied: [Op] = []
+            for op in ops {
+                let outcome = replica.receive(op) { applied.append($0) }
+                if case .rejected(let error) = outcome {
+                    failure = (op, error)
+                    break
+                }
+            }
+            broadcast(applied, except: connection.id)
+        }
+        if let (op, error) = failure {
+            if case .bufferFull = error {
+                connection.close(.internalError, "too many ops waiting for their dependencies")
+            } else {
+                connection.close(.rejectedOp, "op \(op.id): \(error.localizedDescription)")
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// A replica served over TCP: it accepts and dials peers, authenticates them with the space's
+/// secret, catches each up by version vector, then pushes every new op to every peer and relays
+/// what it receives to the others.
+///
+/// Local changes go through `perform(_:)`; everything a peer sends goes through the replica's
+/// `receive`. `@unchecked Sendable`: all mutable state is guarded by `condition`.
+public final class SyncNode: @unchecked Sendable {
+    /// The node's configuration.
+    public let configuration: NodeConfiguration
+    let settings: HandshakeSettings
+    let condition = NSCondition()
+
+    // Guarded by `condition`.
+    var replica: Replica
+    var connections: [Int: Connection] = [:]
+    var sessions: [Int: Session] = [:]
+    var nextConnectionID = 0
+    var running = false
+    var listener: Listener?
+    var boundEndpoint: Endpoint?
+    var changeCount = 0
+    var observers: [Int: @Sendable ([Op]) -> Void] = [:]
+    var nextObserverID = 0
+
+    /// What the node knows of one authenticated connection.
+    struct Session {
+        /// Ops flow to the peer live once its catch-up is queued.
+        var live = false
+        /// The peer's version vector at its `caught_up`.
+        var syncedUpTo: VersionVector?
+    }
+
+    /// Creates a node serving `replica`; call `start()` to listen and dial.
+    public init(configuration: NodeConfiguration, replica: Replica) {
+        self.configuration = configuration
+        self.replica = replica
+        self.settings = HandshakeSettings(
+            secret: configuration.secret, replica: replica.id, name: configuration.name,
+            maximumFrameSize: configuration.maximumFrameSize)
+    }
+
+    // MARK: Local use
+
+    /// Runs a command on the replica; the ops it made are applied and sent to every peer.
+    ///
+    /// - Parameter command: Makes ops through the replica's commands and returns them.
+    public func perform<Result>(_ command: (inout Replica) throws -> Result) rethrows -> Result {
+        try condition.withLock {
+            let before = replica.opCount
+            let result = try command(&replica)
+            if replica.opCount > before {
+                broadcast(replica.lastOps(replica.opCount - before), except: nil)
+            }
+            return result
+        }
+    }
+
+    /// Reads the replica.
+    public func read<Result>(_ body: (Replica) throws -> Result) rethrows -> Result {
+        try condition.withLock { try body(replica) }
+    }
+
+    /// Waits until `predicate` holds for the replica, or `timeout` passes; true when it holds.
+    public func wait(timeout: Duration, until predicate: (Replica) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeout.nanoseconds) / 1e9)
+        return condition.withLock {
+            while !predicate(replica) {
+                if !condition.wait(until: deadline) { return predicate(replica) }
+            }
+            return true
+        }
+    }
+
+    /// Calls `observer` with every batch of ops applied (local or received), under the node's lock.
+    @discardableResult
+    public func observe(_ observer: @escaping @Sendable ([Op]) -> Void) -> Int {
+        condition.withLock {
+            nextObserverID += 1
+            observers[nextObserverID] = observer
+            return nextObserverID
+        }
+    }
+
+    /// The connected peers.
+    public var peers: [PeerStatus] {
+        condition.withLock {
+            connections.values.sorted { $0.id < $1.id }.map { connection in
+                let peer = connection.peer
+                let session = sessions[connection.id]
+                let state: PeerStatus.State = peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live
+                return PeerStatus(
+                    name: peer?.name, replica: peer?.replica, address: connection.remote,
+                    direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo)
+            }
+        }
+    }
+
+    /// The address the node listens on (with the real port when it asked for port 0).
+    public var endpoint: Endpoint? {
+        condition.withLock { boundEndpoint }
+    }
+
+    /// Closes every connection to the peer with this replica ID (a test and operator hook).
+    public func disconnect(_ peer: ReplicaID) {
+        let targets = condition.withLock { connections.values.filter { $0.peer?.replica == peer } }
+        for connection in targets { connection.close(nil, "disconnected by request") }
+    }
+
+    // MARK: Internals
+
+    /// Sends ops to every live peer but `source`, and tells observers and waiters.
+    /// Caller holds `condition`.
+    func broadcast(_ ops: [Op], except source: Int?) {
+        guard !ops.isEmpty else { return }
+        let frame = Message.ops(ops).frame
+        for (id, session) in sessions where session.live && id != source {
+            connections[id]?.send(frame, priority: .ops)
+        }
+        for observer in observers.values { observer(ops) }
+        changeCount += 1
+        condition.broadcast()
+    }
+}
