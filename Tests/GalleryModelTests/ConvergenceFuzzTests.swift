@@ -37,8 +37,16 @@ struct ConvergenceFuzzTests {
     // MARK: Convergence
 
     @Test("Random histories converge to what their ops imply", arguments: 0..<batchCount)
-    func randomHistoriesConverge(batch: Int) {
+    func randomHistoriesConverge(batch: Int) async {
+        let (failed, reports) = await DedicatedThread.run { Self.runHistories(batch: batch) }
+        for report in reports { Issue.record(Comment(rawValue: report)) }
+        #expect(failed.isEmpty, "failing seeds: \(failed)")
+    }
+
+    /// Runs one batch of histories; returns the failing seeds and a report for each of the first few.
+    private static func runHistories(batch: Int) -> ([UInt64], [String]) {
         var failed: [UInt64] = []
+        var reports: [String] = []
         for seed in Self.historySeeds(batch: batch) {
             var history = RandomSchedule(seed: seed)
             history.run()
@@ -61,14 +69,14 @@ struct ConvergenceFuzzTests {
             guard failed.count <= 5 else { continue }
             let shown = history.problems.prefix(12).joined(separator: "\n  ")
             let more = history.problems.count > 12 ? "\n  ... \(history.problems.count - 12) more" : ""
-            Issue.record("""
+            reports.append("""
                 seed \(seed) failed (replay: GALLERY_FUZZ_SEED=\(seed) swift test --filter ConvergenceFuzz); \
                 \(history.names.count) replicas, \(history.trace.count) steps, \
                 subset deliveries: \(history.usesSubsetDelivery)
                   \(shown)\(more)
                 """)
         }
-        #expect(failed.isEmpty, "failing seeds: \(failed)")
+        return (failed, reports)
     }
 
     // MARK: Non-interleaving
@@ -92,19 +100,29 @@ struct ConvergenceFuzzTests {
     }
 
     @Test("Concurrent runs at one index never interleave, in any delivery order", arguments: [0, 1])
-    func concurrentRunsNeverInterleave(half: Int) throws {
+    func concurrentRunsNeverInterleave(half: Int) async throws {
         let seeds = Self.seeds(defaultCount: 400).filter { Self.replaying ? half == 0 : Int($0 % 2) == half }
-        var failed: [UInt64] = []
-        for seed in seeds {
-            let problems = try Self.runsAtOneIndex(seed: seed)
-            guard !problems.isEmpty else { continue }
-            failed.append(seed)
-            guard failed.count <= 5 else { continue }
-            Issue.record("""
-                seed \(seed) failed (replay: GALLERY_FUZZ_SEED=\(seed) swift test --filter Interleav)
-                  \(problems.prefix(12).joined(separator: "\n  "))
-                """)
+        let (failed, reports) = await DedicatedThread.run { () -> ([UInt64], [String]) in
+            var failed: [UInt64] = []
+            var reports: [String] = []
+            for seed in seeds {
+                let problems: [String]
+                do {
+                    problems = try Self.runsAtOneIndex(seed: seed)
+                } catch {
+                    problems = ["threw \(error)"]
+                }
+                guard !problems.isEmpty else { continue }
+                failed.append(seed)
+                guard failed.count <= 5 else { continue }
+                reports.append("""
+                    seed \(seed) failed (replay: GALLERY_FUZZ_SEED=\(seed) swift test --filter Interleav)
+                      \(problems.prefix(12).joined(separator: "\n  "))
+                    """)
+            }
+            return (failed, reports)
         }
+        for report in reports { Issue.record(Comment(rawValue: report)) }
         #expect(failed.isEmpty, "failing seeds: \(failed)")
     }
 

@@ -19,11 +19,14 @@ extension SyncNode {
             Thread.detachNewThread { [self] in acceptLoop(listener) }
         }
         condition.withLock { running = true }
-        for peer in configuration.peers {
-            Thread.detachNewThread { [self] in dialLoop(peer) }
-        }
+        for peer in configuration.peers { keepConnected(to: peer) }
         Thread.detachNewThread { [self] in livenessLoop() }
         return bound
+    }
+
+    /// Dials a peer and stays connected to it: reconnects with backoff until the node stops.
+    public func keepConnected(to peer: Endpoint) {
+        Thread.detachNewThread { [self] in dialLoop(peer) }
     }
 
     /// Connects to one more peer, once (no reconnection); returns when the attempt is made.

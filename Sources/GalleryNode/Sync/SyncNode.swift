@@ -47,7 +47,8 @@ public final class SyncNode: @unchecked Sendable {
 
     /// Runs a command on the replica; the ops it made are applied and sent to every peer.
     ///
-    /// - Parameter command: Makes ops through the replica's commands and returns them.
+    /// - Parameter command: Makes ops through the replica's commands.
+    @discardableResult
     public func perform<Result>(_ command: (inout Replica) throws -> Result) rethrows -> Result {
         try condition.withLock {
             let before = replica.opCount

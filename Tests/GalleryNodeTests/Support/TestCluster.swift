@@ -1,0 +1,85 @@
+import Foundation
+import GalleryModel
+import GalleryNode
+import Synchronization
+
+/// Sync nodes on 127.0.0.1 with ephemeral ports and test timings, stopped when the cluster ends.
+final class TestCluster: Sendable {
+    static let secret = Array("test secret of the space".utf8)
+
+    let nodes: [SyncNode]
+    /// Every line the nodes logged.
+    let lines = LogLines()
+
+    /// Starts one listening node per name; `peers[i]` lists the indices node i dials.
+    init(_ names: [String], peers: [Int: [Int]] = [:], secrets: [Int: [UInt8]] = [:],
+         catchUpBatchBytes: Int = 1 << 20) throws {
+        var nodes: [SyncNode] = []
+        let lines = self.lines
+        let log = NodeLog { line in lines.append(line) }
+        for (index, name) in names.enumerated() {
+            let configuration = NodeConfiguration(
+                name: name, secret: secrets[index] ?? Self.secret,
+                heartbeatInterval: .milliseconds(100), peerTimeout: .seconds(3),
+                reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
+                catchUpBatchBytes: catchUpBatchBytes, log: log)
+            let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: name)))
+            try node.start()
+            nodes.append(node)
+        }
+        self.nodes = nodes
+        for (index, targets) in peers {
+            for target in targets { nodes[index].keepConnected(to: nodes[target].endpoint!) }
+        }
+    }
+
+    deinit {
+        stop()
+    }
+
+    func stop() {
+        for node in nodes { node.stop() }
+    }
+
+    /// Waits until every node has every op any node has; false on timeout.
+    func waitForConvergence(timeout: Duration = .seconds(20)) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let target = nodes.reduce(VersionVector()) { $0.merged(with: $1.read { $0.version }) }
+            let remaining = deadline - ContinuousClock.now
+            if nodes.allSatisfy({ node in node.wait(timeout: remaining) { $0.version.includes(target) } }) {
+                // Nothing new appeared meanwhile: every node holds the union.
+                let again = nodes.reduce(VersionVector()) { $0.merged(with: $1.read { $0.version }) }
+                if again == target { return true }
+            } else {
+                return false
+            }
+        }
+        return false
+    }
+
+    /// What a node shows: every gallery with its items' IDs, titles and states.
+    func view(_ index: Int) -> [String: [String]] {
+        nodes[index].read { replica in
+            Dictionary(uniqueKeysWithValues: replica.galleries.map { gallery in
+                (gallery, ((try? replica.items(in: gallery)) ?? []).map { "\($0.id) \($0.title ?? "") \($0.state)" })
+            })
+        }
+    }
+
+    /// The log lines containing `text`.
+    func logged(_ text: String) -> [String] {
+        lines.all.filter { $0.contains(text) }
+    }
+}
+
+/// Log lines collected from several threads.
+final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+}
