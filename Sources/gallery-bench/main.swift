@@ -13,6 +13,12 @@ func runBench(_ arguments: [String]) -> Int32 {
             }
             writeLine(try ModelWorkloads.run(arguments[2]).json, to: .standardOutput)
             return 0
+        case ["sync"]:
+            for line in try SyncBenchmark.run() { writeLine(line, to: .standardOutput) }
+            return 0
+        case ["hash"]:
+            for line in try HashBenchmark.run() { writeLine(line, to: .standardOutput) }
+            return 0
         case ["help"], ["--help"], ["-h"]:
             writeLine(BenchUsage.text, to: .standardOutput)
             return 0
@@ -53,7 +59,8 @@ func runAllInChildren() throws -> Int32 {
 
 /// Writes a line unbuffered, so that lines appear as each workload ends.
 func writeLine(_ line: String, to handle: FileHandle) {
-    handle.write(Data((line + "\n").utf8))
+    // A reader that went away (`| head`) is not an error of the benchmark.
+    try? handle.write(contentsOf: Data((line + "\n").utf8))
 }
 
 exit(runBench(Array(CommandLine.arguments.dropFirst())))

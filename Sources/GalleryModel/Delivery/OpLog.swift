@@ -1,60 +1,95 @@
 /// Every op a replica has applied, in the order it applied them (a causal order), kept in the
 /// compact binary encoding of `OpCodec` and indexed per replica, so that the ops another replica
-/// lacks are found without a scan of the whole log.
+/// lacks are found without a scan of the whole log, and can be sent without re-encoding.
 ///
 /// - Complexity: `append` is O(1) amortized plus the op's encoded size; `ops(missingFrom:)` is
 ///   O(r log n + k log k) for k ops returned from r replicas.
 struct OpLog {
     /// The encoded ops, back to back.
     private var writer = ByteWriter()
-    /// Byte offsets of each replica's ops (by replica index), in increasing counter order.
-    private var offsets: [[Int]] = []
-    private(set) var count = 0
+    /// Where each op starts in `writer`, in log order.
+    private var starts: [Int] = []
+    /// Log positions (indices into `starts`) of each replica's ops, in increasing counter order.
+    private var positions: [[Int32]] = []
+
+    /// Number of ops.
+    var count: Int { starts.count }
 
     /// Size of the encoded log in bytes.
     var byteCount: Int { writer.bytes.count }
 
     mutating func append(_ op: Op, replicaIndex: Int) {
-        while offsets.count <= replicaIndex { offsets.append([]) }
-        offsets[replicaIndex].append(writer.bytes.count)
+        while positions.count <= replicaIndex { positions.append([]) }
+        positions[replicaIndex].append(Int32(starts.count))
+        starts.append(writer.bytes.count)
         OpCodec.encode(op, into: &writer)
-        count += 1
     }
 
     /// All ops in log order.
     var ops: [Op] {
-        decode(offsets.joined().sorted())
+        decode(Array(0..<Int32(count)))
     }
 
     /// The last `count` ops appended, in log order.
     ///
-    /// - Complexity: O(r * count) for r replicas.
+    /// - Complexity: O(count).
     func last(_ count: Int) -> [Op] {
-        guard count > 0 else { return [] }
-        let tails = offsets.flatMap { $0.suffix(count) }.sorted()
-        return decode(Array(tails.suffix(count)))
+        decode(Array(Int32(self.count - count)..<Int32(self.count)))
     }
 
     /// The ops not included in `version`, in log order, so that dependencies come first.
     func ops(missingFrom version: VersionVector, replicas: ReplicaTable) -> [Op] {
-        var selected: [Int] = []
-        for (index, list) in offsets.enumerated() where !list.isEmpty {
+        decode(positions(missingFrom: version, replicas: replicas))
+    }
+
+    /// The ops not included in `version` as `OpCodec` batches of at most `maximumBytes` each
+    /// (unless one op is larger), copied from the log without decoding.
+    func encodedBatches(missingFrom version: VersionVector, replicas: ReplicaTable, maximumBytes: Int) -> [[UInt8]] {
+        var batches: [[UInt8]] = []
+        var body: [UInt8] = []
+        var count = 0
+        func flush() {
+            guard count > 0 else { return }
+            var batch = ByteWriter(capacity: body.count + 10)
+            batch.varint(UInt64(count))
+            batch.append(body)
+            batches.append(batch.bytes)
+            body.removeAll(keepingCapacity: true)
+            count = 0
+        }
+        writer.bytes.withUnsafeBufferPointer { bytes in
+            for position in positions(missingFrom: version, replicas: replicas) {
+                let start = starts[Int(position)]
+                let end = Int(position) + 1 < starts.count ? starts[Int(position) + 1] : bytes.count
+                if count > 0 && body.count + (end - start) + 10 > maximumBytes { flush() }
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
+                count += 1
+            }
+        }
+        flush()
+        return batches
+    }
+
+    /// The log positions of the ops not included in `version`, in log order.
+    private func positions(missingFrom version: VersionVector, replicas: ReplicaTable) -> [Int32] {
+        var selected: [Int32] = []
+        for (index, list) in positions.enumerated() where !list.isEmpty {
             let known = version[replicas.ids[index]]
             var low = 0
             var high = list.count
             while low < high {
                 let mid = (low + high) / 2
-                if counter(at: list[mid]) <= known { low = mid + 1 } else { high = mid }
+                if counter(at: starts[Int(list[mid])]) <= known { low = mid + 1 } else { high = mid }
             }
             selected += list[low...]
         }
         selected.sort()
-        return decode(selected)
+        return selected
     }
 
-    private func decode(_ offsets: [Int]) -> [Op] {
-        offsets.map { offset in
-            var reader = ByteReader(writer.bytes, offset: offset)
+    private func decode(_ positions: [Int32]) -> [Op] {
+        positions.map { position in
+            var reader = ByteReader(writer.bytes, offset: starts[Int(position)])
             // The log holds only ops this replica encoded itself.
             guard let op = try? OpCodec.decode(from: &reader) else { preconditionFailure("corrupt in-memory op log") }
             return op

@@ -79,7 +79,12 @@ package struct ByteReader: Sendable {
         guard length <= remaining else { throw .truncated }
         let slice = bytes[offset..<(offset + length)]
         offset += length
-        guard let text = String(validating: slice, as: UTF8.self) else { throw .invalidUTF8 }
+        let text = slice.withUnsafeBufferPointer { utf8 -> String? in
+            // ASCII, the common case, needs no validation beyond this scan.
+            if utf8.allSatisfy({ $0 < 0x80 }) { return String(decoding: utf8, as: UTF8.self) }
+            return String(validating: utf8, as: UTF8.self)
+        }
+        guard let text else { throw .invalidUTF8 }
         return text
     }
 

@@ -128,10 +128,18 @@ public enum OpCodec {
             for item in items {
                 writer.byte(item.isPlaceholder ? 1 : 0)
                 writer.varint(UInt64(item.fields.values.count { $0 != .none }))
-                for field in ItemField.allCases {
-                    guard let value = item.fields[field], value != .none else { continue }
-                    writer.byte(field.rawValue)
-                    self.value(value, from: op.id, into: &writer)
+                if item.fields.count == 1, let (field, value) = item.fields.first {
+                    // The common case (a title only) without a lookup per field.
+                    if value != .none {
+                        writer.byte(field.rawValue)
+                        self.value(value, from: op.id, into: &writer)
+                    }
+                } else if !item.fields.isEmpty {
+                    for field in ItemField.allCases {
+                        guard let value = item.fields[field], value != .none else { continue }
+                        writer.byte(field.rawValue)
+                        self.value(value, from: op.id, into: &writer)
+                    }
                 }
             }
         case .move(let item, let gallery, let after, let before):

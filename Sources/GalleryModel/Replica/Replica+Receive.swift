@@ -65,7 +65,7 @@ extension Replica {
         // An op always comes after its predecessor; one that does not can never become ready.
         if op.previous >= op.id.counter { return .conflicting }
         let applied = table.appliedCounter(of: op.id.replica)
-        if op.id.counter <= applied || buffer.isHolding(op.id) { return .duplicate }
+        if op.id.counter <= applied || (buffer.count > 0 && buffer.isHolding(op.id)) { return .duplicate }
         if applied < op.previous { return .waiting(OpID(counter: op.previous, replica: op.id.replica)) }
         if applied > op.previous { return .conflicting }
         switch op.action {

@@ -70,12 +70,12 @@ public struct Replica: Sendable {
 
     /// All applied ops in the order they were applied.
     ///
-    /// - Complexity: O(n log n): the log is kept encoded and decoded on demand.
+    /// - Complexity: O(n): the log is kept encoded and decoded on demand.
     public var ops: [Op] { log.ops }
 
     /// The last `count` ops applied, in the order they were applied (what a command just made).
     ///
-    /// - Complexity: O(r * count) for r replicas.
+    /// - Complexity: O(count).
     public func lastOps(_ count: Int) -> [Op] {
         log.last(min(count, log.count))
     }
@@ -85,6 +85,14 @@ public struct Replica: Sendable {
     /// - Complexity: O(r log n + k log k) for k ops returned.
     public func ops(missingFrom version: VersionVector) -> [Op] {
         log.ops(missingFrom: version, replicas: table)
+    }
+
+    /// The ops a replica at `version` lacks, encoded as `OpCodec` batches of at most `maximumBytes`
+    /// each, straight from the log: what a catch-up sends.
+    ///
+    /// - Complexity: O(r log n + k log k + b) for k ops of b bytes.
+    public func encodedOps(missingFrom version: VersionVector, maximumBytes: Int) -> [[UInt8]] {
+        log.encodedBatches(missingFrom: version, replicas: table, maximumBytes: maximumBytes)
     }
 
     /// Number of early ops held until their dependencies arrive.

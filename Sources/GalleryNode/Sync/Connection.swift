@@ -39,6 +39,8 @@ final class Connection: @unchecked Sendable {
     private var closing = false
     private var closeReason: String?
     private var identity: PeerIdentity?
+    private var receivedBytes = 0
+    private var sentBytes = 0
     private var lastReceived = DispatchTime.now().uptimeNanoseconds
     private var lastSent = DispatchTime.now().uptimeNanoseconds
     private var threadsRunning = 0
@@ -67,6 +69,11 @@ final class Connection: @unchecked Sendable {
     /// The authenticated peer, nil during the handshake.
     var peer: PeerIdentity? {
         lock.withLock { identity }
+    }
+
+    /// Bytes received and sent on this connection so far.
+    var byteCounts: (received: Int, sent: Int) {
+        lock.withLock { (receivedBytes, sentBytes) }
     }
 
     /// Starts the reader and writer threads (and, for a client, sends `hello`).
@@ -164,7 +171,10 @@ final class Connection: @unchecked Sendable {
                 close(nil, "write failed")
                 break
             }
-            lock.withLock { lastSent = DispatchTime.now().uptimeNanoseconds }
+            lock.withLock {
+                lastSent = DispatchTime.now().uptimeNanoseconds
+                sentBytes += bytes.count
+            }
         }
         streams.close()
     }
@@ -190,7 +200,10 @@ final class Connection: @unchecked Sendable {
                 if count < 0 { reason = streams.input.streamError.map { "read failed: \($0.localizedDescription)" } ?? "read failed" }
                 break
             }
-            lock.withLock { lastReceived = DispatchTime.now().uptimeNanoseconds }
+            lock.withLock {
+                lastReceived = DispatchTime.now().uptimeNanoseconds
+                receivedBytes += count
+            }
             buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             do {
                 while let frame = try decoder.next() {

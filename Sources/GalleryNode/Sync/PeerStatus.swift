@@ -23,4 +23,8 @@ public struct PeerStatus: Hashable, Sendable {
     public var state: State
     /// What the peer said it had sent this node in full (`caught_up`): "synced with P up to V".
     public var syncedUpTo: VersionVector?
+    /// Bytes received from the peer on this connection.
+    public var bytesReceived: Int
+    /// Bytes sent to the peer on this connection.
+    public var bytesSent: Int
 }

@@ -73,8 +73,7 @@ extension SyncNode: ConnectionDelegate {
         let budget = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
         condition.withLock {
             guard sessions[connection.id] != nil else { return }
-            let missing = replica.ops(missingFrom: version)
-            for batch in OpCodec.encodeBatches(missing, maximumBytes: budget) {
+            for batch in replica.encodedOps(missingFrom: version, maximumBytes: budget) {
                 connection.send(Frame(.ops, payload: batch), priority: .ops)
             }
             connection.send(.caughtUp(replica.version))

@@ -93,9 +93,11 @@ public final class SyncNode: @unchecked Sendable {
                 let peer = connection.peer
                 let session = sessions[connection.id]
                 let state: PeerStatus.State = peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live
+                let bytes = connection.byteCounts
                 return PeerStatus(
                     name: peer?.name, replica: peer?.replica, address: connection.remote,
-                    direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo)
+                    direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
+                    bytesReceived: bytes.received, bytesSent: bytes.sent)
             }
         }
     }
@@ -117,9 +119,10 @@ public final class SyncNode: @unchecked Sendable {
     /// Caller holds `condition`.
     func broadcast(_ ops: [Op], except source: Int?) {
         guard !ops.isEmpty else { return }
-        let frame = Message.ops(ops).frame
-        for (id, session) in sessions where session.live && id != source {
-            connections[id]?.send(frame, priority: .ops)
+        let targets = sessions.filter { $0.value.live && $0.key != source }.keys
+        if !targets.isEmpty {
+            let frame = Message.ops(ops).frame
+            for id in targets { connections[id]?.send(frame, priority: .ops) }
         }
         for observer in observers.values { observer(ops) }
         changeCount += 1

@@ -309,11 +309,11 @@ public struct SHA256: Sendable {
     @inline(__always)
     private static func bigSigma1(_ x: UInt32) -> UInt32 { rotr(rotr(rotr(x, 14) ^ x, 5) ^ x, 6) }
 
-    /// σ0 of FIPS 180-4 (4.6).
+    /// σ0 of FIPS 180-4 (4.6): ROTR7 ^ ROTR18 ^ SHR3, the rotations nested.
     @inline(__always)
-    private static func smallSigma0(_ x: UInt32) -> UInt32 { rotr(x, 7) ^ rotr(x, 18) ^ (x &>> 3) }
+    private static func smallSigma0(_ x: UInt32) -> UInt32 { rotr(rotr(x, 11) ^ x, 7) ^ (x &>> 3) }
 
-    /// σ1 of FIPS 180-4 (4.7).
+    /// σ1 of FIPS 180-4 (4.7): ROTR17 ^ ROTR19 ^ SHR10, the rotations nested.
     @inline(__always)
-    private static func smallSigma1(_ x: UInt32) -> UInt32 { rotr(x, 17) ^ rotr(x, 19) ^ (x &>> 10) }
+    private static func smallSigma1(_ x: UInt32) -> UInt32 { rotr(rotr(x, 2) ^ x, 17) ^ (x &>> 10) }
 }

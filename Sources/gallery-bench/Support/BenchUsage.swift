@@ -2,12 +2,18 @@
 enum BenchUsage {
     static let text = """
         usage: gallery-bench model [--only WORKLOAD]
+               gallery-bench sync
+               gallery-bench hash
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
         Each workload runs in its own child process so that its peak RSS is its own.
 
           --only WORKLOAD   run one workload in this process: \(ModelWorkloads.names.joined(separator: ", "))
+
+        sync: two nodes on loopback: catch-up of 100,000 ops (time, bytes per op) and the latency
+        of one op from A to B, p50 and p99 over 10,000 ops.
+        hash: SHA-256 over 256 MiB against coreutils sha256sum on the same bytes, and CRC32.
 
         exit codes: 0 success, 1 a benchmark failed, 64 usage error
         """

@@ -1,0 +1,112 @@
+import Foundation
+import GalleryModel
+import GalleryNode
+import Synchronization
+
+/// `gallery-bench sync`: catch-up time and bytes, and live op latency, between two nodes on loopback.
+enum SyncBenchmark {
+    private static let secret = Array("benchmark secret".utf8)
+
+    /// Runs both workloads and returns their JSON lines.
+    static func run() throws -> [String] {
+        [try catchUp(), try liveLatency()]
+    }
+
+    private static func node(_ name: String) throws -> SyncNode {
+        let node = SyncNode(
+            configuration: NodeConfiguration(name: name, secret: secret, log: .silent),
+            replica: Replica(id: ReplicaID(deriving: name)))
+        try node.start()
+        return node
+    }
+
+    /// Replica A holds 100,000 ops (50,000 inserts, 50,000 moves); B is empty. Time from B's connect
+    /// to B having applied all of them, after A's `caught_up`.
+    private static func catchUp() throws -> String {
+        let source = try node("catch-up-source")
+        let sink = try node("catch-up-sink")
+        defer {
+            sink.stop()
+            source.stop()
+        }
+        var random = SeededGenerator(seed: 42)
+        let target = try source.perform { replica -> VersionVector in
+            try replica.createGallery("g")
+            for index in 0..<50_000 {
+                try replica.insert([.titled("img\(index)")], into: "g", at: Int.random(in: 0...index, using: &random))
+            }
+            let ids = try replica.items(in: "g").map(\.id)
+            for _ in 0..<49_999 {
+                try replica.move(ids.randomElement(using: &random)!, to: "g", at: Int.random(in: 0..<50_000, using: &random))
+            }
+            return replica.version
+        }
+        let ops = source.read { $0.opCount }
+        let clock = ContinuousClock()
+        let start = clock.now
+        try sink.connect(to: source.endpoint!)
+        guard sink.wait(timeout: .seconds(60), until: { $0.version.includes(target) }) else {
+            throw BenchFailure.failed("catch-up: the sink did not catch up in 60 s")
+        }
+        let elapsed = clock.now - start
+        let wireBytes = sink.peers.first?.bytesReceived ?? 0
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return """
+            {"workload": "catch-up", "ops": \(ops), "seconds": \(rounded(seconds)), \
+            "opsPerSecond": \(Int(Double(ops) / seconds)), "wireBytes": \(wireBytes), \
+            "bytesPerOp": \(rounded(Double(wireBytes) / Double(ops)))}
+            """
+    }
+
+    /// 10,000 ops made on A one after the other, each timed until B has applied it.
+    private static func liveLatency() throws -> String {
+        let a = try node("latency-a")
+        let b = try node("latency-b")
+        defer {
+            b.stop()
+            a.stop()
+        }
+        try a.perform { try $0.createGallery("g") }
+        try b.connect(to: a.endpoint!)
+        guard b.wait(timeout: .seconds(10), until: { $0.hasGallery("g") }) else {
+            throw BenchFailure.failed("live latency: the nodes did not connect")
+        }
+        let arrivals = ArrivalLog()
+        b.observe { ops in arrivals.record(ops) }
+        var samples: [Double] = []
+        let count = 10_000
+        samples.reserveCapacity(count)
+        for index in 0..<count {
+            let sent = DispatchTime.now().uptimeNanoseconds
+            let op = try a.perform { try $0.insert([.titled("live\(index)")], into: "g", at: 0) }
+            guard b.wait(timeout: .seconds(5), until: { $0.contains(op.id) }), let arrived = arrivals.time(of: op.id) else {
+                throw BenchFailure.failed("live latency: op \(op.id) did not arrive")
+            }
+            samples.append(Double(arrived - sent) / 1_000)
+        }
+        samples.sort()
+        let mean = samples.reduce(0, +) / Double(samples.count)
+        return """
+            {"workload": "live-latency", "ops": \(count), "p50Microseconds": \(rounded(samples[count / 2])), \
+            "p99Microseconds": \(rounded(samples[count * 99 / 100])), "meanMicroseconds": \(rounded(mean))}
+            """
+    }
+
+    private static func rounded(_ value: Double) -> Double {
+        (value * 1_000).rounded() / 1_000
+    }
+}
+
+/// When each op was applied on the receiving node, recorded by its observer.
+private final class ArrivalLog: Sendable {
+    private let times = Mutex<[OpID: UInt64]>([:])
+
+    func record(_ ops: [Op]) {
+        let now = DispatchTime.now().uptimeNanoseconds
+        times.withLock { times in for op in ops { times[op.id] = now } }
+    }
+
+    func time(of id: OpID) -> UInt64? {
+        times.withLock { $0[id] }
+    }
+}
