@@ -20,14 +20,14 @@ struct SyncTests {
             try replica.insert(["x", "y"].map(ItemDraft.titled), into: "holiday", at: 0)
         }
         cluster.nodes[1].keepConnected(to: cluster.nodes[0].endpoint!)
-        #expect(cluster.waitForConvergence())
+        cluster.expectConvergence()
         #expect(cluster.view(0) == cluster.view(1))
         #expect(cluster.view(0)["holiday"]?.count == 5)
         // Live: an edit after the catch-up reaches the other side.
         let moved = try cluster.nodes[1].perform { replica in
             try replica.move(try replica.item(at: 0, in: "holiday").id, to: "holiday", at: 4)
         }
-        #expect(cluster.waitForConvergence())
+        cluster.expectConvergence()
         #expect(cluster.nodes[0].read { $0.contains(moved.id) })
         #expect(cluster.view(0) == cluster.view(1))
         let peers = cluster.nodes[1].peers
@@ -44,7 +44,7 @@ struct SyncTests {
                 try replica.insert((0..<20).map { .titled("\(index)-\($0)") }, into: "g", at: 0)
             }
         }
-        #expect(cluster.waitForConvergence())
+        cluster.expectConvergence()
         #expect(cluster.view(0) == cluster.view(1) && cluster.view(1) == cluster.view(2))
         #expect(cluster.view(0)["g"]?.count == 60)
     }
@@ -53,12 +53,12 @@ struct SyncTests {
     func chain() throws {
         let cluster = try TestCluster(["a", "b", "c"], peers: [0: [1], 2: [1]])
         defer { cluster.stop() }
-        #expect(cluster.waitForConvergence())
+        cluster.expectConvergence()
         try cluster.nodes[0].perform { try $0.createGallery("g") }
-        #expect(cluster.waitForConvergence())
+        cluster.expectConvergence()
         try cluster.nodes[0].perform { try $0.insert([.titled("from a")], into: "g", at: 0) }
         try cluster.nodes[2].perform { try $0.insert([.titled("from c")], into: "g", at: 0) }
-        #expect(cluster.waitForConvergence())
+        cluster.expectConvergence()
         #expect(cluster.view(0) == cluster.view(2))
         #expect(Set(cluster.view(0)["g"]?.map { String($0.split(separator: " ")[1...2].joined(separator: " ")) } ?? [])
             == ["from a", "from c"])
@@ -103,7 +103,7 @@ struct SyncTests {
             }
         }
         sink.keepConnected(to: cluster.nodes[0].endpoint!)
-        #expect(cluster.waitForConvergence(timeout: .seconds(30)))
+        cluster.expectConvergence(timeout: .seconds(30))
         #expect(applied.wasCut)
         #expect(applied.value == total)
         #expect(sink.read { $0.opCount } == total)
@@ -142,7 +142,7 @@ struct SyncTests {
             }
             made += 1
         }
-        #expect(cluster.waitForConvergence(timeout: .seconds(30)), "seed \(seed)")
+        cluster.expectConvergence(timeout: .seconds(30), "seed \(seed)")
         #expect(cluster.view(0) == cluster.view(1) && cluster.view(1) == cluster.view(2), "seed \(seed)")
         let counts = cluster.nodes.map { node in node.read { $0.opCount } }
         #expect(Set(counts).count == 1, "seed \(seed): op counts \(counts)")

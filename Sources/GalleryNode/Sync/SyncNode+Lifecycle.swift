@@ -15,9 +15,11 @@ extension SyncNode {
             condition.withLock {
                 self.listener = listener
                 boundEndpoint = listener.endpoint
+                running = true
             }
             Thread.detachNewThread { [self] in acceptLoop(listener) }
         }
+        // Before any thread that loops `while isRunning` starts.
         condition.withLock { running = true }
         for peer in configuration.peers { keepConnected(to: peer) }
         Thread.detachNewThread { [self] in livenessLoop() }

@@ -22,7 +22,10 @@ public struct HandshakeSettings: Sendable {
     ) {
         self.secret = secret
         self.replica = replica
-        self.name = String(decoding: name.utf8.prefix(255), as: UTF8.self)
+        // At most 255 bytes of UTF-8, cut between characters.
+        var name = name
+        while name.utf8.count > 255 { name.removeLast() }
+        self.name = name
         self.versions = versions
         self.maximumFrameSize = min(max(maximumFrameSize, FrameLimits.minimum), FrameLimits.maximum)
     }

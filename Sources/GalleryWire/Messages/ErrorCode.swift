@@ -1,33 +1,51 @@
-/// The error codes of `error` and `fetchError` frames (protocol.md, "Error codes").
-public enum ErrorCode: UInt16, CaseIterable, Sendable, CustomStringConvertible {
-    /// A malformed frame, or a frame not allowed in the connection's state.
-    case protocolError = 1
-    /// No protocol version in common.
-    case unsupportedVersion = 2
-    /// The peer does not prove knowledge of the shared secret.
-    case authFailed = 3
-    /// A frame longer than the receiver's declared limit.
-    case frameTooLarge = 4
-    /// A frame type the receiver does not know, without the ignorable flag.
-    case unknownFrameType = 5
-    /// Nothing was received for longer than the liveness timeout.
-    case timeout = 6
-    /// The peer does not read fast enough: its outbound queue overflowed.
-    case slowPeer = 7
-    /// The sender is shutting down.
-    case shuttingDown = 8
-    /// The peer sent an op that no correct replica can produce.
-    case rejectedOp = 9
-    /// The peer is this node itself (same replica ID), or already connected.
-    case duplicateConnection = 10
-    /// An unexpected failure inside the sender.
-    case internalError = 11
-    /// A fetched blob is not held by the sender.
-    case notFound = 12
-    /// A fetch was cancelled.
-    case cancelled = 13
+/// The error code of an `error` or `fetch_error` frame (protocol.md, "Error codes").
+///
+/// Codes this version does not know are kept as they are, so that a frame re-encodes to the same
+/// bytes; they are treated as `protocolError`.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public var rawValue: UInt16
 
-    /// The snake_case name used in protocol.md and logs.
+    public init(rawValue: UInt16) {
+        self.rawValue = rawValue
+    }
+
+    /// A malformed frame, or a frame not allowed in the connection's state.
+    public static let protocolError = ErrorCode(rawValue: 1)
+    /// No protocol version in common.
+    public static let unsupportedVersion = ErrorCode(rawValue: 2)
+    /// The peer does not prove knowledge of the shared secret.
+    public static let authFailed = ErrorCode(rawValue: 3)
+    /// A frame longer than the receiver's declared limit.
+    public static let frameTooLarge = ErrorCode(rawValue: 4)
+    /// A frame type the receiver does not know, without the ignorable flag.
+    public static let unknownFrameType = ErrorCode(rawValue: 5)
+    /// Nothing was received for longer than the liveness timeout.
+    public static let timeout = ErrorCode(rawValue: 6)
+    /// The peer does not read fast enough: its outbound queue overflowed.
+    public static let slowPeer = ErrorCode(rawValue: 7)
+    /// The sender is shutting down.
+    public static let shuttingDown = ErrorCode(rawValue: 8)
+    /// The peer sent an op that no correct replica can produce.
+    public static let rejectedOp = ErrorCode(rawValue: 9)
+    /// The peer is this node itself (same replica ID), or already connected.
+    public static let duplicateConnection = ErrorCode(rawValue: 10)
+    /// An unexpected failure inside the sender.
+    public static let internalError = ErrorCode(rawValue: 11)
+    /// A fetched blob is not held by the sender.
+    public static let notFound = ErrorCode(rawValue: 12)
+    /// A fetch was cancelled.
+    public static let cancelled = ErrorCode(rawValue: 13)
+
+    /// Every code this version defines.
+    public static let allCases: [ErrorCode] = [
+        .protocolError, .unsupportedVersion, .authFailed, .frameTooLarge, .unknownFrameType, .timeout, .slowPeer,
+        .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled,
+    ]
+
+    /// Whether this version defines the code.
+    public var isKnown: Bool { Self.allCases.contains(self) }
+
+    /// The snake_case name used in protocol.md and logs, or `code_N` for an unknown code.
     public var description: String {
         switch self {
         case .protocolError: "protocol_error"
@@ -43,6 +61,7 @@ public enum ErrorCode: UInt16, CaseIterable, Sendable, CustomStringConvertible {
         case .internalError: "internal_error"
         case .notFound: "not_found"
         case .cancelled: "cancelled"
+        default: "code_\(rawValue)"
         }
     }
 }

@@ -124,8 +124,7 @@ extension Message {
     }
 
     private static func code(_ reader: inout ByteReader) throws(DecodingError) -> ErrorCode {
-        let raw = try reader.fixed16()
-        return ErrorCode(rawValue: raw) ?? .protocolError
+        ErrorCode(rawValue: try reader.fixed16())
     }
 
     /// A version vector: a varint count, then per replica (ascending) its ID (u64) and counter (varint).

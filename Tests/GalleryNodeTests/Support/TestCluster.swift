@@ -2,6 +2,7 @@ import Foundation
 import GalleryModel
 import GalleryNode
 import Synchronization
+import Testing
 
 /// Sync nodes on 127.0.0.1 with ephemeral ports and test timings, stopped when the cluster ends.
 final class TestCluster: Sendable {
@@ -56,6 +57,25 @@ final class TestCluster: Sendable {
             }
         }
         return false
+    }
+
+    /// Waits for convergence; on timeout records an issue with the nodes' logs and peers.
+    @discardableResult
+    func expectConvergence(timeout: Duration = .seconds(20), _ comment: String = "",
+                           sourceLocation: SourceLocation = #_sourceLocation) -> Bool {
+        let converged = waitForConvergence(timeout: timeout)
+        if !converged {
+            let versions = nodes.map { node in node.read { $0.version.description } }
+            let peers = nodes.map { "\($0.configuration.name): \($0.peers.map { "\($0.name ?? $0.address) \($0.state)" })" }
+            Issue.record(Comment(rawValue: """
+                no convergence in \(timeout) \(comment)
+                versions: \(versions)
+                peers: \(peers)
+                log:
+                \(lines.all.suffix(40).joined(separator: "\n"))
+                """), sourceLocation: sourceLocation)
+        }
+        return converged
     }
 
     /// What a node shows: every gallery with its items' IDs, titles and states.
