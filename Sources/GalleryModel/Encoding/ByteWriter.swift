@@ -22,13 +22,10 @@ package struct ByteWriter: ByteSink, Sendable {
 
     /// Appends what `body` writes, at most `maxCount` bytes, in one step rather than byte by byte.
     package mutating func append(atMost maxCount: Int, _ body: (inout RawByteWriter) -> Void) {
-        let start = bytes.count
-        bytes.append(contentsOf: repeatElement(0, count: maxCount))
-        let written = bytes.withUnsafeMutableBufferPointer { buffer in
-            var writer = RawByteWriter(base: buffer.baseAddress! + start, capacity: maxCount)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { buffer in
+            var writer = RawByteWriter(base: buffer.baseAddress!, capacity: maxCount)
             body(&writer)
-            return writer.count
+            bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: writer.count))
         }
-        bytes.removeLast(maxCount - written)
     }
 }

@@ -105,11 +105,14 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Queues a frame; a peer whose queue overflows is dropped as too slow.
+    ///
+    /// - Parameter backlog: A catch-up frame: bounded by the size of the op log, it does not count
+    ///   against the slow-peer limit, which bounds what piles up on top of it.
     @discardableResult
-    func send(_ frame: Frame, priority: FramePriority) -> Bool {
+    func send(_ frame: Frame, priority: FramePriority, backlog: Bool = false) -> Bool {
         let accepted = lock.withLock { () -> Bool? in
             guard !closing else { return nil }
-            guard queue.push(frame, priority: priority) else { return false }
+            guard queue.push(frame, priority: priority, exempt: backlog) else { return false }
             lock.broadcast()
             return true
         }
@@ -139,8 +142,9 @@ final class Connection: @unchecked Sendable {
 
     /// Liveness: sends a heartbeat when idle, drops a silent or unauthenticated peer.
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
+        // Frames may have arrived after `now` was read: differences saturate at 0.
         let (silent, idle, authenticated) = lock.withLock {
-            (now &- lastReceived, now &- lastSent, identity != nil)
+            (now > lastReceived ? now - lastReceived : 0, now > lastSent ? now - lastSent : 0, identity != nil)
         }
         if silent > timeout {
             close(.timeout, authenticated ? "no frame for \(silent / 1_000_000) ms" : "handshake not completed in time")
@@ -230,9 +234,9 @@ final class Connection: @unchecked Sendable {
                 break
             }
         }
+        // The writer closes the streams once it has sent what `close` queued (an error frame).
         close(nil, reason)
         let finalReason = lock.withLock { closeReason ?? reason }
-        streams.close()
         delegate?.connectionClosed(self, reason: finalReason)
     }
 

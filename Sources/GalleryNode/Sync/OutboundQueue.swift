@@ -9,7 +9,12 @@ struct OutboundQueue {
     let limit: Int
     private var frames: [[Frame]] = Array(repeating: [], count: FramePriority.allCases.count)
     private var heads: [Int] = Array(repeating: 0, count: FramePriority.allCases.count)
+    /// Bytes queued, exempt frames included.
     private(set) var byteCount = 0
+    /// Bytes of exempt frames still queued.
+    private var exemptCount = 0
+    /// Per frame queued: whether it is exempt (same layout as `frames`).
+    private var exempt: [[Bool]] = Array(repeating: [], count: FramePriority.allCases.count)
 
     init(limit: Int) {
         self.limit = limit
@@ -17,11 +22,15 @@ struct OutboundQueue {
 
     var isEmpty: Bool { byteCount == 0 && zip(frames, heads).allSatisfy { $0.count == $1 } }
 
-    /// Queues a frame; false when the queue would exceed its limit (errors always fit).
-    mutating func push(_ frame: Frame, priority: FramePriority) -> Bool {
-        guard byteCount + frame.encodedSize <= limit || frame.knownType == .error else { return false }
+    /// Queues a frame; false when the queued bytes that count would exceed the limit. Errors always
+    /// fit; `exempt` frames (a catch-up backlog) fit and do not count.
+    mutating func push(_ frame: Frame, priority: FramePriority, exempt isExempt: Bool = false) -> Bool {
+        let counted = byteCount - exemptCount
+        guard isExempt || counted + frame.encodedSize <= limit || frame.knownType == .error else { return false }
         frames[priority.rawValue].append(frame)
+        exempt[priority.rawValue].append(isExempt)
         byteCount += frame.encodedSize
+        if isExempt { exemptCount += frame.encodedSize }
         return true
     }
 
@@ -34,9 +43,11 @@ struct OutboundQueue {
                 if !bytes.isEmpty && bytes.count + frame.encodedSize > maximumBytes { return bytes }
                 bytes += frame.encoded
                 byteCount -= frame.encodedSize
+                if exempt[priority][heads[priority]] { exemptCount -= frame.encodedSize }
                 heads[priority] += 1
                 if heads[priority] == frames[priority].count {
                     frames[priority].removeAll(keepingCapacity: true)
+                    exempt[priority].removeAll(keepingCapacity: true)
                     heads[priority] = 0
                     break
                 }
@@ -48,7 +59,9 @@ struct OutboundQueue {
     /// Drops everything queued.
     mutating func removeAll() {
         frames = Array(repeating: [], count: FramePriority.allCases.count)
+        exempt = Array(repeating: [], count: FramePriority.allCases.count)
         heads = Array(repeating: 0, count: FramePriority.allCases.count)
         byteCount = 0
+        exemptCount = 0
     }
 }

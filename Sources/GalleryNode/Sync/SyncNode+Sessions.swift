@@ -74,7 +74,7 @@ extension SyncNode: ConnectionDelegate {
         condition.withLock {
             guard sessions[connection.id] != nil else { return }
             for batch in replica.encodedOps(missingFrom: version, maximumBytes: budget) {
-                connection.send(Frame(.ops, payload: batch), priority: .ops)
+                connection.send(Frame(.ops, payload: batch), priority: .ops, backlog: true)
             }
             connection.send(.caughtUp(replica.version))
             sessions[connection.id]?.live = true

@@ -88,7 +88,22 @@ public final class SyncNode: @unchecked Sendable {
 
     /// The connected peers.
     public var peers: [PeerStatus] {
-        condition.withLock {
+        condition.withLock { peerStatuses() }
+    }
+
+    /// Waits until `predicate` holds for the connected peers, or `timeout` passes; true when it holds.
+    public func waitForPeers(timeout: Duration, until predicate: ([PeerStatus]) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeout.nanoseconds) / 1e9)
+        return condition.withLock {
+            while !predicate(peerStatuses()) {
+                if !condition.wait(until: deadline) { return predicate(peerStatuses()) }
+            }
+            return true
+        }
+    }
+
+    /// The connected peers; the caller holds `condition`.
+    private func peerStatuses() -> [PeerStatus] {
             connections.values.sorted { $0.id < $1.id }.map { connection in
                 let peer = connection.peer
                 let session = sessions[connection.id]
@@ -99,7 +114,6 @@ public final class SyncNode: @unchecked Sendable {
                     direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
                     bytesReceived: bytes.received, bytesSent: bytes.sent)
             }
-        }
     }
 
     /// The address the node listens on (with the real port when it asked for port 0).

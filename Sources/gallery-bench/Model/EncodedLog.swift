@@ -1,10 +1,10 @@
 import GalleryModel
 
-/// The size of an op log in the binary encoding, for the `bytes` field of the results.
+/// The size of a replica's op log in the binary encoding, for the `bytes` field of the results.
 enum EncodedLog {
-    /// The number of bytes `ops` take encoded; nil while no encoding exists.
-    static func byteCount(of ops: [Op]) -> Int? {
-        // TODO: `OpCodec.encode(ops).count` once GalleryModel/Encoding has the codec.
-        nil
+    /// The bytes the replica's op log takes, encoded as `OpCodec` encodes ops (the replica keeps its
+    /// log in that form, so this is what it holds in memory for the log).
+    static func byteCount(of replica: Replica) -> Int {
+        replica.encodedLogSize
     }
 }

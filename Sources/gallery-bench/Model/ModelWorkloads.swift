@@ -41,10 +41,11 @@ enum ModelWorkloads {
                 try replica.insert(draft, into: gallery, at: index)
             }
         }
+        let peak = MemoryUsage.peakResidentBytes()
         try expect(try replica.count(in: gallery) == count, "W1: the gallery should hold \(count) items")
         return ResultLine(
             workload: "W1", ops: count, seconds: timed.seconds,
-            bytes: EncodedLog.byteCount(of: replica.ops), peakRSSBytes: MemoryUsage.peakResidentBytes())
+            bytes: EncodedLog.byteCount(of: replica), peakRSSBytes: peak)
     }
 
     /// W2: 100,000 moves of random items to random indices of a 10,000-item gallery.
@@ -64,12 +65,13 @@ enum ModelWorkloads {
                 try replica.move(item, to: gallery, at: index)
             }
         }
+        let peak = MemoryUsage.peakResidentBytes()
         try expect(try replica.count(in: gallery) == size, "W2: the gallery should still hold \(size) items")
         let (item, index) = plan[moves - 1]
         try expect(replica.location(of: item)?.index == index, "W2: the last item moved should be at \(index)")
         return ResultLine(
             workload: "W2", ops: moves, seconds: timed.seconds,
-            bytes: EncodedLog.byteCount(of: replica.ops), peakRSSBytes: MemoryUsage.peakResidentBytes())
+            bytes: EncodedLog.byteCount(of: replica), peakRSSBytes: peak)
     }
 
     /// W3: deletes 50,000 random items of a 100,000-item gallery.
@@ -87,11 +89,12 @@ enum ModelWorkloads {
                 try replica.delete(item)
             }
         }
+        let peak = MemoryUsage.peakResidentBytes()
         try expect(try replica.count(in: gallery) == size - deletes, "W3: \(size - deletes) items should remain")
         try expect(replica.location(of: victims[victims.startIndex]) == nil, "W3: a deleted item should be gone")
         return ResultLine(
             workload: "W3", ops: deletes, seconds: timed.seconds,
-            bytes: EncodedLog.byteCount(of: replica.ops), peakRSSBytes: MemoryUsage.peakResidentBytes())
+            bytes: EncodedLog.byteCount(of: replica), peakRSSBytes: peak)
     }
 
     /// W4: an empty replica receives every op of a replica that made 50,000 inserts and 50,000
@@ -119,11 +122,12 @@ enum ModelWorkloads {
             }
             return applied
         }
+        let peak = MemoryUsage.peakResidentBytes()
         try expect(timed.result == ops.count, "W4: \(ops.count - timed.result) ops were not applied")
         try expect(try target.items(in: gallery) == source.items(in: gallery), "W4: the replicas differ after the merge")
         return ResultLine(
             workload: "W4", ops: ops.count, seconds: timed.seconds,
-            bytes: EncodedLog.byteCount(of: target.ops), peakRSSBytes: MemoryUsage.peakResidentBytes())
+            bytes: EncodedLog.byteCount(of: target), peakRSSBytes: peak)
     }
 
     /// W5: two replicas share a 10,000-item gallery, each makes 20,000 random ops concurrently
@@ -155,12 +159,13 @@ enum ModelWorkloads {
             }
             return (applied: applied, sent: forBob.count + forAlice.count)
         }
+        let peak = MemoryUsage.peakResidentBytes()
         try expect(timed.result.sent == 2 * opsEach, "W5: \(timed.result.sent) ops were missing, not \(2 * opsEach)")
         try expect(timed.result.applied == 2 * opsEach, "W5: \(2 * opsEach - timed.result.applied) ops were not applied")
         try expect(try alice.items(in: gallery) == bob.items(in: gallery), "W5: the replicas differ after the merge")
         return ResultLine(
             workload: "W5", ops: timed.result.sent, seconds: timed.seconds,
-            bytes: EncodedLog.byteCount(of: alice.ops), peakRSSBytes: MemoryUsage.peakResidentBytes())
+            bytes: EncodedLog.byteCount(of: alice), peakRSSBytes: peak)
     }
 
     /// W6: memory of a 1,000,000-item gallery built by single-item inserts with short titles at
@@ -183,7 +188,7 @@ enum ModelWorkloads {
         let perItem = before.flatMap { before in peak.map { Double($0 - before) / Double(count) } }
         return ResultLine(
             workload: "W6", ops: count, seconds: timed.seconds,
-            bytes: EncodedLog.byteCount(of: replica.ops), peakRSSBytes: peak,
+            bytes: EncodedLog.byteCount(of: replica), peakRSSBytes: peak,
             extra: [("bytesPerItem", perItem)])
     }
 

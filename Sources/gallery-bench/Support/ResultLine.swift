@@ -12,7 +12,7 @@ struct ResultLine {
     var seconds: Double
     /// The size of the encoded op log where relevant, else nil (`null`).
     var bytes: Int?
-    /// The process's peak resident set size when the workload finished; nil (`null`) when unknown.
+    /// The process's peak resident set size (VmHWM) when the timed part ended; nil (`null`) when unknown.
     var peakRSSBytes: Int?
     /// Further numeric fields, printed after the standard ones in this order; nil prints `null`.
     var extra: [(name: String, value: Double?)] = []

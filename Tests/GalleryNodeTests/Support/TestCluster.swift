@@ -14,14 +14,14 @@ final class TestCluster: Sendable {
 
     /// Starts one listening node per name; `peers[i]` lists the indices node i dials.
     init(_ names: [String], peers: [Int: [Int]] = [:], secrets: [Int: [UInt8]] = [:],
-         catchUpBatchBytes: Int = 1 << 20) throws {
+         catchUpBatchBytes: Int = 1 << 20, peerTimeout: Duration = .seconds(3)) throws {
         var nodes: [SyncNode] = []
         let lines = self.lines
         let log = NodeLog { line in lines.append(line) }
         for (index, name) in names.enumerated() {
             let configuration = NodeConfiguration(
                 name: name, secret: secrets[index] ?? Self.secret,
-                heartbeatInterval: .milliseconds(100), peerTimeout: .seconds(3),
+                heartbeatInterval: .milliseconds(100), peerTimeout: peerTimeout,
                 reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
                 catchUpBatchBytes: catchUpBatchBytes, log: log)
             let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: name)))

@@ -1,0 +1,767 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Seeded random bytes and mutations of valid frames, fed to `FrameDecoder` in random-size pieces and
+/// to `Message(frame:)` (and `OpCodec.decode`): every input must end in a value or a thrown
+/// `WireError` / `DecodingError`, never a crash or a hang, and the decoder must never hold more than
+/// one header plus its declared limit once it has returned what it could.
+///
+/// Environment (optional): `FRAME_FUZZ_SEED` (base seed, decimal or 0x-hex), `FRAME_FUZZ_COUNT`
+/// (number of cases), `FRAME_FUZZ_CASE` (replay one case seed as printed by a failure).
+@Suite("Frame fuzzing")
+struct FrameFuzzTests {
+    static let defaultSeed: UInt64 = 0x6A11_E5F0_2024_0001
+    static let defaultCount = 100_000
+
+    // MARK: The fuzz loop
+
+    @Test("Mutated and random frames end in a value or a WireError/DecodingError, within bounded memory")
+    func mutatedFrames() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let corpus = try Self.corpus()
+        if let replay = environment["FRAME_FUZZ_CASE"].flatMap(Self.parseNumber) {
+            var stats = FuzzStats()
+            let failure = FuzzCase.run(seed: replay, corpus: corpus, stats: &stats)
+            #expect(failure == nil, "case \(Self.hex(replay)): \(failure ?? "")")
+            return
+        }
+        let seed = environment["FRAME_FUZZ_SEED"].flatMap(Self.parseNumber) ?? Self.defaultSeed
+        let count = environment["FRAME_FUZZ_COUNT"].flatMap { Int($0) } ?? Self.defaultCount
+
+        let started = ContinuousClock.now
+        let outcome = await FuzzThread.run(timeout: .seconds(300)) { () -> FuzzReport in
+            CrashReporter.install()
+            defer { CrashReporter.uninstall() }
+            var stats = FuzzStats()
+            var failures: [(UInt64, String)] = []
+            for index in 0..<count {
+                let caseSeed = FuzzCase.seed(base: seed, index: index)
+                CrashReporter.current.store(caseSeed, ordering: .relaxed)
+                if let failure = FuzzCase.run(seed: caseSeed, corpus: corpus, stats: &stats) {
+                    failures.append((caseSeed, failure))
+                    print("FrameFuzz failure: base seed \(Self.hex(seed)), case \(index), case seed \(Self.hex(caseSeed)) "
+                        + "(replay: FRAME_FUZZ_CASE=\(Self.hex(caseSeed))): \(failure)")
+                }
+            }
+            return FuzzReport(stats: stats, failures: failures)
+        }
+        let elapsed = ContinuousClock.now - started
+        guard let report = outcome else {
+            let stuck = CrashReporter.current.load(ordering: .relaxed)
+            Issue.record("the fuzz loop did not finish in 300 s; stuck in case seed \(Self.hex(stuck)) (base seed \(Self.hex(seed)))")
+            return
+        }
+        let stats = report.stats
+        print("FrameFuzz: base seed \(Self.hex(seed)): \(stats.cases) cases, \(stats.mutatedFrames) mutated frames, "
+            + "\(stats.randomChunks) random chunks, \(stats.bytes) bytes, \(stats.frames) frames cut, "
+            + "\(stats.messages) messages decoded, \(stats.wireErrors) WireErrors from Message(frame:), "
+            + "\(stats.decoderErrors) decoder errors (\(stats.tooLarge) frame_too_large), "
+            + "\(stats.opsDecoded)/\(stats.opsChecked) ops payloads decoded, max buffered \(stats.maxBuffered) B; "
+            + "\(elapsed)")
+        #expect(stats.cases >= 100_000 || count < 100_000)
+        #expect(stats.mutatedFrames >= count)
+        // Each kind of outcome actually happens, so that the mutations reach past the header.
+        #expect(stats.messages > 1_000 && stats.wireErrors > 1_000 && stats.tooLarge > 1_000 && stats.opsDecoded > 100)
+        for (caseSeed, failure) in report.failures.prefix(20) {
+            Issue.record("case seed \(Self.hex(caseSeed)) (base \(Self.hex(seed))): \(failure)")
+        }
+        #expect(report.failures.isEmpty, "\(report.failures.count) failing cases")
+    }
+
+    @Test("The corpus is valid: every seed frame decodes and re-encodes to the same bytes")
+    func corpusIsValid() throws {
+        for entry in try Self.corpus() {
+            var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+            decoder.append(entry.bytes)
+            var frames: [Frame] = []
+            while let frame = try decoder.next() { frames.append(frame) }
+            #expect(decoder.bufferedCount == 0, "\(entry.name)")
+            #expect(!frames.isEmpty, "\(entry.name)")
+            for frame in frames where frame.knownType != nil {
+                let message = try Message(frame: frame)
+                #expect(message.frame.encoded == frame.encoded, "\(entry.name)")
+                if entry.name == "errorUnknownCode" {
+                    // Unknown codes are kept (and treated as protocol_error by receivers).
+                    #expect(message == .error(code: ErrorCode(rawValue: 255), message: "A"))
+                }
+            }
+        }
+    }
+
+    /// Some fixed inputs whose outcome is known exactly.
+    @Test("Known bad inputs throw the documented errors")
+    func knownBadInputs() throws {
+        // A 2 GiB header is refused as soon as the header is complete.
+        var decoder = FrameDecoder()
+        decoder.append([0x00, 0x00, 0x00, 0x80, 0x01])
+        #expect(try decoder.next() == nil)
+        decoder.append([0x00])
+        #expect(throws: WireError.frameTooLarge(length: 1 << 31, limit: FrameLimits.handshakeMaximum)) { try decoder.next() }
+        // One byte over the limit, and exactly at it.
+        decoder = FrameDecoder()
+        decoder.append([0x01, 0x10, 0x00, 0x00, 0x11, 0x00])
+        #expect(throws: WireError.frameTooLarge(length: 4_097, limit: 4_096)) { try decoder.next() }
+        decoder = FrameDecoder()
+        decoder.append([0x00, 0x10, 0x00, 0x00, 0x21, 0x00] + [UInt8](repeating: 0, count: 4_095))
+        #expect(try decoder.next() == nil)
+        #expect(decoder.bufferedCount == 4_101)
+        // Reserved flag bits.
+        for flags: UInt8 in [0x02, 0x80, 0xFF, 0x03] {
+            decoder = FrameDecoder()
+            decoder.append([0x00, 0x00, 0x00, 0x00, 0x06, flags])
+            #expect(throws: WireError.self) { try decoder.next() }
+        }
+        // Unknown types, with and without the ignorable flag, reach `Message(frame:)` as unknown.
+        #expect(throws: WireError.unknownFrameType(0x7F)) { try Message(frame: Frame(rawType: 0x7F, flags: 1, payload: [1])) }
+        #expect(throws: WireError.unknownFrameType(0x00)) { try Message(frame: Frame(rawType: 0x00, flags: 0, payload: [])) }
+        // Bad varints in a sync_request: overlong, too long, overflowing, unterminated.
+        for vector: [UInt8] in [[0x80, 0x00], [0x81, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x00],
+                                [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02], [0xFF, 0xFF]] {
+            #expect(throws: WireError.self) { try Message(frame: Frame(.syncRequest, payload: vector)) }
+        }
+        // An ops count far beyond the payload is refused before anything is reserved.
+        #expect(throws: WireError.self) {
+            try Message(frame: Frame(.ops, payload: [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01]))
+        }
+        #expect(throws: DecodingError.self) { try OpCodec.decode([0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) }
+        // Trailing bytes, a short proof, a wrong magic.
+        #expect(throws: WireError.self) { try Message(frame: Frame(.heartbeat, payload: [0])) }
+        #expect(throws: WireError.self) { try Message(frame: Frame(.auth, payload: [UInt8](repeating: 7, count: 31))) }
+        var hello = Message.hello(Hello(versions: [1], replica: ReplicaID(5), nonce: [UInt8](repeating: 1, count: 32),
+                                        maximumFrameSize: 1 << 20, name: "x")).frame
+        hello.payload[0] = UInt8(ascii: "X")
+        #expect(throws: WireError.self) { try Message(frame: hello) }
+    }
+
+    // MARK: Handshake state machines
+
+    static let secret = Array("fuzz secret".utf8)
+    static let clientSettings = HandshakeSettings(secret: secret, replica: ReplicaID(0xC11E), name: "client")
+    static let serverSettings = HandshakeSettings(secret: secret, replica: ReplicaID(0x5E7E), name: "server")
+
+    /// Messages valid in themselves, to be sent in the wrong state.
+    static var assortedMessages: [(String, Message)] {
+        let proof = [UInt8](repeating: 0xAB, count: 32)
+        return [
+            ("welcome", .welcome(Welcome(version: 1, replica: ReplicaID(9), nonce: proof, maximumFrameSize: 1 << 20, name: "w"))),
+            ("auth", .auth(proof: proof)),
+            ("authOK", .authOK(proof: proof)),
+            ("heartbeat", .heartbeat),
+            ("syncRequest", .syncRequest(VersionVector([ReplicaID(1): 2]))),
+            ("ops", .ops([Op(id: OpID(counter: 1, replica: ReplicaID(3)), previous: 0, action: .createGallery(name: "g"))])),
+            ("caughtUp", .caughtUp(VersionVector())),
+            ("fetch", .fetch(FetchRequest(id: 1, hash: proof, offset: 0, length: 0))),
+            ("chunk", .chunk(Chunk(id: 1, offset: 0, total: 1, data: [1]))),
+            ("fetchError", .fetchError(id: 1, code: .notFound, message: "no")),
+            ("cancel", .cancel(id: 1)),
+        ]
+    }
+
+    /// Expects `body` to throw a `HandshakeFailure` with `code`.
+    static func expectFailure<T>(_ code: ErrorCode, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
+                                 _ body: () throws -> T) {
+        do {
+            let step = try body()
+            Issue.record("\(label): expected \(code), got \(step)", sourceLocation: sourceLocation)
+        } catch let failure as HandshakeFailure {
+            #expect(failure.code == code, "\(label): \(failure.reason)", sourceLocation: sourceLocation)
+        } catch {
+            Issue.record("\(label): expected a HandshakeFailure, got \(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("A server refuses every message out of order with protocol_error")
+    func serverOutOfOrder() throws {
+        let hello = ClientHandshake(settings: Self.clientSettings).hello
+        for (name, message) in Self.assortedMessages {
+            var server = ServerHandshake(settings: Self.serverSettings)
+            Self.expectFailure(.protocolError, "\(name) before hello") { try server.receive(message) }
+            // After hello: anything but auth (and error) is refused, as is a second hello.
+            guard name != "auth" else { continue }
+            var afterHello = ServerHandshake(settings: Self.serverSettings)
+            _ = try afterHello.receive(hello)
+            Self.expectFailure(.protocolError, "\(name) after hello") { try afterHello.receive(message) }
+        }
+        var twice = ServerHandshake(settings: Self.serverSettings)
+        _ = try twice.receive(hello)
+        Self.expectFailure(.protocolError, "hello twice") { try twice.receive(hello) }
+        // An error from the peer ends the handshake with the peer's code.
+        var reported = ServerHandshake(settings: Self.serverSettings)
+        Self.expectFailure(.shuttingDown, "peer error") { try reported.receive(.error(code: .shuttingDown, message: "bye")) }
+    }
+
+    @Test("A client refuses every message out of order with protocol_error")
+    func clientOutOfOrder() throws {
+        var server = ServerHandshake(settings: Self.serverSettings)
+        let client = ClientHandshake(settings: Self.clientSettings)
+        guard case .send(let welcome) = try server.receive(client.hello) else {
+            Issue.record("no welcome")
+            return
+        }
+        for (name, message) in Self.assortedMessages + [("hello", client.hello)] where name != "welcome" {
+            var fresh = ClientHandshake(settings: Self.clientSettings)
+            Self.expectFailure(.protocolError, "\(name) before welcome") { try fresh.receive(message) }
+            var afterWelcome = ClientHandshake(settings: Self.clientSettings)
+            _ = try afterWelcome.receive(welcome)
+            if name == "authOK" {
+                // A proof-sized authOK after welcome is checked (and wrong here).
+                Self.expectFailure(.authFailed, "forged authOK") { try afterWelcome.receive(message) }
+            } else {
+                Self.expectFailure(.protocolError, "\(name) after welcome") { try afterWelcome.receive(message) }
+            }
+        }
+        var twice = ClientHandshake(settings: Self.clientSettings)
+        _ = try twice.receive(welcome)
+        Self.expectFailure(.protocolError, "welcome twice") { try twice.receive(welcome) }
+    }
+
+    @Test("Wrong proofs give auth_failed: wrong secret, replayed proof, reflected proof")
+    func wrongProofs() throws {
+        let wrong = HandshakeSettings(secret: Array("not the secret".utf8), replica: ReplicaID(0xC11E), name: "client")
+        // A client with the wrong secret: the server refuses its proof.
+        var server = ServerHandshake(settings: Self.serverSettings)
+        var intruder = ClientHandshake(settings: wrong)
+        guard case .send(let welcome) = try server.receive(intruder.hello),
+              case .send(let badAuth) = try intruder.receive(welcome) else {
+            Issue.record("handshake did not get to auth")
+            return
+        }
+        Self.expectFailure(.authFailed, "wrong secret") { try server.receive(badAuth) }
+
+        // A server with the wrong secret: the client refuses its authOK.
+        var honestClient = ClientHandshake(settings: Self.clientSettings)
+        var fakeServer = ServerHandshake(settings: HandshakeSettings(secret: wrong.secret, replica: ReplicaID(0x5E7E), name: "server"))
+        guard case .send(let fakeWelcome) = try fakeServer.receive(honestClient.hello),
+              case .send(let auth) = try honestClient.receive(fakeWelcome) else {
+            Issue.record("handshake did not get to auth")
+            return
+        }
+        // The fake server cannot check the proof: it fails too, so it cannot answer with a valid authOK.
+        Self.expectFailure(.authFailed, "server without the secret") { try fakeServer.receive(auth) }
+        let forged = [UInt8](repeating: 0, count: 32)
+        Self.expectFailure(.authFailed, "forged authOK") { try honestClient.receive(.authOK(proof: forged)) }
+
+        // Reflection: a server that echoes the client's own proof as authOK.
+        var reflected = ClientHandshake(settings: Self.clientSettings)
+        var realServer = ServerHandshake(settings: Self.serverSettings)
+        guard case .send(let realWelcome) = try realServer.receive(reflected.hello),
+              case .send(.auth(let clientProof)) = try reflected.receive(realWelcome) else {
+            Issue.record("handshake did not get to auth")
+            return
+        }
+        Self.expectFailure(.authFailed, "reflected proof") { try reflected.receive(.authOK(proof: clientProof)) }
+
+        // Replay: a proof recorded from a successful handshake, against a new server nonce.
+        var recordedClient = ClientHandshake(settings: Self.clientSettings)
+        var firstServer = ServerHandshake(settings: Self.serverSettings)
+        let recordedHello = recordedClient.hello
+        guard case .send(let firstWelcome) = try firstServer.receive(recordedHello),
+              case .send(let recordedAuth) = try recordedClient.receive(firstWelcome),
+              case .sendAndFinish(let authOK, _) = try firstServer.receive(recordedAuth),
+              case .done = try recordedClient.receive(authOK) else {
+            Issue.record("the honest handshake failed")
+            return
+        }
+        var secondServer = ServerHandshake(settings: Self.serverSettings)
+        _ = try secondServer.receive(recordedHello)
+        Self.expectFailure(.authFailed, "replayed proof") { try secondServer.receive(recordedAuth) }
+        var wrongLength = ServerHandshake(settings: Self.serverSettings)
+        _ = try wrongLength.receive(recordedHello)
+        Self.expectFailure(.authFailed, "short proof") { try wrongLength.receive(.auth(proof: [1, 2, 3])) }
+    }
+
+    @Test("A node name cut to 255 bytes stays at most 255 bytes of UTF-8, so its hello decodes")
+    func longNameTruncation() throws {
+        // 254 ASCII bytes then a 3-byte character: cutting at 255 bytes splits the character.
+        let name = String(repeating: "a", count: 254) + "€"
+        let settings = HandshakeSettings(secret: Self.secret, replica: ReplicaID(7), name: name)
+        #expect(settings.name.utf8.count <= 255, "name of \(settings.name.utf8.count) bytes")
+        let frame = ClientHandshake(settings: settings).hello.frame
+        #expect(throws: Never.self, "a node with this name cannot connect to any peer") { try Message(frame: frame) }
+    }
+
+    // MARK: Corpus
+
+    struct Seed: Sendable {
+        var name: String
+        var bytes: [UInt8]
+    }
+
+    /// Golden frames of protocol.md and more messages: every frame type, every op kind, field and
+    /// reference form, extreme varints, and unknown types.
+    static func corpus() throws -> [Seed] {
+        var seeds = try GoldenFrameTests.documentedFrames().sorted { $0.key < $1.key }.map { Seed(name: $0.key, bytes: $0.value) }
+        let me = ReplicaID(0x0102_0304_0506_0708)
+        let other = ReplicaID(0xFFEE_DDCC_BBAA_9988)
+        let nonce = (0..<32).map { UInt8(0x40 + $0) }
+        let hash = (0..<32).map { UInt8(0xD0 &+ $0) }
+        let item = OpID(counter: 2, replica: me)
+        let everyField: [ItemField: FieldValue] = [
+            .title: .text("sunset.jpg"), .url: .text("https://example.org/p/1?q=ü"), .aspectRatio: .number(0.75),
+            .contentHash: .text(String(repeating: "ab", count: 32)), .byteSize: .integer(-123_456_789),
+            .mediaType: .text("image/jpeg"), .origin: .id(OpID(counter: 5, replica: other)),
+        ]
+        let ops: [Op] = [
+            Op(id: OpID(counter: 1, replica: me), previous: 0, action: .createGallery(name: "trips")),
+            Op(id: item, previous: 1, action: .insert(
+                gallery: "trips", after: nil, before: nil,
+                items: [ItemDraft(isPlaceholder: true, fields: everyField), .titled("b"), ItemDraft()])),
+            Op(id: OpID(counter: 5, replica: me), previous: 4, action: .insert(
+                gallery: "trips", after: OpID(counter: 3, replica: me), before: OpID(counter: 9, replica: other),
+                items: [.titled("c")])),
+            Op(id: OpID(counter: 6, replica: me), previous: 5, action: .move(
+                item: item, gallery: "other", after: OpID(counter: 4, replica: me), before: OpID(counter: 7, replica: other))),
+            Op(id: OpID(counter: 7, replica: me), previous: 6, action: .delete(item: OpID(counter: 3, replica: me))),
+            Op(id: OpID(counter: 8, replica: me), previous: 7, action: .update(item: item, field: .title, value: .none)),
+            Op(id: OpID(counter: 9, replica: me), previous: 8, action: .update(item: item, field: .byteSize, value: .integer(.min))),
+            Op(id: OpID(counter: 10, replica: me), previous: 9, action: .update(item: item, field: .aspectRatio, value: .number(-0.0))),
+            Op(id: OpID(counter: 11, replica: me), previous: 10, action: .update(
+                item: OpID(counter: 1, replica: other), field: .origin, value: .id(OpID(counter: 1, replica: me)))),
+            Op(id: OpID(counter: 12, replica: me), previous: 11, action: .commit(item: item)),
+            Op(id: OpID(counter: 300, replica: other), previous: 0, action: .createGallery(name: "ünïcødé ✓")),
+            Op(id: OpID(counter: .max, replica: other), previous: 300, action: .delete(item: OpID(counter: .max - 1, replica: other))),
+        ]
+        let messages: [(String, Message)] = [
+            ("hello3", .hello(Hello(versions: [1, 2, 0xFFFF], replica: other, nonce: nonce, maximumFrameSize: .max, name: "ünï"))),
+            ("welcomeMin", .welcome(Welcome(version: 1, replica: other, nonce: nonce, maximumFrameSize: 0, name: ""))),
+            ("syncEmpty", .syncRequest(VersionVector())),
+            ("caughtUp3", .caughtUp(VersionVector([me: 12, other: .max, ReplicaID(0): 1]))),
+            ("opsEveryKind", .ops(ops)),
+            ("opsEmpty", .ops([])),
+            ("fetch", .fetch(FetchRequest(id: 0x1234_5678, hash: hash, offset: 1 << 40, length: 0))),
+            ("chunk", .chunk(Chunk(id: 7, offset: 3, total: 100, data: Array(repeating: 0x5A, count: 20)))),
+            ("fetchError", .fetchError(id: 9, code: .notFound, message: "no blob store")),
+            ("cancel", .cancel(id: .max)),
+            ("errorTimeout", .error(code: .timeout, message: "")),
+        ]
+        seeds += messages.map { Seed(name: $0.0, bytes: $0.1.frame.encoded) }
+        seeds.append(Seed(name: "errorUnknownCode", bytes: Frame(.error, payload: [0xFF, 0x00, 0x01, 0x41]).encoded))
+        seeds.append(Seed(name: "unknownIgnorable", bytes: Frame(rawType: 0x7E, flags: Frame.ignorableFlag, payload: [1, 2, 3]).encoded))
+        seeds.append(Seed(name: "unknownRequired", bytes: Frame(rawType: 0x30, flags: 0, payload: []).encoded))
+        return seeds
+    }
+
+    // MARK: Helpers
+
+    static func hex(_ value: UInt64) -> String {
+        "0x" + String(value, radix: 16)
+    }
+
+    static func parseNumber(_ text: String) -> UInt64? {
+        text.hasPrefix("0x") ? UInt64(text.dropFirst(2), radix: 16) : UInt64(text)
+    }
+}
+
+// MARK: - One fuzz case
+
+/// Counts of what the fuzz loop saw.
+struct FuzzStats: Sendable {
+    var cases = 0
+    var mutatedFrames = 0
+    var randomChunks = 0
+    var bytes = 0
+    var frames = 0
+    var messages = 0
+    var wireErrors = 0
+    var decoderErrors = 0
+    var tooLarge = 0
+    var opsChecked = 0
+    var opsDecoded = 0
+    var maxBuffered = 0
+}
+
+struct FuzzReport: Sendable {
+    var stats: FuzzStats
+    var failures: [(UInt64, String)]
+}
+
+/// One case: a stream of 1 to 3 parts (mutated frames, valid frames, random bytes) fed in pieces.
+enum FuzzCase {
+    /// A case seed from the base seed and the case index (a 64-bit mix, so cases are independent).
+    static func seed(base: UInt64, index: Int) -> UInt64 {
+        var z = base ^ (UInt64(index) &* 0xD6E8_FEB8_6659_FD93)
+        z = (z ^ (z >> 32)) &* 0xD6E8_FEB8_6659_FD93
+        z = (z ^ (z >> 32)) &* 0xD6E8_FEB8_6659_FD93
+        return z ^ (z >> 32)
+    }
+
+    /// Runs one case; a description of what went wrong, nil when every invariant held.
+    static func run(seed: UInt64, corpus: [FrameFuzzTests.Seed], stats: inout FuzzStats) -> String? {
+        var random = SeededGenerator(seed: seed)
+        stats.cases += 1
+        // The stream.
+        var stream: [UInt8] = []
+        let parts = Int.random(in: 1...3, using: &random)
+        var mutated = false
+        for part in 0..<parts {
+            let roll = Int.random(in: 0..<100, using: &random)
+            if roll < 6 {
+                stream += (0..<Int.random(in: 0...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                stats.randomChunks += 1
+                mutated = true
+            } else if roll < 30 && !(part == parts - 1 && !mutated) {
+                stream += corpus.randomElement(using: &random)!.bytes
+            } else {
+                stream += Mutator.mutate(corpus.randomElement(using: &random)!.bytes, corpus: corpus, using: &random)
+                stats.mutatedFrames += 1
+                mutated = true
+            }
+        }
+        stats.bytes += stream.count
+        // The limit the decoder enforces.
+        let limit: Int = switch Int.random(in: 0..<20, using: &random) {
+        case 0..<10: FrameLimits.handshakeMaximum
+        case 10..<15: Int(FrameLimits.minimum)
+        case 15..<18: Int(FrameLimits.defaultMaximum)
+        default: Int.random(in: 0...300, using: &random)
+        }
+        let reference = ReferenceCutter.cut(stream, limit: limit)
+
+        var decoder = FrameDecoder(maximumPayload: limit)
+        var offset = 0
+        var yielded = 0
+        var threw = false
+        feeding: while offset < stream.count {
+            let size: Int = switch Int.random(in: 0..<10, using: &random) {
+            case 0..<2: 1
+            case 2..<5: Int.random(in: 1...16, using: &random)
+            case 5..<8: Int.random(in: 1...512, using: &random)
+            default: stream.count - offset
+            }
+            let previousEnd = offset
+            let end = min(stream.count, offset + size)
+            decoder.append(Array(stream[offset..<end]))
+            offset = end
+            var steps = 0
+            while true {
+                steps += 1
+                if steps > stream.count + 2 { return "the decoder keeps returning frames (\(steps) steps)" }
+                let frame: Frame?
+                do {
+                    frame = try decoder.next()
+                } catch {
+                    stats.decoderErrors += 1
+                    guard let expected = reference.failure else { return "decoder threw \(error), the reference did not" }
+                    guard yielded == reference.frames.count else {
+                        return "decoder threw \(error) after \(yielded) frames, the reference after \(reference.frames.count)"
+                    }
+                    switch (error, expected) {
+                    case (.frameTooLarge, .frameTooLarge):
+                        stats.tooLarge += 1
+                        guard error == expected else { return "decoder threw \(error), the reference \(expected)" }
+                    case (.malformed, .malformed):
+                        break
+                    default:
+                        return "decoder threw \(error), the reference \(expected)"
+                    }
+                    // Refused as soon as the header was complete, not after buffering the payload.
+                    let headerEnd = reference.failureOffset + FrameLimits.headerSize
+                    guard previousEnd < headerEnd && headerEnd <= end else {
+                        return "decoder refused the header ending at \(headerEnd) only after bytes \(previousEnd)..<\(end)"
+                    }
+                    threw = true
+                    break feeding
+                }
+                guard let frame else { break }
+                guard yielded < reference.frames.count, frame == reference.frames[yielded] else {
+                    return "decoder frame \(yielded) (type \(frame.type), \(frame.payload.count) B) differs from the reference"
+                }
+                yielded += 1
+                stats.frames += 1
+                guard frame.payload.count <= limit, frame.flags & ~Frame.ignorableFlag == 0 else {
+                    return "decoder returned a frame of \(frame.payload.count) B, flags \(frame.flags), limit \(limit)"
+                }
+                if let failure = checkMessage(frame, stats: &stats) { return failure }
+            }
+            stats.maxBuffered = max(stats.maxBuffered, decoder.bufferedCount)
+            guard decoder.bufferedCount < FrameLimits.headerSize + limit else {
+                return "decoder holds \(decoder.bufferedCount) B with a limit of \(limit)"
+            }
+        }
+        if !threw && reference.failure != nil { return "the reference refused a header, the decoder did not" }
+        if offset == stream.count && reference.failure == nil {
+            guard yielded == reference.frames.count else { return "decoder cut \(yielded) frames, the reference \(reference.frames.count)" }
+            guard decoder.bufferedCount == stream.count - reference.consumed else {
+                return "decoder holds \(decoder.bufferedCount) B, expected \(stream.count - reference.consumed)"
+            }
+        }
+        return nil
+    }
+
+    /// `Message(frame:)` gives a message or a `WireError`; a message re-encodes to a frame that
+    /// decodes again to the same bytes; ops payloads agree with `OpCodec.decode`.
+    static func checkMessage(_ frame: Frame, stats: inout FuzzStats) -> String? {
+        let decoded: Message?
+        do {
+            decoded = try Message(frame: frame)
+            stats.messages += 1
+        } catch {
+            stats.wireErrors += 1
+            switch error {
+            case .unknownFrameType(let type):
+                guard frame.knownType == nil, type == frame.type else { return "unknownFrameType(\(type)) for type \(frame.type)" }
+            case .malformed:
+                guard frame.knownType != nil else { return "malformed for an unknown type \(frame.type)" }
+            case .frameTooLarge, .unexpected:
+                return "Message(frame:) threw \(error)"
+            }
+            decoded = nil
+        }
+        if decoded == nil && frame.knownType != nil && frame.knownType != .ops { return nil }
+        // Encoding what was decoded gives a frame that decodes to the same encoding again.
+        var reencoded: Frame?
+        if let decoded {
+            guard frame.knownType != nil, decoded.type == frame.knownType else { return "decoded \(decoded.type) from type \(frame.type)" }
+            let again = decoded.frame
+            do {
+                let second = try Message(frame: again)
+                guard second.frame.encoded == again.encoded else { return "\(decoded.type): re-encoding is not stable" }
+            } catch {
+                return "\(decoded.type): the re-encoded frame does not decode: \(error)"
+            }
+            reencoded = again
+        }
+        // An ops payload: `OpCodec` alone agrees with `Message(frame:)`.
+        if frame.knownType == .ops {
+            stats.opsChecked += 1
+            do {
+                let ops = try OpCodec.decode(frame.payload)
+                stats.opsDecoded += 1
+                guard let reencoded else { return "OpCodec decoded what Message(frame:) refused" }
+                guard OpCodec.encode(ops) == reencoded.payload else { return "OpCodec and Message(frame:) disagree" }
+            } catch {
+                guard decoded == nil else { return "Message(frame:) decoded ops that OpCodec refuses: \(error)" }
+            }
+        }
+        return nil
+    }
+}
+
+/// A straightforward model of the frame layout: what a correct decoder cuts from a whole stream.
+enum ReferenceCutter {
+    struct Result {
+        var frames: [Frame] = []
+        var failure: WireError?
+        /// Where the refused header starts.
+        var failureOffset = 0
+        /// Bytes taken by the frames.
+        var consumed = 0
+    }
+
+    static func cut(_ bytes: [UInt8], limit: Int) -> Result {
+        var result = Result()
+        var index = 0
+        while bytes.count - index >= FrameLimits.headerSize {
+            let length = (0..<4).reduce(0) { $0 | Int(bytes[index + $1]) << (8 * $1) }
+            let flags = bytes[index + 5]
+            if length > limit {
+                result.failure = .frameTooLarge(length: length, limit: limit)
+                result.failureOffset = index
+                break
+            }
+            if flags & 0xFE != 0 {
+                result.failure = .malformed("reserved flags")
+                result.failureOffset = index
+                break
+            }
+            guard bytes.count - index - FrameLimits.headerSize >= length else { break }
+            let start = index + FrameLimits.headerSize
+            result.frames.append(Frame(rawType: bytes[index + 4], flags: flags, payload: Array(bytes[start..<(start + length)])))
+            index = start + length
+        }
+        result.consumed = index
+        return result
+    }
+}
+
+/// Mutations of one encoded frame.
+enum Mutator {
+    /// Bad varints: overlong, 11 bytes, overflowing 64 bits, unterminated, and the largest valid one.
+    static let badVarints: [[UInt8]] = [
+        [0x80, 0x00], [0xFF, 0x00], [0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01],
+        [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x02], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x7F],
+        [0xFF, 0xFF, 0xFF], [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01], [0xFF, 0xFF, 0xFF, 0xFF, 0x0F],
+    ]
+
+    static func mutate(_ base: [UInt8], corpus: [FrameFuzzTests.Seed], using random: inout SeededGenerator) -> [UInt8] {
+        var bytes = base
+        var fixLength = Int.random(in: 0..<4, using: &random) != 0
+        var lengthOverride: UInt32?
+        var truncateTo: Int?
+        var headerFlips = 0
+        let count = Int.random(in: 1...3, using: &random)
+        func payloadPosition(_ random: inout SeededGenerator, inclusiveEnd: Bool = false) -> Int {
+            let low = min(FrameLimits.headerSize, bytes.count)
+            return Int.random(in: low...(inclusiveEnd ? bytes.count : max(low, bytes.count - 1)), using: &random)
+        }
+        for _ in 0..<count {
+            switch Int.random(in: 0..<17, using: &random) {
+            case 0:  // Flip 1 to 4 payload bits.
+                guard bytes.count > FrameLimits.headerSize else { continue }
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    bytes[payloadPosition(&random)] ^= 1 << UInt8.random(in: 0...7, using: &random)
+                }
+            case 1:  // Set a payload byte, often to a boundary value.
+                guard bytes.count > FrameLimits.headerSize else { continue }
+                bytes[payloadPosition(&random)] = [0x00, 0x01, 0x7F, 0x80, 0xFF, UInt8.random(in: 0...255, using: &random)]
+                    .randomElement(using: &random)!
+            case 2:  // Insert 1 to 16 random bytes.
+                let insert = (0..<Int.random(in: 1...16, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                bytes.insert(contentsOf: insert, at: payloadPosition(&random, inclusiveEnd: true))
+            case 3:  // Delete 1 to 16 bytes of the payload.
+                guard bytes.count > FrameLimits.headerSize else { continue }
+                let start = payloadPosition(&random)
+                bytes.removeSubrange(start..<min(bytes.count, start + Int.random(in: 1...16, using: &random)))
+            case 4:  // Overwrite with a bad varint.
+                let varint = badVarints.randomElement(using: &random)!
+                let start = payloadPosition(&random, inclusiveEnd: true)
+                bytes.replaceSubrange(start..<min(bytes.count, start + varint.count), with: varint)
+            case 5:  // Insert a bad varint.
+                bytes.insert(contentsOf: badVarints.randomElement(using: &random)!, at: payloadPosition(&random, inclusiveEnd: true))
+            case 6:  // A huge count or length at the start of the payload.
+                let start = min(FrameLimits.headerSize, bytes.count)
+                let huge: [UInt8] = [[0xFF, 0xFF, 0xFF, 0xFF, 0x0F], [0x80, 0x80, 0x04], [0xFF, 0xFF, 0x03], [0xFF, 0x7F]]
+                    .randomElement(using: &random)!
+                bytes.replaceSubrange(start..<min(bytes.count, start + 1), with: huge)
+            case 7:  // Duplicate a slice of the payload.
+                guard bytes.count > FrameLimits.headerSize else { continue }
+                let start = payloadPosition(&random)
+                let slice = bytes[start..<min(bytes.count, start + Int.random(in: 1...64, using: &random))]
+                bytes.insert(contentsOf: Array(slice), at: payloadPosition(&random, inclusiveEnd: true))
+            case 8:  // Another frame's payload under this frame's header: a wrong type for the payload.
+                let other = corpus.randomElement(using: &random)!.bytes
+                bytes = Array(bytes.prefix(FrameLimits.headerSize)) + other.dropFirst(FrameLimits.headerSize)
+            case 9:  // A wrong type byte: another known type, or any byte.
+                guard bytes.count > 4 else { continue }
+                bytes[4] = Int.random(in: 0..<3, using: &random) == 0
+                    ? UInt8.random(in: 0...255, using: &random) : FrameType.allCases.randomElement(using: &random)!.rawValue
+            case 10:  // Reserved flag bits.
+                guard bytes.count > 5 else { continue }
+                bytes[5] |= UInt8.random(in: 1...127, using: &random) << 1
+            case 11:  // The ignorable flag, on a known or an unknown type.
+                guard bytes.count > 5 else { continue }
+                bytes[5] = 1
+                if Bool.random(using: &random) { bytes[4] = UInt8.random(in: 0x24...0xFF, using: &random) }
+            case 12:  // A length over any limit.
+                lengthOverride = [UInt32(FrameLimits.handshakeMaximum) + 1, FrameLimits.minimum + 1, FrameLimits.defaultMaximum + 1,
+                                  1 << 31, .max, UInt32.random(in: 4_097 ... .max, using: &random)].randomElement(using: &random)!
+                fixLength = false
+            case 13:  // A length a little off.
+                let actual = UInt32(truncatingIfNeeded: max(0, bytes.count - FrameLimits.headerSize))
+                lengthOverride = actual &+ UInt32(bitPattern: Int32.random(in: -4...4, using: &random))
+                fixLength = false
+            case 14:  // Truncation.
+                truncateTo = Int.random(in: 0..<max(1, bytes.count), using: &random)
+            case 15:  // Bit flips anywhere, header included.
+                headerFlips += Int.random(in: 1...3, using: &random)
+            default:  // Pure random bytes.
+                bytes = (0..<Int.random(in: 0...64, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                fixLength = Bool.random(using: &random)
+            }
+        }
+        if bytes.count >= FrameLimits.headerSize {
+            let length: UInt32? = lengthOverride ?? (fixLength ? UInt32(bytes.count - FrameLimits.headerSize) : nil)
+            if let length {
+                for index in 0..<4 { bytes[index] = UInt8(truncatingIfNeeded: length >> (8 * UInt32(index))) }
+            }
+        }
+        for _ in 0..<headerFlips where !bytes.isEmpty {
+            bytes[Int.random(in: 0..<bytes.count, using: &random)] ^= 1 << UInt8.random(in: 0...7, using: &random)
+        }
+        if let truncateTo { bytes = Array(bytes.prefix(truncateTo)) }
+        return bytes
+    }
+}
+
+// MARK: - Running off the concurrency pool
+
+/// Runs the fuzz loop on its own thread, so that it does not hold a thread of the Swift concurrency
+/// pool; nil when it did not finish within `timeout` (the thread is then left to run).
+enum FuzzThread {
+    static func run<T: Sendable>(timeout: Duration, _ body: @escaping @Sendable () -> T) async -> T? {
+        let once = ResumeOnce()
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            let resume: @Sendable (T?) -> Void = { value in
+                if once.first() { continuation.resume(returning: value) }
+            }
+            let thread = Thread { resume(body()) }
+            thread.stackSize = 8 << 20
+            thread.start()
+            let seconds = Double(timeout.components.seconds)
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { resume(nil) }
+        }
+    }
+}
+
+/// True the first time only.
+final class ResumeOnce: Sendable {
+    private let done = Mutex(false)
+
+    func first() -> Bool {
+        done.withLock { done in
+            defer { done = true }
+            return !done
+        }
+    }
+}
+
+/// Prints the case seed when the process crashes inside the fuzz loop, then lets the previous
+/// handler (the Swift backtracer or the default action) run.
+enum CrashReporter {
+    static let current = Atomic<UInt64>(0)
+    private static let signals: [Int32] = [SIGILL, SIGTRAP, SIGSEGV, SIGBUS, SIGABRT, SIGFPE]
+    nonisolated(unsafe) private static var previous: [Int32: sigaction] = [:]
+
+    static func install() {
+        for signal in signals {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { signal in
+                CrashReporter.report()
+                CrashReporter.restore(signal)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = 0
+            var old = sigaction()
+            sigaction(signal, &action, &old)
+            previous[signal] = old
+        }
+    }
+
+    static func uninstall() {
+        for signal in signals { restore(signal) }
+    }
+
+    private static func restore(_ signal: Int32) {
+        guard var old = previous[signal] else { return }
+        sigaction(signal, &old, nil)
+    }
+
+    /// Writes the current case seed to standard error without allocating.
+    private static func report() {
+        var text: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                   UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let value = current.load(ordering: .relaxed)
+        withUnsafeMutableBytes(of: &text) { buffer in
+            buffer[0] = UInt8(ascii: "0")
+            buffer[1] = UInt8(ascii: "x")
+            for index in 0..<16 {
+                let nibble = UInt8((value >> (UInt64(15 - index) * 4)) & 0xF)
+                buffer[2 + index] = nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+            }
+            let prefix: StaticString = "\nFrameFuzz: crashed; if in the fuzz loop, replay with FRAME_FUZZ_CASE="
+            _ = write(2, prefix.utf8Start, prefix.utf8CodeUnitCount)
+            _ = write(2, buffer.baseAddress, 18)
+            let suffix: StaticString = "\n"
+            _ = write(2, suffix.utf8Start, suffix.utf8CodeUnitCount)
+        }
+    }
+}
