@@ -2,12 +2,16 @@
 /// compact binary encoding of `OpCodec` and indexed per replica, so that the ops another replica
 /// lacks are found without a scan of the whole log, and can be sent without re-encoding.
 ///
+/// The encoded ops live in chunks of about 1 MiB, so that the log grows without ever copying
+/// itself into a buffer twice its size.
+///
 /// - Complexity: `append` is O(1) amortized plus the op's encoded size; `ops(missingFrom:)` is
 ///   O(r log n + k log k) for k ops returned from r replicas.
 struct OpLog {
-    /// The encoded ops, back to back.
-    private var writer = ByteWriter()
-    /// Where each op starts in `writer`, in log order.
+    private static let chunkSize = 1 << 20
+    /// The encoded ops, back to back, in chunks; an op never spans two chunks.
+    private var chunks: [ByteWriter] = []
+    /// Where each op starts, in log order: chunk index << 32 | offset in the chunk.
     private var starts: [Int] = []
     /// Log positions (indices into `starts`) of each replica's ops, in increasing counter order.
     private var positions: [[Int32]] = []
@@ -16,13 +20,21 @@ struct OpLog {
     var count: Int { starts.count }
 
     /// Size of the encoded log in bytes.
-    var byteCount: Int { writer.bytes.count }
+    private(set) var byteCount = 0
 
     mutating func append(_ op: Op, replicaIndex: Int) {
         while positions.count <= replicaIndex { positions.append([]) }
         positions[replicaIndex].append(Int32(starts.count))
-        starts.append(writer.bytes.count)
-        OpCodec.encode(op, into: &writer)
+        let size = OpCodec.maxEncodedSize(of: op)
+        if chunks.isEmpty || (chunks[chunks.count - 1].bytes.count + size > Self.chunkSize
+            && !chunks[chunks.count - 1].bytes.isEmpty) {
+            chunks.append(ByteWriter(capacity: max(Self.chunkSize, size)))
+        }
+        let chunk = chunks.count - 1
+        let offset = chunks[chunk].bytes.count
+        starts.append(chunk << 32 | offset)
+        OpCodec.encode(op, into: &chunks[chunk])
+        byteCount += chunks[chunk].bytes.count - offset
     }
 
     /// All ops in log order.
@@ -57,14 +69,13 @@ struct OpLog {
             body.removeAll(keepingCapacity: true)
             count = 0
         }
-        writer.bytes.withUnsafeBufferPointer { bytes in
-            for position in positions(missingFrom: version, replicas: replicas) {
-                let start = starts[Int(position)]
-                let end = Int(position) + 1 < starts.count ? starts[Int(position) + 1] : bytes.count
-                if count > 0 && body.count + (end - start) + 10 > maximumBytes { flush() }
-                body.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<end]))
-                count += 1
-            }
+        for position in positions(missingFrom: version, replicas: replicas) {
+            let (chunk, start) = location(of: position)
+            let next = Int(position) + 1 < starts.count ? location(of: Int32(position + 1)) : (chunk + 1, 0)
+            let end = next.0 == chunk ? next.1 : chunks[chunk].bytes.count
+            if count > 0 && body.count + (end - start) + 10 > maximumBytes { flush() }
+            body.append(contentsOf: chunks[chunk].bytes[start..<end])
+            count += 1
         }
         flush()
         return batches
@@ -79,7 +90,7 @@ struct OpLog {
             var high = list.count
             while low < high {
                 let mid = (low + high) / 2
-                if counter(at: starts[Int(list[mid])]) <= known { low = mid + 1 } else { high = mid }
+                if counter(at: list[mid]) <= known { low = mid + 1 } else { high = mid }
             }
             selected += list[low...]
         }
@@ -87,18 +98,26 @@ struct OpLog {
         return selected
     }
 
+    /// The chunk and offset where the op at a log position starts.
+    private func location(of position: Int32) -> (chunk: Int, offset: Int) {
+        let start = starts[Int(position)]
+        return (start >> 32, start & 0xFFFF_FFFF)
+    }
+
     private func decode(_ positions: [Int32]) -> [Op] {
         positions.map { position in
-            var reader = ByteReader(writer.bytes, offset: starts[Int(position)])
+            let (chunk, offset) = location(of: position)
+            var reader = ByteReader(chunks[chunk].bytes, offset: offset)
             // The log holds only ops this replica encoded itself.
             guard let op = try? OpCodec.decode(from: &reader) else { preconditionFailure("corrupt in-memory op log") }
             return op
         }
     }
 
-    /// The counter of the op encoded at `offset` (it follows the one-byte kind).
-    private func counter(at offset: Int) -> UInt64 {
-        var reader = ByteReader(writer.bytes, offset: offset + 1)
+    /// The counter of the op at a log position (it follows the one-byte kind).
+    private func counter(at position: Int32) -> UInt64 {
+        let (chunk, offset) = location(of: position)
+        var reader = ByteReader(chunks[chunk].bytes, offset: offset + 1)
         return (try? reader.varint()) ?? 0
     }
 }

@@ -2,11 +2,10 @@
 struct ItemRecord {
     /// The item's ID (its insert slot's key).
     var key: PackedID
-    /// The ID of the op that set `slot` (the insert or the winning move), compared Lamport-wise.
-    var slotStamp: PackedID
     /// The title field, kept inline since nearly every item has one.
     var title: String?
-    /// The item's current slot: its place in some gallery.
+    /// The item's current slot: its place in some gallery. The slot's key is the ID of the op that
+    /// put the item there (its insert or the winning move): the item's last-writer-wins register.
     var slot: Int32
     /// Deleted items stay, invisible, so that late ops on them resolve deterministically.
     var isDeleted: Bool

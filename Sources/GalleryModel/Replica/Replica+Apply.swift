@@ -39,7 +39,7 @@ extension Replica {
                     originLeft: previous, originRight: right, visible: true)
                 let title = draft.fields.isEmpty ? nil : draft.fields[.title]?.text
                 items.append(ItemRecord(
-                    key: itemKey, slotStamp: itemKey, title: title, slot: slot,
+                    key: itemKey, title: title, slot: slot,
                     isDeleted: false, isPlaceholder: draft.isPlaceholder))
                 if draft.fields.count > (title == nil ? 0 : 1) {
                     extraFields[itemIndex] = draft.fields.filter { $0.key != .title }
@@ -62,7 +62,8 @@ extension Replica {
             } ?? -1
             let target = gallery(named: name)
             let record = items[Int(item)]
-            let wins = !record.isDeleted && lamportPrecedes(record.slotStamp, key)
+            let newer = lamportPrecedes(slots[record.slot].key, key)
+            let wins = !record.isDeleted && newer
             let slot = slots.makeSlot(
                 key: key, item: item, gallery: target, originLeft: left, originRight: right, visible: wins)
             slots.link(slot, before: next)
@@ -70,11 +71,9 @@ extension Replica {
             if wins {
                 slots.setVisible(record.slot, false)
                 items[Int(item)].slot = slot
-                items[Int(item)].slotStamp = key
-            } else if lamportPrecedes(record.slotStamp, key) {
+            } else if newer {
                 // Deleted: the register still moves, so that every replica stores the same state.
                 items[Int(item)].slot = slot
-                items[Int(item)].slotStamp = key
             }
 
         case .delete(let id):

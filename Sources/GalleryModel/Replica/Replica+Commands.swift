@@ -98,8 +98,9 @@ extension Replica {
         guard index >= 0, index <= count else { throw .indexOutOfRange(index: index, count: count) }
         var position = index
         if let excludedRank, index >= excludedRank { position += 1 }
-        let before: Int32 = position < visible ? slots.visibleSlot(at: position, in: gallery) : -1
-        let after: Int32 = before >= 0 ? slots.predecessor(before) : slots.last(gallery)
+        let (before, after) = position < visible
+            ? slots.visibleSlotAndPredecessor(at: position, in: gallery)
+            : (-1, slots.last(gallery))
         return (after < 0 ? nil : table.unpack(slots[after].key), before < 0 ? nil : table.unpack(slots[before].key))
     }
 }

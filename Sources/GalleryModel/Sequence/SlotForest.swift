@@ -153,6 +153,23 @@ struct SlotForest {
     ///
     /// - Complexity: O(log n).
     func visibleSlot(at index: Int, in gallery: Int32) -> Int32 {
+        let (leaf, position) = visibleLocation(at: index, in: gallery)
+        return leafSlots[Int(leaf) * Self.fanout + position]
+    }
+
+    /// The slot before the one at visible `index` (tombstones included), or -1, and that slot.
+    ///
+    /// - Complexity: O(log n), one walk down.
+    func visibleSlotAndPredecessor(at index: Int, in gallery: Int32) -> (slot: Int32, predecessor: Int32) {
+        let (leaf, position) = visibleLocation(at: index, in: gallery)
+        let slot = leafSlots[Int(leaf) * Self.fanout + position]
+        if position > 0 { return (slot, leafSlots[Int(leaf) * Self.fanout + position - 1]) }
+        let previous = leafPrev[Int(leaf)]
+        return (slot, previous < 0 ? -1 : leafSlots[Int(previous) * Self.fanout + Int(leafCount[Int(previous)]) - 1])
+    }
+
+    /// The leaf and position of the visible slot at a visible index.
+    private func visibleLocation(at index: Int, in gallery: Int32) -> (leaf: Int32, position: Int) {
         precondition(index >= 0 && index < galleries[Int(gallery)].visible, "visible index out of range")
         var remaining = Int32(index)
         var node = galleries[Int(gallery)].root
@@ -167,7 +184,7 @@ struct SlotForest {
         }
         var mask = leafMask[Int(node)]
         for _ in 0..<remaining { mask &= mask - 1 }
-        return leafSlots[Int(node) * Self.fanout + mask.trailingZeroBitCount]
+        return (node, mask.trailingZeroBitCount)
     }
 
     /// The number of slots before `slot` in its gallery, tombstones included.
@@ -208,22 +225,7 @@ struct SlotForest {
     @inline(__always)
     private func locate(_ slot: Int32) -> (leaf: Int32, position: Int) {
         let leaf = nodes[Int(slot)].leaf
-        let count = Int(leafCount[Int(leaf)])
-        let position = leafSlots.withUnsafeBufferPointer { buffer in
-            // Sixteen entries per comparison; a leaf's unused entries hold -1 and never match.
-            let start = UnsafeRawPointer(buffer.baseAddress! + Int(leaf) * Self.fanout)
-            let wanted = SIMD16<Int32>(repeating: slot)
-            var chunk = 0
-            while chunk * 16 < count {
-                let matches = start.loadUnaligned(fromByteOffset: chunk * 64, as: SIMD16<Int32>.self) .== wanted
-                if any(matches) {
-                    for lane in 0..<16 where matches[lane] { return chunk * 16 + lane }
-                }
-                chunk += 1
-            }
-            preconditionFailure("slot \(slot) is not in its leaf")
-        }
-        return (leaf, position)
+        return (leaf, Self.find(slot, in: leafSlots, node: leaf, count: Int(leafCount[Int(leaf)])))
     }
 
     /// The sum of `counts` over everything left of `leaf` in its tree.
@@ -233,11 +235,8 @@ struct SlotForest {
         var parent = leafParent[Int(leaf)]
         while parent >= 0 {
             let base = Int(parent) * Self.fanout
-            var index = 0
-            while innerChild[base + index] != child {
-                sum += Int(counts[base + index])
-                index += 1
-            }
+            let position = Self.find(child, in: innerChild, node: parent, count: Int(innerCount[Int(parent)]))
+            for index in base..<(base + position) { sum += Int(counts[index]) }
             child = parent
             parent = innerParent[Int(parent)]
         }
@@ -259,9 +258,28 @@ struct SlotForest {
 
     /// The arena index of the entry for `child` in inner node `parent`.
     private func index(of child: Int32, in parent: Int32) -> Int {
-        var entry = Int(parent) * Self.fanout
-        while innerChild[entry] != child { entry += 1 }
-        return entry
+        Int(parent) * Self.fanout
+            + Self.find(child, in: innerChild, node: parent, count: Int(innerCount[Int(parent)]))
+    }
+
+    /// The position of `value` among the first `count` entries of `node`'s block in `entries`
+    /// (which must hold it), sixteen entries per comparison.
+    @inline(__always)
+    private static func find(_ value: Int32, in entries: [Int32], node: Int32, count: Int) -> Int {
+        entries.withUnsafeBufferPointer { buffer in
+            // Unused entries hold -1 and never match a slot or node index.
+            let start = UnsafeRawPointer(buffer.baseAddress! + Int(node) * fanout)
+            let wanted = SIMD16<Int32>(repeating: value)
+            var chunk = 0
+            while chunk * 16 < count {
+                let matches = start.loadUnaligned(fromByteOffset: chunk * 64, as: SIMD16<Int32>.self) .== wanted
+                if any(matches) {
+                    for lane in 0..<16 where matches[lane] { return chunk * 16 + lane }
+                }
+                chunk += 1
+            }
+            preconditionFailure("\(value) is not in node \(node)")
+        }
     }
 
     /// Inserts a slot into a leaf with room, at a position.
@@ -309,6 +327,7 @@ struct SlotForest {
         for offset in 0..<Self.half {
             let slot = leafSlots[from + Self.half + offset]
             leafSlots[to + offset] = slot
+            leafSlots[from + Self.half + offset] = -1
             nodes[Int(slot)].leaf = right
         }
         let mask = leafMask[Int(leaf)]
@@ -387,6 +406,7 @@ struct SlotForest {
             rightSums.0 += innerTotal[from + offset]
             rightSums.1 += innerVisible[from + offset]
             setParent(of: innerChild[from + offset], level: level - 1, to: right)
+            innerChild[from + offset] = -1
         }
         innerCount[Int(node)] = Int32(Self.half)
         innerCount[Int(right)] = Int32(Self.half)
