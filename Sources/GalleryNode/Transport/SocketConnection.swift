@@ -45,6 +45,22 @@ final class SocketConnection: @unchecked Sendable {
     }
 
     /// Shuts the socket down in both directions (waking blocked calls); idempotent. Call with `lock` held.
+    /// Opens one stream of the pair: its status goes from not open to open.
+    func open(_ status: inout Stream.Status) {
+        lock.withLock {
+            if status == .notOpen { status = .open }
+        }
+    }
+
+    /// Closes one stream of the pair, which shuts the whole connection down.
+    func close(_ status: inout Stream.Status) {
+        lock.withLock {
+            if status == .closed { return }
+            status = .closed
+            shutLocked()
+        }
+    }
+
     func shutLocked() {
         if shut { return }
         shut = true

@@ -42,17 +42,11 @@ final class SocketInputStream: InputStream {
     }
 
     override func open() {
-        connection.lock.withLock {
-            if status == .notOpen { status = .open }
-        }
+        connection.open(&status)
     }
 
     override func close() {
-        connection.lock.withLock {
-            if status == .closed { return }
-            status = .closed
-            connection.shutLocked()
-        }
+        connection.close(&status)
     }
 
     override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
@@ -156,17 +150,11 @@ final class SocketOutputStream: OutputStream {
     #endif
 
     override func open() {
-        connection.lock.withLock {
-            if status == .notOpen { status = .open }
-        }
+        connection.open(&status)
     }
 
     override func close() {
-        connection.lock.withLock {
-            if status == .closed { return }
-            status = .closed
-            connection.shutLocked()
-        }
+        connection.close(&status)
     }
 
     override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
