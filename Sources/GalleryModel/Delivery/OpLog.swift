@@ -33,7 +33,7 @@ struct OpLog {
         let chunk = chunks.count - 1
         let offset = chunks[chunk].bytes.count
         starts.append(chunk << 32 | offset)
-        OpCodec.encode(op, into: &chunks[chunk])
+        OpCodec.encode(op, into: &chunks[chunk], maxSize: size)
         byteCount += chunks[chunk].bytes.count - offset
     }
 

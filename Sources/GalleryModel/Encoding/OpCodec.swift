@@ -65,9 +65,9 @@ public enum OpCodec {
         return ops
     }
 
-    /// Appends one op.
-    package static func encode(_ op: Op, into writer: inout ByteWriter) {
-        writer.append(atMost: maxEncodedSize(of: op)) { raw in encode(op, into: &raw) }
+    /// Appends one op; `maxSize` is `maxEncodedSize(of: op)` when the caller has it already.
+    package static func encode(_ op: Op, into writer: inout ByteWriter, maxSize: Int? = nil) {
+        writer.append(atMost: maxSize ?? maxEncodedSize(of: op)) { raw in encode(op, into: &raw) }
     }
 
     /// An upper bound of the encoded size of an op, cheap to compute.
