@@ -10,6 +10,8 @@ func runGallery(_ arguments: [String]) -> Int32 {
         switch command {
         case "simulate":
             print(try SimulateCommand(arguments: rest).run())
+        case "serve":
+            try ServeCommand(arguments: rest).run()
         case "help", "--help", "-h":
             if let topic = rest.first {
                 guard let usage = Usage.of(topic) else {

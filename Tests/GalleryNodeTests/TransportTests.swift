@@ -439,7 +439,7 @@ struct TransportTests {
 
 /// Runs blocking `body` on a fresh `Thread`; throws `TimedOut` if it does not finish within `timeout`.
 private func onThread<T: Sendable>(
-    _ name: String, timeout: Duration = .seconds(30), _ body: @escaping @Sendable () throws -> T
+    _ name: String, timeout: Duration = .seconds(90), _ body: @escaping @Sendable () throws -> T
 ) async throws -> T {
     let once = Once<T>()
     return try await withCheckedThrowingContinuation { continuation in
@@ -499,7 +499,7 @@ private final class Gate: @unchecked Sendable {
 
     func open() { lock.withLock { isOpen = true } }
 
-    func wait(timeout: Duration = .seconds(10)) async throws {
+    func wait(timeout: Duration = .seconds(90)) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         while !lock.withLock({ isOpen }) {

@@ -25,12 +25,16 @@ public struct NodeConfiguration: Sendable {
     public var catchUpBatchBytes: Int
     /// Where the node reports connections, failures and sync progress.
     public var log: NodeLog
+    /// Makes applied ops durable before they are sent to any peer: called under the node's lock
+    /// with the ops of one local command (`local`: sync before returning) or of one received frame.
+    public var persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)?
 
     public init(
         name: String, secret: [UInt8], listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),
         peers: [Endpoint] = [], heartbeatInterval: Duration = .seconds(1), peerTimeout: Duration = .seconds(5),
         reconnect: Backoff = Backoff(), maximumFrameSize: UInt32 = FrameLimits.defaultMaximum,
-        outboundQueueLimit: Int = 64 << 20, catchUpBatchBytes: Int = 1 << 20, log: NodeLog = .standardError
+        outboundQueueLimit: Int = 64 << 20, catchUpBatchBytes: Int = 1 << 20, log: NodeLog = .standardError,
+        persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)? = nil
     ) {
         self.name = name
         self.secret = secret
@@ -43,5 +47,6 @@ public struct NodeConfiguration: Sendable {
         self.outboundQueueLimit = outboundQueueLimit
         self.catchUpBatchBytes = catchUpBatchBytes
         self.log = log
+        self.persist = persist
     }
 }

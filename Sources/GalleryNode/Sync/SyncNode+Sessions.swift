@@ -93,7 +93,7 @@ extension SyncNode: ConnectionDelegate {
                     break
                 }
             }
-            broadcast(applied, except: connection.id)
+            broadcast(applied, except: connection.id, local: false)
         }
         if let (op, error) = failure {
             if case .bufferFull = error {

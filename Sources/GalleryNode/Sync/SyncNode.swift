@@ -54,7 +54,7 @@ public final class SyncNode: @unchecked Sendable {
             let before = replica.opCount
             let result = try command(&replica)
             if replica.opCount > before {
-                broadcast(replica.lastOps(replica.opCount - before), except: nil)
+                broadcast(replica.lastOps(replica.opCount - before), except: nil, local: true)
             }
             return result
         }
@@ -129,10 +129,17 @@ public final class SyncNode: @unchecked Sendable {
 
     // MARK: Internals
 
-    /// Sends ops to every live peer but `source`, and tells observers and waiters.
-    /// Caller holds `condition`.
-    func broadcast(_ ops: [Op], except source: Int?) {
+    /// Makes ops durable (when the node persists), sends them to every live peer but `source`, and
+    /// tells observers and waiters. Caller holds `condition`.
+    func broadcast(_ ops: [Op], except source: Int?, local: Bool) {
         guard !ops.isEmpty else { return }
+        if let persist = configuration.persist {
+            do {
+                try persist(ops, local)
+            } catch {
+                configuration.log("\(configuration.name): cannot store \(ops.count) ops: \(error.localizedDescription)")
+            }
+        }
         let targets = sessions.filter { $0.value.live && $0.key != source }.keys
         if !targets.isEmpty {
             let frame = Message.ops(ops).frame

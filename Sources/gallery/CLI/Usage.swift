@@ -4,6 +4,7 @@ enum Usage {
         usage: gallery <command> [arguments]
 
         commands:
+          serve DIR       run a node on DIR until SIGINT or SIGTERM
           simulate FILE   replay a schedule of ops on in-memory replicas and print the outcome as JSON
           help [COMMAND]  show this help, or a command's
 
@@ -18,8 +19,20 @@ enum Usage {
         The file format is described in README.md ("gallery simulate").
         """
 
+    static let serve = """
+        usage: gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
+
+        Runs a node on DIR in the foreground until SIGINT or SIGTERM and prints "listening on HOST:PORT"
+        when it is ready. DIR holds the op log (replayed at start; a torn tail is cut and reported), the
+        space's secret (created, mode 0600, unless --secret-file gives one to join a space), the replica
+        ID and node.json. The node creates the gallery named after it (--name, default: DIR's name).
+          --listen HOST:PORT   where to accept peers (default 127.0.0.1:0, an ephemeral port)
+          --peer HOST:PORT     a peer to stay connected to (repeatable)
+        """
+
     static func of(_ command: String) -> String? {
         switch command {
+        case "serve": serve
         case "simulate": simulate
         default: nil
         }

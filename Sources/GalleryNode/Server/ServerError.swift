@@ -1,0 +1,22 @@
+import Foundation
+
+/// Why a node could not start on its directory.
+public enum ServerError: Error, Hashable, Sendable, LocalizedError {
+    /// Another node serves this directory (its lock file is held).
+    case alreadyRunning(String)
+    /// The shared secret cannot be read or written.
+    case secret(String)
+    /// The replica ID file is not a 16-digit hex replica ID.
+    case corruptReplicaFile(String)
+    /// A file of the directory cannot be read or written.
+    case io(String)
+
+    public var errorDescription: String? {
+        switch self {
+        case .alreadyRunning(let path): "another node is already serving \(path)"
+        case .secret(let reason): "secret: \(reason)"
+        case .corruptReplicaFile(let path): "\(path) does not hold a replica ID"
+        case .io(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import GalleryNode
+import Synchronization
+
+/// A `gallery serve` process under test: started, read until it listens, stopped or killed.
+final class ServeProcess: Sendable {
+    private let process: Process
+    private let output = Mutex<(stdout: String, stderr: String)>(("", ""))
+    private let changed = DispatchSemaphore(value: 0)
+
+    /// Starts `gallery serve ARGUMENTS` and waits (bounded) for its "listening on" line.
+    init(_ arguments: [String], timeout: TimeInterval = 30) throws {
+        let process = Process()
+        process.executableURL = GalleryProcess.executable
+        process.arguments = ["serve"] + arguments
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        try process.run()
+        for (pipe, isError) in [(stdout, false), (stderr, true)] {
+            let handle = pipe.fileHandleForReading
+            Thread.detachNewThread { [self] in
+                while true {
+                    let data = handle.availableData
+                    if data.isEmpty { break }
+                    output.withLock { output in
+                        if isError { output.stderr += String(decoding: data, as: UTF8.self) } else {
+                            output.stdout += String(decoding: data, as: UTF8.self)
+                        }
+                    }
+                    changed.signal()
+                }
+                changed.signal()
+            }
+        }
+        let deadline = Date().addingTimeInterval(timeout)
+        while endpoint == nil && process.isRunning && Date() < deadline {
+            _ = changed.wait(timeout: .now() + 0.2)
+        }
+    }
+
+    /// The address from the "listening on HOST:PORT" line, once printed.
+    var endpoint: Endpoint? {
+        let text = output.withLock { $0.stdout }
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) else { return nil }
+        return Endpoint(String(line.dropFirst("listening on ".count)))
+    }
+
+    var standardError: String { output.withLock { $0.stderr } }
+
+    /// Sends a signal and waits (bounded) for the process to exit; returns its status, nil if it did not.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 20) -> Int32? {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            return nil
+        }
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+    }
+}
