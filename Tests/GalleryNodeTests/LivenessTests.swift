@@ -103,3 +103,4 @@ struct RawPeer {
         }
     }
 }
+

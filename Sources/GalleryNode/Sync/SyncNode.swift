@@ -52,11 +52,14 @@ public final class SyncNode: @unchecked Sendable {
     public func perform<Result>(_ command: (inout Replica) throws -> Result) rethrows -> Result {
         try condition.withLock {
             let before = replica.opCount
-            let result = try command(&replica)
-            if replica.opCount > before {
-                broadcast(replica.lastOps(replica.opCount - before), except: nil, local: true)
+            // Ops made before a later command of the closure throws are applied: they are stored
+            // and sent all the same, so that no applied op is left unsaved (or its ID reused).
+            defer {
+                if replica.opCount > before {
+                    broadcast(replica.lastOps(replica.opCount - before), except: nil, local: true)
+                }
             }
-            return result
+            return try command(&replica)
         }
     }
 
