@@ -72,7 +72,7 @@ extension SyncNode: ConnectionDelegate {
     private func catchUp(_ connection: Connection, from version: VersionVector) {
         let budget = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
         condition.withLock {
-            guard sessions[connection.id] != nil else { return }
+            guard sessions[connection.id] != nil, failure == nil else { return }
             for batch in replica.encodedOps(missingFrom: version, maximumBytes: budget) {
                 connection.send(Frame(.ops, payload: batch), priority: .ops, backlog: true)
             }

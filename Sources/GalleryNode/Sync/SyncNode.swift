@@ -24,6 +24,8 @@ public final class SyncNode: @unchecked Sendable {
     var boundEndpoint: Endpoint?
     var changeCount = 0
     var observers: [Int: @Sendable ([Op]) -> Void] = [:]
+    /// Why the node stopped serving peers after failing to store ops, if it did.
+    var failure: String?
     var nextObserverID = 0
 
     /// What the node knows of one authenticated connection.
@@ -45,22 +47,38 @@ public final class SyncNode: @unchecked Sendable {
 
     // MARK: Local use
 
-    /// Runs a command on the replica; the ops it made are applied and sent to every peer.
+    /// Runs a command on the replica; the ops it made are stored (when the node persists), then
+    /// sent to every peer.
+    ///
+    /// Ops made before a later command of the closure throws are applied: they are stored and sent
+    /// all the same, so that no applied op is left unsaved (or its ID reused).
     ///
     /// - Parameter command: Makes ops through the replica's commands.
+    /// - Throws: The command's error, or `SyncNodeError.notDurable` when the ops could not be
+    ///   stored (the node then stops serving peers).
     @discardableResult
-    public func perform<Result>(_ command: (inout Replica) throws -> Result) rethrows -> Result {
+    public func perform<Result>(_ command: (inout Replica) throws -> Result) throws -> Result {
         try condition.withLock {
+            if let failure { throw SyncNodeError.notDurable(failure) }
             let before = replica.opCount
-            // Ops made before a later command of the closure throws are applied: they are stored
-            // and sent all the same, so that no applied op is left unsaved (or its ID reused).
-            defer {
-                if replica.opCount > before {
-                    broadcast(replica.lastOps(replica.opCount - before), except: nil, local: true)
-                }
+            let result: Result
+            do {
+                result = try command(&replica)
+            } catch {
+                publishLocal(since: before)
+                throw error
             }
-            return try command(&replica)
+            guard publishLocal(since: before) else { throw SyncNodeError.notDurable(failure ?? "unknown") }
+            return result
         }
+    }
+
+    /// Stores and sends the ops made since the replica had `before` ops; false when they could not
+    /// be stored. Caller holds `condition`.
+    @discardableResult
+    private func publishLocal(since before: Int) -> Bool {
+        guard replica.opCount > before else { return true }
+        return broadcast(replica.lastOps(replica.opCount - before), except: nil, local: true)
     }
 
     /// Reads the replica.
@@ -132,24 +150,46 @@ public final class SyncNode: @unchecked Sendable {
 
     // MARK: Internals
 
-    /// Makes ops durable (when the node persists), sends them to every live peer but `source`, and
-    /// tells observers and waiters. Caller holds `condition`.
-    func broadcast(_ ops: [Op], except source: Int?, local: Bool) {
-        guard !ops.isEmpty else { return }
+    /// Makes ops durable (when the node persists), sends them to every live peer but `source` in
+    /// frames within each peer's limit, and tells observers and waiters. When the ops cannot be
+    /// stored, nothing is sent and the node stops serving peers; returns false. Caller holds
+    /// `condition`.
+    @discardableResult
+    func broadcast(_ ops: [Op], except source: Int?, local: Bool) -> Bool {
+        guard !ops.isEmpty else { return true }
         if let persist = configuration.persist {
             do {
                 try persist(ops, local)
             } catch {
-                configuration.log("\(configuration.name): cannot store \(ops.count) ops: \(error.localizedDescription)")
+                failStop("cannot store \(ops.count) ops: \(error.localizedDescription)")
+                return false
             }
         }
-        let targets = sessions.filter { $0.value.live && $0.key != source }.keys
-        if !targets.isEmpty {
-            let frame = Message.ops(ops).frame
-            for id in targets { connections[id]?.send(frame, priority: .ops) }
+        var framesByLimit: [Int: [Frame]] = [:]
+        for (id, session) in sessions where session.live && id != source {
+            guard let connection = connections[id] else { continue }
+            let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
+            let frames = framesByLimit[limit]
+                ?? OpCodec.encodeBatches(ops, maximumBytes: limit).map { Frame(.ops, payload: $0) }
+            framesByLimit[limit] = frames
+            for frame in frames { connection.send(frame, priority: .ops) }
         }
         for observer in observers.values { observer(ops) }
         changeCount += 1
+        condition.broadcast()
+        return true
+    }
+
+    /// Stops serving peers after a failure to store ops: the replica is ahead of its log, and
+    /// whatever it sent now could be lost at a restart and its op IDs reused. Caller holds
+    /// `condition`.
+    private func failStop(_ reason: String) {
+        guard failure == nil else { return }
+        failure = reason
+        running = false
+        configuration.log("\(configuration.name): \(reason); no longer serving peers")
+        listener?.close()
+        for connection in connections.values { connection.close(.internalError, "node cannot store ops") }
         condition.broadcast()
     }
 }

@@ -5,10 +5,10 @@ import Synchronization
 import Testing
 
 extension NodeSuites {
-    /// Review findings: each test fails against the current implementation.
-    @Suite("ReviewFindings (node)")
-    struct ReviewFindingsNodeTests {
-        static let secret = Array("review secret".utf8)
+    /// What a node sends live: frames within each peer's limit, and only ops it could store.
+    @Suite("Broadcast")
+    struct BroadcastTests {
+        static let secret = Array("broadcast secret".utf8)
 
         static func makeNode(_ name: String, lines: LogLines, maximumFrameSize: UInt32 = 4 << 20,
                              persist: (@Sendable ([Op], Bool) throws -> Void)? = nil) throws -> SyncNode {
@@ -22,11 +22,10 @@ extension NodeSuites {
             return node
         }
 
-        /// protocol.md section 3: "A sender never sends a larger frame than its peer declared."
-        /// `SyncNode.broadcast` sends the ops of one command (or one received frame plus the ops it
-        /// released) as a single `ops` frame, never split to the peer's `max_frame`: a peer that
-        /// declared 65,536 drops the connection with `frame_too_large`.
-        @Test("ReviewFindings: live ops frames respect the peer's declared max_frame")
+        /// protocol.md section 3: "A sender never sends a larger frame than its peer declared." The
+        /// ops of one command (200 KB here) reach a peer that declared 65,536 in several frames,
+        /// without `frame_too_large`.
+        @Test("Live ops frames respect the peer's declared max_frame")
         func liveFrameRespectsPeerMaximum() throws {
             let lines = LogLines()
             let small = try Self.makeNode("small", lines: lines, maximumFrameSize: 65_536)
@@ -49,10 +48,9 @@ extension NodeSuites {
         }
 
         /// README: the op log is "written and synced before an op is sent to any peer". When
-        /// `persist` throws, `SyncNode.broadcast` only logs and sends the op anyway (and `perform`
-        /// returns normally): after a restart the node's log lacks an op its peers hold, and the
-        /// node reuses that op ID for a different op, which peers drop as a duplicate.
-        @Test("ReviewFindings: an op that could not be made durable is not sent to peers")
+        /// storing fails, the op must not reach any peer (after a restart the node would reuse its
+        /// ID), `perform` must fail, and the node stops serving peers (fail-stop).
+        @Test("An op that could not be made durable is not sent; perform fails; the node stops serving")
         func undurableOpIsNotSent() throws {
             let lines = LogLines()
             let failNext = Atomic<Bool>(false)
@@ -66,17 +64,16 @@ extension NodeSuites {
             try reader.connect(to: writer.endpoint!)
             #expect(reader.waitForPeers(timeout: .seconds(5)) { $0.first?.state == .live })
             #expect(writer.waitForPeers(timeout: .seconds(5)) { $0.first?.state == .live })
-
-            failNext.store(true, ordering: .sequentiallyConsistent)
-            let notDurable = try? writer.perform { try $0.createGallery("lost") }
-            // A second op, durable, on the same connection: once it has arrived, anything sent
-            // before it has arrived too.
             let durable = try writer.perform { try $0.createGallery("kept") }
             #expect(reader.wait(timeout: .seconds(5)) { $0.contains(durable.id) })
-            if let notDurable {
-                #expect(!reader.read { $0.contains(notDurable.id) },
-                        "an op whose persist failed reached a peer, and perform reported success")
-            }
+
+            failNext.store(true, ordering: .sequentiallyConsistent)
+            #expect(throws: SyncNodeError.self) { try writer.perform { try $0.createGallery("lost") } }
+            // The writer dropped the reader, and refuses further commands.
+            #expect(reader.waitForPeers(timeout: .seconds(5)) { $0.isEmpty })
+            #expect(!reader.read { $0.hasGallery("lost") })
+            #expect(throws: SyncNodeError.self) { try writer.perform { try $0.createGallery("after") } }
+            #expect(!lines.all.filter { $0.contains("no longer serving peers") }.isEmpty)
         }
     }
 }
