@@ -71,6 +71,11 @@ final class Connection: @unchecked Sendable {
         lock.withLock { identity }
     }
 
+    /// Why the connection closed ("CODE: reason" for an error it sent), once it has.
+    var closeDescription: String? {
+        lock.withLock { closeReason }
+    }
+
     /// Bytes received and sent on this connection so far.
     var byteCounts: (received: Int, sent: Int) {
         lock.withLock { (receivedBytes, sentBytes) }

@@ -92,7 +92,10 @@ extension SyncNode {
                 let streams = try Connector.connect(to: peer, timeout: configuration.peerTimeout)
                 guard let connection = adopt(streams, role: .client) else { return }
                 connection.waitUntilFinished()
-                if connection.peer != nil { attempt = 0 }
+                // A session that got through the handshake resets the backoff, unless it was
+                // refused as a duplicate (the peer dials us too): then keep backing off.
+                let duplicate = connection.closeDescription?.contains("\(ErrorCode.duplicateConnection)") == true
+                if connection.peer != nil && !duplicate { attempt = 0 }
             } catch {
                 if attempt == 0 { configuration.log("\(configuration.name): cannot reach \(peer): \(error.localizedDescription)") }
             }
