@@ -33,6 +33,16 @@ struct ReplicaTable {
         return ids.count - 1
     }
 
+    /// Forgets the replica registered last, which must have nothing applied (an op of a new
+    /// replica was refused).
+    mutating func unregisterLast() {
+        guard let last = ids.indices.last, applied[last] == 0 else { return }
+        indexByID[ids[last]] = nil
+        ids.removeLast()
+        applied.removeLast()
+        runs.removeLast()
+    }
+
     /// Whether the op (or item, or slot) with this ID has been applied here.
     func contains(_ id: OpID) -> Bool {
         guard let index = index(of: id.replica) else { return false }

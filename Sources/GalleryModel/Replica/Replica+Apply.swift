@@ -7,7 +7,19 @@ extension Replica {
     ///   insert or move; O(1) expected for the other ops (O(log n) for a delete).
     mutating func apply(_ op: Op) throws(ModelError) {
         guard op.lastCounter <= PackedID.maxCounter else { throw .counterOverflow(op.id) }
+        let known = table.index(of: op.id.replica) != nil
         guard let replicaIndex = table.register(op.id.replica) else { throw .tooManyReplicas }
+        do {
+            try apply(op, replicaIndex: replicaIndex)
+        } catch {
+            // A refused op leaves nothing behind, not even its replica in the table.
+            if !known { table.unregisterLast() }
+            throw error
+        }
+    }
+
+    /// Applies an op whose replica is registered; throws before any change when it is malformed.
+    private mutating func apply(_ op: Op, replicaIndex: Int) throws(ModelError) {
         let key = PackedID(replicaIndex: replicaIndex, counter: op.id.counter)
 
         switch op.action {
