@@ -7,6 +7,11 @@ func runGallery(_ arguments: [String]) -> Int32 {
             throw CommandFailure.usage("missing command", Usage.overview)
         }
         let rest = Array(arguments.dropFirst())
+        if command == "-C" {
+            guard let directory = rest.first else { throw CommandFailure.usage("-C needs a DIR", Usage.overview) }
+            try NodeCommand(directory: URL(fileURLWithPath: directory), arguments: Array(rest.dropFirst())).run()
+            return ExitCode.success.rawValue
+        }
         switch command {
         case "simulate":
             print(try SimulateCommand(arguments: rest).run())

@@ -50,8 +50,18 @@ extension SyncNode: ConnectionDelegate {
         case .fetch(let request):
             // Content transfers are not served yet: every fetch is answered "not found".
             connection.send(.fetchError(id: request.id, code: .notFound, message: "no blob store"))
-        case .chunk, .fetchError, .cancel:
+        case .chunk, .fetchError, .cancel, .controlResponse:
             break
+        case .controlRequest(let json):
+            let response: ControlResponse
+            do {
+                let request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
+                response = ControlCommands.execute(request, on: self)
+            } catch {
+                response = ControlResponse(id: 0, ok: false, error: "malformed control request")
+            }
+            let encoded = (try? JSONEncoder().encode(response)).map(Array.init) ?? []
+            connection.send(.controlResponse(encoded))
         case .hello, .welcome, .auth, .authOK, .error:
             connection.close(.protocolError, "\(message.type) after authentication")
         }

@@ -26,6 +26,10 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     case fetchError = 0x22
     /// The requester no longer wants a fetch.
     case cancel = 0x23
+    /// A command from the command line to the node (JSON).
+    case controlRequest = 0x30
+    /// The node's answer to a command (JSON).
+    case controlResponse = 0x31
 
     /// Whether frames of this type go before ops and bulk bytes on a connection.
     public var priority: FramePriority {

@@ -47,6 +47,8 @@ extension Message {
             writer.string(message)
         case .cancel(let id):
             writer.varint(id)
+        case .controlRequest(let json), .controlResponse(let json):
+            return Frame(type, payload: json)
         }
         return Frame(type, payload: writer.bytes)
     }
@@ -116,6 +118,10 @@ extension Message {
             return .fetchError(id: try reader.varint(), code: try code(&reader), message: try reader.string(limit: 1_024))
         case .cancel:
             return .cancel(id: try reader.varint())
+        case .controlRequest:
+            return .controlRequest(Array(try reader.bytes(reader.remaining)))
+        case .controlResponse:
+            return .controlResponse(Array(try reader.bytes(reader.remaining)))
         }
     }
 

@@ -17,6 +17,10 @@ public enum Message: Hashable, Sendable {
     case chunk(Chunk)
     case fetchError(id: UInt64, code: ErrorCode, message: String)
     case cancel(id: UInt64)
+    /// A command from the command line, as JSON (protocol.md, "Control").
+    case controlRequest([UInt8])
+    /// The node's answer to a command, as JSON.
+    case controlResponse([UInt8])
 
     /// The frame type that carries this message.
     public var type: FrameType {
@@ -34,6 +38,8 @@ public enum Message: Hashable, Sendable {
         case .chunk: .chunk
         case .fetchError: .fetchError
         case .cancel: .cancel
+        case .controlRequest: .controlRequest
+        case .controlResponse: .controlResponse
         }
     }
 }

@@ -2,13 +2,26 @@
 enum Usage {
     static let overview = """
         usage: gallery <command> [arguments]
+               gallery -C DIR <node command> [arguments]
 
         commands:
           serve DIR       run a node on DIR until SIGINT or SIGTERM
           simulate FILE   replay a schedule of ops on in-memory replicas and print the outcome as JSON
           help [COMMAND]  show this help, or a command's
 
-        exit codes: 0 success, 1 the operation failed, 64 usage error
+        node commands (carried out by the node serving DIR, authenticated with DIR/secret):
+          galleries                                   list the galleries
+          new-gallery NAME                            create a gallery
+          list [GALLERY] [--json]                     the items of a gallery, or of all
+          add URL... [--to G] [--at I] [--title T] [--aspect R]
+                                                      add images by URL (default: the node's gallery, at the end)
+          move ITEM --at INDEX [--to GALLERY]         move an item (ITEM: COUNTER@REPLICA or GALLERY:INDEX)
+          delete ITEM... (or trash)                   delete items
+          update ITEM --title T | --aspect R          change an item's title or aspect ratio
+          peers                                       the connected peers
+
+        exit codes: 0 success, 1 the operation failed, 64 usage error, 69 node not running or
+        unreachable, 77 authentication refused
         """
 
     static let simulate = """
@@ -30,8 +43,22 @@ enum Usage {
           --peer HOST:PORT     a peer to stay connected to (repeatable)
         """
 
+    static let add = "usage: gallery -C DIR add URL... [--to GALLERY] [--at INDEX] [--title T] [--aspect R]"
+    static let move = "usage: gallery -C DIR move ITEM --at INDEX [--to GALLERY]"
+    static let delete = "usage: gallery -C DIR delete ITEM..."
+    static let update = "usage: gallery -C DIR update ITEM --title T | --aspect R"
+    static let list = "usage: gallery -C DIR list [GALLERY] [--json]"
+
     static func of(_ command: String) -> String? {
         switch command {
+        case "add": add
+        case "move": move
+        case "delete", "trash": delete
+        case "update": update
+        case "list": list
+        case "galleries": "usage: gallery -C DIR galleries"
+        case "new-gallery": "usage: gallery -C DIR new-gallery NAME"
+        case "peers": "usage: gallery -C DIR peers"
         case "serve": serve
         case "simulate": simulate
         default: nil

@@ -1,0 +1,124 @@
+import Foundation
+import GalleryModel
+
+/// Carries out control requests on a node's replica, through the node so that the ops they make
+/// are stored and sent like any other.
+enum ControlCommands {
+    static func execute(_ request: ControlRequest, on node: SyncNode) -> ControlResponse {
+        do {
+            switch request.command {
+            case "galleries":
+                let names = node.read { $0.galleries }
+                return ControlResponse(id: request.id, ok: true, galleries: names.map { GalleryListing(gallery: $0, items: []) })
+            case "new-gallery":
+                let name = try required(request.gallery, "a gallery name")
+                try node.perform { replica in
+                    guard !replica.hasGallery(name) else { throw ControlFailure("gallery \"\(name)\" exists already") }
+                    try replica.createGallery(name)
+                }
+                return ControlResponse(id: request.id, ok: true)
+            case "list":
+                let listings = try node.read { replica in
+                    let names = try request.gallery.map { name -> [String] in
+                        guard replica.hasGallery(name) else { throw ModelError.unknownGallery(name) }
+                        return [name]
+                    } ?? replica.galleries
+                    return try names.map { GalleryListing(gallery: $0, items: try replica.items(in: $0).map(listing)) }
+                }
+                return ControlResponse(id: request.id, ok: true, galleries: listings)
+            case "add":
+                let gallery = try required(request.gallery, "a gallery")
+                let urls = try required(request.urls, "URLs")
+                guard !urls.isEmpty else { throw ControlFailure("add needs at least one URL") }
+                let drafts = urls.map { url in
+                    var fields: [ItemField: FieldValue] = [.url: .text(url), .title: .text(request.title ?? lastComponent(of: url))]
+                    if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
+                    return ItemDraft(fields: fields)
+                }
+                let op = try node.perform { replica in
+                    try replica.insert(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
+                }
+                return ControlResponse(id: request.id, ok: true, ids: (0..<drafts.count).map { op.id.advanced(by: $0).description })
+            case "move":
+                let item = try required(request.items?.first, "an item")
+                try node.perform { replica in
+                    let id = try resolve(item, in: replica)
+                    let target = request.gallery ?? replica.location(of: id)?.gallery ?? ""
+                    let count = try replica.count(in: target)
+                    let inTarget = replica.location(of: id)?.gallery == target
+                    try replica.move(id, to: target, at: request.index ?? (inTarget ? count - 1 : count))
+                }
+                return ControlResponse(id: request.id, ok: true)
+            case "delete":
+                let items = try required(request.items, "items")
+                try node.perform { replica in
+                    // Resolve every item first, so that GALLERY:INDEX means the same list for all.
+                    let ids = try items.map { try resolve($0, in: replica) }
+                    for id in ids { try replica.delete(id) }
+                }
+                return ControlResponse(id: request.id, ok: true)
+            case "update":
+                let item = try required(request.items?.first, "an item")
+                try node.perform { replica in
+                    let id = try resolve(item, in: replica)
+                    if let title = request.title { try replica.update(id, .title, to: .text(title)) }
+                    if let aspect = request.aspect { try replica.update(id, .aspectRatio, to: .number(aspect)) }
+                }
+                return ControlResponse(id: request.id, ok: true)
+            case "peers":
+                let peers = node.peers.filter { $0.name != ControlClientName.value }.map {
+                    PeerListing(name: $0.name, replica: $0.replica?.description, address: $0.address,
+                                direction: $0.direction, state: $0.state.rawValue)
+                }
+                return ControlResponse(id: request.id, ok: true, peers: peers)
+            default:
+                throw ControlFailure("unknown command \"\(request.command)\"")
+            }
+        } catch {
+            return ControlResponse(id: request.id, ok: false, error: error.localizedDescription)
+        }
+    }
+
+    /// An item named by ID (`counter@replica`) or by place (`GALLERY:INDEX`), known here.
+    static func resolve(_ text: String, in replica: Replica) throws -> OpID {
+        if let id = OpID(text) {
+            guard replica.item(id) != nil else { throw ModelError.unknownItem(id) }
+            return id
+        }
+        guard let colon = text.lastIndex(of: ":"), let index = Int(text[text.index(after: colon)...]) else {
+            throw ControlFailure("\"\(text)\" is neither an item ID (COUNTER@REPLICA) nor GALLERY:INDEX")
+        }
+        return try replica.item(at: index, in: String(text[..<colon])).id
+    }
+
+    private static func listing(_ item: Item) -> ItemListing {
+        ItemListing(
+            id: item.id.description, title: item.title, state: item.state.rawValue, hash: item.contentHash,
+            bytes: item.byteSize, mediaType: item.mediaType, aspectRatio: item.aspectRatio, url: item.url,
+            progress: nil)
+    }
+
+    private static func lastComponent(of url: String) -> String {
+        url.split(separator: "/").last.map(String.init) ?? url
+    }
+
+    private static func required<Value>(_ value: Value?, _ what: String) throws -> Value {
+        guard let value else { throw ControlFailure("the request lacks \(what)") }
+        return value
+    }
+}
+
+/// A control command that cannot be carried out, with its one-line reason.
+struct ControlFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension ControlFailure: LocalizedError {
+    var errorDescription: String? { description }
+}
+
+/// The node name the command line uses in its handshake; such sessions are not listed as peers.
+public enum ControlClientName {
+    public static let value = "gallery-cli"
+}

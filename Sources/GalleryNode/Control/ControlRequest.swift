@@ -1,0 +1,110 @@
+/// A command from the command line to a running node (the JSON of a `control_request` frame).
+public struct ControlRequest: Codable, Hashable, Sendable {
+    /// Chosen by the client; echoed in the response.
+    public var id: Int
+    /// `galleries`, `new-gallery`, `list`, `add`, `move`, `delete`, `update` or `peers`.
+    public var command: String
+    /// The target gallery (`new-gallery`, `list`, `add`, `move`).
+    public var gallery: String?
+    /// Items by ID (`counter@replica`) or `GALLERY:INDEX` (`move`, `delete`, `update`).
+    public var items: [String]?
+    /// Where to insert or move (`add`, `move`); absent: at the end.
+    public var index: Int?
+    /// URLs to add by reference (`add`).
+    public var urls: [String]?
+    /// A title (`add`, `update`).
+    public var title: String?
+    /// An aspect ratio, width / height (`add`, `update`).
+    public var aspect: Double?
+
+    public init(id: Int, command: String, gallery: String? = nil, items: [String]? = nil, index: Int? = nil,
+                urls: [String]? = nil, title: String? = nil, aspect: Double? = nil) {
+        self.id = id
+        self.command = command
+        self.gallery = gallery
+        self.items = items
+        self.index = index
+        self.urls = urls
+        self.title = title
+        self.aspect = aspect
+    }
+}
+
+/// The node's answer (the JSON of a `control_response` frame).
+public struct ControlResponse: Codable, Hashable, Sendable {
+    /// The request's ID.
+    public var id: Int
+    /// Whether the command succeeded.
+    public var ok: Bool
+    /// A one-line reason when it did not.
+    public var error: String?
+    /// Galleries with their items (`list`, `galleries`: names only, empty item lists).
+    public var galleries: [GalleryListing]?
+    /// IDs of items made (`add`).
+    public var ids: [String]?
+    /// Connected peers (`peers`).
+    public var peers: [PeerListing]?
+
+    public init(id: Int, ok: Bool, error: String? = nil, galleries: [GalleryListing]? = nil, ids: [String]? = nil,
+                peers: [PeerListing]? = nil) {
+        self.id = id
+        self.ok = ok
+        self.error = error
+        self.galleries = galleries
+        self.ids = ids
+        self.peers = peers
+    }
+}
+
+/// One gallery as `list --json` prints it.
+public struct GalleryListing: Codable, Hashable, Sendable {
+    public var gallery: String
+    public var items: [ItemListing]
+}
+
+/// One item as `list --json` prints it.
+public struct ItemListing: Codable, Hashable, Sendable {
+    public var id: String
+    public var title: String?
+    public var state: String
+    public var hash: String?
+    public var bytes: Int64?
+    public var mediaType: String?
+    public var aspectRatio: Double?
+    public var url: String?
+    /// Bytes done / total for a placeholder being filled (transfers come later: always null now).
+    public var progress: Progress?
+
+    /// Transfer progress of a placeholder.
+    public struct Progress: Codable, Hashable, Sendable {
+        public var done: Int64
+        public var total: Int64
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, title, state, hash, bytes, mediaType, aspectRatio, url, progress
+    }
+
+    /// Every key is written, unset ones as null, as `list --json` documents.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(state, forKey: .state)
+        try container.encode(hash, forKey: .hash)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(mediaType, forKey: .mediaType)
+        try container.encode(aspectRatio, forKey: .aspectRatio)
+        try container.encode(url, forKey: .url)
+        try container.encode(progress, forKey: .progress)
+    }
+}
+
+/// One connected peer as `peers` prints it.
+public struct PeerListing: Codable, Hashable, Sendable {
+    public var name: String?
+    public var replica: String?
+    public var address: String
+    public var direction: String
+    public var state: String
+}

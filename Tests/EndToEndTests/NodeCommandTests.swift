@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+
+/// `gallery -C DIR ...` against real `gallery serve` processes.
+@Suite("gallery -C DIR commands", .serialized)
+struct NodeCommandTests {
+    private func temporaryDirectory() throws -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-cmd-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    private func gallery(_ directory: URL, _ arguments: String...) throws -> GalleryProcess.Result {
+        try GalleryProcess.run(["-C", directory.path] + arguments)
+    }
+
+    private func listJSON(_ directory: URL, _ gallery: String) throws -> [[String: Any]] {
+        let result = try self.gallery(directory, "list", gallery, "--json")
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(object?["gallery"] as? String == gallery)
+        return object?["items"] as? [[String: Any]] ?? []
+    }
+
+    @Test("add, list, new-gallery, move, update, delete on a running node")
+    func commands() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let node = try ServeProcess([directory.path, "--name", "alice"])
+        defer { #expect(node.stop() == 0) }
+        #expect(node.endpoint != nil)
+
+        #expect(try gallery(directory, "galleries").stdout == "alice\n")
+        let added = try gallery(directory, "add", "https://example.org/venice.png", "https://example.org/rome.jpg", "--aspect", "1.5")
+        #expect(added.status == 0, "\(added.stderr)")
+        let ids = added.stdout.split(separator: "\n").map(String.init)
+        #expect(ids.count == 2)
+        var items = try listJSON(directory, "alice")
+        #expect(items.map { $0["id"] as? String } == ids)
+        #expect(items.first?["title"] as? String == "venice.png")
+        #expect(items.first?["url"] as? String == "https://example.org/venice.png")
+        #expect(items.first?["aspectRatio"] as? Double == 1.5)
+        #expect(items.first?["state"] as? String == "ready")
+        #expect(items.first.map { $0.keys.sorted() } == ["aspectRatio", "bytes", "hash", "id", "mediaType", "progress", "state", "title", "url"])
+
+        #expect(try gallery(directory, "new-gallery", "trip").status == 0)
+        #expect(try gallery(directory, "move", "alice:1", "--at", "0", "--to", "trip").status == 0)
+        #expect(try gallery(directory, "update", ids[1], "--title", "Rome!").status == 0)
+        #expect(try listJSON(directory, "trip").map { $0["title"] as? String } == ["Rome!"])
+        #expect(try gallery(directory, "trash", ids[0]).status == 0)
+        items = try listJSON(directory, "alice")
+        #expect(items.isEmpty)
+
+        // Failures change nothing and say why.
+        let unknown = try gallery(directory, "move", "99@0000000000000001", "--at", "0")
+        #expect(unknown.status == 1 && unknown.stderr.hasPrefix("gallery: "))
+        let outOfRange = try gallery(directory, "move", ids[1], "--at", "7")
+        #expect(outOfRange.status == 1 && outOfRange.stderr.contains("out of range"))
+        #expect(try listJSON(directory, "trip").map { $0["id"] as? String } == [ids[1]])
+        let usage = try gallery(directory, "move", ids[1])
+        #expect(usage.status == 64 && usage.stderr.contains("usage: gallery -C DIR move"))
+    }
+
+    @Test("Two nodes: what one adds, the other lists")
+    func twoNodes() throws {
+        let alice = try temporaryDirectory(), bob = try temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: alice)
+            try? FileManager.default.removeItem(at: bob)
+        }
+        let aliceNode = try ServeProcess([alice.path, "--name", "alice"])
+        defer { #expect(aliceNode.stop() == 0) }
+        let address = try #require(aliceNode.endpoint)
+        let bobNode = try ServeProcess([
+            bob.path, "--name", "bob", "--peer", address.description,
+            "--secret-file", alice.appendingPathComponent("secret").path,
+        ])
+        defer { #expect(bobNode.stop() == 0) }
+        #expect(bobNode.endpoint != nil)
+        let added = try gallery(alice, "add", "https://example.org/venice.png")
+        #expect(added.status == 0)
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        // Bob gets it within a bounded time (sync is asynchronous; poll the real CLI).
+        let deadline = Date().addingTimeInterval(20)
+        var seen: [String?] = []
+        while Date() < deadline {
+            let result = try gallery(bob, "list", "alice", "--json")
+            if result.status == 0, let object = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] {
+                seen = (object["items"] as? [[String: Any]] ?? []).map { $0["id"] as? String }
+                if seen == [id] { break }
+            }
+            usleep(50_000)
+        }
+        #expect(seen == [id])
+        #expect(try gallery(bob, "peers").stdout.contains("alice"))
+    }
+
+    @Test("No node: exit 69; a wrong secret: exit 77")
+    func unavailableAndRefused() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        #expect(try gallery(directory, "galleries").status == 69)
+        let node = try ServeProcess([directory.path])
+        defer { node.stop() }
+        #expect(node.endpoint != nil)
+        // Another directory that names the same node but holds another secret.
+        let impostor = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: impostor) }
+        try FileManager.default.copyItem(at: directory.appendingPathComponent("node.json"), to: impostor.appendingPathComponent("node.json"))
+        try Data("not the secret".utf8).write(to: impostor.appendingPathComponent("secret"))
+        let refused = try gallery(impostor, "galleries")
+        #expect(refused.status == 77, "\(refused.stderr)")
+        #expect(refused.stdout.isEmpty)
+    }
+}
