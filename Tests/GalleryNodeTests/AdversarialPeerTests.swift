@@ -117,8 +117,8 @@ extension NodeSuites {
             let afterHello: [(String, [UInt8], ErrorCode)] = [
                 ("reserved flags", Frame(rawType: FrameType.auth.rawValue, flags: 0x04, payload: Array(repeating: 1, count: 32)).encoded,
                  .protocolError),
-                ("unknown type", Frame(rawType: 0x30, flags: 0, payload: [1, 2]).encoded, .unknownFrameType),
-                ("ignorable frame then a second hello", Frame(rawType: 0x31, flags: Frame.ignorableFlag, payload: [9]).encoded + hello,
+                ("unknown type", Frame(rawType: 0x7F, flags: 0, payload: [1, 2]).encoded, .unknownFrameType),
+                ("ignorable frame then a second hello", Frame(rawType: 0x7E, flags: Frame.ignorableFlag, payload: [9]).encoded + hello,
                  .protocolError),
                 ("heartbeat before auth", Message.heartbeat.frame.encoded, .protocolError),
                 ("sync_request before auth", Message.syncRequest(VersionVector()).frame.encoded, .protocolError),

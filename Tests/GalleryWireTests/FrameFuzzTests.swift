@@ -346,7 +346,7 @@ struct FrameFuzzTests {
         seeds += messages.map { Seed(name: $0.0, bytes: $0.1.frame.encoded) }
         seeds.append(Seed(name: "errorUnknownCode", bytes: Frame(.error, payload: [0xFF, 0x00, 0x01, 0x41]).encoded))
         seeds.append(Seed(name: "unknownIgnorable", bytes: Frame(rawType: 0x7E, flags: Frame.ignorableFlag, payload: [1, 2, 3]).encoded))
-        seeds.append(Seed(name: "unknownRequired", bytes: Frame(rawType: 0x30, flags: 0, payload: []).encoded))
+        seeds.append(Seed(name: "unknownRequired", bytes: Frame(rawType: 0x7F, flags: 0, payload: []).encoded))
         return seeds
     }
 

@@ -50,6 +50,16 @@ struct ServeCommand {
     /// Runs the node; returns when a signal stopped it.
     func run() throws(CommandFailure) {
         let options = try parse()
+        // Before anything can print "listening on": a signal sent right after it must stop the node.
+        let stopped = DispatchSemaphore(value: 0)
+        var sources: [DispatchSourceSignal] = []
+        for signalNumber in [SIGINT, SIGTERM] {
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
+            source.setEventHandler { stopped.signal() }
+            source.resume()
+            signal(signalNumber, SIG_IGN)
+            sources.append(source)
+        }
         let server: GalleryServer
         let endpoint: Endpoint?
         do {
@@ -64,15 +74,6 @@ struct ServeCommand {
             throw .failed(error.localizedDescription)
         }
         FileHandle.standardOutput.write(Data("listening on \(endpoint?.description ?? "nothing")\n".utf8))
-        let stopped = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            signal(signalNumber, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            sources.append(source)
-        }
         stopped.wait()
         server.stop()
         _ = sources
