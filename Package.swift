@@ -20,7 +20,7 @@ let package = Package(
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryWire"]),
         .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryNode"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["gallery", "GalleryNode"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["gallery", "GalleryNode", "GalleryWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

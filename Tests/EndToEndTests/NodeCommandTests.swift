@@ -1,4 +1,5 @@
 import Foundation
+import GalleryWire
 import Testing
 
 /// `gallery -C DIR ...` against real `gallery serve` processes.
@@ -59,6 +60,45 @@ struct NodeCommandTests {
         #expect(try listJSON(directory, "trip").map { $0["id"] as? String } == [ids[1]])
         let usage = try gallery(directory, "move", ids[1])
         #expect(usage.status == 64 && usage.stderr.contains("usage: gallery -C DIR move"))
+    }
+
+    @Test("add FILE stores the bytes, reads the header; export writes them back; a non-image is refused")
+    func files() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let node = try ServeProcess([directory.path, "--name", "alice"])
+        defer { #expect(node.stop() == 0) }
+        #expect(node.endpoint != nil)
+        // A PNG header (640 x 480) followed by pseudo-random bytes: the node reads only the header.
+        var generator = SystemRandomNumberGenerator()
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+            + [0, 0, 2, 0x80, 0, 0, 1, 0xE0, 8, 2, 0, 0, 0, 0, 0, 0, 0]
+        png += (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let file = directory.appendingPathComponent("venice.png")
+        try Data(png).write(to: file)
+        let added = try gallery(directory, "add", file.path)
+        #expect(added.status == 0, "\(added.stderr)")
+        let item = try #require(try listJSON(directory, "alice").first)
+        #expect(item["title"] as? String == "venice.png")
+        #expect(item["mediaType"] as? String == "image/png")
+        #expect(item["bytes"] as? Int == png.count)
+        #expect(item["hash"] as? String == SHA256.hex(SHA256.hash(png)))
+        #expect(abs((item["aspectRatio"] as? Double ?? 0) - 640.0 / 480.0) < 1e-9)
+
+        let copy = directory.appendingPathComponent("copy.png")
+        #expect(try gallery(directory, "export", "alice:0", copy.path).status == 0)
+        #expect(Array(try Data(contentsOf: copy)) == png)
+        // Stored once: a second add of the same bytes adds an item, not a second blob.
+        #expect(try gallery(directory, "add", file.path).status == 0)
+        let blobFiles = try FileManager.default.subpathsOfDirectory(atPath: directory.appendingPathComponent("blobs").path)
+            .filter { $0.hasSuffix(SHA256.hex(SHA256.hash(png))) }
+        #expect(blobFiles.count == 1)
+
+        let text = directory.appendingPathComponent("notes.txt")
+        try Data("not an image".utf8).write(to: text)
+        let refused = try gallery(directory, "add", text.path)
+        #expect(refused.status == 1 && refused.stderr.contains("not a PNG, JPEG or GIF"))
+        #expect(try listJSON(directory, "alice").count == 2)
     }
 
     @Test("Two nodes: what one adds, the other lists")

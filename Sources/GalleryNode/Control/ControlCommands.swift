@@ -28,13 +28,10 @@ enum ControlCommands {
                 return ControlResponse(id: request.id, ok: true, galleries: listings)
             case "add":
                 let gallery = try required(request.gallery, "a gallery")
-                let urls = try required(request.urls, "URLs")
-                guard !urls.isEmpty else { throw ControlFailure("add needs at least one URL") }
-                let drafts = urls.map { url in
-                    var fields: [ItemField: FieldValue] = [.url: .text(url), .title: .text(request.title ?? lastComponent(of: url))]
-                    if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
-                    return ItemDraft(fields: fields)
-                }
+                let sources = (request.files ?? []).map(AddSource.file) + (request.urls ?? []).map(AddSource.url)
+                guard !sources.isEmpty else { throw ControlFailure("add needs at least one FILE or URL") }
+                // Files are stored (and their headers read) before any op is made.
+                let drafts = try sources.map { try draft(for: $0, request: request, blobs: node.configuration.blobs) }
                 let op = try node.perform { replica in
                     try replica.insert(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
                 }
@@ -65,6 +62,21 @@ enum ControlCommands {
                     if let aspect = request.aspect { try replica.update(id, .aspectRatio, to: .number(aspect)) }
                 }
                 return ControlResponse(id: request.id, ok: true)
+            case "export":
+                let item = try required(request.items?.first, "an item")
+                let file = try required(request.files?.first, "a file")
+                guard let blobs = node.configuration.blobs else { throw ControlFailure("this node keeps no blobs") }
+                let hash = try node.read { replica -> String in
+                    let id = try resolve(item, in: replica)
+                    guard let hash = replica.item(id)?.contentHash else { throw ControlFailure("item \(id) has no bytes (a URL?)") }
+                    return hash
+                }
+                guard let size = blobs.size(of: hash) else { throw ControlFailure("the bytes of \(item) are not on this node") }
+                let bytes = try blobs.read(hash, offset: 0, length: size)
+                guard FileManager.default.createFile(atPath: file, contents: Data(bytes)) else {
+                    throw ControlFailure("cannot write \(file)")
+                }
+                return ControlResponse(id: request.id, ok: true)
             case "peers":
                 let peers = node.peers.filter { $0.name != ControlClientName.value }.map {
                     PeerListing(name: $0.name, replica: $0.replica?.description, address: $0.address,
@@ -89,6 +101,37 @@ enum ControlCommands {
             throw ControlFailure("\"\(text)\" is neither an item ID (COUNTER@REPLICA) nor GALLERY:INDEX")
         }
         return try replica.item(at: index, in: String(text[..<colon])).id
+    }
+
+    /// What `add` adds: an image file stored as a blob, or a URL kept by reference.
+    enum AddSource {
+        case file(String)
+        case url(String)
+    }
+
+    /// The new item for one source: a file is stored, its title is its name, its media type and
+    /// aspect ratio come from its header; a URL keeps `--aspect` (if any).
+    private static func draft(for source: AddSource, request: ControlRequest, blobs: BlobStore?) throws -> ItemDraft {
+        var fields: [ItemField: FieldValue] = [:]
+        switch source {
+        case .url(let url):
+            fields[.url] = .text(url)
+            fields[.title] = .text(request.title ?? lastComponent(of: url))
+        case .file(let path):
+            guard let blobs else { throw ControlFailure("this node keeps no blobs") }
+            guard let handle = FileHandle(forReadingAtPath: path) else { throw ControlFailure("cannot read \(path)") }
+            let head = Array((try? handle.read(upToCount: 1 << 20)) ?? Data())
+            try? handle.close()
+            guard let header = ImageHeader(head) else { throw ControlFailure("\(path) is not a PNG, JPEG or GIF image") }
+            let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
+            fields[.title] = .text(request.title ?? lastComponent(of: path))
+            fields[.contentHash] = .text(hash)
+            fields[.byteSize] = .integer(Int64(size))
+            fields[.mediaType] = .text(header.mediaType)
+            fields[.aspectRatio] = .number(header.aspectRatio)
+        }
+        if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
+        return ItemDraft(fields: fields)
     }
 
     private static func listing(_ item: Item) -> ItemListing {

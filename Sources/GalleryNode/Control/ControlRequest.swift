@@ -12,19 +12,23 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var index: Int?
     /// URLs to add by reference (`add`).
     public var urls: [String]?
+    /// Absolute paths of image files to add (`add`), or the file to write (`export`): the command
+    /// line and the node share the machine and DIR.
+    public var files: [String]?
     /// A title (`add`, `update`).
     public var title: String?
     /// An aspect ratio, width / height (`add`, `update`).
     public var aspect: Double?
 
     public init(id: Int, command: String, gallery: String? = nil, items: [String]? = nil, index: Int? = nil,
-                urls: [String]? = nil, title: String? = nil, aspect: Double? = nil) {
+                urls: [String]? = nil, files: [String]? = nil, title: String? = nil, aspect: Double? = nil) {
         self.id = id
         self.command = command
         self.gallery = gallery
         self.items = items
         self.index = index
         self.urls = urls
+        self.files = files
         self.title = title
         self.aspect = aspect
     }

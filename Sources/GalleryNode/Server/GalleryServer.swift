@@ -63,7 +63,8 @@ public final class GalleryServer: @unchecked Sendable {
                         // One write and one fsync per local command or received frame.
                         try opLog.append(ops)
                         try opLog.sync()
-                    }),
+                    },
+                    blobs: try BlobStore(directory: directory)),
                 replica: replica)
         } catch {
             close(lockDescriptor)

@@ -25,6 +25,8 @@ public struct NodeConfiguration: Sendable {
     public var catchUpBatchBytes: Int
     /// Where the node reports connections, failures and sync progress.
     public var log: NodeLog
+    /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
+    public var blobs: BlobStore?
     /// Makes applied ops durable before they are sent to any peer: called under the node's lock
     /// with the ops of one local command (`local`: sync before returning) or of one received frame.
     public var persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)?
@@ -34,7 +36,7 @@ public struct NodeConfiguration: Sendable {
         peers: [Endpoint] = [], heartbeatInterval: Duration = .seconds(1), peerTimeout: Duration = .seconds(5),
         reconnect: Backoff = Backoff(), maximumFrameSize: UInt32 = FrameLimits.defaultMaximum,
         outboundQueueLimit: Int = 64 << 20, catchUpBatchBytes: Int = 1 << 20, log: NodeLog = .standardError,
-        persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)? = nil
+        persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)? = nil, blobs: BlobStore? = nil
     ) {
         self.name = name
         self.secret = secret
@@ -48,5 +50,6 @@ public struct NodeConfiguration: Sendable {
         self.catchUpBatchBytes = catchUpBatchBytes
         self.log = log
         self.persist = persist
+        self.blobs = blobs
     }
 }

@@ -13,8 +13,10 @@ enum Usage {
           galleries                                   list the galleries
           new-gallery NAME                            create a gallery
           list [GALLERY] [--json]                     the items of a gallery, or of all
-          add URL... [--to G] [--at I] [--title T] [--aspect R]
-                                                      add images by URL (default: the node's gallery, at the end)
+          add FILE|URL... [--to G] [--at I] [--title T] [--aspect R]
+                                                      add images: files are stored (PNG, JPEG, GIF), URLs kept
+                                                      by reference (default: the node's gallery, at the end)
+          export ITEM FILE                            write an item's bytes to FILE
           move ITEM --at INDEX [--to GALLERY]         move an item (ITEM: COUNTER@REPLICA or GALLERY:INDEX)
           delete ITEM... (or trash)                   delete items
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
@@ -43,7 +45,7 @@ enum Usage {
           --peer HOST:PORT     a peer to stay connected to (repeatable)
         """
 
-    static let add = "usage: gallery -C DIR add URL... [--to GALLERY] [--at INDEX] [--title T] [--aspect R]"
+    static let add = "usage: gallery -C DIR add FILE|URL... [--to GALLERY] [--at INDEX] [--title T] [--aspect R]"
     static let move = "usage: gallery -C DIR move ITEM --at INDEX [--to GALLERY]"
     static let delete = "usage: gallery -C DIR delete ITEM..."
     static let update = "usage: gallery -C DIR update ITEM --title T | --aspect R"
@@ -52,6 +54,7 @@ enum Usage {
     static func of(_ command: String) -> String? {
         switch command {
         case "add": add
+        case "export": "usage: gallery -C DIR export ITEM FILE"
         case "move": move
         case "delete", "trash": delete
         case "update": update

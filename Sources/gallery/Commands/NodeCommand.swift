@@ -28,16 +28,18 @@ struct NodeCommand {
             request.aspect = try parser.doubleOption("--aspect")
             let sources = parser.remainingPositionals()
             guard !sources.isEmpty else { throw .usage("add needs FILE or URL", Usage.add) }
-            if let file = sources.first(where: { !$0.contains("://") }) {
-                throw .failed("adding files (\(file)) is not supported yet: add URLs")
-            }
-            request.urls = sources
+            request.urls = sources.filter { $0.contains("://") }
+            request.files = sources.filter { !$0.contains("://") }.map { URL(fileURLWithPath: $0).path }
             if request.gallery == nil { request.gallery = try nodeName() }
         case "move":
             request.gallery = try parser.option("--to")
             guard let index = try parser.intOption("--at") else { throw .usage("move needs --at INDEX", Usage.move) }
             request.index = index
             request.items = [try parser.positional("ITEM")]
+            try parser.expectEnd()
+        case "export":
+            request.items = [try parser.positional("ITEM")]
+            request.files = [URL(fileURLWithPath: try parser.positional("FILE")).path]
             try parser.expectEnd()
         case "delete", "trash":
             request.command = "delete"
