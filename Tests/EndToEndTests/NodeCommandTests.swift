@@ -135,6 +135,49 @@ struct NodeCommandTests {
         #expect(try gallery(bob, "peers").stdout.contains("alice"))
     }
 
+    @Test("connect, status --json, and watch --json across two nodes")
+    func connectStatusWatch() throws {
+        let alice = try temporaryDirectory(), bob = try temporaryDirectory()
+        defer {
+            try? FileManager.default.removeItem(at: alice)
+            try? FileManager.default.removeItem(at: bob)
+        }
+        let aliceNode = try ServeProcess([alice.path, "--name", "alice"])
+        defer { #expect(aliceNode.stop() == 0) }
+        let bobNode = try ServeProcess([bob.path, "--name", "bob", "--secret-file", alice.appendingPathComponent("secret").path])
+        defer { #expect(bobNode.stop() == 0) }
+        let address = try #require(aliceNode.endpoint)
+        #expect(try gallery(bob, "connect", address.description).status == 0)
+        // Bob syncs alice's gallery; then watches it.
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, try !gallery(bob, "galleries").stdout.contains("alice") { usleep(20_000) }
+        let watcher = try ServeProcess(["-C", bob.path, "watch", "alice", "--json"], serve: false)
+        defer { watcher.stop(signal: SIGINT) }
+        // The watch is registered when it prints its first line ("watching"); then change alice.
+        #expect(watcher.waitForLines(1), "watch printed: \(watcher.standardOutput)")
+        let added = try gallery(alice, "add", "https://example.org/a.png")
+        #expect(added.status == 0)
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try gallery(alice, "update", id, "--title", "renamed").status == 0)
+        #expect(try gallery(alice, "delete", id).status == 0)
+        #expect(watcher.waitForLines(4), "watch printed: \(watcher.standardOutput)")
+        let events = watcher.standardOutput.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(events.compactMap { $0["event"] as? String } == ["watching", "inserted", "updated", "deleted"])
+        #expect(events.dropFirst().allSatisfy { $0["id"] as? String == id && $0["gallery"] as? String == "alice" })
+
+        let status = try gallery(bob, "status", "--json")
+        #expect(status.status == 0)
+        let object = try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any]
+        #expect(object?["name"] as? String == "bob")
+        let peers = object?["peers"] as? [[String: Any]] ?? []
+        #expect(peers.map { $0["name"] as? String } == ["alice"])
+        #expect(peers.first?["state"] as? String == "live")
+        let version = object?["version"] as? [String: Any] ?? [:]
+        #expect(version.count == 2)
+    }
+
     @Test("No node: exit 69; a wrong secret: exit 77")
     func unavailableAndRefused() throws {
         let directory = try temporaryDirectory()

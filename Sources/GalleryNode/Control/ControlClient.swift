@@ -35,20 +35,36 @@ public enum ControlClient {
 
     /// Sends `request` and waits at most `timeout` for the answer.
     public static func send(_ request: ControlRequest, to directory: URL, timeout: Duration = .seconds(10)) throws(Failure) -> ControlResponse {
+        var answer: ControlResponse?
+        try stream(request, to: directory, timeout: timeout) { response in
+            answer = response
+            return false
+        }
+        guard let answer else { throw .failed("no answer from the node in time") }
+        return answer
+    }
+
+    /// Sends `request` and passes every answer to `handler` until it returns false, the node closes
+    /// the connection, or `timeout` (if any) passes.
+    public static func stream(
+        _ request: ControlRequest, to directory: URL, timeout: Duration?, _ handler: (ControlResponse) -> Bool
+    ) throws(Failure) {
         let (_, address) = try nodeInfo(of: directory)
         guard let secret = FileManager.default.contents(atPath: directory.appendingPathComponent("secret").path) else {
             throw .failed("cannot read \(directory.appendingPathComponent("secret").path)")
         }
         let streams: StreamPair
         do {
-            streams = try Connector.connect(to: address, timeout: timeout)
+            streams = try Connector.connect(to: address, timeout: timeout ?? .seconds(10))
         } catch {
             throw .notRunning("the node of \(directory.path) is not running or unreachable: \(error.localizedDescription)")
         }
         defer { streams.close() }
         // A node that does not answer in time: closing the streams ends the blocked read.
         let watchdog = DispatchWorkItem { streams.close() }
-        DispatchQueue.global().asyncAfter(deadline: .now() + Double(timeout.components.seconds), execute: watchdog)
+        if let timeout {
+            DispatchQueue.global().asyncAfter(deadline: .now() + Double(timeout.components.seconds), execute: watchdog)
+        }
         defer { watchdog.cancel() }
 
         var channel = FrameChannel(streams: streams)
@@ -82,7 +98,7 @@ public enum ControlClient {
                     guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
                         throw Failure.failed("malformed answer from the node")
                     }
-                    return response
+                    if !handler(response) { return }
                 }
                 if case .error(let code, let text) = message { throw Failure.failed("the node closed: \(code): \(text)") }
             }
@@ -91,7 +107,6 @@ public enum ControlClient {
         } catch {
             throw .failed("connection failed: \(error.localizedDescription)")
         }
-        throw .failed("no answer from the node in time")
     }
 }
 

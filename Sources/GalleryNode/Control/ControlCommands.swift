@@ -18,12 +18,8 @@ enum ControlCommands {
                 }
                 return ControlResponse(id: request.id, ok: true)
             case "list":
-                let listings = try node.read { replica in
-                    let names = try request.gallery.map { name -> [String] in
-                        guard replica.hasGallery(name) else { throw ModelError.unknownGallery(name) }
-                        return [name]
-                    } ?? replica.galleries
-                    return try names.map { GalleryListing(gallery: $0, items: try replica.items(in: $0).map(listing)) }
+                let listings = try node.read { replica -> [GalleryListing] in
+                    try Self.listings(replica, gallery: request.gallery)
                 }
                 return ControlResponse(id: request.id, ok: true, galleries: listings)
             case "add":
@@ -78,17 +74,51 @@ enum ControlCommands {
                 }
                 return ControlResponse(id: request.id, ok: true)
             case "peers":
-                let peers = node.peers.filter { $0.name != ControlClientName.value }.map {
-                    PeerListing(name: $0.name, replica: $0.replica?.description, address: $0.address,
-                                direction: $0.direction, state: $0.state.rawValue)
+                return ControlResponse(id: request.id, ok: true, peers: peerListings(node))
+            case "status":
+                let status = node.read { replica in
+                    NodeStatus(
+                        name: node.configuration.name, replica: replica.id.description,
+                        address: nil, version: versionJSON(replica.version), ops: replica.opCount,
+                        buffered: replica.bufferedCount, peers: [], transfers: [])
                 }
-                return ControlResponse(id: request.id, ok: true, peers: peers)
+                var full = status
+                full.address = node.endpoint?.description
+                full.peers = peerListings(node)
+                return ControlResponse(id: request.id, ok: true, status: full)
+            case "connect":
+                let text = try required(request.gallery, "HOST:PORT")
+                guard let endpoint = Endpoint(text) else { throw ControlFailure("\"\(text)\" is not HOST:PORT") }
+                node.keepConnected(to: endpoint)
+                return ControlResponse(id: request.id, ok: true)
             default:
                 throw ControlFailure("unknown command \"\(request.command)\"")
             }
         } catch {
             return ControlResponse(id: request.id, ok: false, error: error.localizedDescription)
         }
+    }
+
+    /// The connected peers, without command-line sessions.
+    private static func peerListings(_ node: SyncNode) -> [PeerListing] {
+        node.peers.filter { $0.name != ControlClientName.value }.map {
+            PeerListing(name: $0.name, replica: $0.replica?.description, address: $0.address,
+                        direction: $0.direction, state: $0.state.rawValue,
+                        syncedUpTo: $0.syncedUpTo.map(versionJSON))
+        }
+    }
+
+    private static func versionJSON(_ version: VersionVector) -> [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: version.counters.map { ($0.key.description, $0.value) })
+    }
+
+    /// The listing of one gallery, or of all, as `list` answers it.
+    static func listings(_ replica: Replica, gallery: String?) throws -> [GalleryListing] {
+        let names = try gallery.map { name -> [String] in
+            guard replica.hasGallery(name) else { throw ModelError.unknownGallery(name) }
+            return [name]
+        } ?? replica.galleries
+        return try names.map { GalleryListing(gallery: $0, items: try replica.items(in: $0).map(listing)) }
     }
 
     /// An item named by ID (`counter@replica`) or by place (`GALLERY:INDEX`), known here.

@@ -46,17 +46,61 @@ public struct ControlResponse: Codable, Hashable, Sendable {
     public var galleries: [GalleryListing]?
     /// IDs of items made (`add`).
     public var ids: [String]?
-    /// Connected peers (`peers`).
+    /// Connected peers (`peers`, `status`).
     public var peers: [PeerListing]?
+    /// The node's state (`status`).
+    public var status: NodeStatus?
+    /// What changed (`watch`, one response per batch of changes after the first).
+    public var events: [WatchEvent]?
 
     public init(id: Int, ok: Bool, error: String? = nil, galleries: [GalleryListing]? = nil, ids: [String]? = nil,
-                peers: [PeerListing]? = nil) {
+                peers: [PeerListing]? = nil, status: NodeStatus? = nil, events: [WatchEvent]? = nil) {
         self.id = id
         self.ok = ok
         self.error = error
         self.galleries = galleries
         self.ids = ids
         self.peers = peers
+        self.status = status
+        self.events = events
+    }
+}
+
+/// A node's state as `status --json` prints it.
+public struct NodeStatus: Codable, Hashable, Sendable {
+    public var name: String
+    public var replica: String
+    public var address: String?
+    /// The version vector: the last counter applied from each replica (hex replica ID -> counter).
+    public var version: [String: UInt64]
+    public var ops: Int
+    /// Early ops held for missing dependencies.
+    public var buffered: Int
+    public var peers: [PeerListing]
+    /// Transfers in flight (placeholders being filled; none until drag and drop exists).
+    public var transfers: [String]
+}
+
+/// One change, as `watch --json` prints it (one per line).
+public struct WatchEvent: Codable, Hashable, Sendable {
+    /// `galleryCreated`, `inserted`, `moved`, `deleted`, `updated` or `committed`.
+    public var event: String
+    public var id: String?
+    public var gallery: String?
+    public var index: Int?
+    public var title: String?
+    public var state: String?
+    public var field: String?
+
+    public init(event: String, id: String? = nil, gallery: String? = nil, index: Int? = nil, title: String? = nil,
+                state: String? = nil, field: String? = nil) {
+        self.event = event
+        self.id = id
+        self.gallery = gallery
+        self.index = index
+        self.title = title
+        self.state = state
+        self.field = field
     }
 }
 
@@ -111,4 +155,6 @@ public struct PeerListing: Codable, Hashable, Sendable {
     public var address: String
     public var direction: String
     public var state: String
+    /// The peer's version vector at its `caught_up`: "synced with P up to V".
+    public var syncedUpTo: [String: UInt64]?
 }

@@ -56,6 +56,10 @@ extension SyncNode: ConnectionDelegate {
             let response: ControlResponse
             do {
                 let request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
+                if request.command == "watch" {
+                    startWatch(request, for: connection)
+                    return
+                }
                 response = ControlCommands.execute(request, on: self)
             } catch {
                 response = ControlResponse(id: 0, ok: false, error: "malformed control request")
@@ -72,9 +76,33 @@ extension SyncNode: ConnectionDelegate {
         condition.withLock {
             connections[connection.id] = nil
             sessions[connection.id] = nil
+            if let watcher = watchers.removeValue(forKey: connection.id) { observers[watcher] = nil }
             condition.broadcast()
         }
         configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
+    }
+
+    /// `watch`: answers with the current listing, then sends the events of every batch of changes
+    /// (and, for a redrawn view, the listing after them) until the connection closes.
+    private func startWatch(_ request: ControlRequest, for connection: Connection) {
+        @Sendable func send(_ response: ControlResponse) {
+            if let bytes = try? JSONEncoder().encode(response) { connection.send(.controlResponse(Array(bytes))) }
+        }
+        condition.withLock {
+            guard let first = try? ControlCommands.listings(replica, gallery: request.gallery) else {
+                send(ControlResponse(id: request.id, ok: false, error: "no gallery named \"\(request.gallery ?? "")\""))
+                return
+            }
+            send(ControlResponse(id: request.id, ok: true, galleries: first))
+            nextObserverID += 1
+            watchers[connection.id] = nextObserverID
+            observers[nextObserverID] = { ops, replica in
+                let events = WatchEvents.events(of: ops, in: replica, gallery: request.gallery)
+                guard !events.isEmpty else { return }
+                let listing = try? ControlCommands.listings(replica, gallery: request.gallery)
+                send(ControlResponse(id: request.id, ok: true, galleries: listing, events: events))
+            }
+        }
     }
 
     /// Queues every op the peer lacks, then `caught_up`, and makes the session live: all under the

@@ -23,9 +23,11 @@ public final class SyncNode: @unchecked Sendable {
     var listener: Listener?
     var boundEndpoint: Endpoint?
     var changeCount = 0
-    var observers: [Int: @Sendable ([Op]) -> Void] = [:]
+    var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
     /// Why the node stopped serving peers after failing to store ops, if it did.
     var failure: String?
+    /// The observer of each connection that watches changes (`watch`), by connection ID.
+    var watchers: [Int: Int] = [:]
     var nextObserverID = 0
 
     /// What the node knows of one authenticated connection.
@@ -100,11 +102,23 @@ public final class SyncNode: @unchecked Sendable {
     /// Calls `observer` with every batch of ops applied (local or received), under the node's lock.
     @discardableResult
     public func observe(_ observer: @escaping @Sendable ([Op]) -> Void) -> Int {
+        observe { ops, _ in observer(ops) }
+    }
+
+    /// Calls `observer` with every batch of ops applied and the replica right after them, under
+    /// the node's lock (the observer must not call back into the node).
+    @discardableResult
+    public func observe(_ observer: @escaping @Sendable ([Op], Replica) -> Void) -> Int {
         condition.withLock {
             nextObserverID += 1
             observers[nextObserverID] = observer
             return nextObserverID
         }
+    }
+
+    /// Stops calling an observer.
+    public func removeObserver(_ id: Int) {
+        condition.withLock { observers[id] = nil }
     }
 
     /// The connected peers.
@@ -174,7 +188,7 @@ public final class SyncNode: @unchecked Sendable {
             framesByLimit[limit] = frames
             for frame in frames { connection.send(frame, priority: .ops) }
         }
-        for observer in observers.values { observer(ops) }
+        for observer in observers.values { observer(ops, replica) }
         changeCount += 1
         condition.broadcast()
         return true

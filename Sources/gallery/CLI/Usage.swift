@@ -21,6 +21,9 @@ enum Usage {
           delete ITEM... (or trash)                   delete items
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
           peers                                       the connected peers
+          connect HOST:PORT                           connect to a peer and stay connected
+          status [--json]                             version vector, ops, peers and their sync state
+          watch [GALLERY] [--json]                    show every change live (--json: one event per line)
 
         exit codes: 0 success, 1 the operation failed, 64 usage error, 69 node not running or
         unreachable, 77 authentication refused
@@ -62,6 +65,9 @@ enum Usage {
         case "galleries": "usage: gallery -C DIR galleries"
         case "new-gallery": "usage: gallery -C DIR new-gallery NAME"
         case "peers": "usage: gallery -C DIR peers"
+        case "connect": "usage: gallery -C DIR connect HOST:PORT"
+        case "status": "usage: gallery -C DIR status [--json]"
+        case "watch": "usage: gallery -C DIR watch [GALLERY] [--json]"
         case "serve": serve
         case "simulate": simulate
         default: nil

@@ -14,6 +14,20 @@ struct NodeCommand {
         switch command {
         case "galleries", "peers":
             try parser.expectEnd()
+        case "status":
+            json = parser.flag("--json")
+            try parser.expectEnd()
+        case "connect":
+            let text = try parser.positional("HOST:PORT")
+            guard Endpoint(text) != nil else { throw .usage("\"\(text)\" is not HOST:PORT", Usage.of("connect") ?? Usage.overview) }
+            request.gallery = text
+            try parser.expectEnd()
+        case "watch":
+            json = parser.flag("--json")
+            request.gallery = parser.optionalPositional()
+            try parser.expectEnd()
+            try watch(request, json: json)
+            return
         case "new-gallery":
             request.gallery = try parser.positional("NAME")
             try parser.expectEnd()
@@ -60,14 +74,52 @@ struct NodeCommand {
         do {
             response = try ControlClient.send(request, to: directory)
         } catch {
-            switch error {
-            case .notRunning(let reason): throw CommandFailure(code: .unavailable, message: reason, usage: nil)
-            case .authRefused(let reason): throw CommandFailure(code: .authRefused, message: reason, usage: nil)
-            case .failed(let reason): throw .failed(reason)
-            }
+            throw Self.failure(error)
         }
         guard response.ok else { throw .failed(response.error ?? "the node refused the command") }
         print(render(response, command: request.command, gallery: request.gallery, json: json), terminator: "")
+    }
+
+    private static func failure(_ error: ControlClient.Failure) -> CommandFailure {
+        switch error {
+        case .notRunning(let reason): CommandFailure(code: .unavailable, message: reason, usage: nil)
+        case .authRefused(let reason): CommandFailure(code: .authRefused, message: reason, usage: nil)
+        case .failed(let reason): .failed(reason)
+        }
+    }
+
+    /// Shows every change live until the node stops or the user interrupts: one JSON event per line
+    /// with `--json`, else the gallery redrawn (the screen cleared first on a terminal).
+    private func watch(_ request: ControlRequest, json: Bool) throws(CommandFailure) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let terminal = isatty(STDOUT_FILENO) == 1
+        var failure: String?
+        do {
+            try ControlClient.stream(request, to: directory, timeout: nil) { response in
+                guard response.ok else {
+                    failure = response.error ?? "the node refused to watch"
+                    return false
+                }
+                var text = ""
+                if json {
+                    // The first answer confirms the subscription: say so, so that scripts can wait for it.
+                    let events = response.events ?? [WatchEvent(event: "watching", gallery: request.gallery)]
+                    for event in events {
+                        if let data = try? encoder.encode(event) { text += String(decoding: data, as: UTF8.self) + "\n" }
+                    }
+                } else {
+                    if terminal { text += "\u{1B}[2J\u{1B}[H" }
+                    text += render(response, command: "list", gallery: request.gallery, json: false)
+                    if !terminal { text += "\n" }
+                }
+                try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+                return true
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+        if let failure { throw .failed(failure) }
     }
 
     private func nodeName() throws(CommandFailure) -> String {
@@ -89,6 +141,18 @@ struct NodeCommand {
             return (response.peers ?? []).map {
                 "\($0.name ?? "?")\t\($0.address)\t\($0.direction)\t\($0.state)\n"
             }.joined()
+        case "status":
+            guard let status = response.status else { return "" }
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+                return String(decoding: (try? encoder.encode(status)) ?? Data(), as: UTF8.self) + "\n"
+            }
+            let version = status.version.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
+            return "\(status.name) (replica \(status.replica)) listening on \(status.address ?? "-")\n"
+                + "ops: \(status.ops), waiting for dependencies: \(status.buffered)\n"
+                + "version: \(version)\n"
+                + status.peers.map { "peer \($0.name ?? "?") \($0.address) \($0.direction) \($0.state)\n" }.joined()
         case "list":
             let galleries = response.galleries ?? []
             if json {

@@ -2,17 +2,19 @@ import Foundation
 import GalleryNode
 import Synchronization
 
-/// A `gallery serve` process under test: started, read until it listens, stopped or killed.
+/// A `gallery` process under test (`serve` by default): started, read until it listens, stopped or
+/// killed.
 final class ServeProcess: Sendable {
     private let process: Process
     private let output = Mutex<(stdout: String, stderr: String)>(("", ""))
     private let changed = DispatchSemaphore(value: 0)
 
-    /// Starts `gallery serve ARGUMENTS` and waits (bounded) for its "listening on" line.
-    init(_ arguments: [String], timeout: TimeInterval = 30) throws {
+    /// Starts `gallery serve ARGUMENTS` and waits (bounded) for its "listening on" line; with
+    /// `serve: false`, starts `gallery ARGUMENTS` and waits for nothing.
+    init(_ arguments: [String], serve: Bool = true, timeout: TimeInterval = 30) throws {
         let process = Process()
         process.executableURL = GalleryProcess.executable
-        process.arguments = ["serve"] + arguments
+        process.arguments = (serve ? ["serve"] : []) + arguments
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
@@ -35,10 +37,22 @@ final class ServeProcess: Sendable {
                 changed.signal()
             }
         }
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = Date().addingTimeInterval(serve ? timeout : 0)
         while endpoint == nil && process.isRunning && Date() < deadline {
             _ = changed.wait(timeout: .now() + 0.2)
         }
+    }
+
+    /// Standard output so far.
+    var standardOutput: String { output.withLock { $0.stdout } }
+
+    /// Waits (bounded) until standard output holds `count` lines; true when it does.
+    func waitForLines(_ count: Int, timeout: TimeInterval = 20) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while standardOutput.split(separator: "\n").count < count && Date() < deadline {
+            _ = changed.wait(timeout: .now() + 0.2)
+        }
+        return standardOutput.split(separator: "\n").count >= count
     }
 
     /// The address from the "listening on HOST:PORT" line, once printed.
