@@ -29,7 +29,9 @@ extension SyncNode: ConnectionDelegate {
             connection.close(.duplicateConnection, "already connected to \(peer.name)")
             return
         }
-        configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
+        if peer.name != ControlClientName.value {
+            configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
+        }
         connection.send(.syncRequest(read { $0.version }))
     }
 
@@ -79,7 +81,9 @@ extension SyncNode: ConnectionDelegate {
             if let watcher = watchers.removeValue(forKey: connection.id) { observers[watcher] = nil }
             condition.broadcast()
         }
-        configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
+        if name != ControlClientName.value {
+            configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
+        }
     }
 
     /// `watch`: answers with the current listing, then sends the events of every batch of changes
