@@ -179,10 +179,19 @@ public final class SyncNode: @unchecked Sendable {
                 return false
             }
         }
+        // One frame for all the ops when every peer accepts it (the common case), else batches
+        // within each peer's limit.
+        var whole: Frame?
         var framesByLimit: [Int: [Frame]] = [:]
         for (id, session) in sessions where session.live && id != source {
             guard let connection = connections[id] else { continue }
             let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
+            let frame = whole ?? Message.ops(ops).frame
+            whole = frame
+            if frame.payload.count <= limit {
+                connection.send(frame, priority: .ops)
+                continue
+            }
             let frames = framesByLimit[limit]
                 ?? OpCodec.encodeBatches(ops, maximumBytes: limit).map { Frame(.ops, payload: $0) }
             framesByLimit[limit] = frames
