@@ -103,20 +103,9 @@ struct NodeCommandTests {
 
     @Test("Two nodes: what one adds, the other lists")
     func twoNodes() throws {
-        let alice = try temporaryDirectory(), bob = try temporaryDirectory()
-        defer {
-            try? FileManager.default.removeItem(at: alice)
-            try? FileManager.default.removeItem(at: bob)
-        }
-        let aliceNode = try ServeProcess([alice.path, "--name", "alice"])
-        defer { #expect(aliceNode.stop() == 0) }
-        let address = try #require(aliceNode.endpoint)
-        let bobNode = try ServeProcess([
-            bob.path, "--name", "bob", "--peer", address.description,
-            "--secret-file", alice.appendingPathComponent("secret").path,
-        ])
-        defer { #expect(bobNode.stop() == 0) }
-        #expect(bobNode.endpoint != nil)
+        let pair = try NodePair(peered: true)
+        defer { pair.stop() }
+        let (alice, bob) = (pair.alice, pair.bob)
         let added = try gallery(alice, "add", "https://example.org/venice.png")
         #expect(added.status == 0)
         let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
@@ -137,16 +126,10 @@ struct NodeCommandTests {
 
     @Test("connect, status --json, and watch --json across two nodes")
     func connectStatusWatch() throws {
-        let alice = try temporaryDirectory(), bob = try temporaryDirectory()
-        defer {
-            try? FileManager.default.removeItem(at: alice)
-            try? FileManager.default.removeItem(at: bob)
-        }
-        let aliceNode = try ServeProcess([alice.path, "--name", "alice"])
-        defer { #expect(aliceNode.stop() == 0) }
-        let bobNode = try ServeProcess([bob.path, "--name", "bob", "--secret-file", alice.appendingPathComponent("secret").path])
-        defer { #expect(bobNode.stop() == 0) }
-        let address = try #require(aliceNode.endpoint)
+        let pair = try NodePair(peered: false)
+        defer { pair.stop() }
+        let (alice, bob) = (pair.alice, pair.bob)
+        let address = try #require(pair.aliceNode.endpoint)
         #expect(try gallery(bob, "connect", address.description).status == 0)
         // Bob syncs alice's gallery; then watches it.
         let deadline = Date().addingTimeInterval(20)
@@ -194,5 +177,32 @@ struct NodeCommandTests {
         let refused = try gallery(impostor, "galleries")
         #expect(refused.status == 77, "\(refused.stderr)")
         #expect(refused.stdout.isEmpty)
+    }
+}
+
+/// Two `gallery serve` processes, alice and bob, in temporary directories sharing alice's secret;
+/// bob dials alice when `peered`.
+struct NodePair {
+    let alice: URL
+    let bob: URL
+    let aliceNode: ServeProcess
+    let bobNode: ServeProcess
+
+    init(peered: Bool) throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-pair-\(UUID().uuidString)")
+        alice = base.appendingPathComponent("alice")
+        bob = base.appendingPathComponent("bob")
+        aliceNode = try ServeProcess([alice.path, "--name", "alice"])
+        let address = try #require(aliceNode.endpoint)
+        bobNode = try ServeProcess([bob.path, "--name", "bob", "--secret-file", alice.appendingPathComponent("secret").path]
+            + (peered ? ["--peer", address.description] : []))
+        #expect(bobNode.endpoint != nil)
+    }
+
+    /// Stops both nodes (each must exit 0) and removes their directories.
+    func stop() {
+        #expect(bobNode.stop() == 0)
+        #expect(aliceNode.stop() == 0)
+        try? FileManager.default.removeItem(at: alice.deletingLastPathComponent())
     }
 }
