@@ -19,7 +19,7 @@ enum ControlCommands {
                 return ControlResponse(id: request.id, ok: true)
             case "list":
                 let listings = try node.read { replica -> [GalleryListing] in
-                    try Self.listings(replica, gallery: request.gallery)
+                    try Self.listings(replica, gallery: request.gallery, transfers: node.transfers)
                 }
                 return ControlResponse(id: request.id, ok: true, galleries: listings)
             case "add":
@@ -85,7 +85,19 @@ enum ControlCommands {
                 var full = status
                 full.address = node.endpoint?.description
                 full.peers = peerListings(node)
+                full.transfers = node.transferListings
                 return ControlResponse(id: request.id, ok: true, status: full)
+            case "drag":
+                return ControlResponse(id: request.id, ok: true, drops: try DropCommand.execute(request, on: node))
+            case "cancel":
+                let texts = try required(request.items, "transfers")
+                guard let transfers = node.transfers else { throw ControlFailure("this node keeps no blobs") }
+                let ids = try texts.map { text -> OpID in
+                    guard let id = OpID(text) else { throw ControlFailure("\"\(text)\" is not a transfer ID (COUNTER@REPLICA)") }
+                    return id
+                }
+                try transfers.cancel(ids)
+                return ControlResponse(id: request.id, ok: true)
             case "connect":
                 let text = try required(request.gallery, "HOST:PORT")
                 guard let endpoint = Endpoint(text) else { throw ControlFailure("\"\(text)\" is not HOST:PORT") }
@@ -113,12 +125,14 @@ enum ControlCommands {
     }
 
     /// The listing of one gallery, or of all, as `list` answers it.
-    static func listings(_ replica: Replica, gallery: String?) throws -> [GalleryListing] {
+    static func listings(_ replica: Replica, gallery: String?, transfers: TransferManager?) throws -> [GalleryListing] {
         let names = try gallery.map { name -> [String] in
             guard replica.hasGallery(name) else { throw ModelError.unknownGallery(name) }
             return [name]
         } ?? replica.galleries
-        return try names.map { GalleryListing(gallery: $0, items: try replica.items(in: $0).map(listing)) }
+        return try names.map { name in
+            GalleryListing(gallery: name, items: try replica.items(in: name).map { listing($0, transfers: transfers) })
+        }
     }
 
     /// An item named by ID (`counter@replica`) or by place (`GALLERY:INDEX`), known here.
@@ -164,18 +178,19 @@ enum ControlCommands {
         return ItemDraft(fields: fields)
     }
 
-    private static func listing(_ item: Item) -> ItemListing {
-        ItemListing(
+    private static func listing(_ item: Item, transfers: TransferManager?) -> ItemListing {
+        let progress = item.state == .placeholder ? transfers?.progress(of: item.id) : nil
+        return ItemListing(
             id: item.id.description, title: item.title, state: item.state.rawValue, hash: item.contentHash,
             bytes: item.byteSize, mediaType: item.mediaType, aspectRatio: item.aspectRatio, url: item.url,
-            progress: nil)
+            progress: progress.map { ItemListing.Progress(done: Int64($0.done), total: Int64($0.total)) })
     }
 
     private static func lastComponent(of url: String) -> String {
         url.split(separator: "/").last.map(String.init) ?? url
     }
 
-    private static func required<Value>(_ value: Value?, _ what: String) throws -> Value {
+    static func required<Value>(_ value: Value?, _ what: String) throws -> Value {
         guard let value else { throw ControlFailure("the request lacks \(what)") }
         return value
     }

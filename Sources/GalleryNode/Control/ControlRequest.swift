@@ -2,7 +2,8 @@
 public struct ControlRequest: Codable, Hashable, Sendable {
     /// Chosen by the client; echoed in the response.
     public var id: Int
-    /// `galleries`, `new-gallery`, `list`, `add`, `move`, `delete`, `update` or `peers`.
+    /// `galleries`, `new-gallery`, `list`, `add`, `move`, `delete`, `update`, `export`, `peers`,
+    /// `status`, `connect`, `watch`, `drag` or `cancel`.
     public var command: String
     /// The target gallery (`new-gallery`, `list`, `add`, `move`).
     public var gallery: String?
@@ -19,9 +20,16 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var title: String?
     /// An aspect ratio, width / height (`add`, `update`).
     public var aspect: Double?
+    /// `drag`: move the items (delete the sources once their copies are committed); else copy.
+    public var move: Bool?
+    /// `drag`: answer a second time when every transfer has ended.
+    public var wait: Bool?
+    /// `drag`: seconds a transfer may take before its placeholder is deleted.
+    public var timeout: Double?
 
     public init(id: Int, command: String, gallery: String? = nil, items: [String]? = nil, index: Int? = nil,
-                urls: [String]? = nil, files: [String]? = nil, title: String? = nil, aspect: Double? = nil) {
+                urls: [String]? = nil, files: [String]? = nil, title: String? = nil, aspect: Double? = nil,
+                move: Bool? = nil, wait: Bool? = nil, timeout: Double? = nil) {
         self.id = id
         self.command = command
         self.gallery = gallery
@@ -31,6 +39,9 @@ public struct ControlRequest: Codable, Hashable, Sendable {
         self.files = files
         self.title = title
         self.aspect = aspect
+        self.move = move
+        self.wait = wait
+        self.timeout = timeout
     }
 }
 
@@ -52,9 +63,13 @@ public struct ControlResponse: Codable, Hashable, Sendable {
     public var status: NodeStatus?
     /// What changed (`watch`, one response per batch of changes after the first).
     public var events: [WatchEvent]?
+    /// What a drop did with each dragged item (`drag`; with `wait`, a second response gives the
+    /// outcomes).
+    public var drops: [DropListing]?
 
     public init(id: Int, ok: Bool, error: String? = nil, galleries: [GalleryListing]? = nil, ids: [String]? = nil,
-                peers: [PeerListing]? = nil, status: NodeStatus? = nil, events: [WatchEvent]? = nil) {
+                peers: [PeerListing]? = nil, status: NodeStatus? = nil, events: [WatchEvent]? = nil,
+                drops: [DropListing]? = nil) {
         self.id = id
         self.ok = ok
         self.error = error
@@ -63,6 +78,7 @@ public struct ControlResponse: Codable, Hashable, Sendable {
         self.peers = peers
         self.status = status
         self.events = events
+        self.drops = drops
     }
 }
 
@@ -77,13 +93,49 @@ public struct NodeStatus: Codable, Hashable, Sendable {
     /// Early ops held for missing dependencies.
     public var buffered: Int
     public var peers: [PeerListing]
-    /// Transfers in flight (placeholders being filled; none until drag and drop exists).
-    public var transfers: [String]
+    /// Transfers in flight: placeholders of this node being filled.
+    public var transfers: [TransferListing]
+}
+
+/// One transfer in flight as `status` shows it.
+public struct TransferListing: Codable, Hashable, Sendable {
+    /// The transfer's ID, which is its placeholder's item ID.
+    public var transfer: String
+    /// The dragged item.
+    public var source: String
+    public var hash: String
+    /// Bytes received and verified so far.
+    public var done: Int
+    public var total: Int
+    /// Whether the source is deleted once the placeholder is committed.
+    public var move: Bool
+    /// `fetching from PEER`, `waiting for a peer holding the bytes`, `verifying`, ...
+    public var state: String
+    /// Seconds until the placeholder is deleted if the bytes have not arrived.
+    public var secondsLeft: Double
+}
+
+/// What a drop did with one dragged item (`drag`).
+public struct DropListing: Codable, Hashable, Sendable {
+    /// The dragged item.
+    public var source: String
+    /// The item in the destination: the moved item itself, its copy, or its placeholder.
+    public var item: String
+    public var gallery: String
+    /// Where the item stood right after the drop.
+    public var index: Int
+    /// `moved` or `copied` (a local drop), `placeholder` (bytes being fetched), or `committed`
+    /// (a placeholder resolved at once: its bytes were here).
+    public var action: String
+    /// The transfer filling the placeholder (its ID is the placeholder's), if any.
+    public var transfer: String?
+    /// How the transfer ended (`committed` or `failed: REASON`), in the answer to `wait`.
+    public var outcome: String?
 }
 
 /// One change, as `watch --json` prints it (one per line).
 public struct WatchEvent: Codable, Hashable, Sendable {
-    /// `galleryCreated`, `inserted`, `moved`, `deleted`, `updated` or `committed`.
+    /// `galleryCreated`, `inserted`, `moved`, `deleted`, `updated`, `committed` or `progress`.
     public var event: String
     public var id: String?
     public var gallery: String?
@@ -91,9 +143,13 @@ public struct WatchEvent: Codable, Hashable, Sendable {
     public var title: String?
     public var state: String?
     public var field: String?
+    /// Bytes received of a placeholder's content (`progress`).
+    public var done: Int?
+    /// All its bytes (`progress`).
+    public var total: Int?
 
     public init(event: String, id: String? = nil, gallery: String? = nil, index: Int? = nil, title: String? = nil,
-                state: String? = nil, field: String? = nil) {
+                state: String? = nil, field: String? = nil, done: Int? = nil, total: Int? = nil) {
         self.event = event
         self.id = id
         self.gallery = gallery
@@ -101,6 +157,8 @@ public struct WatchEvent: Codable, Hashable, Sendable {
         self.title = title
         self.state = state
         self.field = field
+        self.done = done
+        self.total = total
     }
 }
 
@@ -120,7 +178,7 @@ public struct ItemListing: Codable, Hashable, Sendable {
     public var mediaType: String?
     public var aspectRatio: Double?
     public var url: String?
-    /// Bytes done / total for a placeholder being filled (transfers come later: always null now).
+    /// Bytes done / total for a placeholder this node is filling; null otherwise.
     public var progress: Progress?
 
     /// Transfer progress of a placeholder.

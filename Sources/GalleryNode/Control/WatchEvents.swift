@@ -34,4 +34,15 @@ enum WatchEvents {
         }
         return events
     }
+
+    /// The `progress` events of placeholders being filled, limited to one gallery when given.
+    static func events(of progress: [TransferProgress], in replica: Replica, gallery: String?) -> [WatchEvent] {
+        progress.compactMap { entry in
+            guard let location = replica.location(of: entry.transfer), gallery == nil || location.gallery == gallery else { return nil }
+            return WatchEvent(
+                event: "progress", id: entry.transfer.description, gallery: location.gallery, index: location.index,
+                title: replica.item(entry.transfer)?.title, state: Item.State.placeholder.rawValue,
+                done: entry.done, total: entry.total)
+        }
+    }
 }

@@ -44,6 +44,9 @@ final class Connection: @unchecked Sendable {
     private var lastReceived = DispatchTime.now().uptimeNanoseconds
     private var lastSent = DispatchTime.now().uptimeNanoseconds
     private var threadsRunning = 0
+    /// Fetches being served, sent a chunk at a time, round robin, when nothing else is queued.
+    private var bulk: [ChunkStream] = []
+    private var bulkTurn = 0
     private let finished = DispatchSemaphore(value: 0)
 
     // Reader thread only.
@@ -127,6 +130,27 @@ final class Connection: @unchecked Sendable {
         return accepted == true
     }
 
+    /// The most fetches one connection serves at once.
+    static let maximumServedFetches = 32
+
+    /// Starts sending the chunks of a fetch, interleaved with the other fetches served and sent
+    /// only when no control or ops frame waits; false when the connection already serves the
+    /// most fetches it may.
+    func serve(_ stream: ChunkStream) -> Bool {
+        lock.withLock {
+            guard !closing, bulk.count < Self.maximumServedFetches else { return false }
+            bulk.removeAll { $0.request == stream.request }
+            bulk.append(stream)
+            lock.broadcast()
+            return true
+        }
+    }
+
+    /// Stops sending the chunks of a fetch (the peer cancelled it).
+    func stopServing(_ request: UInt64) {
+        lock.withLock { bulk.removeAll { $0.request == request } }
+    }
+
     /// Sends an error frame (when a code is given), then closes. Idempotent.
     func close(_ code: ErrorCode?, _ reason: String) {
         let first = lock.withLock { () -> Bool in
@@ -134,6 +158,7 @@ final class Connection: @unchecked Sendable {
             closing = true
             closeReason = code.map { "\($0): \(reason)" } ?? reason
             queue.removeAll()
+            bulk.removeAll()
             if let code { _ = queue.push(Message.error(code: code, message: reason).frame, priority: .control) }
             lock.broadcast()
             return true
@@ -168,17 +193,44 @@ final class Connection: @unchecked Sendable {
         if last { finished.signal() }
     }
 
+    /// What the writer sends next: queued frames, or the next chunk of a fetch being served.
+    private enum Work {
+        case frames([UInt8])
+        case chunk(ChunkStream)
+    }
+
     private func writeLoop() {
-        while true {
-            let bytes: [UInt8]? = lock.withLock {
-                while queue.isEmpty && !closing { lock.wait() }
-                if queue.isEmpty { return nil }
-                return queue.popBytes(maximumBytes: 256 << 10)
+        writing: while true {
+            let work: Work? = lock.withLock {
+                while queue.isEmpty && bulk.isEmpty && !closing { lock.wait() }
+                if !queue.isEmpty { return .frames(queue.popBytes(maximumBytes: 256 << 10)) }
+                if closing || bulk.isEmpty { return nil }
+                bulkTurn = (bulkTurn + 1) % bulk.count
+                return .chunk(bulk[bulkTurn])
             }
-            guard let bytes else { break }
+            let bytes: [UInt8]
+            switch work {
+            case nil:
+                break writing
+            case .frames(let frames):
+                bytes = frames
+            case .chunk(let stream):
+                // Read outside the lock: ops and heartbeats queued meanwhile go out right after it.
+                do {
+                    guard let frame = try stream.nextFrame() else {
+                        stopServing(stream.request)
+                        continue writing
+                    }
+                    bytes = frame.encoded
+                } catch {
+                    stopServing(stream.request)
+                    send(.fetchError(id: stream.request, code: .internalError, message: "cannot read the blob: \(error.localizedDescription)"))
+                    continue writing
+                }
+            }
             guard write(bytes) else {
                 close(nil, "write failed")
-                break
+                break writing
             }
             lock.withLock {
                 lastSent = DispatchTime.now().uptimeNanoseconds

@@ -23,6 +23,7 @@ extension SyncNode {
         condition.withLock { running = true }
         for peer in configuration.peers { keepConnected(to: peer) }
         Thread.detachNewThread { [self] in livenessLoop() }
+        transfers?.start()
         return bound
     }
 
@@ -39,6 +40,7 @@ extension SyncNode {
 
     /// Closes every connection (telling peers `shutting_down`) and stops listening and dialing.
     public func stop() {
+        transfers?.stop()
         let (listener, open) = condition.withLock { () -> (Listener?, [Connection]) in
             running = false
             condition.broadcast()

@@ -50,9 +50,14 @@ extension SyncNode: ConnectionDelegate {
         case .heartbeat:
             break
         case .fetch(let request):
-            // Content transfers are not served yet: every fetch is answered "not found".
-            connection.send(.fetchError(id: request.id, code: .notFound, message: "no blob store"))
-        case .chunk, .fetchError, .cancel, .controlResponse:
+            serve(request, on: connection)
+        case .chunk(let chunk):
+            transfers?.received(chunk, on: connection)
+        case .fetchError(let id, let code, _):
+            transfers?.fetchFailed(id, code: code, on: connection)
+        case .cancel(let id):
+            connection.stopServing(id)
+        case .controlResponse:
             break
         case .controlRequest(let json):
             let response: ControlResponse
@@ -60,6 +65,10 @@ extension SyncNode: ConnectionDelegate {
                 let request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
                 if request.command == "watch" {
                     startWatch(request, for: connection)
+                    return
+                }
+                if request.command == "drag" && request.wait == true {
+                    dragAndWait(request, for: connection)
                     return
                 }
                 response = ControlCommands.execute(request, on: self)
@@ -78,9 +87,13 @@ extension SyncNode: ConnectionDelegate {
         condition.withLock {
             connections[connection.id] = nil
             sessions[connection.id] = nil
-            if let watcher = watchers.removeValue(forKey: connection.id) { observers[watcher] = nil }
+            if let watcher = watchers.removeValue(forKey: connection.id) {
+                observers[watcher] = nil
+                progressObservers[watcher] = nil
+            }
             condition.broadcast()
         }
+        transfers?.connectionClosed(connection)
         if name != ControlClientName.value {
             configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
         }
@@ -93,19 +106,74 @@ extension SyncNode: ConnectionDelegate {
             if let bytes = try? JSONEncoder().encode(response) { connection.send(.controlResponse(Array(bytes))) }
         }
         condition.withLock {
-            guard let first = try? ControlCommands.listings(replica, gallery: request.gallery) else {
+            guard let first = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers) else {
                 send(ControlResponse(id: request.id, ok: false, error: "no gallery named \"\(request.gallery ?? "")\""))
                 return
             }
             send(ControlResponse(id: request.id, ok: true, galleries: first))
             nextObserverID += 1
             watchers[connection.id] = nextObserverID
-            observers[nextObserverID] = { ops, replica in
+            observers[nextObserverID] = { [transfers] ops, replica in
                 let events = WatchEvents.events(of: ops, in: replica, gallery: request.gallery)
                 guard !events.isEmpty else { return }
-                let listing = try? ControlCommands.listings(replica, gallery: request.gallery)
+                let listing = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers)
                 send(ControlResponse(id: request.id, ok: true, galleries: listing, events: events))
             }
+            progressObservers[nextObserverID] = { [transfers] progress, replica in
+                let events = WatchEvents.events(of: progress, in: replica, gallery: request.gallery)
+                guard !events.isEmpty else { return }
+                let listing = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers)
+                send(ControlResponse(id: request.id, ok: true, galleries: listing, events: events))
+            }
+        }
+    }
+
+    /// `drag --wait`: answers with what the drop did, then once more when every transfer it
+    /// started has ended, with their outcomes.
+    private func dragAndWait(_ request: ControlRequest, for connection: Connection) {
+        @Sendable func send(_ response: ControlResponse) {
+            if let bytes = try? JSONEncoder().encode(response) { connection.send(.controlResponse(Array(bytes))) }
+        }
+        let drops: [DropListing]
+        do {
+            drops = try DropCommand.execute(request, on: self)
+        } catch {
+            send(ControlResponse(id: request.id, ok: false, error: error.localizedDescription))
+            return
+        }
+        send(ControlResponse(id: request.id, ok: true, drops: drops))
+        let ids = drops.compactMap { $0.transfer.flatMap(OpID.init) }
+        let finish: @Sendable ([OpID: TransferOutcome]) -> Void = { outcomes in
+            let ended = drops.map { drop -> DropListing in
+                var drop = drop
+                drop.outcome = drop.transfer.flatMap(OpID.init).map { outcomes[$0]?.description ?? "unknown" } ?? drop.action
+                return drop
+            }
+            send(ControlResponse(id: request.id, ok: true, drops: ended))
+        }
+        if let transfers { transfers.whenEnded(ids, finish) } else { finish([:]) }
+    }
+
+    /// Answers a `fetch`: the blob's chunks, sent as the connection has room (protocol.md,
+    /// "Content fetch"), or `fetch_error`.
+    private func serve(_ request: FetchRequest, on connection: Connection) {
+        guard let blobs = configuration.blobs, request.hash.count == 32 else {
+            connection.send(.fetchError(id: request.id, code: .notFound, message: "no such blob here"))
+            return
+        }
+        let limit = Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum) - 64
+        do {
+            let stream = try ChunkStream(
+                request: request, hash: SHA256.hex(request.hash), store: blobs,
+                chunkLength: max(1, min(TransferManager.chunkLength, limit)))
+            if !connection.serve(stream) {
+                connection.send(.fetchError(
+                    id: request.id, code: .internalError, message: "too many fetches at once (at most \(Connection.maximumServedFetches))"))
+            }
+        } catch .blobNotFound {
+            connection.send(.fetchError(id: request.id, code: .notFound, message: "no such blob here"))
+        } catch {
+            connection.send(.fetchError(id: request.id, code: .protocolError, message: error.localizedDescription))
         }
     }
 

@@ -13,6 +13,8 @@ public final class SyncNode: @unchecked Sendable {
     public let configuration: NodeConfiguration
     let settings: HandshakeSettings
     let condition = NSCondition()
+    /// Fills this node's placeholders, when it keeps blobs.
+    let transfers: TransferManager?
 
     // Guarded by `condition`.
     var replica: Replica
@@ -28,6 +30,8 @@ public final class SyncNode: @unchecked Sendable {
     var failure: String?
     /// The observer of each connection that watches changes (`watch`), by connection ID.
     var watchers: [Int: Int] = [:]
+    /// Observers of transfer progress (`watch`), by the same IDs as `observers`.
+    var progressObservers: [Int: @Sendable ([TransferProgress], Replica) -> Void] = [:]
     var nextObserverID = 0
 
     /// What the node knows of one authenticated connection.
@@ -45,6 +49,8 @@ public final class SyncNode: @unchecked Sendable {
         self.settings = HandshakeSettings(
             secret: configuration.secret, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
+        self.transfers = configuration.blobs.map(TransferManager.init)
+        transfers?.node = self
     }
 
     // MARK: Local use
@@ -162,7 +168,31 @@ public final class SyncNode: @unchecked Sendable {
         for connection in targets { connection.close(nil, "disconnected by request") }
     }
 
+    /// The transfers in flight on this node (`status`).
+    public var transferListings: [TransferListing] {
+        transfers?.listings() ?? []
+    }
+
     // MARK: Internals
+
+    /// The live peers that can be asked for bytes (not command-line sessions).
+    func fetchPeers() -> [TransferManager.FetchPeer] {
+        condition.withLock {
+            sessions.compactMap { id, session -> TransferManager.FetchPeer? in
+                guard session.live, let connection = connections[id], let peer = connection.peer,
+                      peer.name != ControlClientName.value else { return nil }
+                return TransferManager.FetchPeer(
+                    connection: connection, replica: peer.replica, name: peer.name, maximumFrameSize: peer.maximumFrameSize)
+            }
+        }
+    }
+
+    /// Tells the watchers how far transfers are.
+    func publishProgress(_ progress: [TransferProgress]) {
+        condition.withLock {
+            for observer in progressObservers.values { observer(progress, replica) }
+        }
+    }
 
     /// Makes ops durable (when the node persists), sends them to every live peer but `source` in
     /// frames within each peer's limit, and tells observers and waiters. When the ops cannot be
@@ -197,6 +227,7 @@ public final class SyncNode: @unchecked Sendable {
             framesByLimit[limit] = frames
             for frame in frames { connection.send(frame, priority: .ops) }
         }
+        transfers?.applied(ops)
         for observer in observers.values { observer(ops, replica) }
         changeCount += 1
         condition.broadcast()

@@ -129,6 +129,30 @@ public struct SHA256: Sendable {
         return hasher.finalize()
     }
 
+    /// The bytes that lowercase or uppercase hexadecimal `text` spells, two digits per byte; nil
+    /// for an odd length or a character that is not a hex digit.
+    ///
+    /// - Complexity: O(*n*) in the length of `text`.
+    public static func bytes(hex text: String) -> [UInt8]? {
+        func value(_ digit: UInt8) -> UInt8? {
+            switch digit {
+            case 0x30...0x39: digit - 0x30
+            case 0x61...0x66: digit - 0x61 + 10
+            case 0x41...0x46: digit - 0x41 + 10
+            default: nil
+            }
+        }
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        for index in stride(from: 0, to: digits.count, by: 2) {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+        }
+        return bytes
+    }
+
     /// `bytes` as lowercase hexadecimal, two digits per byte (e.g. a digest as `sha256sum` prints it).
     ///
     /// - Complexity: O(*n*) in the number of bytes.

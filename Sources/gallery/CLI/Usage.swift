@@ -22,7 +22,10 @@ enum Usage {
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
           peers                                       the connected peers
           connect HOST:PORT                           connect to a peer and stay connected
-          status [--json]                             version vector, ops, peers and their sync state
+          drag ITEM... --to GALLERY [--at INDEX] [--copy | --move] [--wait] [--timeout SECONDS]
+                                                      drop items into GALLERY on this node (see help drag)
+          cancel TRANSFER...                          cancel transfers: their placeholders are deleted
+          status [--json]                             version vector, ops, peers, sync state and transfers
           watch [GALLERY] [--json]                    show every change live (--json: one event per line)
 
         exit codes: 0 success, 1 the operation failed, 64 usage error, 69 node not running or
@@ -48,6 +51,22 @@ enum Usage {
           --peer HOST:PORT     a peer to stay connected to (repeatable)
         """
 
+    static let drag = """
+        usage: gallery -C DIR drag ITEM... --to GALLERY [--at INDEX] [--copy | --move] [--wait] [--timeout SECONDS]
+
+        Drops items into GALLERY; the node serving DIR performs the drop. ITEM is COUNTER@REPLICA,
+        GALLERY:INDEX, or a gallery's name for all its items. The items land as one run in the order
+        given, the first at INDEX (no --at: appended at the end).
+        When this node holds every item's bytes the drop is immediate: --move moves the items (INDEX
+        counts the gallery without them), --copy (the default) inserts copies. Otherwise a placeholder
+        per item appears at once; the bytes are fetched from a peer that has them and each placeholder
+        is committed where it stands then, or deleted on failure, cancel or timeout. --move deletes a
+        source only after its copy is committed.
+        Prints one line per item: SOURCE -> GALLERY:INDEX ACTION ITEM transfer TRANSFER (- when none).
+          --wait              wait until every transfer ends and print its outcome; exit 1 unless all
+                              were committed
+          --timeout SECONDS   delete a placeholder whose bytes have not arrived by then (default 300)
+        """
     static let add = "usage: gallery -C DIR add FILE|URL... [--to GALLERY] [--at INDEX] [--title T] [--aspect R]"
     static let move = "usage: gallery -C DIR move ITEM --at INDEX [--to GALLERY]"
     static let delete = "usage: gallery -C DIR delete ITEM..."
@@ -67,6 +86,8 @@ enum Usage {
         case "peers": "usage: gallery -C DIR peers"
         case "connect": "usage: gallery -C DIR connect HOST:PORT"
         case "status": "usage: gallery -C DIR status [--json]"
+        case "drag": drag
+        case "cancel": "usage: gallery -C DIR cancel TRANSFER..."
         case "watch": "usage: gallery -C DIR watch [GALLERY] [--json]"
         case "serve": serve
         case "simulate": simulate

@@ -51,6 +51,30 @@ struct NodeCommand {
             request.index = index
             request.items = [try parser.positional("ITEM")]
             try parser.expectEnd()
+        case "drag":
+            let copy = parser.flag("--copy")
+            let move = parser.flag("--move")
+            guard !(copy && move) else { throw .usage("--copy and --move exclude each other", Usage.drag) }
+            request.move = move
+            let wait = parser.flag("--wait")
+            request.wait = wait
+            guard let gallery = try parser.option("--to") else { throw .usage("drag needs --to GALLERY", Usage.drag) }
+            request.gallery = gallery
+            request.index = try parser.intOption("--at")
+            if let index = request.index, index < 0 { throw .usage("--at must be 0 or more", Usage.drag) }
+            request.timeout = try parser.doubleOption("--timeout")
+            if let timeout = request.timeout, !(timeout > 0 && timeout.isFinite) {
+                throw .usage("--timeout must be a positive number of seconds", Usage.drag)
+            }
+            request.items = parser.remainingPositionals()
+            guard !(request.items ?? []).isEmpty else { throw .usage("drag needs ITEM", Usage.drag) }
+            if wait {
+                try dragAndWait(request)
+                return
+            }
+        case "cancel":
+            request.items = parser.remainingPositionals()
+            guard !(request.items ?? []).isEmpty else { throw .usage("cancel needs TRANSFER", Usage.of("cancel") ?? Usage.overview) }
         case "export":
             request.items = [try parser.positional("ITEM")]
             request.files = [URL(fileURLWithPath: try parser.positional("FILE")).path]
@@ -122,6 +146,41 @@ struct NodeCommand {
         if let failure { throw .failed(failure) }
     }
 
+    /// `drag --wait`: prints the drop's lines, then one line per transfer as they end; fails
+    /// (exit 1) unless every transfer was committed.
+    private func dragAndWait(_ request: ControlRequest) throws(CommandFailure) {
+        var answers = 0
+        var failure: String?
+        do {
+            try ControlClient.stream(request, to: directory, timeout: nil) { response in
+                guard response.ok else {
+                    failure = response.error ?? "the node refused the drop"
+                    return false
+                }
+                answers += 1
+                let drops = response.drops ?? []
+                if answers == 1 {
+                    let text = render(response, command: "drag", gallery: nil, json: false)
+                    try? FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+                    return true
+                }
+                var failed = 0
+                for drop in drops {
+                    guard let transfer = drop.transfer else { continue }
+                    let outcome = drop.outcome ?? "unknown"
+                    if outcome != "committed" { failed += 1 }
+                    try? FileHandle.standardOutput.write(contentsOf: Data("transfer \(transfer) \(outcome)\n".utf8))
+                }
+                if failed > 0 { failure = "\(failed) of \(drops.filter { $0.transfer != nil }.count) transfers failed" }
+                return false
+            }
+        } catch {
+            throw Self.failure(error)
+        }
+        if let failure { throw .failed(failure) }
+        if answers < 2 { throw .failed("the node closed the connection before the transfers ended") }
+    }
+
     private func nodeName() throws(CommandFailure) -> String {
         do {
             return try ControlClient.nodeInfo(of: directory).name
@@ -137,6 +196,10 @@ struct NodeCommand {
             return (response.galleries ?? []).map { $0.gallery + "\n" }.joined()
         case "add":
             return (response.ids ?? []).map { $0 + "\n" }.joined()
+        case "drag":
+            return (response.drops ?? []).map {
+                "\($0.source) -> \($0.gallery):\($0.index) \($0.action) \($0.item) transfer \($0.transfer ?? "-")\n"
+            }.joined()
         case "peers":
             return (response.peers ?? []).map {
                 "\($0.name ?? "?")\t\($0.address)\t\($0.direction)\t\($0.state)\n"
@@ -153,6 +216,10 @@ struct NodeCommand {
                 + "ops: \(status.ops), waiting for dependencies: \(status.buffered)\n"
                 + "version: \(version)\n"
                 + status.peers.map { "peer \($0.name ?? "?") \($0.address) \($0.direction) \($0.state)\n" }.joined()
+                + status.transfers.map {
+                    "transfer \($0.transfer) \($0.move ? "move" : "copy") of \($0.source): \($0.done)/\($0.total) bytes, "
+                        + "\($0.state), \(Int($0.secondsLeft.rounded())) s left\n"
+                }.joined()
         case "list":
             let galleries = response.galleries ?? []
             if json {
@@ -167,7 +234,8 @@ struct NodeCommand {
             }
             return galleries.map { listing in
                 "\(listing.gallery) (\(listing.items.count) items)\n" + listing.items.enumerated().map { index, item in
-                    "  \(index)\t\(item.id)\t\(item.state)\t\(item.title ?? "")\n"
+                    let progress = item.progress.map { " \($0.done)/\($0.total) bytes" } ?? ""
+                    return "  \(index)\t\(item.id)\t\(item.state)\(progress)\t\(item.title ?? "")\n"
                 }.joined()
             }.joined()
         default:

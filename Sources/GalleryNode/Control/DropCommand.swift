@@ -1,0 +1,136 @@
+import Foundation
+import GalleryModel
+
+/// `drag`: the drop of items into a gallery, performed by this node, the app dropped into
+/// (design.md section 4).
+///
+/// When this node holds the bytes of every dragged item, the drop is local: `move` ops (`--move`)
+/// or one `insert` of copies, at once. Otherwise it inserts one placeholder per item as one
+/// contiguous run, and the transfer manager fetches the missing bytes and commits each
+/// placeholder where it stands then; items whose bytes are here are committed at once. With
+/// `--move` a source is deleted only once its copy is committed.
+enum DropCommand {
+    /// Validates and performs a drop; nothing changes when it is refused.
+    ///
+    /// - Returns: One listing per dragged item, in drag order, and the transfers started.
+    static func execute(_ request: ControlRequest, on node: SyncNode) throws -> [DropListing] {
+        let destination = try ControlCommands.required(request.gallery, "a destination gallery (--to)")
+        let texts = request.items ?? []
+        guard !texts.isEmpty else { throw ControlFailure("drag needs at least one ITEM") }
+        let move = request.move ?? false
+        let timeout = request.timeout ?? Double(TransferManager.defaultTimeout.components.seconds)
+        guard timeout > 0, timeout.isFinite else { throw ControlFailure("the timeout must be a positive number of seconds") }
+        let blobs = node.configuration.blobs
+        return try node.perform { replica -> [DropListing] in
+            // Everything is checked before the first op, so that a refused drop changes nothing.
+            guard replica.hasGallery(destination) else { throw ControlFailure("no gallery named \"\(destination)\" to drop into") }
+            let sources = try resolveSources(texts, destination: destination, in: replica)
+            let items = sources.map { replica.item($0)! }
+            let holdsBytes = { (item: Item) -> Bool in item.contentHash.map { blobs?.contains($0) ?? false } ?? true }
+            if items.allSatisfy(holdsBytes) {
+                return move
+                    ? try moveLocally(sources, to: destination, at: request.index, in: &replica)
+                    : try copyLocally(items, to: destination, at: request.index, in: &replica)
+            }
+            guard let transfers = node.transfers else { throw ControlFailure("this node keeps no blobs") }
+            let index = try request.index ?? replica.count(in: destination)
+            let drafts = items.map { item in
+                var fields = item.fields
+                fields[.origin] = .id(item.id)
+                return ItemDraft(isPlaceholder: true, fields: fields)
+            }
+            let op = try replica.insert(drafts, into: destination, at: index)
+            var listings: [DropListing] = []
+            var started: [Transfer] = []
+            var preferred: [OpID: [ReplicaID]] = [:]
+            let deadline = Date().addingTimeInterval(timeout)
+            for (offset, item) in items.enumerated() {
+                let placeholder = op.id.advanced(by: offset)
+                if holdsBytes(item) {
+                    try replica.commit(placeholder)
+                    if move { try replica.delete(item.id) }
+                    listings.append(listing(item.id, placeholder, "committed", transfer: nil, in: replica))
+                    continue
+                }
+                started.append(Transfer(
+                    placeholder: placeholder, source: item.id, hash: item.contentHash!, size: Int(item.byteSize ?? 0),
+                    move: move, deadline: deadline))
+                preferred[placeholder] = [item.id.replica] + (item.origin.map { [$0.replica] } ?? [])
+                listings.append(listing(item.id, placeholder, "placeholder", transfer: placeholder, in: replica))
+            }
+            transfers.begin(started, preferred: preferred)
+            return listings
+        }
+    }
+
+    /// The dragged items, in order: IDs, `GALLERY:INDEX`, or a whole gallery by name (all its
+    /// items). Refuses unknown, deleted, still-loading and repeated items, and a gallery dropped
+    /// into itself.
+    private static func resolveSources(_ texts: [String], destination: String, in replica: Replica) throws -> [OpID] {
+        var sources: [OpID] = []
+        for text in texts {
+            if OpID(text) == nil && replica.hasGallery(text) {
+                guard text != destination else { throw ControlFailure("cannot drop gallery \"\(text)\" into itself") }
+                let items = try replica.items(in: text)
+                guard !items.isEmpty else { throw ControlFailure("gallery \"\(text)\" has no items to drag") }
+                sources += items.map(\.id)
+                continue
+            }
+            let id = try ControlCommands.resolve(text, in: replica)
+            guard let item = replica.item(id), !item.isDeleted else { throw ControlFailure("item \(id) was deleted") }
+            guard item.state == .ready else { throw ControlFailure("item \(id) is a placeholder still loading; it cannot be dragged") }
+            sources.append(id)
+        }
+        var seen: Set<OpID> = []
+        for id in sources where !seen.insert(id).inserted { throw ControlFailure("item \(id) is dragged twice") }
+        for id in sources where replica.item(id)?.state != .ready {
+            throw ControlFailure("item \(id) is a placeholder still loading; it cannot be dragged")
+        }
+        return sources
+    }
+
+    /// A local `--move`: the items leave their places and stand as one run, the first at `index`
+    /// of the gallery as counted without them (appended when nil).
+    private static func moveLocally(_ sources: [OpID], to gallery: String, at index: Int?, in replica: inout Replica) throws -> [DropListing] {
+        let dragged = Set(sources)
+        let others = try replica.items(in: gallery).filter { !dragged.contains($0.id) }
+        let index = index ?? others.count
+        guard index >= 0, index <= others.count else {
+            throw ModelError.indexOutOfRange(index: index, count: others.count)
+        }
+        // Each item goes right before the item that stands at `index` once the run is lifted out.
+        let anchor = index < others.count ? others[index].id : nil
+        for id in sources {
+            let here = replica.location(of: id)
+            let inGallery = here?.gallery == gallery
+            let target: Int
+            if let anchor, let anchorIndex = replica.location(of: anchor)?.index {
+                target = anchorIndex - (inGallery && here!.index < anchorIndex ? 1 : 0)
+            } else {
+                target = try replica.count(in: gallery) - (inGallery ? 1 : 0)
+            }
+            try replica.move(id, to: gallery, at: target)
+        }
+        return sources.map { listing($0, $0, "moved", transfer: nil, in: replica) }
+    }
+
+    /// A local `--copy`: one insert of copies (same fields, `origin` set) as one run at `index`.
+    private static func copyLocally(_ items: [Item], to gallery: String, at index: Int?, in replica: inout Replica) throws -> [DropListing] {
+        let drafts = items.map { item in
+            var fields = item.fields
+            fields[.origin] = .id(item.id)
+            return ItemDraft(fields: fields)
+        }
+        let op = try replica.insert(drafts, into: gallery, at: index ?? replica.count(in: gallery))
+        return items.enumerated().map { offset, item in
+            listing(item.id, op.id.advanced(by: offset), "copied", transfer: nil, in: replica)
+        }
+    }
+
+    private static func listing(_ source: OpID, _ item: OpID, _ action: String, transfer: OpID?, in replica: Replica) -> DropListing {
+        let location = replica.location(of: item)
+        return DropListing(
+            source: source.description, item: item.description, gallery: location?.gallery ?? "", index: location?.index ?? -1,
+            action: action, transfer: transfer?.description, outcome: nil)
+    }
+}

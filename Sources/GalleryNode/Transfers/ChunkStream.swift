@@ -1,0 +1,75 @@
+import GalleryWire
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// The chunks of one blob being served to a peer in answer to its `fetch`, read from the store one
+/// chunk at a time as the connection's writer has room for them.
+///
+/// Nothing of a blob is read before the writer asks for it, so a blob of any size costs one chunk
+/// of memory per fetch, and the frames of other priorities (ops, heartbeats) never wait behind more
+/// than one chunk. Used by the connection's writer thread only; the file is opened at creation and
+/// closed when the stream ends or is dropped.
+final class ChunkStream: @unchecked Sendable {
+    // `@unchecked Sendable`: created on the reader thread, then used by the writer thread only.
+
+    /// The requester's ID of the fetch.
+    let request: UInt64
+    /// The blob's whole size.
+    let total: Int
+    private let file: StorageFile
+    private var offset: Int
+    private let end: Int
+    private let chunkLength: Int
+
+    /// Opens the blob for a fetch from `offset` of at most `length` bytes (0: to the end).
+    ///
+    /// - Throws: `StorageError.blobNotFound` when the store does not hold the blob, and
+    ///   `rangeOutOfBounds` when `offset` is past its end.
+    init(request: FetchRequest, hash: String, store: BlobStore, chunkLength: Int) throws(StorageError) {
+        guard BlobStore.isValidHash(hash), let file = try? StorageFile.open(store.path(of: hash), flags: O_RDONLY) else {
+            throw .blobNotFound(hash)
+        }
+        let size: Int
+        do throws(StorageError) {
+            size = try file.size()
+        } catch {
+            file.close()
+            throw error
+        }
+        guard request.offset <= UInt64(size) else {
+            file.close()
+            throw .rangeOutOfBounds(hash: hash, offset: Int(clamping: request.offset), length: Int(clamping: request.length), size: size)
+        }
+        let offset = Int(request.offset)
+        let wanted = request.length == 0 ? size - offset : Int(min(UInt64(size - offset), request.length))
+        self.request = request.id
+        self.total = size
+        self.file = file
+        self.offset = offset
+        self.end = offset + wanted
+        self.chunkLength = chunkLength
+    }
+
+    /// Whether a chunk was produced yet.
+    private var produced = false
+
+    deinit {
+        file.close()
+    }
+
+    /// The next `chunk` frame, or nil once the range is sent. A blob of 0 bytes (or an empty range)
+    /// is answered with one empty chunk, so that the requester learns the total.
+    func nextFrame() throws(StorageError) -> Frame? {
+        if offset >= end && produced { return nil }
+        let count = min(chunkLength, end - offset)
+        let data = try file.read(count: count, at: offset)
+        guard data.count == count else { throw .io(operation: "read", path: file.path, errno: EIO) }
+        let chunk = Chunk(id: request, offset: UInt64(offset), total: UInt64(total), data: data)
+        offset += count
+        produced = true
+        return Message.chunk(chunk).frame
+    }
+}

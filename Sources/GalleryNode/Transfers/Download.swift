@@ -1,0 +1,55 @@
+import GalleryModel
+
+/// The fetch of one blob by hash, shared by every placeholder waiting for those bytes.
+///
+/// A download asks one peer at a time, from the offset its partial file already holds, and moves
+/// on to another peer when one does not have the blob or goes away. Guarded by the manager's lock.
+struct Download {
+    /// What the download is doing.
+    enum Phase {
+        /// Waiting to ask a peer, not before this uptime (nanoseconds).
+        case waiting(until: UInt64)
+        /// Opening (or resuming) the partial file, off the manager's lock.
+        case opening
+        /// Asked the peer on a connection for the bytes from `done`, with a request ID unique on
+        /// this node.
+        case fetching(Connection, request: UInt64, peer: ReplicaID, name: String)
+        /// All bytes arrived; being verified and moved into the store.
+        case finishing
+    }
+
+    /// SHA-256 of the bytes, lowercase hex.
+    let hash: String
+    /// Their announced length.
+    let size: Int
+    /// The placeholders waiting for these bytes, in the order they were dropped.
+    var placeholders: [OpID]
+    /// The replicas to ask first: the nodes that added or copied the dragged items.
+    var preferred: [ReplicaID]
+    /// Where the bytes go; opened before the first fetch (resuming a partial file if there is one).
+    var writer: BlobWriter?
+    var phase: Phase = .waiting(until: 0)
+    /// Peers that answered `not_found` since the last round of attempts began.
+    var refusedBy: Set<ReplicaID> = []
+    /// Bytes held, hashed in order as they arrived (the whole is checked at the end).
+    var done = 0
+    /// Bytes made durable in the partial file.
+    var checkpointed = 0
+    /// Uptime of the last progress report (nanoseconds).
+    var lastReport: UInt64 = 0
+    /// Whether the download already started over after a resumed partial file failed to verify.
+    var restartedFromZero = false
+
+    init(hash: String, size: Int, placeholders: [OpID], preferred: [ReplicaID]) {
+        self.hash = hash
+        self.size = size
+        self.placeholders = placeholders
+        self.preferred = preferred
+    }
+
+    /// The name of the peer being asked, if any.
+    var peerName: String? {
+        if case .fetching(_, _, _, let name) = phase { return name }
+        return nil
+    }
+}

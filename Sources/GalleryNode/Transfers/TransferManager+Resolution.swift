@@ -1,0 +1,148 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// How transfers end: committed, failed (the placeholder deleted), or cancelled.
+extension TransferManager {
+    /// The bytes of a download are in the store: commits each of its placeholders where it stands
+    /// now, then (for `--move`) deletes the source, in one durable batch, so that an item is never
+    /// in neither place.
+    func complete(_ hash: String) {
+        let waiting = lock.withLock { (downloads[hash]?.placeholders ?? []).compactMap { transfers[$0] } }
+        var committed: Set<OpID> = []
+        do {
+            try node?.perform { replica in
+                for transfer in waiting {
+                    guard let item = replica.item(transfer.placeholder), !item.isDeleted, item.state == .placeholder else { continue }
+                    try replica.commit(transfer.placeholder)
+                    committed.insert(transfer.placeholder)
+                    if transfer.move, let source = replica.item(transfer.source), !source.isDeleted {
+                        try replica.delete(transfer.source)
+                    }
+                }
+            }
+        } catch {
+            node?.configuration.log("cannot commit the placeholders of blob \(hash): \(error.localizedDescription)")
+        }
+        let callbacks = lock.withLock { () -> [() -> Void] in
+            var callbacks: [() -> Void] = []
+            for transfer in waiting where transfers[transfer.placeholder] != nil {
+                let outcome: TransferOutcome = committed.contains(transfer.placeholder)
+                    ? .committed : .failed(failureReasons[transfer.placeholder] ?? "cancelled: the placeholder was deleted")
+                callbacks += finalize(transfer.placeholder, outcome)
+            }
+            return callbacks
+        }
+        for callback in callbacks { callback() }
+        poke()
+    }
+
+    /// Deletes placeholders (`deletePlaceholder()`), recording why their transfers failed.
+    func fail(_ placeholders: [OpID], reason: String) {
+        guard !placeholders.isEmpty else { return }
+        lock.withLock {
+            for placeholder in placeholders where failureReasons[placeholder] == nil { failureReasons[placeholder] = reason }
+        }
+        do {
+            try node?.perform { replica in
+                for placeholder in placeholders {
+                    guard let item = replica.item(placeholder), !item.isDeleted else { continue }
+                    try replica.delete(placeholder)
+                }
+            }
+        } catch {
+            node?.configuration.log("cannot delete placeholders: \(error.localizedDescription)")
+        }
+        // Placeholders already deleted (or not deletable) are finalized here; the others were by
+        // `applied` when their delete went through the node.
+        let callbacks = lock.withLock { () -> [() -> Void] in
+            placeholders.filter { transfers[$0] != nil }.flatMap { finalize($0, .failed(failureReasons[$0] ?? reason)) }
+        }
+        for callback in callbacks { callback() }
+        poke()
+    }
+
+    /// Cancels transfers in flight (`gallery cancel`): their placeholders are deleted.
+    ///
+    /// - Throws: `ControlFailure` naming an ID that is not a transfer in flight.
+    func cancel(_ ids: [OpID]) throws {
+        try lock.withLock {
+            for id in ids where transfers[id] == nil {
+                if let outcome = outcomes[id] { throw ControlFailure("transfer \(id) already ended: \(outcome)") }
+                throw ControlFailure("no transfer \(id) on this node")
+            }
+        }
+        fail(ids, reason: "cancelled")
+    }
+
+    /// Sees every batch of ops applied by the node (called with the node's lock held): a delete of
+    /// a placeholder in flight ends its transfer (rule 10: delete wins over commit).
+    func applied(_ ops: [Op]) {
+        var callbacks: [() -> Void] = []
+        lock.withLock {
+            guard !transfers.isEmpty else { return }
+            for op in ops {
+                guard case .delete(let item) = op.action, transfers[item] != nil else { continue }
+                callbacks += finalize(item, .failed(failureReasons[item] ?? "cancelled: the placeholder was deleted"))
+            }
+            if !callbacks.isEmpty {
+                poked = true
+                lock.broadcast()
+            }
+        }
+        for callback in callbacks { callback() }
+    }
+
+    /// Calls `callback` once every transfer of `ids` has ended (at once if they have).
+    func whenEnded(_ ids: [OpID], _ callback: @escaping @Sendable ([OpID: TransferOutcome]) -> Void) {
+        let ready = lock.withLock { () -> [OpID: TransferOutcome]? in
+            let set = Set(ids)
+            if set.allSatisfy({ transfers[$0] == nil }) {
+                return Dictionary(uniqueKeysWithValues: set.map { ($0, outcomes[$0] ?? .failed("unknown transfer")) })
+            }
+            waiters.append((set, callback))
+            return nil
+        }
+        if let ready { callback(ready) }
+    }
+
+    /// Ends a transfer: forgets it, detaches it from its download (which stops when no placeholder
+    /// waits for it any more), remembers the outcome, and returns the waiters to call. Caller holds
+    /// `lock`.
+    func finalize(_ placeholder: OpID, _ outcome: TransferOutcome) -> [() -> Void] {
+        guard let transfer = transfers.removeValue(forKey: placeholder) else { return [] }
+        failureReasons[placeholder] = nil
+        progressLock.withLock { _ = progressTable.removeValue(forKey: placeholder) }
+        if var download = downloads[transfer.hash] {
+            download.placeholders.removeAll { $0 == placeholder }
+            if download.placeholders.isEmpty {
+                downloads[transfer.hash] = nil
+                if case .fetching(let connection, let request, _, _) = download.phase {
+                    requests[request] = nil
+                    connection.send(.cancel(id: request))
+                }
+                // The bytes are not wanted any more (a finished writer has nothing left to delete).
+                download.writer?.cancel()
+            } else {
+                downloads[transfer.hash] = download
+            }
+        }
+        outcomes[placeholder] = outcome
+        outcomeOrder.append(placeholder)
+        if outcomeOrder.count > 2 * Self.rememberedOutcomes {
+            let forgotten = outcomeOrder.count - Self.rememberedOutcomes
+            for id in outcomeOrder[..<forgotten] { outcomes[id] = nil }
+            outcomeOrder.removeFirst(forgotten)
+        }
+        journalDirty = true
+        var callbacks: [() -> Void] = []
+        waiters.removeAll { waiter in
+            guard waiter.ids.allSatisfy({ transfers[$0] == nil }) else { return false }
+            let result = Dictionary(uniqueKeysWithValues: waiter.ids.map { ($0, outcomes[$0] ?? .failed("unknown transfer")) })
+            let callback = waiter.callback
+            callbacks.append { callback(result) }
+            return true
+        }
+        return callbacks
+    }
+}

@@ -1,0 +1,43 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// Transfers left unresolved by an earlier run of the node.
+extension TransferManager {
+    /// Resumes every placeholder this node inserted and has not resolved: with its journal record
+    /// when there is one, else as a copy with a fresh deadline; one past its deadline, or without
+    /// a hash to fetch, is deleted.
+    func resumeUnresolved() {
+        guard let node else { return }
+        let recorded = Dictionary(journal.load().map { ($0.placeholder, $0) }, uniquingKeysWith: { a, _ in a })
+        let now = Date()
+        let (found, broken) = node.read { replica -> ([Transfer], [OpID]) in
+            var found: [Transfer] = []
+            var broken: [OpID] = []
+            for gallery in replica.galleries {
+                for item in (try? replica.items(in: gallery)) ?? []
+                where item.state == .placeholder && item.id.replica == replica.id {
+                    guard let hash = item.contentHash, BlobStore.isValidHash(hash),
+                          let size = item.byteSize, size >= 0 else {
+                        broken.append(item.id)
+                        continue
+                    }
+                    let record = recorded[item.id].flatMap { $0.hash == hash ? $0 : nil }
+                    found.append(record ?? Transfer(
+                        placeholder: item.id, source: item.origin ?? item.id, hash: hash, size: Int(size), move: false,
+                        deadline: now.addingTimeInterval(Double(Self.defaultTimeout.components.seconds))))
+                }
+            }
+            return (found, broken)
+        }
+        let expired = found.filter { $0.deadline <= now }.map(\.placeholder)
+        begin(found.filter { $0.deadline > now })
+        if found.isEmpty { saveJournal([]) }
+        if !found.isEmpty || !broken.isEmpty {
+            node.configuration.log("\(node.configuration.name): resuming \(found.count - expired.count) transfers, "
+                + "\(expired.count + broken.count) past their deadline or without bytes to fetch")
+        }
+        fail(expired, reason: "timed out: the deadline passed while the node was stopped")
+        fail(broken, reason: "the placeholder names no bytes to fetch")
+    }
+}

@@ -1,0 +1,140 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// Fills this node's placeholders: fetches their bytes by hash from peers, in chunks, hashing as
+/// they arrive, then commits each placeholder where it stands, or deletes it on failure, cancel or
+/// timeout (design.md section 4, rules 10-13).
+///
+/// Placeholders waiting for the same bytes share one `Download`. A download asks the peers that
+/// added the dragged items first, then any other connected peer; one that goes away mid-transfer
+/// is replaced by another, or waited for until the deadline, and the fetch resumes from the bytes
+/// already held. Transfers survive restarts through the op log (the placeholders) and
+/// `TransferJournal` (deadlines and moves).
+///
+/// `@unchecked Sendable`: all mutable state is guarded by `lock`. Lock order: the node's lock may
+/// be held when `lock` is taken (the node's observers and listings call in), never the reverse:
+/// the manager calls the node (`perform`, `read`, peers, progress) only without holding `lock`.
+final class TransferManager: @unchecked Sendable {
+    /// How long a transfer may take when the drag gives no timeout.
+    static let defaultTimeout: Duration = .seconds(300)
+    /// The largest chunk asked of a peer (smaller when the peer's frame limit is smaller).
+    static let chunkLength = 256 << 10
+    /// The partial file is fsynced after this many new bytes, so that a restart resumes after them.
+    static let checkpointBytes = 16 << 20
+    /// Progress is reported to watchers at most this often per download (nanoseconds).
+    static let reportInterval: UInt64 = 100_000_000
+    /// The most finished transfers remembered for `status` and `drag --wait`.
+    static let rememberedOutcomes = 10_000
+
+    /// The node whose placeholders these are; set once, before `start`.
+    weak var node: SyncNode?
+    let blobs: BlobStore
+    let journal: TransferJournal
+    let lock = NSCondition()
+
+    // Guarded by `lock`.
+    var transfers: [OpID: Transfer] = [:]
+    var downloads: [String: Download] = [:]
+    /// The download each open fetch request serves.
+    var requests: [UInt64: String] = [:]
+    var nextRequest: UInt64 = 0
+    var outcomes: [OpID: TransferOutcome] = [:]
+    var outcomeOrder: [OpID] = []
+    /// Why a placeholder about to be deleted by this node fails (else: deleted by someone).
+    var failureReasons: [OpID: String] = [:]
+    var waiters: [(ids: Set<OpID>, callback: @Sendable ([OpID: TransferOutcome]) -> Void)] = []
+    var running = false
+    var poked = false
+    var journalDirty = false
+    private let workerFinished = DispatchSemaphore(value: 0)
+
+    /// Bytes done / total per placeholder in flight, readable without waiting on `lock` (which a
+    /// chunk being written may hold).
+    let progressLock = NSLock()
+    var progressTable: [OpID: (done: Int, total: Int)] = [:]
+
+    init(blobs: BlobStore) {
+        self.blobs = blobs
+        self.journal = TransferJournal(file: blobs.directory.appendingPathComponent("transfers.json"))
+    }
+
+    /// Resumes the placeholders this node left unresolved, and starts the worker that asks peers,
+    /// retries and enforces deadlines.
+    func start() {
+        lock.withLock { running = true }
+        resumeUnresolved()
+        Thread.detachNewThread { [self] in
+            workerLoop()
+            workerFinished.signal()
+        }
+    }
+
+    /// Stops the worker; partial files are made durable and kept for a resume after a restart.
+    func stop() {
+        let (wasRunning, writers) = lock.withLock { () -> (Bool, [BlobWriter]) in
+            defer { running = false }
+            lock.broadcast()
+            return (running, downloads.values.compactMap(\.writer))
+        }
+        guard wasRunning else { return }
+        workerFinished.wait()
+        for writer in writers {
+            try? writer.checkpoint()
+            writer.suspend()
+        }
+    }
+
+    /// Starts filling placeholders just inserted (or found unresolved at start). Callable with the
+    /// node's lock held; the journal is written before it returns.
+    func begin(_ new: [Transfer], preferred: [OpID: [ReplicaID]] = [:]) {
+        guard !new.isEmpty else { return }
+        let snapshot = lock.withLock { () -> [Transfer] in
+            for transfer in new {
+                transfers[transfer.placeholder] = transfer
+                let ask = preferred[transfer.placeholder] ?? [transfer.source.replica]
+                if downloads[transfer.hash] == nil {
+                    downloads[transfer.hash] = Download(
+                        hash: transfer.hash, size: transfer.size, placeholders: [], preferred: [])
+                }
+                downloads[transfer.hash]!.placeholders.append(transfer.placeholder)
+                for replica in ask where !downloads[transfer.hash]!.preferred.contains(replica) {
+                    downloads[transfer.hash]!.preferred.append(replica)
+                }
+            }
+            poked = true
+            lock.broadcast()
+            return Array(transfers.values)
+        }
+        progressLock.withLock {
+            for transfer in new { progressTable[transfer.placeholder] = (0, transfer.size) }
+        }
+        saveJournal(snapshot)
+    }
+
+    /// Wakes the worker.
+    func poke() {
+        lock.withLock {
+            poked = true
+            lock.broadcast()
+        }
+    }
+
+    /// Writes the journal; a failure is logged (the placeholders are in the op log: a restart
+    /// still resumes them, as copies with a fresh deadline).
+    func saveJournal(_ transfers: [Transfer]) {
+        do {
+            try journal.save(transfers)
+        } catch {
+            node?.configuration.log("cannot record transfers in \(journal.file.path): \(error.localizedDescription)")
+        }
+    }
+
+    /// Bytes done / total of a placeholder in flight.
+    func progress(of placeholder: OpID) -> (done: Int, total: Int)? {
+        progressLock.withLock { progressTable[placeholder] }
+    }
+
+    /// Current uptime in nanoseconds.
+    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+}
