@@ -78,12 +78,17 @@ extension TransferManager {
                 requests[nextRequest] = hash
                 download.phase = .fetching(peer.connection, request: nextRequest, peer: peer.replica, name: peer.name)
                 plan.fetches.append((peer.connection, request))
-            } else if !peers.isEmpty && download.placeholders.allSatisfy({ !liveSources.contains(transfers[$0]?.source ?? $0) }) {
-                // Rule 13: the source is gone and no connected peer holds the bytes.
+            } else if !peers.isEmpty && download.refusedBy.isSuperset(of: download.preferred) {
+                // Every connected peer, the nodes that added the items among them, said it does not
+                // hold the bytes: no one does (rule 13 when the source was deleted meanwhile).
+                let deleted = download.placeholders.allSatisfy { !liveSources.contains(transfers[$0]?.source ?? $0) }
                 download.phase = .finishing
-                plan.failures.append((download.placeholders, "the source item was deleted and no connected peer holds its bytes"))
+                plan.failures.append((download.placeholders, deleted
+                    ? "the source item was deleted and no peer holds its bytes"
+                    : "no peer holds the bytes, not even the node that added the item"))
             } else {
-                // Whoever holds the bytes is not connected now: ask everyone again a little later.
+                // The nodes that added the items are not connected now (a source node that died is
+                // waited for until the deadline): ask everyone again a little later.
                 download.refusedBy = []
                 download.phase = .waiting(until: now + (peers.isEmpty ? 250_000_000 : 1_000_000_000))
             }

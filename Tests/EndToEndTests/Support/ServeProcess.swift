@@ -6,7 +6,7 @@ import Synchronization
 /// killed.
 final class ServeProcess: Sendable {
     private let process: Process
-    private let output = Mutex<(stdout: String, stderr: String)>(("", ""))
+    private let output = Mutex<(stdout: String, stderr: String, closed: Int)>(("", "", 0))
     private let changed = DispatchSemaphore(value: 0)
 
     /// Starts `gallery serve ARGUMENTS` and waits (bounded) for its "listening on" line; with
@@ -34,6 +34,7 @@ final class ServeProcess: Sendable {
                     }
                     changed.signal()
                 }
+                output.withLock { $0.closed += 1 }
                 changed.signal()
             }
         }
@@ -63,6 +64,17 @@ final class ServeProcess: Sendable {
     }
 
     var standardError: String { output.withLock { $0.stderr } }
+
+    /// Waits (bounded) for the process to exit by itself; its status, nil if it did not.
+    func waitForExit(timeout: TimeInterval = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else { return nil }
+        // The output pipes are drained by their threads: wait (bounded) until both reach their end.
+        let drained = Date().addingTimeInterval(5)
+        while Date() < drained, output.withLock({ $0.closed }) < 2 { _ = changed.wait(timeout: .now() + 0.05) }
+        return process.terminationStatus
+    }
 
     /// Sends a signal and waits (bounded) for the process to exit; returns its status, nil if it did not.
     @discardableResult
