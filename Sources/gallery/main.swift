@@ -2,6 +2,7 @@ import Foundation
 
 /// The `gallery` command line: dispatches to a command and maps its outcome to an exit code.
 func runGallery(_ arguments: [String]) -> Int32 {
+    InheritedSignals.restoreDefaults()
     do {
         guard let command = arguments.first else {
             throw CommandFailure.usage("missing command", Usage.overview)

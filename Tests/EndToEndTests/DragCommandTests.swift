@@ -39,7 +39,7 @@ struct DragCommandTests {
         defer { space.tearDown() }
         let hashes = try space.column("hash", on: "alice", "alice")
         let watcher = try ServeProcess(["-C", space.directory("bob").path, "watch", "bob", "--json"], serve: false)
-        defer { watcher.stop(signal: SIGINT) }
+        defer { #expect(watcher.stop(signal: SIGINT, timeout: 10) != nil, "watch did not stop on SIGINT") }
         #expect(watcher.waitForLines(1))
 
         let drag = try space.gallery("bob", "drag", "alice:0", "alice:1", "--to", "bob", "--at", "0", "--move", "--wait")
