@@ -60,26 +60,46 @@ extension SyncNode: ConnectionDelegate {
         case .controlResponse:
             break
         case .controlRequest(let json):
-            let response: ControlResponse
-            do {
-                let request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
-                if request.command == "watch" {
-                    startWatch(request, for: connection)
-                    return
-                }
-                if request.command == "drag" && request.wait == true {
-                    dragAndWait(request, for: connection)
-                    return
-                }
-                response = ControlCommands.execute(request, on: self)
-            } catch {
-                response = ControlResponse(id: 0, ok: false, error: "malformed control request")
+            // On its own thread: a long command (a large `add`) must not stop this connection's
+            // reader, which takes the client's heartbeats meanwhile.
+            let admitted = condition.withLock { () -> Bool in
+                guard runningCommands < Self.maximumRunningCommands else { return false }
+                runningCommands += 1
+                return true
             }
-            let encoded = (try? JSONEncoder().encode(response)).map(Array.init) ?? []
-            connection.send(.controlResponse(encoded))
+            guard admitted else {
+                let busy = ControlResponse(id: 0, ok: false, error: "the node is busy: \(Self.maximumRunningCommands) commands running")
+                connection.send(.controlResponse((try? JSONEncoder().encode(busy)).map(Array.init) ?? []))
+                return
+            }
+            Thread.detachNewThread { [self] in
+                control(json, from: connection)
+                condition.withLock { runningCommands -= 1 }
+            }
         case .hello, .welcome, .auth, .authOK, .error:
             connection.close(.protocolError, "\(message.type) after authentication")
         }
+    }
+
+    /// Carries out one command from the command line and answers it.
+    private func control(_ json: [UInt8], from connection: Connection) {
+        let response: ControlResponse
+        do {
+            let request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
+            if request.command == "watch" {
+                startWatch(request, for: connection)
+                return
+            }
+            if request.command == "drag" && request.wait == true {
+                dragAndWait(request, for: connection)
+                return
+            }
+            response = ControlCommands.execute(request, on: self)
+        } catch {
+            response = ControlResponse(id: 0, ok: false, error: "malformed control request")
+        }
+        let encoded = (try? JSONEncoder().encode(response)).map(Array.init) ?? []
+        connection.send(.controlResponse(encoded))
     }
 
     func connectionClosed(_ connection: Connection, reason: String) {

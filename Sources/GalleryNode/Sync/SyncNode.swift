@@ -33,6 +33,10 @@ public final class SyncNode: @unchecked Sendable {
     /// Observers of transfer progress (`watch`), by the same IDs as `observers`.
     var progressObservers: [Int: @Sendable ([TransferProgress], Replica) -> Void] = [:]
     var nextObserverID = 0
+    /// Commands from the command line being carried out, each on its own thread.
+    var runningCommands = 0
+    /// The most commands carried out at once; more are refused as busy.
+    static let maximumRunningCommands = 64
 
     /// What the node knows of one authenticated connection.
     struct Session {
@@ -49,7 +53,7 @@ public final class SyncNode: @unchecked Sendable {
         self.settings = HandshakeSettings(
             secret: configuration.secret, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
-        self.transfers = configuration.blobs.map(TransferManager.init)
+        self.transfers = configuration.blobs.map { TransferManager(blobs: $0, maximumFrameSize: configuration.maximumFrameSize) }
         transfers?.node = self
     }
 

@@ -33,6 +33,8 @@ struct Download {
     var refusedBy: Set<ReplicaID> = []
     /// Bytes held, hashed in order as they arrived (the whole is checked at the end).
     var done = 0
+    /// Where the bytes asked for by the open fetch end.
+    var requestEnd = 0
     /// Bytes made durable in the partial file.
     var checkpointed = 0
     /// Uptime of the last progress report (nanoseconds).

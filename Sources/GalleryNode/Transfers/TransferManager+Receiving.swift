@@ -11,12 +11,14 @@ extension TransferManager {
         var finished: BlobWriter?
         var failure: (placeholders: [OpID], reason: String)?
         var cancel: UInt64?
+        var next: FetchRequest?
         let hash = lock.withLock { () -> String? in
             guard let hash = requests[chunk.id], var download = downloads[hash],
-                  case .fetching(let asked, let request, let peer, _) = download.phase,
+                  case .fetching(let asked, let request, let peer, let name) = download.phase,
                   asked === connection, request == chunk.id, let writer = download.writer else { return nil }
             defer { downloads[hash] = download }
-            guard chunk.total == UInt64(download.size), chunk.offset == UInt64(download.done) else {
+            let end = download.done + chunk.data.count
+            guard chunk.total == UInt64(download.size), chunk.offset == UInt64(download.done), end <= download.requestEnd else {
                 // Not the bytes asked for: this peer is not a source for them.
                 requests[request] = nil
                 cancel = request
@@ -26,17 +28,26 @@ extension TransferManager {
                 lock.broadcast()
                 return hash
             }
+            // The request is answered in full: ask for the next chunk before hashing this one, so
+            // that the peer sends while this node hashes.
+            if end == download.requestEnd {
+                requests[request] = nil
+            }
+            if end == download.requestEnd && end < download.size {
+                let following = makeRequest(for: &download, from: end)
+                download.phase = .fetching(connection, request: following.id, peer: peer, name: name)
+                next = following
+            }
             do {
                 try writer.append(chunk.data)
             } catch {
-                requests[request] = nil
+                if let next { requests[next.id] = nil }
                 download.phase = .finishing
                 failure = (download.placeholders, "cannot store the bytes: \(error.localizedDescription)")
                 return hash
             }
             download.done += chunk.data.count
             if download.done == download.size {
-                requests[request] = nil
                 download.phase = .finishing
                 finished = writer
             } else if download.done - download.checkpointed >= Self.checkpointBytes {
@@ -46,6 +57,7 @@ extension TransferManager {
             return hash
         }
         guard let hash else { return }
+        if let next { connection.send(.fetch(next)) }
         if let cancel { connection.send(.cancel(id: cancel)) }
         if let failure { fail(failure.placeholders, reason: failure.reason) }
         try? writerToSync?.checkpoint()

@@ -72,11 +72,8 @@ extension TransferManager {
                 return rankA != rankB ? rankA < rankB : a.connection.id < b.connection.id
             }
             if let peer = candidates.first {
-                nextRequest += 1
-                let request = FetchRequest(
-                    id: nextRequest, hash: SHA256.bytes(hex: hash) ?? [], offset: UInt64(writer.receivedCount), length: 0)
-                requests[nextRequest] = hash
-                download.phase = .fetching(peer.connection, request: nextRequest, peer: peer.replica, name: peer.name)
+                let request = makeRequest(for: &download, from: writer.receivedCount)
+                download.phase = .fetching(peer.connection, request: request.id, peer: peer.replica, name: peer.name)
                 plan.fetches.append((peer.connection, request))
             } else if !peers.isEmpty && download.refusedBy.isSuperset(of: download.preferred) {
                 // Every connected peer, the nodes that added the items among them, said it does not
@@ -98,6 +95,21 @@ extension TransferManager {
             plan.journal = Array(transfers.values)
         }
         return plan
+    }
+
+    /// The fetch of the chunk at `offset` of a download, registered as open. Caller holds `lock`.
+    ///
+    /// Each fetch asks for one chunk; the next is asked for as soon as a chunk arrives, before it
+    /// is hashed. So at most two chunks of a download are on their way at once, and an op or a
+    /// heartbeat sent meanwhile waits behind at most those, whatever the blob's size; socket
+    /// buffers never fill with bytes the receiver has not asked for yet.
+    func makeRequest(for download: inout Download, from offset: Int) -> FetchRequest {
+        nextRequest += 1
+        requests[nextRequest] = download.hash
+        let length = min(chunkLength, download.size - offset)
+        download.requestEnd = offset + length
+        return FetchRequest(
+            id: nextRequest, hash: SHA256.bytes(hex: download.hash) ?? [], offset: UInt64(offset), length: UInt64(length))
     }
 
     /// Carries out a plan, without holding `lock`.

@@ -18,7 +18,7 @@ import GalleryWire
 final class TransferManager: @unchecked Sendable {
     /// How long a transfer may take when the drag gives no timeout.
     static let defaultTimeout: Duration = .seconds(300)
-    /// The largest chunk asked of a peer (smaller when the peer's frame limit is smaller).
+    /// The largest chunk asked of a peer; one chunk per fetch.
     static let chunkLength = 256 << 10
     /// The partial file is fsynced after this many new bytes, so that a restart resumes after them.
     static let checkpointBytes = 16 << 20
@@ -31,6 +31,8 @@ final class TransferManager: @unchecked Sendable {
     weak var node: SyncNode?
     let blobs: BlobStore
     let journal: TransferJournal
+    /// The chunk asked for: `chunkLength`, or less when this node accepts smaller frames.
+    let chunkLength: Int
     let lock = NSCondition()
 
     // Guarded by `lock`.
@@ -54,8 +56,9 @@ final class TransferManager: @unchecked Sendable {
     let progressLock = NSLock()
     var progressTable: [OpID: (done: Int, total: Int)] = [:]
 
-    init(blobs: BlobStore) {
+    init(blobs: BlobStore, maximumFrameSize: UInt32) {
         self.blobs = blobs
+        self.chunkLength = max(1, min(Self.chunkLength, Int(maximumFrameSize) - 64))
         self.journal = TransferJournal(file: blobs.directory.appendingPathComponent("transfers.json"))
     }
 

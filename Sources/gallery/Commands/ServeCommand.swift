@@ -50,15 +50,21 @@ struct ServeCommand {
     /// Runs the node; returns when a signal stopped it.
     func run() throws(CommandFailure) {
         let options = try parse()
-        // Before anything can print "listening on": a signal sent right after it must stop the node.
+        // Before anything can print "listening on" and before any other thread exists: SIGINT and
+        // SIGTERM are blocked in every thread (threads inherit the mask) and taken by one thread
+        // with sigwait, so that a signal sent at any moment stops the node and none is lost.
+        var signals = sigset_t()
+        sigemptyset(&signals)
+        sigaddset(&signals, SIGINT)
+        sigaddset(&signals, SIGTERM)
+        pthread_sigmask(SIG_BLOCK, &signals, nil)
         let stopped = DispatchSemaphore(value: 0)
-        var sources: [DispatchSourceSignal] = []
-        for signalNumber in [SIGINT, SIGTERM] {
-            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler { stopped.signal() }
-            source.resume()
-            signal(signalNumber, SIG_IGN)
-            sources.append(source)
+        let awaited = signals
+        Thread.detachNewThread {
+            var mask = awaited
+            var received: Int32 = 0
+            while sigwait(&mask, &received) != 0 {}
+            stopped.signal()
         }
         let server: GalleryServer
         let endpoint: Endpoint?
@@ -76,6 +82,5 @@ struct ServeCommand {
         FileHandle.standardOutput.write(Data("listening on \(endpoint?.description ?? "nothing")\n".utf8))
         stopped.wait()
         server.stop()
-        _ = sources
     }
 }
