@@ -35,20 +35,9 @@ say "built $gallery"
 # --- a temporary folder, and a trap that always stops the nodes and removes it ----------------
 work=$(mktemp -d "${TMPDIR:-/tmp}/gallery-demo.XXXXXX")
 alice_pid='' bob_pid='' helper_pids=()
-# Known issue in the product (not fixed here): `gallery serve` sets SIGINT and SIGTERM to SIG_IGN
-# after resuming its dispatch signal sources; when libdispatch has already installed its handler,
-# SIG_IGN replaces it and the node ignores the signal for good (about 1 start in 10 here).
-# sigterm_ignored PID tells that exact state apart (Linux: SigIgn in /proc), and only then does the
-# demo stop the node with SIGKILL instead of failing.
-sigterm_ignored() {
-  local mask
-  mask=$(sed -n 's/^SigIgn:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null) || return 1
-  [ -n "$mask" ] && (( (0x$mask >> 14) & 1 ))
-}
 stop_node() {  # PID: SIGTERM, then SIGKILL if it is still running after 10 s
   local pid=$1
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 0
-  sigterm_ignored "$pid" && { kill -KILL "$pid" 2>/dev/null || true; return 0; }
   kill -TERM "$pid" 2>/dev/null || true
   for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
   kill -KILL "$pid" 2>/dev/null || true
@@ -193,17 +182,8 @@ step "A larger image: alice adds a $((big_bytes / 1000000)) MB PNG, bob drags a 
 { printf '\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x0f\xa0\x00\x00\x0b\xb8\x08\x02\x00\x00\x00\x7a\xd7\xd0\xb0'
   head -c "$big_bytes" /dev/urandom; } > "$work/panorama.png"
 printf '   $ gallery -C alice add %s\n' "$work/panorama.png"
-if ! out=$(g alice add "$work/panorama.png" 2>&1); then
-  # Known issue in the product (not fixed here): `add` hashes the file inside the command's session
-  # and sends nothing meanwhile; past 5 s (a debug build on a busy machine) the node closes the
-  # session for silence ("no frame for 5000 ms"), the command exits 1, yet the item is added.
-  # So on that error only, the demo says so and waits for the item instead of failing.
-  echo "$out" | sed 's/^/     /'
-  echo "$out" | grep -q 'no frame for' || fail "adding the large image failed"
-  say "(known issue: the node timed the command out while hashing; the add still happens: waiting for it)"
-else
-  echo "$out" | sed 's/^/     /'
-fi
+out=$(g alice add "$work/panorama.png" 2>&1) || fail "adding the large image failed: $out"
+echo "$out" | sed 's/^/     /'
 has_panorama() { titles alice alice | grep -q 'panorama.png'; }
 wait_until 30 "the large image did not appear in alice's gallery" has_panorama
 wait_until 15 "bob did not get the large image's insert" converged
@@ -274,13 +254,6 @@ step "Stopping both nodes (SIGTERM)"
 for name in alice bob; do
   pid_var=${name}_pid
   pid=${!pid_var}
-  if sigterm_ignored "$pid"; then
-    say "(known issue: $name ignores SIGTERM, a race in gallery serve's signal set-up; stopping it with SIGKILL)"
-    kill -KILL "$pid"
-    wait "$pid" 2>/dev/null || true
-    printf -v "$pid_var" '%s' ''
-    continue
-  fi
   kill -TERM "$pid"
   code=0 waited=0
   while kill -0 "$pid" 2>/dev/null && [ "$waited" -lt 150 ]; do sleep 0.1; waited=$((waited + 1)); done
