@@ -1,0 +1,170 @@
+import Foundation
+import GalleryModel
+@testable import GalleryNode
+import GalleryWire
+import Synchronization
+import Testing
+
+extension NodeSuites {
+    /// Content transfers between in-process nodes on 127.0.0.1: flow control against ops, resuming
+    /// from a partial file, and one fetch for bytes several placeholders wait for.
+    @Suite("Transfers")
+    struct TransferTests {
+        /// Two nodes with blob stores in a temporary folder; bob dials alice.
+        final class Pair: Sendable {
+            let base: URL
+            let alice: SyncNode
+            let bob: SyncNode
+
+            init(beforeStart: (URL) throws -> Void = { _ in }) throws {
+                let base = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-transfer-\(UUID().uuidString)")
+                self.base = base
+                func node(_ name: String) throws -> SyncNode {
+                    let directory = base.appendingPathComponent(name)
+                    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                    try beforeStart(directory)
+                    let configuration = NodeConfiguration(
+                        name: name, secret: TestCluster.secret, heartbeatInterval: .milliseconds(200),
+                        peerTimeout: .seconds(10), reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
+                        log: NodeLog { _ in }, blobs: try BlobStore(directory: directory))
+                    let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: name)))
+                    try node.start()
+                    return node
+                }
+                alice = try node("alice")
+                bob = try node("bob")
+                try alice.perform { try $0.createGallery("alice") }
+                try bob.perform { try $0.createGallery("bob") }
+                bob.keepConnected(to: alice.endpoint!)
+                #expect(bob.waitForPeers(timeout: .seconds(20)) { $0.contains { $0.state == .live } })
+            }
+
+            deinit {
+                bob.stop()
+                alice.stop()
+                try? FileManager.default.removeItem(at: base)
+            }
+
+            /// Stores `bytes` on alice and adds an item for them; returns its ID once bob has it.
+            func add(_ bytes: [UInt8], title: String) throws -> OpID {
+                let hash = try alice.configuration.blobs!.put(bytes)
+                let op = try alice.perform { replica in
+                    try replica.insert(
+                        [ItemDraft(fields: [.title: .text(title), .contentHash: .text(hash), .byteSize: .integer(Int64(bytes.count))])],
+                        into: "alice", at: replica.count(in: "alice"))
+                }
+                #expect(bob.wait(timeout: .seconds(20)) { $0.item(op.id) != nil })
+                return op.id
+            }
+
+            /// Drops items on bob; returns the placeholders.
+            func drop(_ items: [OpID]) throws -> [OpID] {
+                let drops = try DropCommand.execute(
+                    ControlRequest(id: 1, command: "drag", gallery: "bob", items: items.map(\.description)), on: bob)
+                return drops.map { OpID($0.item)! }
+            }
+
+            /// Waits until every placeholder is a ready item on bob.
+            func waitForCommits(_ placeholders: [OpID], timeout: Duration = .seconds(120)) -> Bool {
+                bob.wait(timeout: timeout) { replica in placeholders.allSatisfy { replica.item($0)?.state == .ready } }
+            }
+
+            /// Bytes bob received from alice on their connection.
+            var bytesReceivedByBob: Int {
+                bob.peers.filter { $0.name == "alice" }.map(\.bytesReceived).reduce(0, +)
+            }
+        }
+
+        /// Polls `condition` every millisecond for at most 30 s; true once it held.
+        static func poll(_ condition: () -> Bool) -> Bool {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                if condition() { return true }
+                usleep(1_000)
+            }
+            return condition()
+        }
+
+        static func random(_ count: Int, seed: UInt64) -> [UInt8] {
+            var generator = SeededGenerator(seed: seed)
+            let words = (0..<(count + 7) / 8).map { _ in generator.next() }
+            return words.withUnsafeBytes { Array($0.prefix(count)) }
+        }
+
+        @Test("ops overtake a large transfer: each arrives with at most two chunks received in between")
+        func opsOvertakeChunks() throws {
+            let pair = try Pair()
+            let bytes = Self.random(16 << 20, seed: 1)
+            let item = try pair.add(bytes, title: "big")
+            let placeholder = try #require(try pair.drop([item]).first)
+            let transfers = try #require(pair.bob.transfers)
+            // Bytes bob held when each op made by alice arrived, by gallery name.
+            let arrivals = Mutex<[String: Int]>([:])
+            pair.bob.observe { ops, _ in
+                for op in ops {
+                    if case .createGallery(let name) = op.action {
+                        let done = transfers.progress(of: placeholder)?.done ?? Int.max
+                        arrivals.withLock { $0[name] = done }
+                    }
+                }
+            }
+            #expect(Self.poll { (transfers.progress(of: placeholder)?.done ?? 0) > 0 })
+            var measured = 0
+            for round in 0..<20 {
+                let before = transfers.progress(of: placeholder)?.done ?? Int.max
+                guard before < bytes.count / 2 else { break }
+                try pair.alice.perform { try $0.createGallery("during-\(round)") }
+                #expect(pair.bob.wait(timeout: .seconds(20)) { $0.hasGallery("during-\(round)") })
+                let arrived = try #require(arrivals.withLock { $0["during-\(round)"] })
+                #expect(arrived - before <= 2 * transfers.chunkLength,
+                        "round \(round): \(arrived - before) bytes of chunks arrived before the op")
+                measured += 1
+            }
+            #expect(measured >= 3, "the transfer ended before the ops could be measured against it")
+            #expect(pair.waitForCommits([placeholder]))
+            #expect(pair.bob.configuration.blobs!.contains(SHA256.hex(SHA256.hash(bytes))))
+        }
+
+        @Test("a transfer resumes from the bytes a partial file holds; a partial file that does not verify is fetched again from 0")
+        func resumesFromPartialFile() throws {
+            let good = Self.random(8 << 20, seed: 2)
+            let other = Self.random(8 << 20, seed: 3)
+            let goodHash = SHA256.hex(SHA256.hash(good))
+            let otherHash = SHA256.hex(SHA256.hash(other))
+            // Before bob starts: 6 MiB of the right bytes for one blob, 6 MiB of wrong bytes for the other.
+            let pair = try Pair { directory in
+                guard directory.lastPathComponent == "bob" else { return }
+                let partials = directory.appendingPathComponent("blobs/tmp")
+                try FileManager.default.createDirectory(at: partials, withIntermediateDirectories: true)
+                try Data(good.prefix(6 << 20)).write(to: partials.appendingPathComponent("\(goodHash).partial"))
+                try Data(Self.random(6 << 20, seed: 4)).write(to: partials.appendingPathComponent("\(otherHash).partial"))
+            }
+            let resumed = try pair.drop([try pair.add(good, title: "good")])
+            #expect(pair.waitForCommits(resumed))
+            let afterFirst = pair.bytesReceivedByBob
+            #expect(afterFirst < 3 << 20, "bob received \(afterFirst) bytes for the 2 MiB it lacked")
+
+            let restarted = try pair.drop([try pair.add(other, title: "other")])
+            #expect(pair.waitForCommits(restarted))
+            let exported = try pair.bob.configuration.blobs!.read(otherHash, offset: 0, length: other.count)
+            #expect(exported == other)
+            #expect(pair.bytesReceivedByBob - afterFirst >= other.count, "the whole blob was fetched again")
+        }
+
+        @Test("several placeholders waiting for the same bytes share one fetch; different bytes are fetched concurrently")
+        func oneFetchPerBlob() throws {
+            let pair = try Pair()
+            let shared = Self.random(4 << 20, seed: 5)
+            let single = Self.random(2 << 20, seed: 6)
+            let items = [try pair.add(shared, title: "a"), try pair.add(shared, title: "a again"), try pair.add(single, title: "b")]
+            let before = pair.bytesReceivedByBob
+            let placeholders = try pair.drop(items)
+            #expect(pair.waitForCommits(placeholders))
+            let received = pair.bytesReceivedByBob - before
+            #expect(received >= shared.count + single.count && received < shared.count * 2 + single.count,
+                    "bob received \(received) bytes")
+            #expect(pair.bob.read { replica in placeholders.map { replica.location(of: $0)?.index } } == [0, 1, 2])
+            #expect(Self.poll { pair.bob.transferListings.isEmpty })
+        }
+    }
+}
