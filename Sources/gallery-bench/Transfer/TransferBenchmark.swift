@@ -9,7 +9,9 @@ import Synchronization
 /// Prints one JSON line per workload:
 /// - `loopback`: plain TCP over 127.0.0.1, 256 MiB in 256 KiB writes (the ceiling of the network);
 /// - `sha256`: our `SHA256` over the same 256 MiB in 256 KiB updates (the ceiling of a transfer,
-///   which hashes every chunk as it arrives), with the CPU time of the hashing thread;
+///   which hashes every chunk as it arrives), with the CPU time of the hashing thread: measured
+///   right before and right after the transfer (`secondsBefore`, `secondsAfter`), the figures are
+///   the mean of the two;
 /// - `transfer`: one 256 MiB blob dragged from A to B, from the `drag` sent to B until B has
 ///   committed the placeholder (fetch, write, hash, fsyncs, verification, install, commit), with
 ///   its rate as a fraction of the two above (`ofSHA256`, `ofLoopback`), the CPU seconds of all
@@ -21,7 +23,8 @@ import Synchronization
 ///   command that does nothing (`galleries`), then from sending each `drag` to its answer, to A
 ///   applying B's placeholder, and to B committing it (p50 and p99, milliseconds);
 /// - `concurrent-drags`: 100 drags of 1 MiB images sent at once, each on its own connection and
-///   thread: the time until B has committed all of them.
+///   thread: the time until B has committed all of them (`seconds`), until the last drag was
+///   answered, until the first commit, and the median commit.
 ///
 /// Both nodes are `GalleryServer`s in this process with durable op logs and blob stores in a
 /// temporary directory (so every op and blob is fsynced, as with `gallery serve`).
@@ -45,15 +48,18 @@ enum TransferBenchmark {
             let loopback = try LoopbackThroughput.measure(byteCount: blobByteCount, chunkByteCount: chunkByteCount)
             lines.append(rateLine("loopback", seconds: loopback))
             _ = sha256(blob[..<chunkByteCount])
-            let shaCPU = CPUTime.currentThread()
-            let sha = Stopwatch.time { SHA256.hex(sha256(blob[...])) }
-            let shaCPUSeconds = CPUTime.currentThread() - shaCPU
-            lines.append(rateLine("sha256", seconds: sha.seconds, extra: [("cpuSeconds", shaCPUSeconds)]))
-            let (transfer, cpu) = try throughput(blob, digest: sha.result, nodes: nodes)
+            let before = timedSHA256(blob)
+            let (transfer, cpu) = try throughput(blob, digest: before.digest, nodes: nodes)
+            let after = timedSHA256(blob)
+            // The machine's load drifts: the transfer is compared with the mean of the two.
+            let sha = (seconds: (before.seconds + after.seconds) / 2, cpu: (before.cpu + after.cpu) / 2)
+            lines.append(rateLine("sha256", seconds: sha.seconds, extra: [
+                ("cpuSeconds", sha.cpu), ("secondsBefore", before.seconds), ("secondsAfter", after.seconds),
+            ]))
             lines.append(rateLine("transfer", seconds: transfer, extra: [
                 ("ofSHA256", sha.seconds / transfer), ("ofLoopback", loopback / transfer),
                 ("cpuSeconds", cpu?.all), ("busiestThreadCPUSeconds", cpu?.thread),
-                ("sha256CPUOfBusiestThread", cpu.map { shaCPUSeconds / $0.thread }),
+                ("sha256CPUOfBusiestThread", cpu.map { sha.cpu / $0.thread }),
             ]))
         }
         lines.append(try dropLatency(nodes))
@@ -125,6 +131,7 @@ enum TransferBenchmark {
         let items = try nodes.addImages(
             (0..<concurrentDrags).map { image(byteCount: imageByteCount, seed: 10_000 + UInt64($0)) }, titled: "concurrent")
         let placeholders = Mutex<[Int: Result<OpID, BenchFailure>]>([:])
+        let lastAnswer = Atomic<UInt64>(0)
         let group = DispatchGroup()
         let start = DispatchTime.now().uptimeNanoseconds
         for (index, item) in items.enumerated() {
@@ -135,6 +142,7 @@ enum TransferBenchmark {
                         throw BenchFailure.failed("concurrent drags: \(error.localizedDescription)")
                     }
                 }
+                lastAnswer.max(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
                 placeholders.withLock { $0[index] = result }
                 group.leave()
             }
@@ -151,6 +159,7 @@ enum TransferBenchmark {
         return """
             {"workload": "concurrent-drags", "drags": \(concurrentDrags), "bytesPerImage": \(imageByteCount), \
             "committed": \(ids.count), "seconds": \(format(times.max()! / 1e3, digits: 3)), \
+            "lastAnsweredMs": \(format(milliseconds(lastAnswer.load(ordering: .relaxed) - start))), \
             "firstCommitMs": \(format(times.min()!)), "commitP50Ms": \(format(percentile(times, 50)))}
             """
     }
@@ -178,6 +187,14 @@ enum TransferBenchmark {
         }
         bytes.replaceSubrange(0..<header.count, with: header)
         return bytes
+    }
+
+    /// Hashes `bytes` (as `sha256` does) and returns the digest (hex), the wall-clock seconds and
+    /// the CPU seconds of this thread.
+    private static func timedSHA256(_ bytes: [UInt8]) -> (digest: String, seconds: Double, cpu: Double) {
+        let cpu = CPUTime.currentThread()
+        let timed = Stopwatch.time { SHA256.hex(sha256(bytes[...])) }
+        return (timed.result, timed.seconds, CPUTime.currentThread() - cpu)
     }
 
     /// The SHA-256 of `bytes`, fed in chunks of `chunkByteCount` as a transfer feeds it.
