@@ -19,6 +19,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case ["hash"]:
             for line in try HashBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0
+        case ["transfer"]:
+            for line in try TransferBenchmark.run() { writeLine(line, to: .standardOutput) }
+            return 0
         case ["help"], ["--help"], ["-h"]:
             writeLine(BenchUsage.text, to: .standardOutput)
             return 0

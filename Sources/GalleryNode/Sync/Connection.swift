@@ -221,6 +221,10 @@ final class Connection: @unchecked Sendable {
                         stopServing(stream.request)
                         continue writing
                     }
+                    // The fetch stops counting against `maximumServedFetches` before its last chunk
+                    // is written, so that the requester, which may ask again as soon as that chunk
+                    // arrives, never finds the slot still taken.
+                    if stream.isFinished { stopServing(stream.request) }
                     bytes = frame.encoded
                 } catch {
                     stopServing(stream.request)

@@ -60,6 +60,11 @@ final class ChunkStream: @unchecked Sendable {
         file.close()
     }
 
+    /// Whether the last chunk was produced (the next `nextFrame()` returns nil).
+    var isFinished: Bool {
+        produced && offset >= end
+    }
+
     /// The next `chunk` frame, or nil once the range is sent. A blob of 0 bytes (or an empty range)
     /// is answered with one empty chunk, so that the requester learns the total.
     func nextFrame() throws(StorageError) -> Frame? {

@@ -51,7 +51,22 @@ extension TransferManager {
         if !expired.isEmpty {
             plan.failures.append((expired.sorted(), "timed out: the bytes did not arrive before the deadline"))
         }
-        for hash in Array(downloads.keys) {
+        // A peer serves at most `Connection.maximumServedFetches` fetches at once on a connection
+        // and refuses more (retried only a second later): ask no more of it than that. The
+        // downloads left waiting for a slot are asked in drop order once fetches end (each end
+        // pokes the worker).
+        var fetching: [Int: Int] = [:]
+        for download in downloads.values {
+            if case .fetching(let connection, _, _, _) = download.phase { fetching[connection.id, default: 0] += 1 }
+        }
+        let order = downloads.keys.sorted { a, b in
+            switch (downloads[a]?.placeholders.min(), downloads[b]?.placeholders.min()) {
+            case let (first?, second?): first < second
+            case (nil, _): false
+            case (_, nil): true
+            }
+        }
+        for hash in order {
             guard var download = downloads[hash] else { continue }
             defer { downloads[hash] = download }
             guard case .waiting(let until) = download.phase, until <= now else { continue }
@@ -72,6 +87,8 @@ extension TransferManager {
                 return rankA != rankB ? rankA < rankB : a.connection.id < b.connection.id
             }
             if let peer = candidates.first {
+                guard fetching[peer.connection.id, default: 0] < Connection.maximumServedFetches else { continue }
+                fetching[peer.connection.id, default: 0] += 1
                 let request = makeRequest(for: &download, from: writer.receivedCount)
                 download.phase = .fetching(peer.connection, request: request.id, peer: peer.replica, name: peer.name)
                 plan.fetches.append((peer.connection, request))

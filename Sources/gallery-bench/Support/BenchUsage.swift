@@ -4,6 +4,7 @@ enum BenchUsage {
         usage: gallery-bench model [--only WORKLOAD]
                gallery-bench sync
                gallery-bench hash
+               gallery-bench transfer
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -14,6 +15,9 @@ enum BenchUsage {
         sync: two nodes on loopback: catch-up of 100,000 ops (time, bytes per op) and the latency
         of one op from A to B, p50 and p99 over 10,000 ops.
         hash: SHA-256 over 256 MiB against coreutils sha256sum on the same bytes, and CRC32.
+        transfer: drag and drop between two nodes on loopback: one 256 MiB blob (against plain TCP
+        loopback and SHA-256 measured in the same run), the latency of 200 drags of 1 MiB images
+        (placeholder on the source node, commit), and 100 drags of 1 MiB images at once.
 
         exit codes: 0 success, 1 a benchmark failed, 64 usage error
         """

@@ -1,0 +1,127 @@
+import Foundation
+import GalleryModel
+import GalleryNode
+import Synchronization
+
+/// Two nodes in this process, each a `GalleryServer` on a temporary directory, on 127.0.0.1:
+/// `source` (A) holds the images; `sink` (B) dials A and is where they are dropped. Drags go to B
+/// through `ControlClient`, over TCP, as `gallery -C B drag` sends them.
+final class TransferNodes: Sendable {
+    let root: URL
+    let source: GalleryServer
+    let sink: GalleryServer
+    /// When A applied each placeholder (by item ID), and when B applied each commit (by item ID).
+    let placeholdersOnSource = ArrivalTimes()
+    let commitsOnSink = ArrivalTimes()
+    private let nextRequest = Atomic<Int>(0)
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-bench-transfer-\(UUID().uuidString)")
+        let sourceDirectory = root.appendingPathComponent("a")
+        source = try GalleryServer(directory: sourceDirectory, name: "a", log: .silent)
+        guard let address = try source.start() else { throw BenchFailure.failed("transfer: node A has no address") }
+        do {
+            sink = try GalleryServer(
+                directory: root.appendingPathComponent("b"), name: "b", peers: [address],
+                secretFile: sourceDirectory.appendingPathComponent("secret"), log: .silent)
+            try sink.start()
+        } catch {
+            source.stop()
+            throw error
+        }
+        let live = { (peers: [PeerStatus]) in peers.contains { $0.state == .live } }
+        guard sink.node.waitForPeers(timeout: .seconds(10), until: live),
+              source.node.waitForPeers(timeout: .seconds(10), until: live),
+              sink.node.wait(timeout: .seconds(10), until: { $0.hasGallery("a") }) else {
+            stop()
+            throw BenchFailure.failed("transfer: the two nodes did not connect")
+        }
+        let placeholders = placeholdersOnSource
+        source.node.observe { ops in
+            let now = DispatchTime.now().uptimeNanoseconds
+            for op in ops {
+                guard case .insert(_, _, _, let items) = op.action else { continue }
+                for (offset, item) in items.enumerated() where item.isPlaceholder {
+                    placeholders.record(op.id.advanced(by: offset), at: now)
+                }
+            }
+        }
+        let commits = commitsOnSink
+        sink.node.observe { ops in
+            let now = DispatchTime.now().uptimeNanoseconds
+            for op in ops {
+                if case .commit(let item) = op.action { commits.record(item, at: now) }
+            }
+        }
+    }
+
+    /// Stops both nodes and deletes their directories.
+    func stop() {
+        sink.stop()
+        source.stop()
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// Stores each image as a blob on A, inserts them into A's gallery in one op, and waits until
+    /// B knows them. Returns their item IDs, in order.
+    func addImages(_ images: [[UInt8]], titled prefix: String) throws -> [OpID] {
+        guard let blobs = source.node.configuration.blobs else { throw BenchFailure.failed("transfer: node A keeps no blobs") }
+        let drafts = try images.enumerated().map { index, bytes in
+            ItemDraft(fields: [
+                .title: .text("\(prefix)\(index).png"), .contentHash: .text(try blobs.put(bytes)),
+                .byteSize: .integer(Int64(bytes.count)), .mediaType: .text("image/png"), .aspectRatio: .number(1),
+            ])
+        }
+        let op = try source.node.perform { replica in
+            try replica.insert(drafts, into: "a", at: replica.count(in: "a"))
+        }
+        let ids = (0..<images.count).map { op.id.advanced(by: $0) }
+        guard sink.node.wait(timeout: .seconds(30), until: { replica in ids.allSatisfy { replica.item($0) != nil } }) else {
+            throw BenchFailure.failed("transfer: B did not receive the items added on A")
+        }
+        return ids
+    }
+
+    /// Sends `drag ITEM --to b` to B, as the command line does, and returns the placeholder B
+    /// inserted for it.
+    func drag(_ item: OpID) throws -> OpID {
+        let request = ControlRequest(id: requestID(), command: "drag", gallery: "b", items: [item.description])
+        let response = try ControlClient.send(request, to: sink.directory, timeout: .seconds(30))
+        guard response.ok, let drop = response.drops?.first, drop.action == "placeholder",
+              let placeholder = OpID(drop.item) else {
+            throw BenchFailure.failed("transfer: drag of \(item) answered \(response.error ?? "\(response.drops ?? [])")")
+        }
+        return placeholder
+    }
+
+    /// A command that changes nothing (`galleries`), sent to B: the cost of a control round trip
+    /// (connection, handshake, JSON) without the drop.
+    func ping() throws {
+        let response = try ControlClient.send(ControlRequest(id: requestID(), command: "galleries"), to: sink.directory)
+        guard response.ok else { throw BenchFailure.failed("transfer: galleries answered \(response.error ?? "?")") }
+    }
+
+    /// Waits until B has committed every placeholder of `ids` (as ready items).
+    func waitForCommits(_ ids: [OpID], timeout: Duration) -> Bool {
+        sink.node.wait(timeout: timeout) { replica in
+            ids.allSatisfy { replica.item($0).map { $0.state == .ready && !$0.isDeleted } ?? false }
+        }
+    }
+
+    private func requestID() -> Int {
+        nextRequest.add(1, ordering: .relaxed).newValue
+    }
+}
+
+/// Uptimes (nanoseconds) at which ops were seen, by item ID, recorded by node observers.
+final class ArrivalTimes: Sendable {
+    private let times = Mutex<[OpID: UInt64]>([:])
+
+    func record(_ id: OpID, at time: UInt64) {
+        times.withLock { $0[id] = time }
+    }
+
+    func time(of id: OpID) -> UInt64? {
+        times.withLock { $0[id] }
+    }
+}
