@@ -39,6 +39,10 @@ struct GoldenFrameTests {
             ("caughtUp", .caughtUp(VersionVector([alice: 3]))),
             ("heartbeat", .heartbeat),
             ("error", .error(code: .authFailed, message: "wrong secret")),
+            ("fetch", .fetch(FetchRequest(id: 7, hash: SHA256.hash(Array("abc".utf8)), offset: 0, length: 262_144))),
+            ("chunk", .chunk(Chunk(id: 7, offset: 0, total: 3, data: Array("abc".utf8)))),
+            ("fetchError", .fetchError(id: 7, code: .notFound, message: "no such blob here")),
+            ("cancel", .cancel(id: 7)),
         ]
     }
 

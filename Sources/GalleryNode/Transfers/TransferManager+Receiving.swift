@@ -62,7 +62,9 @@ extension TransferManager {
         if let failure { fail(failure.placeholders, reason: failure.reason) }
         try? writerToSync?.checkpoint()
         updateProgress(hash, force: finished != nil)
-        if let finished { finish(hash, finished) }
+        // Syncing the blob and committing its placeholders happen off the connection's reader, so
+        // that the ops and chunks that follow from this peer do not wait behind them.
+        if let finished { Thread.detachNewThread { [self] in finish(hash, finished) } }
     }
 
     /// A peer cannot serve a fetch: `not_found` moves on to another peer; anything else is retried
