@@ -206,6 +206,24 @@ struct DragCommandTests {
         #expect(try space.column("id", on: "bob", "alice") == ids)
     }
 
+    @Test("hash mismatch: bytes that do not hash to the item's hash are refused, the placeholder deleted, the source untouched")
+    func hashMismatch() throws {
+        let (space, ids, _) = try aliceAndBob(files: [("a.png", 50_000)])
+        defer { space.tearDown() }
+        // alice's stored copy of the blob rots: same length, one byte changed.
+        let hash = try #require(try space.column("hash", on: "alice", "alice").first)
+        let blob = space.directory("alice").appendingPathComponent("blobs/\(hash.prefix(2))/\(hash)")
+        var bytes = try #require(FileManager.default.contents(atPath: blob.path))
+        bytes[bytes.count / 2] ^= 0xFF
+        try bytes.write(to: blob)
+        let drag = try space.gallery("bob", "drag", "alice:0", "--to", "bob", "--move", "--wait")
+        #expect(drag.status == 1)
+        #expect(drag.stdout.contains("failed: hash mismatch"), "\(drag.stdout)")
+        #expect(try space.column("id", on: "bob", "bob").isEmpty)
+        #expect(try space.column("id", on: "bob", "alice") == ids)
+        #expect(!FileManager.default.fileExists(atPath: space.directory("bob").appendingPathComponent("blobs/\(hash.prefix(2))/\(hash)").path))
+    }
+
     @Test("kill -9 of the dropping node: its transfer resumes after the restart and commits; one past its deadline is deleted")
     func restartResumes() throws {
         let (space, ids, _) = try aliceAndBob(files: [("a.png", 500_000), ("b.png", 20_000)])
