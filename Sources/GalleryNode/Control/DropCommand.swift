@@ -10,7 +10,8 @@ import GalleryModel
 /// placeholder where it stands then; items whose bytes are here are committed at once. With
 /// `--move` a source is deleted only once its copy is committed.
 enum DropCommand {
-    /// Validates and performs a drop; nothing changes when it is refused.
+    /// Validates and performs a drop; nothing changes when it is refused. The transfers started
+    /// are recorded in the journal once the placeholders are stored and sent.
     ///
     /// - Returns: One listing per dragged item, in drag order, and the transfers started.
     static func execute(_ request: ControlRequest, on node: SyncNode) throws -> [DropListing] {
@@ -21,6 +22,7 @@ enum DropCommand {
         let timeout = request.timeout ?? Double(TransferManager.defaultTimeout.components.seconds)
         guard timeout > 0, timeout.isFinite else { throw ControlFailure("the timeout must be a positive number of seconds") }
         let blobs = node.configuration.blobs
+        defer { node.transfers?.flushJournal() }
         return try node.perform { replica -> [DropListing] in
             // Everything is checked before the first op, so that a refused drop changes nothing.
             guard replica.hasGallery(destination) else { throw ControlFailure("no gallery named \"\(destination)\" to drop into") }

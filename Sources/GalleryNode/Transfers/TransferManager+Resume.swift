@@ -32,7 +32,8 @@ extension TransferManager {
         }
         let expired = found.filter { $0.deadline <= now }.map(\.placeholder)
         begin(found.filter { $0.deadline > now })
-        if found.isEmpty { saveJournal([]) }
+        lock.withLock { journalDirty = true }
+        flushJournal()
         if !found.isEmpty || !broken.isEmpty {
             node.configuration.log("\(node.configuration.name): resuming \(found.count - expired.count) transfers, "
                 + "\(expired.count + broken.count) past their deadline or without bytes to fetch")

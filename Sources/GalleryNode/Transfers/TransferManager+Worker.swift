@@ -19,7 +19,6 @@ extension TransferManager {
         var finishes: [(String, BlobWriter)] = []
         var completions: [String] = []
         var failures: [(placeholders: [OpID], reason: String)] = []
-        var journal: [Transfer]?
     }
 
     /// Runs until `stop`: plans, acts, then sleeps until poked or for at most 200 ms.
@@ -107,10 +106,6 @@ extension TransferManager {
                 download.phase = .waiting(until: now + (peers.isEmpty ? 250_000_000 : 1_000_000_000))
             }
         }
-        if journalDirty {
-            journalDirty = false
-            plan.journal = Array(transfers.values)
-        }
         return plan
     }
 
@@ -135,7 +130,7 @@ extension TransferManager {
         for hash in plan.opens { open(hash) }
         for hash in plan.completions { complete(hash) }
         for (placeholders, reason) in plan.failures { fail(placeholders, reason: reason) }
-        if let journal = plan.journal { saveJournal(journal) }
+        flushJournal()
     }
 
     /// Opens (or resumes) the partial file of a download, then lets the worker ask a peer.

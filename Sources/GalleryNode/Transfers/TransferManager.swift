@@ -49,6 +49,8 @@ final class TransferManager: @unchecked Sendable {
     var running = false
     var poked = false
     var journalDirty = false
+    /// Serializes writing the journal (taken before `lock`, never while holding it).
+    let journalLock = NSLock()
     private let workerFinished = DispatchSemaphore(value: 0)
 
     /// Bytes done / total per placeholder in flight, readable without waiting on `lock` (which a
@@ -89,10 +91,11 @@ final class TransferManager: @unchecked Sendable {
     }
 
     /// Starts filling placeholders just inserted (or found unresolved at start). Callable with the
-    /// node's lock held; the journal is written before it returns.
+    /// node's lock held: the journal is written by `flushJournal()`, which the caller runs once it
+    /// released the node's lock, so that the placeholders' ops are not held back by it.
     func begin(_ new: [Transfer], preferred: [OpID: [ReplicaID]] = [:]) {
         guard !new.isEmpty else { return }
-        let snapshot = lock.withLock { () -> [Transfer] in
+        lock.withLock {
             for transfer in new {
                 transfers[transfer.placeholder] = transfer
                 let ask = preferred[transfer.placeholder] ?? [transfer.source.replica]
@@ -105,14 +108,13 @@ final class TransferManager: @unchecked Sendable {
                     downloads[transfer.hash]!.preferred.append(replica)
                 }
             }
+            journalDirty = true
             poked = true
             lock.broadcast()
-            return Array(transfers.values)
         }
         progressLock.withLock {
             for transfer in new { progressTable[transfer.placeholder] = (0, transfer.size) }
         }
-        saveJournal(snapshot)
     }
 
     /// Wakes the worker.
@@ -123,13 +125,22 @@ final class TransferManager: @unchecked Sendable {
         }
     }
 
-    /// Writes the journal; a failure is logged (the placeholders are in the op log: a restart
-    /// still resumes them, as copies with a fresh deadline).
-    func saveJournal(_ transfers: [Transfer]) {
-        do {
-            try journal.save(transfers)
-        } catch {
-            node?.configuration.log("cannot record transfers in \(journal.file.path): \(error.localizedDescription)")
+    /// Writes the journal if transfers began or ended since it was last written. Call without the
+    /// node's lock or `lock`. A failure is logged: the placeholders are in the op log, so a restart
+    /// still resumes them, as copies with a fresh deadline.
+    func flushJournal() {
+        journalLock.withLock {
+            let snapshot = lock.withLock { () -> [Transfer]? in
+                guard journalDirty else { return nil }
+                journalDirty = false
+                return Array(transfers.values)
+            }
+            guard let snapshot else { return }
+            do {
+                try journal.save(snapshot)
+            } catch {
+                node?.configuration.log("cannot record transfers in \(journal.file.path): \(error.localizedDescription)")
+            }
         }
     }
 
