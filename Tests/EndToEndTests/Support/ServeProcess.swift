@@ -34,6 +34,7 @@ final class ServeProcess: Sendable {
                     }
                     changed.signal()
                 }
+                try? handle.close()
                 changed.signal()
             }
         }

@@ -21,6 +21,7 @@ final class WorkloadThread: Sendable {
     /// Set before the node is killed (and to end the workload of a node left running).
     let stop = Atomic<Bool>(false)
     private let outcome = Mutex<Outcome?>(nil)
+    private let current = Mutex<(command: String, started: Date)?>(nil)
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts the workload on the node serving `directory`, drawing commands from `model`.
@@ -33,6 +34,7 @@ final class WorkloadThread: Sendable {
                     let names = model.names
                     return (command, command.arguments(replica: model.replica) { names[$0] ?? "unknown-\($0)" })
                 }
+                current.withLock { $0 = ("\(arguments)", Date()) }
                 let run: GalleryProcess.Result
                 do {
                     run = try GalleryProcess.run(["-C", directory.path] + arguments, timeout: 20)
@@ -49,6 +51,7 @@ final class WorkloadThread: Sendable {
                     result.pending = command
                     break
                 }
+                current.withLock { $0 = nil }
                 do {
                     try model.withLock { try $0.acknowledge(command, output: run.stdout) }
                     result.acknowledged += 1
@@ -59,6 +62,13 @@ final class WorkloadThread: Sendable {
             }
             outcome.withLock { $0 = result }
             done.signal()
+        }
+    }
+
+    /// The command running now and for how long, for a report when the workload does not end.
+    var running: String {
+        current.withLock { current in
+            current.map { "\($0.command) for \(String(format: "%.1f", Date().timeIntervalSince($0.started))) s" } ?? "nothing"
         }
     }
 
