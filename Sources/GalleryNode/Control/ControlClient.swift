@@ -100,6 +100,8 @@ public enum ControlClient {
                     }
                     if !handler(response) { return }
                 }
+                // Answered so that the node does not drop a client that only listens (`watch`).
+                if case .heartbeat = message { channel.send(.heartbeat) }
                 if case .error(let code, let text) = message { throw Failure.failed("the node closed: \(code): \(text)") }
             }
         } catch let failure as Failure {
