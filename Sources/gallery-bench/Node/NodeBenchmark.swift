@@ -79,7 +79,7 @@ enum NodeBenchmark {
                 {"workload": "add-\(fileCount)-files-\(oneCommand ? "one-command" : "one-per-command")", \
                 "commands": \(commands), "items": \(fileCount), "fileBytes": \(bytes), \
                 "seconds": \(rounded(timed.seconds)), "itemsPerSecond": \(Int(Double(fileCount) / timed.seconds)), \
-                "commandsPerSecond": \(Int(Double(commands) / timed.seconds)), "opLogFsyncs": \(syncs)}
+                "commandsPerSecond": \(rounded(Double(commands) / timed.seconds)), "opLogFsyncs": \(syncs)}
                 """
         }
     }
