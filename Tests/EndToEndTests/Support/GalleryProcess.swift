@@ -35,7 +35,7 @@ struct GalleryProcess {
         process.standardError = stderr
         let finished = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in finished.signal() }
-        try process.run()
+        try SpawnSignalMask.cleared { try process.run() }
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
         // Drain both pipes while the process runs, so a large output cannot block it.
