@@ -54,10 +54,13 @@ struct ServeCommand {
         let stopped = DispatchSemaphore(value: 0)
         var sources: [DispatchSourceSignal] = []
         for signalNumber in [SIGINT, SIGTERM] {
+            // Ignored first: on Linux the source installs its own handler when it registers,
+            // asynchronously after `resume()`; ignoring the signal after that could undo it (a node
+            // started with the signal unblocked then ignored SIGTERM now and then).
+            signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler { stopped.signal() }
             source.resume()
-            signal(signalNumber, SIG_IGN)
             sources.append(source)
         }
         let server: GalleryServer
