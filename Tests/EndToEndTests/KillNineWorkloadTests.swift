@@ -9,7 +9,8 @@ import Testing
 ///
 /// `GALLERY_KILL_SEED=N` replays a run's random choices (the commands drawn and the kill moments;
 /// how many commands fit before a kill still depends on timing); `GALLERY_SOAK_ROUNDS=N` runs N
-/// rounds instead of the few CI runs.
+/// rounds instead of the few CI runs; `GALLERY_SOAK_HOLD=S` keeps the nodes of a hung two-node round
+/// alive S seconds, to attach a debugger.
 @Suite("kill -9 during a mixed workload", .serialized)
 struct KillNineWorkloadTests {
     private func temporaryDirectory() throws -> URL {
