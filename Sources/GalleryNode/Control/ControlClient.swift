@@ -92,9 +92,6 @@ public enum ControlClient {
         }
         guard let json = try? JSONEncoder().encode(request) else { throw .failed("cannot encode the request") }
         channel.send(.controlRequest(Array(json)))
-        // A long answer (`watch`, `drag --wait`): heartbeats keep the node from timing the session out.
-        let heartbeats = Heartbeats(channel: channel)
-        defer { heartbeats.stop() }
         do {
             while let message = try channel.receive() {
                 if case .controlResponse(let bytes) = message {
@@ -103,6 +100,8 @@ public enum ControlClient {
                     }
                     if !handler(response) { return }
                 }
+                // Answered so that the node does not drop a client that only listens (`watch`).
+                if case .heartbeat = message { channel.send(.heartbeat) }
                 if case .error(let code, let text) = message { throw Failure.failed("the node closed: \(code): \(text)") }
             }
         } catch let failure as Failure {
@@ -110,41 +109,6 @@ public enum ControlClient {
         } catch {
             throw .failed("connection failed: \(error.localizedDescription)")
         }
-    }
-}
-
-/// Sends a heartbeat every second on a channel from its own thread until stopped; the channel's
-/// owner sends nothing else meanwhile, so the two never write at once.
-private final class Heartbeats: @unchecked Sendable {
-    // `@unchecked Sendable`: `stopped` is guarded by `condition`; the channel is written only by the
-    // heartbeat thread while it runs.
-    private let condition = NSCondition()
-    private var stopped = false
-    private var running = true
-
-    init(channel: FrameChannel) {
-        Thread.detachNewThread { [self] in
-            condition.lock()
-            while !stopped {
-                if !condition.wait(until: Date().addingTimeInterval(1)) && !stopped {
-                    condition.unlock()
-                    channel.send(.heartbeat)
-                    condition.lock()
-                }
-            }
-            running = false
-            condition.broadcast()
-            condition.unlock()
-        }
-    }
-
-    /// Stops the thread and waits until it sends no more.
-    func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
     }
 }
 

@@ -25,6 +25,9 @@ public final class GalleryServer: @unchecked Sendable {
     /// The node's name.
     public let name: String
     private let log: OpLogFile
+
+    /// The op log's fsyncs since the node started (for benchmarks).
+    public var opLogSyncCount: Int { log.syncCount }
     private let lockDescriptor: Int32
 
     /// Opens (creating if needed) a node directory, replays its op log, and starts the node.

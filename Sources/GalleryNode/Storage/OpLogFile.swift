@@ -50,6 +50,7 @@ public final class OpLogFile: @unchecked Sendable {
     private var end: Int
     private var records: Int
     private var hasUnsyncedWrites = false
+    private var syncs = 0
 
     private init(url: URL, file: StorageFile, end: Int, records: Int) {
         self.url = url
@@ -125,6 +126,14 @@ public final class OpLogFile: @unchecked Sendable {
         return records
     }
 
+    /// The fsyncs of appended records since the file was opened (by `sync()`, `appendAndSync(_:)`
+    /// and `close()`); a `sync()` with nothing to flush does not count.
+    public var syncCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return syncs
+    }
+
     /// Appends one record per op, all with a single write; durable only after `sync()`.
     ///
     /// If the write fails, the file is cut back to its previous end and nothing of the batch counts.
@@ -152,6 +161,7 @@ public final class OpLogFile: @unchecked Sendable {
         guard let file else { throw .closed(path: url.path) }
         guard hasUnsyncedWrites else { return }
         try file.sync()
+        syncs += 1
         hasUnsyncedWrites = false
     }
 
@@ -168,7 +178,10 @@ public final class OpLogFile: @unchecked Sendable {
         guard let file else { return }
         self.file = nil
         defer { file.close() }
-        if hasUnsyncedWrites { try file.sync() }
+        if hasUnsyncedWrites {
+            try file.sync()
+            syncs += 1
+        }
     }
 
     /// The header of a new file.

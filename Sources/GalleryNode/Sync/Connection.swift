@@ -42,6 +42,9 @@ final class Connection: @unchecked Sendable {
     private var receivedBytes = 0
     private var sentBytes = 0
     private var lastReceived = DispatchTime.now().uptimeNanoseconds
+    /// Whether the reader is handling frames (e.g. running a long control command); the peer is
+    /// not silent meanwhile, whatever it sends waits in the socket.
+    private var handlingFrames = false
     private var lastSent = DispatchTime.now().uptimeNanoseconds
     private var threadsRunning = 0
     /// Fetches being served, sent a chunk at a time, round robin, when nothing else is queued.
@@ -174,7 +177,7 @@ final class Connection: @unchecked Sendable {
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
         // Frames may have arrived after `now` was read: differences saturate at 0.
         let (silent, idle, authenticated) = lock.withLock {
-            (now > lastReceived ? now - lastReceived : 0, now > lastSent ? now - lastSent : 0, identity != nil)
+            (handlingFrames || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0, identity != nil)
         }
         if silent > timeout {
             close(.timeout, authenticated ? "no frame for \(silent / 1_000_000) ms" : "handshake not completed in time")
@@ -268,6 +271,14 @@ final class Connection: @unchecked Sendable {
             lock.withLock {
                 lastReceived = DispatchTime.now().uptimeNanoseconds
                 receivedBytes += count
+                handlingFrames = true
+            }
+            // Silence is counted from the end of the handling, not from the read.
+            defer {
+                lock.withLock {
+                    handlingFrames = false
+                    lastReceived = DispatchTime.now().uptimeNanoseconds
+                }
             }
             buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
             do {

@@ -5,6 +5,7 @@ enum BenchUsage {
                gallery-bench sync
                gallery-bench hash
                gallery-bench transfer
+               gallery-bench node
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -14,6 +15,8 @@ enum BenchUsage {
 
         sync: two nodes on loopback: catch-up of 100,000 ops (time, bytes per op) and the latency
         of one op from A to B, p50 and p99 over 10,000 ops.
+        node: a node on a directory driven through its port: 1,000 PNG files added as one command and
+        as 1,000 commands (items/s, op log fsyncs), and its resident memory with 100,000 items.
         hash: SHA-256 over 256 MiB against coreutils sha256sum on the same bytes, and CRC32.
         transfer: drag and drop between two nodes on loopback: one 256 MiB blob (against plain TCP
         loopback and SHA-256 measured in the same run), the latency of 200 drags of 1 MiB images

@@ -35,7 +35,7 @@ struct GalleryProcess {
         process.standardError = stderr
         let finished = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in finished.signal() }
-        try process.run()
+        try SpawnSignalMask.cleared { try process.run() }
         stdin.fileHandleForWriting.write(input)
         try stdin.fileHandleForWriting.close()
         // Drain both pipes while the process runs, so a large output cannot block it.
@@ -44,7 +44,15 @@ struct GalleryProcess {
             process.terminate()
             finished.wait()
         }
-        return Result(status: process.terminationStatus, stdout: output.text(), stderr: errors.text())
+        let result = Result(status: process.terminationStatus, stdout: output.text(), stderr: errors.text())
+        // Close every end this process still holds: left to deinitialisers, they leaked (about three
+        // descriptors a run), and past 1,024 descriptors Foundation's socket thread `select`s out
+        // of bounds.
+        for handle in [stdin.fileHandleForReading, stdout.fileHandleForReading, stderr.fileHandleForReading,
+                       stdout.fileHandleForWriting, stderr.fileHandleForWriting] {
+            try? handle.close()
+        }
+        return result
     }
 }
 

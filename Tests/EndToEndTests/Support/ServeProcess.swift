@@ -20,7 +20,7 @@ final class ServeProcess: Sendable {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         self.process = process
-        try process.run()
+        try SpawnSignalMask.cleared { try process.run() }
         for (pipe, isError) in [(stdout, false), (stderr, true)] {
             let handle = pipe.fileHandleForReading
             Thread.detachNewThread { [self] in
@@ -34,6 +34,7 @@ final class ServeProcess: Sendable {
                     }
                     changed.signal()
                 }
+                try? handle.close()
                 output.withLock { $0.closed += 1 }
                 changed.signal()
             }

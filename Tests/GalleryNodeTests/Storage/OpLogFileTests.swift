@@ -21,6 +21,25 @@ struct OpLogFileTests {
         return boundaries
     }
 
+    @Test("syncCount counts the fsyncs that flushed records, not the empty ones")
+    func syncCount() throws {
+        let (ops, _) = StorageFixtures.workload(count: 10, seed: 3)
+        try StorageFixtures.withScratchDirectory { dir in
+            let (log, _, _) = try OpLogFile.open(at: dir.appendingPathComponent("ops.log"))
+            #expect(log.syncCount == 0)
+            try log.appendAndSync([ops[0]])
+            try log.sync()
+            #expect(log.syncCount == 1)
+            try log.append([ops[1]])
+            try log.append([ops[2]])
+            try log.sync()
+            #expect(log.syncCount == 2)
+            try log.append([ops[3]])
+            try log.close()
+            #expect(log.syncCount == 3)
+        }
+    }
+
     @Test("Thousands of ops of every kind round-trip through append and reopen")
     func roundTrip() throws {
         let (ops, original) = StorageFixtures.workload(count: 3000, seed: 7)
