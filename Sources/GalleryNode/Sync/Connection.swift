@@ -173,6 +173,11 @@ final class Connection: @unchecked Sendable {
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) { streams.close() }
     }
 
+    /// Counts the peer's silence from `now` at the earliest: the node could not hear it before.
+    func excuseSilence(until now: UInt64) {
+        lock.withLock { lastReceived = max(lastReceived, now) }
+    }
+
     /// Liveness: sends a heartbeat when idle, drops a silent or unauthenticated peer.
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
         // Frames may have arrived after `now` was read: differences saturate at 0.

@@ -114,9 +114,16 @@ extension SyncNode {
     private func livenessLoop() {
         let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
         let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
+        var previous = DispatchTime.now().uptimeNanoseconds
         while isRunning {
             let open = condition.withLock { Array(connections.values) }
             let now = DispatchTime.now().uptimeNanoseconds
+            // This loop was held up (the node's lock taken by a slow store, a paused process): no
+            // heartbeat went out meanwhile, so peers' silence over that time is not theirs.
+            if now - previous > interval {
+                for connection in open { connection.excuseSilence(until: now) }
+            }
+            previous = now
             for connection in open { connection.tick(now: now, heartbeatInterval: interval, timeout: timeout) }
             Thread.sleep(forTimeInterval: Double(interval) / 1e10)
         }
