@@ -31,6 +31,8 @@ extension TransferManager {
                     ? .committed : .failed(failureReasons[transfer.placeholder] ?? "cancelled: the placeholder was deleted")
                 callbacks += finalize(transfer.placeholder, outcome)
             }
+            // Placeholders that joined the download meanwhile: the worker commits them next.
+            if downloads[hash] != nil { downloads[hash]!.phase = .waiting(until: 0) }
             return callbacks
         }
         for callback in callbacks { callback() }
@@ -40,8 +42,9 @@ extension TransferManager {
     /// Deletes placeholders (`deletePlaceholder()`), recording why their transfers failed.
     func fail(_ placeholders: [OpID], reason: String) {
         guard !placeholders.isEmpty else { return }
-        lock.withLock {
+        let hashes = lock.withLock { () -> Set<String> in
             for placeholder in placeholders where failureReasons[placeholder] == nil { failureReasons[placeholder] = reason }
+            return Set(placeholders.compactMap { transfers[$0]?.hash })
         }
         do {
             try node?.perform { replica in
@@ -56,7 +59,12 @@ extension TransferManager {
         // Placeholders already deleted (or not deletable) are finalized here; the others were by
         // `applied` when their delete went through the node.
         let callbacks = lock.withLock { () -> [() -> Void] in
-            placeholders.filter { transfers[$0] != nil }.flatMap { finalize($0, .failed(failureReasons[$0] ?? reason)) }
+            let callbacks = placeholders.filter { transfers[$0] != nil }.flatMap { finalize($0, .failed(failureReasons[$0] ?? reason)) }
+            // A download that other placeholders joined meanwhile tries again for them.
+            for hash in hashes where downloads[hash] != nil {
+                if case .finishing = downloads[hash]!.phase { downloads[hash]!.phase = .waiting(until: 0) }
+            }
+            return callbacks
         }
         for callback in callbacks { callback() }
         poke()
