@@ -413,6 +413,10 @@ extension NodeSuites {
         @Test("A refused connection receives the error frame before the close", arguments: [
             ("4 GiB - 1 header", [0xFF, 0xFF, 0xFF, 0xFF, FrameType.ops.rawValue, 0x00], ErrorCode.frameTooLarge),
             ("ops before the handshake", Message.ops([]).frame.encoded, ErrorCode.protocolError),
+            ("fetch before the handshake", Message.fetch(FetchRequest(id: 1, hash: Array(repeating: 7, count: 32), offset: 0, length: 0))
+                .frame.encoded, ErrorCode.protocolError),
+            ("control request before the handshake", Message.controlRequest(Array(#"{"id":1,"command":"galleries"}"#.utf8))
+                .frame.encoded, ErrorCode.protocolError),
         ] as [(String, [UInt8], ErrorCode)])
         func errorFrameBeforeClose(name: String, bytes: [UInt8], code: ErrorCode) throws {
             let cluster = try TestCluster(["alpha"])
