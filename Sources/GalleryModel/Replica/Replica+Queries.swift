@@ -55,6 +55,20 @@ extension Replica {
         return (galleryNames[Int(slots[slot].gallery)], slots.visibleRank(slot))
     }
 
+    /// The placeholders made by one replica that are neither committed nor deleted, oldest first:
+    /// the transfers that replica has left to finish.
+    ///
+    /// - Complexity: O(n) for n items ever inserted, without building the other items.
+    public func livePlaceholders(insertedBy replica: ReplicaID) -> [Item] {
+        guard let index = table.index(of: replica) else { return [] }
+        var result: [Item] = []
+        for (position, record) in items.enumerated()
+        where record.isPlaceholder && !record.isDeleted && record.key.replicaIndex == index {
+            result.append(snapshot(Int32(position)))
+        }
+        return result.sorted { $0.id < $1.id }
+    }
+
     /// A public snapshot of a stored item.
     func snapshot(_ item: Int32) -> Item {
         let record = items[Int(item)]

@@ -14,19 +14,16 @@ extension TransferManager {
         let (found, broken) = node.read { replica -> ([Transfer], [OpID]) in
             var found: [Transfer] = []
             var broken: [OpID] = []
-            for gallery in replica.galleries {
-                for item in (try? replica.items(in: gallery)) ?? []
-                where item.state == .placeholder && item.id.replica == replica.id {
-                    guard let hash = item.contentHash, BlobStore.isValidHash(hash),
-                          let size = item.byteSize, size >= 0 else {
-                        broken.append(item.id)
-                        continue
-                    }
-                    let record = recorded[item.id].flatMap { $0.hash == hash ? $0 : nil }
-                    found.append(record ?? Transfer(
-                        placeholder: item.id, source: item.origin ?? item.id, hash: hash, size: Int(size), move: false,
-                        deadline: now.addingTimeInterval(Double(Self.defaultTimeout.components.seconds))))
+            for item in replica.livePlaceholders(insertedBy: replica.id) {
+                guard let hash = item.contentHash, BlobStore.isValidHash(hash),
+                      let size = item.byteSize, size >= 0 else {
+                    broken.append(item.id)
+                    continue
                 }
+                let record = recorded[item.id].flatMap { $0.hash == hash ? $0 : nil }
+                found.append(record ?? Transfer(
+                    placeholder: item.id, source: item.origin ?? item.id, hash: hash, size: Int(size), move: false,
+                    deadline: now.addingTimeInterval(Double(Self.defaultTimeout.components.seconds))))
             }
             return (found, broken)
         }
