@@ -113,6 +113,14 @@ struct DragCommandTests {
         #expect(try space.column("hash", on: "alice", "alice").last == space.column("hash", on: "alice", "trip").last)
         #expect(try space.column("state", on: "alice", "alice") == ["ready", "ready"])
         #expect(try space.column("id", on: "alice", "trip") == [ids[0], url, ids[2]])
+
+        // Items from several galleries land as one run, in the order given.
+        #expect(try space.gallery("alice", "new-gallery", "mix").status == 0)
+        let mixed = try space.gallery("alice", "drag", "trip:1", "alice:0", "trip:0", "--to", "mix")
+        #expect(dropLines(mixed.stdout).map(\.place) == ["mix:0", "mix:1", "mix:2"])
+        #expect(try space.column("title", on: "alice", "mix") == [
+            "x.jpg", space.column("title", on: "alice", "alice")[0], space.column("title", on: "alice", "trip")[0],
+        ])
     }
 
     @Test("forbidden drops and bad arguments are refused and change nothing")
@@ -190,6 +198,22 @@ struct DragCommandTests {
         #expect(waiting.standardOutput.contains("committed"))
         #expect(try space.column("state", on: "bob", "bob") == ["ready"])
         #expect(try space.column("id", on: "bob", "alice") == ids)
+    }
+
+    @Test("the node that added an item is down: its bytes are fetched from another peer that holds them")
+    func fallbackPeer() throws {
+        let (space, ids, paths) = try aliceAndBob(files: [("a.png", 400_000)])
+        defer { space.tearDown() }
+        try space.start("carol", peers: ["bob", "alice"])
+        #expect(try space.waitUntil { try space.column("id", on: "carol", "alice") == ids })
+        // carol (connected to both) takes a copy (so she holds the bytes), then alice, who added the item, stops.
+        #expect(try space.gallery("carol", "drag", "alice:0", "--to", "carol", "--wait").status == 0)
+        #expect(space.stop("alice"))
+        let drag = try space.gallery("bob", "drag", "alice:0", "--to", "bob", "--wait", "--timeout", "30")
+        #expect(drag.status == 0, "\(drag.stdout) \(drag.stderr)")
+        let exported = space.base.appendingPathComponent("from-carol.png")
+        #expect(try space.gallery("bob", "export", "bob:0", exported.path).status == 0)
+        #expect(FileManager.default.contents(atPath: exported.path) == FileManager.default.contents(atPath: paths[0]))
     }
 
     @Test("timeout: the placeholder is deleted, the source untouched, --wait exits 1 with the reason")
