@@ -67,10 +67,12 @@ extension Replica {
     /// shape of the sequence trees and the encoded ops of the log are trusted, as the bytes are the
     /// node's own and a checksum guards them on disk.
     ///
-    /// - Parameter bufferLimit: The most early ops held, as in `init(id:bufferLimit:)`.
+    /// - Parameters:
+    ///   - bytes: The encoded state from `offset` to the end.
+    ///   - bufferLimit: The most early ops held, as in `init(id:bufferLimit:)`.
     /// - Complexity: O(n + b) for n slots and items and b bytes of op log.
-    package init(decodingState bytes: [UInt8], bufferLimit: Int = 100_000) throws(DecodingError) {
-        var reader = ByteReader(bytes)
+    package init(decodingState bytes: [UInt8], offset: Int = 0, bufferLimit: Int = 100_000) throws(DecodingError) {
+        var reader = ByteReader(bytes, offset: offset)
         let version = try reader.fixed16()
         guard version == Self.stateFormatVersion else { throw .invalidValue("state format version \(version)") }
         self.id = ReplicaID(try reader.fixed64())
