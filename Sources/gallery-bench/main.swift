@@ -16,6 +16,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case ["sync"]:
             for line in try SyncBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0
+        case ["startup"]:
+            for line in try StartupBenchmark.run() { writeLine(line, to: .standardOutput) }
+            return 0
         case ["hash"]:
             for line in try HashBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0

@@ -7,7 +7,7 @@ public struct CheckpointPolicy: Hashable, Sendable {
     public var atStopAfter: Int
 
     /// Creates a policy; the defaults keep a start under a second for a million ops.
-    public init(every: Int = 100_000, atStopAfter: Int = 1_000) {
+    public init(every: Int = 50_000, atStopAfter: Int = 1_000) {
         self.every = max(1, every)
         self.atStopAfter = max(1, atStopAfter)
     }

@@ -4,6 +4,7 @@ enum BenchUsage {
         usage: gallery-bench model [--only WORKLOAD]
                gallery-bench sync
                gallery-bench hash
+               gallery-bench startup
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -14,6 +15,8 @@ enum BenchUsage {
         sync: two nodes on loopback: catch-up of 100,000 ops (time, bytes per op) and the latency
         of one op from A to B, p50 and p99 over 10,000 ops.
         hash: SHA-256 over 256 MiB against coreutils sha256sum on the same bytes, and CRC32.
+        startup: a node directory with 1,000,000 ops in its log restored by replay, then from a
+        snapshot, then from a snapshot and 50,000 ops in the log.
 
         exit codes: 0 success, 1 a benchmark failed, 64 usage error
         """
