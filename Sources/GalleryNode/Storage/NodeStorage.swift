@@ -62,6 +62,7 @@ final class NodeStorage: @unchecked Sendable {
     /// Why compaction stopped (the compact file failed); snapshots go on.
     private var compactionFailure: String?
 
+    /// Wraps opened files; `open` restores the replica.
     private init(files: NodeDirectory, recordLog: OpLogFile, compactLog: OpLogFile, appended: Int, snapshotOps: Int) {
         self.files = files
         self.recordLog = recordLog

@@ -66,6 +66,7 @@ public final class OpLogFile: @unchecked Sendable {
     /// Where the log lives.
     public let url: URL
 
+    /// What the records hold.
     let format: Format
     private let lock = NSLock()
     private var file: StorageFile?

@@ -109,6 +109,7 @@ enum StartupBenchmark {
         var replica: Replica
         var generator = SeededGenerator(seed: 7)
 
+        /// An empty history of the replica `id`.
         init(id: ReplicaID) {
             replica = Replica(id: id)
         }
