@@ -86,6 +86,26 @@ struct ServeCommandTests {
         #expect(reader.wait(timeout: .seconds(20)) { $0.hasGallery(directory.lastPathComponent) })
     }
 
+    @Test("A damaged snapshot is reported on stderr and ignored; the node serves what its op log holds")
+    func damagedSnapshotIsReported() throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try ServeProcess([directory.path])
+        #expect(first.endpoint != nil)
+        #expect(first.stop() == 0)
+        try Data("GSSN garbage".utf8).write(to: directory.appendingPathComponent("snapshot"))
+
+        let second = try ServeProcess([directory.path])
+        defer { #expect(second.stop() == 0) }
+        let endpoint = try #require(second.endpoint, "no listening line: \(second.standardError)")
+        #expect(second.standardError.contains("gallery: snapshot: "), "\(second.standardError)")
+        #expect(second.standardError.contains("rebuilding from the op files"), "\(second.standardError)")
+        let secret = Array(try Data(contentsOf: directory.appendingPathComponent("secret")))
+        let reader = try peer("reader", secret: secret, connectingTo: endpoint)
+        defer { reader.stop() }
+        #expect(reader.wait(timeout: .seconds(20)) { $0.hasGallery(directory.lastPathComponent) })
+    }
+
     @Test("A second node on the same directory is refused")
     func secondNodeIsRefused() throws {
         let directory = try temporaryDirectory()

@@ -57,6 +57,19 @@ struct OpLog {
     /// The ops not included in `version` as `OpCodec` batches of at most `maximumBytes` each
     /// (unless one op is larger), copied from the log without decoding.
     func encodedBatches(missingFrom version: VersionVector, replicas: ReplicaTable, maximumBytes: Int) -> [[UInt8]] {
+        encodedBatches(of: positions(missingFrom: version, replicas: replicas), maximumBytes: maximumBytes)
+    }
+
+    /// The ops at log positions `range` as `OpCodec` batches of at most `maximumBytes` each (unless
+    /// one op is larger), copied from the log without decoding.
+    ///
+    /// - Complexity: O(k + b) for k ops of b bytes.
+    func encodedBatches(positions range: Range<Int>, maximumBytes: Int) -> [[UInt8]] {
+        encodedBatches(of: range.lazy.map { Int32($0) }, maximumBytes: maximumBytes)
+    }
+
+    /// The ops at the given log positions, in that order, as `OpCodec` batches.
+    private func encodedBatches(of selected: some Sequence<Int32>, maximumBytes: Int) -> [[UInt8]] {
         var batches: [[UInt8]] = []
         var body: [UInt8] = []
         var count = 0
@@ -69,7 +82,7 @@ struct OpLog {
             body.removeAll(keepingCapacity: true)
             count = 0
         }
-        for position in positions(missingFrom: version, replicas: replicas) {
+        for position in selected {
             let (chunk, start) = location(of: position)
             let next = Int(position) + 1 < starts.count ? location(of: Int32(position + 1)) : (chunk + 1, 0)
             let end = next.0 == chunk ? next.1 : chunks[chunk].bytes.count
@@ -119,5 +132,62 @@ struct OpLog {
         let (chunk, offset) = location(of: position)
         var reader = ByteReader(chunks[chunk].bytes, offset: offset + 1)
         return (try? reader.varint()) ?? 0
+    }
+
+}
+
+// MARK: State encoding (snapshots)
+
+extension OpLog {
+    /// Writes the log as it is: `chunks:varint (length:varint bytes)*chunks n:varint start:i64*n
+    /// r:varint (k:varint position:i32*k)*r byteCount:varint`.
+    ///
+    /// - Complexity: O(n + b) for n ops of b bytes.
+    func encodeState(into writer: inout ByteWriter) {
+        writer.varint(UInt64(chunks.count))
+        for chunk in chunks {
+            writer.varint(UInt64(chunk.bytes.count))
+            writer.append(chunk.bytes)
+        }
+        writer.varint(UInt64(starts.count))
+        writer.integers(starts.map { Int64($0) })
+        writer.varint(UInt64(positions.count))
+        for list in positions {
+            writer.varint(UInt64(list.count))
+            writer.integers(list)
+        }
+        writer.varint(UInt64(byteCount))
+    }
+
+    /// Restores what `encodeState(into:)` wrote. Every op start must lie inside its chunk and every
+    /// position inside the log; the ops themselves (which the file's checksum protects) are not
+    /// decoded.
+    ///
+    /// - Complexity: O(n + b) for n ops of b bytes.
+    init(decoding reader: inout ByteReader) throws(DecodingError) {
+        let chunkCount = try reader.count(limit: reader.remaining)
+        for index in 0..<chunkCount {
+            let length = try reader.count(limit: reader.remaining)
+            // The last chunk keeps room to grow, as `append` would have left it.
+            var chunk = ByteWriter(capacity: index == chunkCount - 1 ? max(Self.chunkSize, length) : length)
+            chunk.append(try reader.bytes(length))
+            chunks.append(chunk)
+        }
+        let count = try reader.count(limit: min(Int(Int32.max), reader.remaining / 8))
+        starts = try reader.integers(count, as: Int64.self).map { Int($0) }
+        for start in starts {
+            let chunk = start >> 32
+            guard start >= 0, chunk < chunks.count, start & 0xFFFF_FFFF < chunks[chunk].bytes.count else {
+                throw .invalidValue("snapshot op log offset")
+            }
+        }
+        let replicaCount = try reader.count(limit: min(PackedID.maxReplicas, reader.remaining))
+        for _ in 0..<replicaCount {
+            let length = try reader.count(limit: reader.remaining / 4)
+            let list = try reader.integers(length, as: Int32.self)
+            guard list.allSatisfy({ $0 >= 0 && Int($0) < count }) else { throw .invalidValue("snapshot op log position") }
+            positions.append(list)
+        }
+        byteCount = try reader.count(limit: Int.max)
     }
 }

@@ -94,4 +94,24 @@ package struct ByteReader: Sendable {
         defer { offset += length }
         return bytes[offset..<(offset + length)]
     }
+
+    /// `count` fixed-width little-endian integers, as written by `ByteWriter.integers(_:)`.
+    ///
+    /// - Complexity: O(n) for n integers (one copy on little-endian hosts).
+    package mutating func integers<T: FixedWidthInteger>(_ count: Int, as type: T.Type = T.self) throws(DecodingError) -> [T] {
+        let width = MemoryLayout<T>.size
+        guard count >= 0, count <= remaining / width else { throw .truncated }
+        let start = offset
+        offset += count * width
+        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+            bytes.withUnsafeBytes { source in
+                let raw = UnsafeMutableRawBufferPointer(buffer)
+                raw.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[start..<(start + count * width)]))
+            }
+            #if _endian(big)
+            for index in 0..<count { buffer[index] = T(littleEndian: buffer[index]) }
+            #endif
+            initialized = count
+        }
+    }
 }

@@ -28,4 +28,15 @@ package struct ByteWriter: ByteSink, Sendable {
             bytes.append(contentsOf: UnsafeBufferPointer(start: buffer.baseAddress!, count: writer.count))
         }
     }
+
+    /// Appends fixed-width integers little-endian, back to back (one copy on little-endian hosts).
+    ///
+    /// - Complexity: O(n) for n integers.
+    package mutating func integers<T: FixedWidthInteger>(_ values: [T]) {
+        #if _endian(little)
+        values.withUnsafeBytes { bytes.append(contentsOf: $0) }
+        #else
+        for value in values { withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) } }
+        #endif
+    }
 }

@@ -13,6 +13,11 @@ struct PackedID: Hashable {
 
     var raw: UInt64
 
+    /// Wraps a packed value as stored (snapshots).
+    init(raw: UInt64) {
+        self.raw = raw
+    }
+
     init(replicaIndex: Int, counter: UInt64) {
         raw = UInt64(replicaIndex) << UInt64(Self.counterBits) | counter
     }

@@ -122,3 +122,66 @@ struct SlotRuns {
         return offset < UInt64(lengths[run]) ? firstSlots[run] + Int32(offset) : nil
     }
 }
+
+// MARK: State encoding (snapshots)
+
+extension ReplicaTable {
+    /// Writes the table for `init(decoding:)`:
+    /// `r:varint id:u64*r applied:u64*r (runs)*r`, runs as `SlotRuns.encodeState(into:)` writes them.
+    ///
+    /// - Complexity: O(r + runs).
+    func encodeState(into writer: inout ByteWriter) {
+        writer.varint(UInt64(ids.count))
+        writer.integers(ids.map(\.rawValue))
+        writer.integers(applied)
+        for list in runs { list.encodeState(into: &writer) }
+    }
+
+    /// Restores what `encodeState(into:)` wrote; the index by ID is rebuilt.
+    ///
+    /// - Complexity: O(r + runs).
+    init(decoding reader: inout ByteReader) throws(DecodingError) {
+        let count = try reader.count(limit: min(PackedID.maxReplicas, reader.remaining / 16))
+        ids = try reader.integers(count, as: UInt64.self).map(ReplicaID.init(rawValue:))
+        applied = try reader.integers(count)
+        runs = []
+        runs.reserveCapacity(count)
+        for _ in 0..<count { runs.append(try SlotRuns(decoding: &reader)) }
+        for (index, id) in ids.enumerated() {
+            guard indexByID.updateValue(index, forKey: id) == nil else { throw .invalidValue("snapshot replica twice") }
+        }
+    }
+
+    /// Whether every slot the runs name is below `slotCount`.
+    func slotsFit(below slotCount: Int) -> Bool {
+        runs.allSatisfy { $0.slotsFit(below: slotCount) }
+    }
+}
+
+extension SlotRuns {
+    /// Writes the runs: `n:varint start:u64*n firstSlot:i32*n length:i32*n`.
+    func encodeState(into writer: inout ByteWriter) {
+        writer.varint(UInt64(starts.count))
+        writer.integers(starts)
+        writer.integers(firstSlots)
+        writer.integers(lengths)
+    }
+
+    /// Restores what `encodeState(into:)` wrote.
+    init(decoding reader: inout ByteReader) throws(DecodingError) {
+        let count = try reader.count(limit: reader.remaining / 16)
+        starts = try reader.integers(count)
+        firstSlots = try reader.integers(count)
+        lengths = try reader.integers(count)
+    }
+
+    /// Whether every slot of every run is below `slotCount`.
+    func slotsFit(below slotCount: Int) -> Bool {
+        for index in firstSlots.indices {
+            let first = Int(firstSlots[index])
+            let length = Int(lengths[index])
+            guard first >= 0, length >= 0, first + length <= slotCount else { return false }
+        }
+        return true
+    }
+}

@@ -7,14 +7,16 @@ import Glibc
 import GalleryModel
 import GalleryWire
 
-/// A node serving a directory: its replica restored from the durable op log, synced with its
-/// peers, every applied op written to the log before it is sent on.
+/// A node serving a directory: its replica restored from its snapshot and op files, synced with
+/// its peers, every applied op written to the op log before it is sent on.
 ///
 /// Local ops are synced to disk before `perform` returns and before any peer sees them; ops from
-/// peers are written and synced once per received frame.
+/// peers are written and synced once per received frame. Checkpoints (a snapshot of the state,
+/// and the op log's ops moved to the compacted op file; see `NodeStorage`) run in the background
+/// as `CheckpointPolicy` says, and at a clean stop.
 public final class GalleryServer: @unchecked Sendable {
-    // `@unchecked Sendable`: every stored property is immutable after `start`; the op log file is
-    // thread-safe itself.
+    // `@unchecked Sendable`: every stored property is immutable after `init`; the storage and the
+    // checkpointer are thread-safe themselves.
 
     /// The sync node.
     public let node: SyncNode
@@ -22,12 +24,17 @@ public final class GalleryServer: @unchecked Sendable {
     public let directory: URL
     /// What replaying the op log found.
     public let recovery: RecoveryReport
+    /// How the replica was restored: from a snapshot or not, ops replayed, anything ignored or cut.
+    public let startup: StartupReport
     /// The node's name.
     public let name: String
-    private let log: OpLogFile
+    private let storage: NodeStorage
+    private let checkpoints: CheckpointPolicy
+    private let checkpointer = Checkpointer()
+    private let nodeLog: NodeLog
 
     /// The op log's fsyncs since the node started (for benchmarks).
-    public var opLogSyncCount: Int { log.syncCount }
+    public var opLogSyncCount: Int { storage.recordLog.syncCount }
     private let lockDescriptor: Int32
 
     /// Opens (creating if needed) a node directory, replays its op log, and starts the node.
@@ -36,9 +43,11 @@ public final class GalleryServer: @unchecked Sendable {
     ///   - name: The node's name; defaults to the directory's name. The node creates the gallery of
     ///     that name on first start.
     ///   - secretFile: A file with the space's secret, to join an existing space.
+    ///   - checkpoints: When to take checkpoints.
     public init(
         directory: URL, name: String? = nil, listen: Endpoint = Endpoint(host: "127.0.0.1", port: 0),
-        peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError
+        peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
+        checkpoints: CheckpointPolicy = CheckpointPolicy()
     ) throws {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let files = NodeDirectory(url: directory)
@@ -46,26 +55,25 @@ public final class GalleryServer: @unchecked Sendable {
         do {
             let secret = try files.secret(copiedFrom: secretFile)
             let logExisted = FileManager.default.fileExists(atPath: files.opLog.path)
-            let (opLog, recovered, report) = try OpLogFile.open(at: files.opLog)
-            var replica = Replica(id: try files.replicaID(logExisted: logExisted))
-            for op in recovered {
-                if case .rejected(let error) = replica.receive(op) {
-                    throw ServerError.io("op log holds an op that cannot be applied: \(error.localizedDescription)")
-                }
-            }
+            let (storage, replica, report) = try NodeStorage.open(
+                files, replicaID: try files.replicaID(logExisted: logExisted))
             let name = name ?? directory.lastPathComponent
             self.name = name
             self.directory = directory
-            self.recovery = report
-            self.log = opLog
+            self.recovery = report.log
+            self.startup = report
+            self.storage = storage
+            self.checkpoints = checkpoints
+            self.nodeLog = nodeLog
             self.lockDescriptor = lockDescriptor
+            let checkpointer = self.checkpointer
             self.node = SyncNode(
                 configuration: NodeConfiguration(
                     name: name, secret: secret, listen: listen, peers: peers, log: nodeLog,
                     persist: { ops, _ in
                         // One write and one fsync per local command or received frame.
-                        try opLog.append(ops)
-                        try opLog.sync()
+                        try storage.persist(ops)
+                        if storage.opsSinceCheckpoint >= checkpoints.every { checkpointer.request() }
                     },
                     blobs: try BlobStore(directory: directory)),
                 replica: replica)
@@ -73,6 +81,14 @@ public final class GalleryServer: @unchecked Sendable {
             close(lockDescriptor)
             throw error
         }
+        checkpointer.start { [self] in
+            do {
+                try checkpoint()
+            } catch {
+                nodeLog("\(self.name): checkpoint failed: \(error.localizedDescription)")
+            }
+        }
+        if storage.opsSinceCheckpoint >= checkpoints.every { checkpointer.request() }
     }
 
     /// Starts listening and dialing, creates the node's own gallery on first start, and writes
@@ -92,10 +108,28 @@ public final class GalleryServer: @unchecked Sendable {
         return endpoint
     }
 
-    /// Stops the node, syncs and closes the log, and releases the directory.
+    /// Takes a checkpoint now, on the calling thread (after one that is running, if any): writes
+    /// the snapshot and moves the op log's ops to the compacted op file. Does nothing when the
+    /// node stopped serving after a storage failure, or nothing changed since the last one.
+    public func checkpoint() throws {
+        try storage.checkpoint {
+            node.condition.withLock { node.failure == nil ? storage.capture(node.replica) : nil }
+        }
+    }
+
+    /// Stops the node, takes a checkpoint if `CheckpointPolicy.atStopAfter` ops came since the
+    /// last, syncs and closes the op files, and releases the directory.
     public func stop() {
         node.stop()
-        try? log.close()
+        checkpointer.stop()
+        if storage.opsSinceCheckpoint >= checkpoints.atStopAfter {
+            do {
+                try checkpoint()
+            } catch {
+                nodeLog("\(name): checkpoint at stop failed: \(error.localizedDescription)")
+            }
+        }
+        try? storage.close()
         try? FileManager.default.removeItem(at: NodeDirectory(url: directory).info)
         close(lockDescriptor)
     }

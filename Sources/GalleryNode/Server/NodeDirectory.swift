@@ -6,13 +6,16 @@ import Glibc
 #endif
 import GalleryModel
 
-/// The files of a node's directory: `secret`, `replica`, `oplog`, `blobs/`, `node.json`, `lock`.
+/// The files of a node's directory: `secret`, `replica`, `oplog`, `ops.compact`, `snapshot`,
+/// `blobs/`, `node.json`, `lock`.
 struct NodeDirectory {
     let url: URL
 
     var secret: URL { url.appendingPathComponent("secret") }
     var replicaFile: URL { url.appendingPathComponent("replica") }
     var opLog: URL { url.appendingPathComponent("oplog") }
+    var compactLog: URL { url.appendingPathComponent("ops.compact") }
+    var snapshot: URL { url.appendingPathComponent("snapshot") }
     var info: URL { url.appendingPathComponent("node.json") }
     var lockFile: URL { url.appendingPathComponent("lock") }
 

@@ -22,6 +22,8 @@ public enum StorageError: Error, Hashable, Sendable, LocalizedError {
     case invalidHash(String)
     /// Received bytes whose SHA-256 is not the one expected.
     case hashMismatch(expected: String, actual: String)
+    /// The op files hold an op that the replica refuses: they were not written by this node.
+    case unreplayableOp(path: String, op: String, reason: String)
     /// A transfer whose length differs from the one announced.
     case sizeMismatch(hash: String, expected: Int, actual: Int)
     /// A blob that the store does not hold.
@@ -47,6 +49,8 @@ public enum StorageError: Error, Hashable, Sendable, LocalizedError {
             "'\(text.prefix(80))' is not a SHA-256 (64 lowercase hex characters)"
         case .hashMismatch(let expected, let actual):
             "content hash mismatch: expected \(expected), received \(actual)"
+        case .unreplayableOp(let path, let op, let reason):
+            "\(path) holds op \(op), which cannot be applied: \(reason)"
         case .sizeMismatch(let hash, let expected, let actual):
             "blob \(hash) should have \(expected) bytes, received \(actual)"
         case .blobNotFound(let hash):

@@ -6,6 +6,7 @@ enum BenchUsage {
                gallery-bench hash
                gallery-bench transfer
                gallery-bench node
+               gallery-bench startup
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -21,6 +22,8 @@ enum BenchUsage {
         transfer: drag and drop between two nodes on loopback: one 256 MiB blob (against plain TCP
         loopback and SHA-256 measured in the same run), the latency of 200 drags of 1 MiB images
         (placeholder on the source node, commit), and 100 drags of 1 MiB images at once.
+        startup: a node directory with 1,000,000 ops in its log restored by replay, then from a
+        snapshot, then from a snapshot and 50,000 ops in the log.
 
         exit codes: 0 success, 1 a benchmark failed, 64 usage error
         """

@@ -75,6 +75,9 @@ struct ServeCommand {
             if server.recovery.droppedBytes > 0 {
                 FileHandle.standardError.write(Data("gallery: op log: \(server.recovery)\n".utf8))
             }
+            for note in server.startup.notes {
+                FileHandle.standardError.write(Data("gallery: \(note)\n".utf8))
+            }
             endpoint = try server.start()
         } catch {
             throw .failed(error.localizedDescription)
