@@ -5,8 +5,8 @@ import GalleryWire
 /// Transfers left unresolved by an earlier run of the node.
 extension TransferManager {
     /// Resumes every placeholder this node inserted and has not resolved: with its journal record
-    /// when there is one, else as a copy with a fresh deadline; one past its deadline, or without
-    /// a hash to fetch, is deleted.
+    /// when there is one, else as a copy with a fresh deadline; one past its deadline, or with a
+    /// malformed hash or size, is deleted. Placeholders without a hash are not transfers: untouched.
     func resumeUnresolved() {
         guard let node else { return }
         let recorded = Dictionary(journal.load().map { ($0.placeholder, $0) }, uniquingKeysWith: { a, _ in a })
@@ -15,8 +15,9 @@ extension TransferManager {
             var found: [Transfer] = []
             var broken: [OpID] = []
             for item in replica.livePlaceholders(insertedBy: replica.id) {
-                guard let hash = item.contentHash, BlobStore.isValidHash(hash),
-                      let size = item.byteSize, size >= 0 else {
+                // A placeholder that names no bytes is not a transfer of this node's: left alone.
+                guard let hash = item.contentHash else { continue }
+                guard BlobStore.isValidHash(hash), let size = item.byteSize, size >= 0 else {
                     broken.append(item.id)
                     continue
                 }
@@ -36,6 +37,6 @@ extension TransferManager {
                 + "\(expired.count + broken.count) past their deadline or without bytes to fetch")
         }
         fail(expired, reason: "timed out: the deadline passed while the node was stopped")
-        fail(broken, reason: "the placeholder names no bytes to fetch")
+        fail(broken, reason: "the placeholder names no valid bytes to fetch")
     }
 }
