@@ -1,6 +1,9 @@
 import Foundation
 import GalleryModel
 import GalleryNode
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `gallery-bench scale`: a space of many items in a node directory. This process builds it through
 /// a `GalleryServer` (single-item inserts at random indices of random galleries, 1,000 per command,
@@ -141,8 +144,18 @@ enum ScaleBenchmark {
         let items = server.node.read { replica in
             replica.galleries.reduce(0) { $0 + ((try? replica.count(in: $1)) ?? 0) }
         }
+        // How much of the resident memory is heap freed after the replay but kept by malloc.
+        let resident = MemoryUsage.currentResidentBytes() ?? 0
+        #if canImport(Glibc)
+        // glibc's `malloc_trim`, which the Glibc module does not import: returns free heap pages.
+        if let symbol = dlsym(nil, "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)(0)
+        }
+        #endif
+        let trimmed = MemoryUsage.currentResidentBytes() ?? 0
         writeLine("""
             {"ops": \(ops), "items": \(items), "records": \(server.recovery.records), \
+            "rssAtStartBytes": \(resident), "rssAfterMallocTrimBytes": \(trimmed), \
             "startupSeconds": \(rounded(Double(started - start) / 1e9)), "openSeconds": \(rounded(Double(opened - start) / 1e9)), \
             "startupMicrosecondsPerOp": \(rounded(Double(started - start) / 1e3 / Double(max(ops, 1))))}
             """, to: .standardOutput)
