@@ -50,11 +50,7 @@ enum LoadBenchmark {
         defer { mesh.stop() }
         let rssMeshed = MemoryUsage.currentResidentBytes()
 
-        let expectedOps = Int(Double(options.rate) * options.seconds) * options.nodes
-        let created = CreationTimes(capacity: expectedOps)
-        let recorders = mesh.nodes.map { node in
-            NodeRecorder(own: node.read { $0.id }, created: created, expectedSamples: expectedOps / options.nodes * (options.nodes - 1))
-        }
+        let recorders = mesh.nodes.map { node in NodeRecorder(own: node.read { $0.id }) }
         for (node, recorder) in zip(mesh.nodes, recorders) {
             node.observe { ops in recorder.record(ops) }
         }
@@ -70,7 +66,7 @@ enum LoadBenchmark {
         for index in mesh.nodes.indices {
             group.enter()
             let pacer = Pacer(
-                node: mesh.nodes[index], index: index, names: mesh.names, created: created,
+                node: mesh.nodes[index], index: index, names: mesh.names,
                 seed: options.seed &* 1_000_003 &+ UInt64(index))
             Thread.detachNewThread {
                 results.set(index, pacer.run(start: start, interval: interval, slots: slots))
@@ -81,6 +77,7 @@ enum LoadBenchmark {
         let stopped = uptimeNanoseconds()
         let loadSeconds = Double(stopped - start) / 1e9
         let appliedAtStop = recorders.map(\.applied)
+        let wireBytesAtStop = mesh.nodes.map { $0.peers.map(\.bytesReceived).reduce(0, +) }.reduce(0, +)
         let fsyncsAtStop = mesh.fsyncCounts
         let cpuAtStop = processCPUSeconds()
         let loadDuring = loadAverage()
@@ -114,8 +111,21 @@ enum LoadBenchmark {
 
         let pacers = results.all
         let made = pacers.map(\.made).reduce(0, +)
-        guard created.count == made else { throw BenchFailure.failed("load: \(made) ops made but \(created.count) stamped") }
-        var latencies = recorders.flatMap(\.latencies)
+        var created: [OpID: UInt64] = Dictionary(minimumCapacity: made)
+        for pacer in pacers {
+            for (id, time) in pacer.created { created[id] = time }
+        }
+        var latencies: [UInt32] = []
+        latencies.reserveCapacity(made * (options.nodes - 1))
+        var arrivalCount = 0
+        for recorder in recorders {
+            let arrivals = recorder.arrivals
+            arrivalCount += arrivals.count
+            for (id, time) in arrivals {
+                guard let start = created[id] else { continue }
+                latencies.append(UInt32(min((time &- start) / 1_000, UInt64(UInt32.max))))
+            }
+        }
         latencies.sort()
         let expectedSamples = made * (options.nodes - 1)
         guard latencies.count == expectedSamples else {
@@ -154,6 +164,8 @@ enum LoadBenchmark {
             "appliedPerSecondAcrossMesh": \(rounded(Double(appliedAtStop.reduce(0, +)) / loadSeconds)), \
             "appliedPerSecondPerNodeMinMedianMax": \(range(appliedPerNode)), \
             "convergenceSeconds": \(rounded(convergenceSeconds)), \
+            "wireBytesReceivedAcrossMesh": \(wireBytesAtStop), \
+            "wireBytesPerOpPerReceiver": \(rounded(Double(wireBytesAtStop) / Double(max(1, made * (options.nodes - 1))))), \
             "latencySamples": \(latencies.count), "latencyP50Ms": \(ms(percentile(latencies, 0.5))), \
             "latencyP90Ms": \(ms(percentile(latencies, 0.9))), "latencyP99Ms": \(ms(percentile(latencies, 0.99))), \
             "latencyMaxMs": \(ms(latencies.last ?? 0)), \
@@ -164,7 +176,7 @@ enum LoadBenchmark {
             "finalOps": \(opCount), "finalItems": \(items), "opLogBytesInMemory": \(logBytes), \
             "opLogFileBytes": \(fileBytes.map { "\($0.max() ?? 0)" } ?? "null"), \
             "rssBeforeBytes": \(rssBefore ?? 0), "rssMeshedBytes": \(rssMeshed ?? 0), "rssAfterBytes": \(rssAfter ?? 0), \
-            "peakRSSBytes": \(peakRSS ?? 0), "harnessTableBytesEstimate": \(made * 40 + latencies.count * 4), \
+            "peakRSSBytes": \(peakRSS ?? 0), "harnessTableBytesEstimate": \((made + arrivalCount) * 24), \
             "rssGrowthPerNodeBytes": \(rssGrowth / options.nodes)}
             """,
         ]
@@ -240,12 +252,12 @@ struct Pacer: Sendable {
     let node: SyncNode
     let index: Int
     let names: [String]
-    let created: CreationTimes
     let seed: UInt64
 
     func run(start: UInt64, interval: UInt64, slots: Int) -> PacerResult {
         var result = PacerResult()
         result.performMicroseconds.reserveCapacity(slots)
+        result.created.reserveCapacity(slots)
         var random = SeededGenerator(seed: seed)
         var slot = 0
         let own = names[index]
@@ -265,14 +277,12 @@ struct Pacer: Sendable {
             }
             slot += 1
             let sequence = slot
-            let created = self.created
             let stamp = uptimeNanoseconds()
             do {
-                let kind = try node.perform { replica -> String in
-                    let (op, kind) = try Self.makeOp(on: &replica, own: own, shared: shared, sequence: sequence, random: &random)
-                    created.record(op.id, at: stamp)
-                    return kind
+                let (op, kind) = try node.perform { replica in
+                    try Self.makeOp(on: &replica, own: own, shared: shared, sequence: sequence, random: &random)
                 }
+                result.created.append((op.id, stamp))
                 result.made += 1
                 result.mix[kind, default: 0] += 1
             } catch {

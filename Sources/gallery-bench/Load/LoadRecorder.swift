@@ -7,64 +7,33 @@ func uptimeNanoseconds() -> UInt64 {
     DispatchTime.now().uptimeNanoseconds
 }
 
-/// When each op of the load was created on its origin, by op ID: stamped just before the origin's
-/// `perform` (so it includes waiting for the node's lock) and recorded inside it, before the node
-/// stores or sends the op, so that no peer can apply an op whose creation time is not yet known.
-final class CreationTimes: Sendable {
-    private let times: Mutex<[OpID: UInt64]>
-
-    init(capacity: Int) {
-        times = Mutex(Dictionary(minimumCapacity: capacity))
-    }
-
-    func record(_ id: OpID, at time: UInt64) {
-        times.withLock { $0[id] = time }
-    }
-
-    func time(of id: OpID) -> UInt64? {
-        times.withLock { $0[id] }
-    }
-
-    var count: Int { times.withLock { $0.count } }
-}
-
-/// What one node saw while the load ran: ops applied (its own and its peers'), and the propagation
-/// latency of each peer op of the load, recorded by the node's observer (under the node's lock, right
-/// after the ops were stored and sent on).
+/// What one node saw while the load ran: how many ops it applied (its own and its peers'), and
+/// when it applied each peer op, recorded by its observer (under the node's lock, right after the
+/// ops were stored and sent on). Latencies are worked out after the run, against the creation times
+/// the pacers kept, so that no lock is shared between nodes while the load runs.
 final class NodeRecorder: Sendable {
     private struct State {
         var applied = 0
-        /// Latencies in microseconds, from creation on the origin to application here.
-        var latencies: [UInt32] = []
+        var arrivals: [(id: OpID, time: UInt64)] = []
     }
 
-    private let state: Mutex<State>
-    private let created: CreationTimes
+    private let state = Mutex(State())
     private let own: ReplicaID
 
-    init(own: ReplicaID, created: CreationTimes, expectedSamples: Int) {
+    init(own: ReplicaID) {
         self.own = own
-        self.created = created
-        var state = State()
-        state.latencies.reserveCapacity(expectedSamples)
-        self.state = Mutex(state)
     }
 
     func record(_ ops: [Op]) {
         let now = uptimeNanoseconds()
-        var samples: [UInt32] = []
-        for op in ops where op.id.replica != own {
-            guard let time = created.time(of: op.id) else { continue }
-            samples.append(UInt32(min((now &- time) / 1_000, UInt64(UInt32.max))))
-        }
         state.withLock { state in
             state.applied += ops.count
-            state.latencies += samples
+            for op in ops where op.id.replica != own { state.arrivals.append((op.id, now)) }
         }
     }
 
     var applied: Int { state.withLock { $0.applied } }
-    var latencies: [UInt32] { state.withLock { $0.latencies } }
+    var arrivals: [(id: OpID, time: UInt64)] { state.withLock { $0.arrivals } }
 }
 
 /// What one node's pacer did: ops made, slots skipped because the node was late, commands that
@@ -75,4 +44,7 @@ struct PacerResult: Sendable {
     var failed = 0
     var performMicroseconds: [UInt32] = []
     var mix: [String: Int] = [:]
+    /// When each op was created: the time just before the `perform` that made it (so the time
+    /// waiting for the node's lock counts).
+    var created: [(id: OpID, time: UInt64)] = []
 }
