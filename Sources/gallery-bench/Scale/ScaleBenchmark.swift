@@ -115,7 +115,13 @@ enum ScaleBenchmark {
         guard joiner.status == 0, let joined = joiner.output.split(separator: "\n").first(where: { $0.hasPrefix("{") }) else {
             throw BenchFailure.failed("scale: the joining node failed (exit status \(joiner.status))")
         }
-        let perItem = Double(memory.resident - emptyMemory.resident) / Double(max(options.items, 1))
+        // The child read its own RSS as it started, then called malloc_trim: `memory` (read after)
+        // is the trimmed figure, so the per-item figures come from the child's two readings.
+        let fields = (try? JSONSerialization.jsonObject(with: Data(report.utf8))) as? [String: Any] ?? [:]
+        func perItem(_ name: String) -> Double {
+            guard let bytes = fields[name] as? Int else { return 0 }
+            return Double(bytes - emptyMemory.resident) / Double(max(options.items, 1))
+        }
         return [
             """
             {"workload": "scale-build", "items": \(options.items), "galleries": \(options.galleries), "ops": \(ops), \
@@ -125,8 +131,10 @@ enum ScaleBenchmark {
             """,
             """
             {"workload": "scale-startup", \(report.dropFirst().dropLast()), "spawnToListeningSeconds": \(rounded(listeningSeconds)), \
-            "rssEmptyNodeBytes": \(emptyMemory.resident), "rssBytes": \(memory.resident), "peakRSSBytes": \(memory.peak), \
-            "rssBytesPerItem": \(rounded(perItem)), "loadAverage": \(LoadBenchmark.loadAverage())}
+            "rssEmptyNodeBytes": \(emptyMemory.resident), "peakRSSBytes": \(memory.peak), \
+            "rssBytesPerItemAtStart": \(rounded(perItem("rssAtStartBytes"))), \
+            "rssBytesPerItemAfterMallocTrim": \(rounded(perItem("rssAfterMallocTrimBytes"))), \
+            "loadAverage": \(LoadBenchmark.loadAverage())}
             """,
             String(joined),
         ]
