@@ -28,6 +28,12 @@ func runBench(_ arguments: [String]) -> Int32 {
         case ["transfer"]:
             for line in try TransferBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "load":
+            for line in try LoadBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
+            return 0
+        case let arguments where arguments.first == "scale":
+            for line in try ScaleBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
+            return 0
         case ["help"], ["--help"], ["-h"]:
             writeLine(BenchUsage.text, to: .standardOutput)
             return 0

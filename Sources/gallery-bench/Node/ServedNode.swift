@@ -5,12 +5,16 @@ import Foundation
 final class ServedNode {
     private let process = Process()
     private let input = Pipe()
+    /// What the child wrote to standard output up to its `listening on` line.
+    private(set) var greeting = ""
 
-    /// Starts the node on `directory` and waits until it serves (at most `timeout` seconds).
-    init(directory: URL, timeout: TimeInterval = 120) throws {
+    /// Starts the node on `directory` (by default with `node --serve DIR`; `arguments` runs another
+    /// child that prints `listening on HOST:PORT` once it serves) and waits until it serves (at most
+    /// `timeout` seconds).
+    init(directory: URL, arguments: [String]? = nil, timeout: TimeInterval = 120) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: ChildRun.executablePath)
-        process.arguments = ["node", "--serve", directory.path]
+        process.arguments = arguments ?? ["node", "--serve", directory.path]
         process.standardInput = input
         process.standardOutput = output
         do {
@@ -28,6 +32,7 @@ final class ServedNode {
             guard !data.isEmpty else { throw BenchFailure.failed("the node on \(directory.path) did not start: \(text)") }
             text += String(decoding: data, as: UTF8.self)
         }
+        greeting = text
     }
 
     /// `VmRSS` and `VmHWM` of the node, in bytes.

@@ -7,6 +7,8 @@ enum BenchUsage {
                gallery-bench transfer
                gallery-bench node
                gallery-bench startup
+               gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1]
+               gallery-bench scale [--items 1000000] [--galleries 100] [--seed 1]
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -24,6 +26,15 @@ enum BenchUsage {
         (placeholder on the source node, commit), and 100 drags of 1 MiB images at once.
         startup: a node directory with 1,000,000 ops in its log restored by replay, then from a
         snapshot, then from a snapshot and 50,000 ops in the log.
+
+        load: nodes in a full mesh on 127.0.0.1 in this process (GalleryServers on temporary
+        directories with --store disk, in-memory SyncNodes with --store memory), each making --rate ops
+        per second (inserts, moves, updates, deletes in its own and a shared gallery), paced by a timer,
+        for --seconds: ops made and applied per second, the time until all nodes converge after the load,
+        op propagation latency (p50, p90, p99), fsyncs per node, CPU and memory.
+        scale: a node directory whose op log holds --items single-item inserts across --galleries
+        galleries: the node's start-up time and memory (in a child process), and the catch-up time and
+        bytes of a new empty node (another child) joining it.
 
         exit codes: 0 success, 1 a benchmark failed, 64 usage error
         """
