@@ -74,8 +74,10 @@ struct KillNineWorkloadTests {
         let counts = model.withLock { $0.acknowledged }
         print("kill -9 one node: \(settings.rounds) kills (\(earlyKills) more during start), acknowledged: \(counts.sorted { $0.key < $1.key })")
         #expect((counts["add"] ?? 0) > 0 && (counts["move"] ?? 0) > 0)
-        // Hundreds of processes later, the harness has not leaked their pipes.
-        #expect(openDescriptors() < descriptors + 20, "\(openDescriptors()) descriptors open, \(descriptors) at the start")
+        // Hundreds of processes later, the harness has not leaked their pipes (about two each when it
+        // did). The count is the whole test process's, and other suites run meanwhile with their own
+        // nodes and pipes: the margin covers them, not a leak of hundreds.
+        #expect(openDescriptors() < descriptors + 150, "\(openDescriptors()) descriptors open, \(descriptors) at the start")
     }
 
     @Test("Two nodes: A is killed while B keeps changing; after A restarts both resync and lose nothing acknowledged")
