@@ -5,6 +5,8 @@ enum BenchUsage {
                gallery-bench sync
                gallery-bench hash
                gallery-bench transfer
+               gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
+                                   [--drag-timeout S] [--keep]
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -18,6 +20,15 @@ enum BenchUsage {
         transfer: drag and drop between two nodes on loopback: one 256 MiB blob (against plain TCP
         loopback and SHA-256 measured in the same run), the latency of 200 drags of 1 MiB images
         (placeholder on the source node, commit), and 100 drags of 1 MiB images at once.
+
+        chaos: 3 to 5 `gallery serve` processes (the `gallery` binary next to this one) in a chain or a
+        mesh, under a seeded schedule for S seconds (default 60): adds of PNGs of 1 KiB to BYTES (default
+        8 MiB), moves, deletes, updates, drags with --copy and --move, cancels, from W threads (default 3),
+        while nodes are killed with -9 and restarted, told to disconnect a peer, or paused with SIGSTOP
+        past the heartbeat timeout. Then heals and checks: identical galleries everywhere, every
+        acknowledged command reflected, --move sources gone exactly when their copies committed, no
+        placeholder left, every blob hashing to its name. Prints one JSON summary line; exits 1 with
+        the violations, the seed and the command that replays it (default seed: random).
 
         exit codes: 0 success, 1 a benchmark failed, 64 usage error
         """
