@@ -23,6 +23,9 @@ final class ChaosLedger: Sendable {
         var acknowledged = 0
         var drags = 0
         var transfers = 0
+        /// Transfers whose wait ended otherwise than committed, and those of them that timed out.
+        var transfersFailed = 0
+        var transfersTimedOut = 0
         var kills = 0
         var disconnects = 0
         var pauses = 0

@@ -46,7 +46,8 @@ enum ChaosRun {
             "\"suite\": \"chaos\"", "\"seed\": \(options.seed)", "\"seconds\": \(Int(options.seconds))",
             "\"nodes\": \(options.nodes)", "\"topology\": \"\(mesh ? "mesh" : "chain")\"",
             "\"commands\": \(counts.issued)", "\"ops\": \(counts.acknowledged)", "\"drags\": \(counts.drags)",
-            "\"transfers\": \(counts.transfers)", "\"kills\": \(counts.kills)", "\"disconnects\": \(counts.disconnects)",
+            "\"transfers\": \(counts.transfers)", "\"transfersFailed\": \(counts.transfersFailed)",
+            "\"transfersTimedOut\": \(counts.transfersTimedOut)", "\"kills\": \(counts.kills)", "\"disconnects\": \(counts.disconnects)",
             "\"pauses\": \(counts.pauses)", "\"finalItems\": \(final?.items.count ?? -1)",
             "\"healSeconds\": \(String(format: "%.1f", healed.seconds))", "\"violations\": \(violations.count)",
         ]

@@ -39,6 +39,7 @@ struct ChaosVerifier {
         var healed = Healed(listings: [:], quiet: false, seconds: 0, reason: "", failures: failures)
         repeat {
             (healed.listings, healed.reason) = poll()
+            cluster.log("\(String(format: "%.3f", cluster.elapsed)) heal: \(healed.reason.isEmpty ? "quiet" : healed.reason)")
             if healed.reason.isEmpty {
                 healed.quiet = true
                 break

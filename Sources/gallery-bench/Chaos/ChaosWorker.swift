@@ -186,6 +186,10 @@ struct ChaosWorker {
             record.counts.transfers += transfers.count
             for var drop in drops {
                 drop.outcome = outcomes[drop.item]
+                if let outcome = drop.outcome, outcome != "committed" {
+                    record.counts.transfersFailed += 1
+                    if outcome.hasPrefix("failed: timed out") { record.counts.transfersTimedOut += 1 }
+                }
                 switch drop.action {
                 case "copied", "committed": record.created[drop.item] = "\(drop.action) by a drag on \(node.name)"
                 case "placeholder" where drop.outcome == "committed": record.created[drop.item] = "committed by a drag on \(node.name)"
@@ -230,12 +234,14 @@ struct ChaosWorker {
             data += withUnsafeBytes(of: value.bigEndian, Array.init)
         }
         data += [8, 2, 0, 0, 0, 0, 0, 0, 0]
-        data.reserveCapacity(bytes + 8)
-        while data.count < bytes {
-            let word = random.next()
-            withUnsafeBytes(of: word) { data += $0.prefix(bytes - data.count) }
+        // Random words written in place: fast enough in a debug build too.
+        var words = [UInt64](repeating: 0, count: max(0, bytes - data.count + 7) / 8)
+        words.withUnsafeMutableBufferPointer { buffer in
+            for index in buffer.indices { buffer[index] = random.next() }
         }
-        return FileManager.default.createFile(atPath: url.path, contents: Data(data))
+        var file = Data(data)
+        words.withUnsafeBytes { file.append(contentsOf: $0.prefix(max(0, bytes - data.count))) }
+        return FileManager.default.createFile(atPath: url.path, contents: file)
     }
 
     private func lines(_ text: String) -> [String] {
