@@ -37,7 +37,7 @@ final class ChaosLedger: Sendable {
         /// Items an acknowledged command created (by `add`, or a drop's copy that exists for sure):
         /// present at the end unless a command that may remove them was issued.
         var created: [String: String] = [:]
-        /// The titles an added item may show: its file's name and every title an update of it asked.
+        /// The titles an item may show: its file's name (when added) and every title an update of it asked.
         var titles: [String: Set<String>] = [:]
         /// How many issued commands may remove each item: deletes, cancels of its transfer, `--move` drags of it.
         var removers: [String: Int] = [:]

@@ -2,8 +2,9 @@ import Foundation
 import GalleryWire
 
 /// The end of a chaos run: heals the cluster (resumes paused nodes, restarts dead ones), waits,
-/// bounded, until every node shows the same galleries with no placeholder and no transfer in
-/// flight, then checks the end state against what the ledger recorded.
+/// bounded, until every node holds the same ops (version vectors), none buffered, shows the same
+/// galleries, with no placeholder and no transfer in flight, then checks the end state against
+/// what the ledger recorded.
 struct ChaosVerifier {
     let cluster: ChaosCluster
     let options: ChaosOptions
@@ -54,6 +55,7 @@ struct ChaosVerifier {
     private func poll() -> ([String: ChaosListing?], String) {
         var listings: [String: ChaosListing?] = [:]
         var reasons: [String] = []
+        var versions: Set<[String: Int]> = []
         for node in cluster.nodes {
             let result = cluster.gallery(node, ["list", "--json"])
             let listing = result.ok ? ChaosListing(json: result.stdout) : nil
@@ -68,12 +70,17 @@ struct ChaosVerifier {
             if let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any],
                let transfers = object["transfers"] as? [Any] {
                 if !transfers.isEmpty { reasons.append("\(node.name) has \(transfers.count) transfers in flight") }
+                if let buffered = object["buffered"] as? Int, buffered > 0 {
+                    reasons.append("\(node.name) holds \(buffered) ops waiting for dependencies")
+                }
+                versions.insert(object["version"] as? [String: Int] ?? [:])
             } else {
                 reasons.append("\(node.name) did not answer status")
             }
         }
         let shown = Set(listings.values.compactMap { $0?.canonical })
         if shown.count > 1 { reasons.append("the nodes show \(shown.count) different states") }
+        if versions.count > 1 { reasons.append("the nodes hold \(versions.count) different version vectors") }
         return (listings, reasons.joined(separator: "; "))
     }
 
@@ -107,7 +114,9 @@ struct ChaosVerifier {
         for gallery in record.galleries.sorted() where !final.galleries.contains(gallery) {
             violations.append("gallery \(gallery) is missing, though its new-gallery was acknowledged")
         }
-        for (id, titles) in record.titles.sorted(by: { $0.key < $1.key }) {
+        // Copies keep their source's title at the drop: only added items' titles are known.
+        for (id, how) in record.created.sorted(by: { $0.key < $1.key }) where how.hasPrefix("add") {
+            let titles = record.titles[id] ?? []
             if let item = items[id], !titles.contains(item.title ?? "") {
                 violations.append("item \(id) is titled \(item.title ?? "null"), which no command asked for")
             }

@@ -76,7 +76,7 @@ struct ChaosWorker {
         ledger.update { record in
             for id in ids {
                 record.created[id] = "add on \(node.name)"
-                record.titles[id] = [title]
+                record.titles[id, default: []].insert(title)
                 record.pool.append(id)
             }
         }
@@ -110,8 +110,9 @@ struct ChaosWorker {
     private mutating func update(on node: ChaosNode) {
         guard let item = randomItem() else { return }
         let title = "t\(index)-\(made)"
-        // Any title asked may win (the greater op ID does), acknowledged or not.
-        _ = ledger.update { record in record.titles[item.id]?.insert(title) }
+        // Any title asked may win (the greater op ID does), acknowledged or not; recorded before
+        // the command, and for any item (its add may be acknowledged after this update is made).
+        _ = ledger.update { record in record.titles[item.id, default: []].insert(title) }
         finish(cluster.gallery(node, ["update", item.id, "--title", title]))
     }
 
