@@ -20,7 +20,7 @@ let package = Package(
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryWire"]),
         .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryNode"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["gallery", "GalleryModel", "GalleryNode", "GalleryWire"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["gallery", "gallery-bench", "GalleryModel", "GalleryNode", "GalleryWire"]),
     ],
     swiftLanguageModes: [.v6]
 )

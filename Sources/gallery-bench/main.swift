@@ -34,6 +34,14 @@ func runBench(_ arguments: [String]) -> Int32 {
         case let arguments where arguments.first == "scale":
             for line in try ScaleBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "chaos":
+            do {
+                return try ChaosRun.main(Array(arguments.dropFirst()))
+            } catch .usage(let message) {
+                throw BenchFailure.usage(message)
+            } catch {
+                throw BenchFailure.failed("chaos: \(error.localizedDescription)")
+            }
         case ["help"], ["--help"], ["-h"]:
             writeLine(BenchUsage.text, to: .standardOutput)
             return 0

@@ -124,6 +124,38 @@ struct NodeCommandTests {
         #expect(try gallery(bob, "peers").stdout.contains("alice"))
     }
 
+    @Test("disconnect PEER drops the connection; the dialing side reconnects and syncs again")
+    func disconnect() throws {
+        let pair = try NodePair(peered: true)
+        defer { pair.stop() }
+        let (alice, bob) = (pair.alice, pair.bob)
+        let live = { (directory: URL) throws -> Bool in
+            try self.gallery(directory, "peers").stdout.split(separator: "\n").contains { $0.contains("\tlive") }
+        }
+        #expect(try waitUntil { try live(bob) })
+        let dropped = try gallery(alice, "disconnect", "bob")
+        #expect(dropped.status == 0, "\(dropped.stderr)")
+        let unknown = try gallery(alice, "disconnect", "carol")
+        #expect(unknown.status == 1 && unknown.stderr.contains("no peer named \"carol\""), "\(unknown.stderr)")
+        // Bob dials again; what alice adds then reaches him.
+        let added = try gallery(alice, "add", "https://example.org/after.png")
+        #expect(added.status == 0)
+        let id = added.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try waitUntil { try self.gallery(bob, "list", "alice", "--json").stdout.contains(id) })
+        #expect(pair.aliceNode.standardError.contains("alice: connection to bob closed: disconnected by request"),
+                "\(pair.aliceNode.standardError)")
+    }
+
+    /// Polls `condition` every 50 ms for at most `timeout` seconds; true once it held.
+    private func waitUntil(timeout: TimeInterval = 20, _ condition: () throws -> Bool) rethrows -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if try condition() { return true }
+            usleep(50_000)
+        }
+        return try condition()
+    }
+
     @Test("connect, status --json, and watch --json across two nodes")
     func connectStatusWatch() throws {
         let pair = try NodePair(peered: false)

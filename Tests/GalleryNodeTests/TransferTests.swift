@@ -151,6 +151,21 @@ extension NodeSuites {
             #expect(pair.bytesReceivedByBob - afterFirst >= other.count, "the whole blob was fetched again")
         }
 
+        @Test("a failure decided before a commit (a deadline or cancel racing the last chunk) does not delete the committed item: a --move stays in one place")
+        func lateFailureKeepsCommittedItem() throws {
+            let pair = try Pair()
+            let source = try pair.add(Self.random(64 << 10, seed: 7), title: "moved")
+            let drops = try DropCommand.execute(
+                ControlRequest(id: 1, command: "drag", gallery: "bob", items: [source.description], move: true), on: pair.bob)
+            let placeholder = try #require(drops.first.flatMap { OpID($0.item) })
+            #expect(pair.waitForCommits([placeholder]))
+            #expect(pair.bob.read { $0.location(of: source) } == nil, "the source is deleted with the commit")
+            // What the worker does with a plan made just before the commit: fail the transfer.
+            pair.bob.transfers!.fail([placeholder], reason: "timed out: the bytes did not arrive before the deadline")
+            #expect(pair.bob.read { $0.location(of: placeholder)?.gallery } == "bob", "the committed copy was deleted too")
+            #expect(pair.bob.read { $0.item(placeholder)?.state } == .ready)
+        }
+
         @Test("several placeholders waiting for the same bytes share one fetch; different bytes are fetched concurrently")
         func oneFetchPerBlob() throws {
             let pair = try Pair()

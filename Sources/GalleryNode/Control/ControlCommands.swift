@@ -103,6 +103,12 @@ enum ControlCommands {
                 guard let endpoint = Endpoint(text) else { throw ControlFailure("\"\(text)\" is not HOST:PORT") }
                 node.keepConnected(to: endpoint)
                 return ControlResponse(id: request.id, ok: true)
+            case "disconnect":
+                let name = try required(request.gallery, "a peer's name")
+                let replicas = Set(node.peers.filter { $0.name == name && name != ControlClientName.value }.compactMap(\.replica))
+                guard !replicas.isEmpty else { throw ControlFailure("no peer named \"\(name)\" is connected") }
+                for replica in replicas { node.disconnect(replica) }
+                return ControlResponse(id: request.id, ok: true)
             default:
                 throw ControlFailure("unknown command \"\(request.command)\"")
             }

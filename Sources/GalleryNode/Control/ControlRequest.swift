@@ -3,9 +3,10 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     /// Chosen by the client; echoed in the response.
     public var id: Int
     /// `galleries`, `new-gallery`, `list`, `add`, `move`, `delete`, `update`, `export`, `peers`,
-    /// `status`, `connect`, `watch`, `drag` or `cancel`.
+    /// `status`, `connect`, `disconnect`, `watch`, `drag` or `cancel`.
     public var command: String
-    /// The target gallery (`new-gallery`, `list`, `add`, `move`).
+    /// The target gallery (`new-gallery`, `list`, `add`, `move`), `HOST:PORT` (`connect`), or a
+    /// peer's name (`disconnect`).
     public var gallery: String?
     /// Items by ID (`counter@replica`) or `GALLERY:INDEX` (`move`, `delete`, `update`).
     public var items: [String]?

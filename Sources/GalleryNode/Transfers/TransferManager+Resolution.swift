@@ -49,7 +49,9 @@ extension TransferManager {
         do {
             try node?.perform { replica in
                 for placeholder in placeholders {
-                    guard let item = replica.item(placeholder), !item.isDeleted else { continue }
+                    // A placeholder committed since the failure was decided (a deadline or a cancel
+                    // racing the last chunk) stays: its --move source is already deleted with it.
+                    guard let item = replica.item(placeholder), !item.isDeleted, item.state == .placeholder else { continue }
                     try replica.delete(placeholder)
                 }
             }
@@ -81,6 +83,9 @@ extension TransferManager {
             }
         }
         fail(ids, reason: "cancelled")
+        // A transfer that committed between the check above and the delete was not cancelled.
+        let committed = lock.withLock { ids.filter { outcomes[$0] == .committed } }
+        if let id = committed.first { throw ControlFailure("transfer \(id) already ended: committed") }
     }
 
     /// Sees every batch of ops applied by the node (called with the node's lock held): a delete of

@@ -9,6 +9,8 @@ enum BenchUsage {
                gallery-bench startup
                gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1]
                gallery-bench scale [--items 1000000] [--galleries 100] [--seed 1]
+               gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
+                                   [--drag-timeout S] [--keep]
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -35,6 +37,15 @@ enum BenchUsage {
         scale: a node directory whose op log holds --items single-item inserts across --galleries
         galleries: the node's start-up time and memory (in a child process), and the catch-up time and
         bytes of a new empty node (another child) joining it.
+
+        chaos: 3 to 5 `gallery serve` processes (the `gallery` binary next to this one) in a chain or a
+        mesh, under a seeded schedule for S seconds (default 60): adds of PNGs of 1 KiB to BYTES (default
+        8 MiB), moves, deletes, updates, drags with --copy and --move, cancels, from W threads (default 3),
+        while nodes are killed with -9 and restarted, told to disconnect a peer, or paused with SIGSTOP
+        past the heartbeat timeout. Then heals and checks: identical galleries everywhere, every
+        acknowledged command reflected, --move sources gone exactly when their copies committed, no
+        placeholder left, every blob hashing to its name. Prints one JSON summary line; exits 1 with
+        the violations, the seed and the command that replays it (default seed: random).
 
         exit codes: 0 success, 1 a benchmark failed, 64 usage error
         """

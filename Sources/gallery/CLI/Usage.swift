@@ -22,6 +22,8 @@ enum Usage {
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
           peers                                       the connected peers
           connect HOST:PORT                           connect to a peer and stay connected
+          disconnect PEER                             drop the connections to the peer of that name (the
+                                                      dialing side reconnects, as after a network fault)
           drag ITEM... --to GALLERY [--at INDEX] [--copy | --move] [--wait] [--timeout SECONDS]
                                                       drop items into GALLERY on this node (see help drag)
           cancel TRANSFER...                          cancel transfers: their placeholders are deleted
@@ -85,6 +87,7 @@ enum Usage {
         case "new-gallery": "usage: gallery -C DIR new-gallery NAME"
         case "peers": "usage: gallery -C DIR peers"
         case "connect": "usage: gallery -C DIR connect HOST:PORT"
+        case "disconnect": "usage: gallery -C DIR disconnect PEER"
         case "status": "usage: gallery -C DIR status [--json]"
         case "drag": drag
         case "cancel": "usage: gallery -C DIR cancel TRANSFER..."

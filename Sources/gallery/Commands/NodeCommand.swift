@@ -22,6 +22,9 @@ struct NodeCommand {
             guard Endpoint(text) != nil else { throw .usage("\"\(text)\" is not HOST:PORT", Usage.of("connect") ?? Usage.overview) }
             request.gallery = text
             try parser.expectEnd()
+        case "disconnect":
+            request.gallery = try parser.positional("PEER")
+            try parser.expectEnd()
         case "watch":
             json = parser.flag("--json")
             request.gallery = parser.optionalPositional()

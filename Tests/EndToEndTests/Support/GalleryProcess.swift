@@ -24,8 +24,10 @@ struct GalleryProcess {
         return directory.appendingPathComponent("gallery")
     }
 
-    /// Runs `gallery ARGUMENTS` with `input` on standard input; kills it after `timeout` seconds.
-    static func run(_ arguments: [String], input: Data = Data(), timeout: TimeInterval = 60) throws -> Result {
+    /// Runs `gallery ARGUMENTS` (or another executable) with `input` on standard input; kills it
+    /// after `timeout` seconds.
+    static func run(_ arguments: [String], executable: URL = executable, input: Data = Data(),
+                    timeout: TimeInterval = 60) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

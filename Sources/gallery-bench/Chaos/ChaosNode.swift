@@ -1,0 +1,169 @@
+import Foundation
+
+/// One `gallery serve` child of a chaos run: started, killed with SIGKILL, paused with SIGSTOP,
+/// resumed, and restarted on the same directory and the same address (so that its peers redial it).
+///
+/// `@unchecked Sendable`: the process and the state are guarded by `lock`; the fault thread
+/// changes them while workers read the state.
+final class ChaosNode: @unchecked Sendable {
+    /// Whether the node can be talked to.
+    enum State: Sendable {
+        case running, paused, dead
+    }
+
+    let name: String
+    /// The node's DIR.
+    let directory: URL
+    /// Standard error of every run of the node, appended.
+    let logFile: URL
+    /// Addresses of the nodes it dials (`--peer`).
+    let peers: [String]
+    /// The space's secret to join with (`--secret-file`); nil for the first node, which creates it.
+    let secretFile: URL?
+
+    private let lock = NSLock()
+    private var process: Process?
+    private var state = State.dead
+    private var listenAddress: String?
+    private var starts = 0
+
+    init(name: String, folder: URL, peers: [String], secretFile: URL?) {
+        self.name = name
+        self.directory = folder.appendingPathComponent(name)
+        self.logFile = folder.appendingPathComponent("\(name).log")
+        self.peers = peers
+        self.secretFile = secretFile
+    }
+
+    /// Where it listens, once started.
+    var address: String? { lock.withLock { listenAddress } }
+
+    /// Running, paused or dead.
+    var currentState: State { lock.withLock { state } }
+
+    /// Starts the node (on the address it had, if it ran before) and waits, bounded, until it listens.
+    /// Retries when the address is briefly taken (a restart right after kill -9).
+    func start() throws(ChaosError) {
+        var lastError = ""
+        for _ in 0..<40 {
+            do {
+                try startOnce()
+                return
+            } catch {
+                lastError = error.localizedDescription
+                Thread.sleep(forTimeInterval: 0.25)
+            }
+        }
+        throw .setup("\(name) did not start: \(lastError)")
+    }
+
+    /// kill -9, and reaps the process.
+    func kill9() {
+        let process = lock.withLock { () -> Process? in
+            defer {
+                self.process = nil
+                state = .dead
+            }
+            return self.process
+        }
+        guard let process else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// SIGSTOP: the node keeps its sockets but answers nothing.
+    func pause() {
+        lock.withLock {
+            guard state == .running, let process else { return }
+            kill(process.processIdentifier, SIGSTOP)
+            state = .paused
+        }
+    }
+
+    /// SIGCONT after `pause`.
+    func resume() {
+        lock.withLock {
+            guard state == .paused, let process else { return }
+            kill(process.processIdentifier, SIGCONT)
+            state = .running
+        }
+    }
+
+    /// Stops the node with SIGTERM (resuming it first), or SIGKILL if it does not exit within 10 s.
+    func stop() {
+        let process = lock.withLock { () -> Process? in
+            defer {
+                self.process = nil
+                state = .dead
+            }
+            return self.process
+        }
+        guard let process else { return }
+        kill(process.processIdentifier, SIGCONT)
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// The last `count` lines of the node's log.
+    func logTail(_ count: Int = 20) -> String {
+        let text = String(decoding: FileManager.default.contents(atPath: logFile.path) ?? Data(), as: UTF8.self)
+        return text.split(separator: "\n").suffix(count).joined(separator: "\n")
+    }
+
+    private func startOnce() throws(ChaosError) {
+        let (listen, run) = lock.withLock { () -> (String, Int) in
+            starts += 1
+            return (listenAddress ?? "127.0.0.1:0", starts)
+        }
+        var arguments = ["serve", directory.path, "--name", name, "--listen", listen]
+        for peer in peers { arguments += ["--peer", peer] }
+        if let secretFile { arguments += ["--secret-file", secretFile.path] }
+        let outURL = directory.deletingLastPathComponent().appendingPathComponent("\(name).out\(run)")
+        let fileManager = FileManager.default
+        if !fileManager.fileExists(atPath: logFile.path) { _ = fileManager.createFile(atPath: logFile.path, contents: nil) }
+        guard fileManager.createFile(atPath: outURL.path, contents: nil),
+              let out = FileHandle(forWritingAtPath: outURL.path), let log = FileHandle(forWritingAtPath: logFile.path) else {
+            throw .setup("cannot create the output files of \(name)")
+        }
+        _ = try? log.seekToEnd()
+        try? log.write(contentsOf: Data("--- chaos: start \(run) of \(name) on \(listen)\n".utf8))
+        defer { try? fileManager.removeItem(at: outURL) }
+        let process = Process()
+        process.executableURL = GalleryCLI.executable
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = out
+        process.standardError = log
+        do {
+            try process.run()
+        } catch {
+            try? out.close()
+            try? log.close()
+            throw .setup("cannot start \(GalleryCLI.executable.path): \(error.localizedDescription)")
+        }
+        try? out.close()
+        try? log.close()
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline {
+            let text = String(decoding: fileManager.contents(atPath: outURL.path) ?? Data(), as: UTF8.self)
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                lock.withLock {
+                    listenAddress = String(line.dropFirst("listening on ".count))
+                    self.process = process
+                    state = .running
+                }
+                return
+            }
+            guard process.isRunning else {
+                throw .setup("\(name) exited with status \(process.terminationStatus): \(logTail(3))")
+            }
+            usleep(20_000)
+        }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        throw .setup("\(name) did not print its address within 30 s")
+    }
+}
