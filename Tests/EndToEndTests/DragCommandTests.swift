@@ -216,6 +216,24 @@ struct DragCommandTests {
         #expect(FileManager.default.contents(atPath: exported.path) == FileManager.default.contents(atPath: paths[0]))
     }
 
+    @Test("bytes two hops away: the node in between fetches them for itself and serves them on the retry")
+    func bytesCrossHops() throws {
+        // A chain: alice - bob - carol; carol is not connected to alice, who holds the bytes.
+        let (space, ids, paths) = try aliceAndBob(files: [("far.png", 300_000)])
+        defer { space.tearDown() }
+        try space.start("carol", peers: ["bob"])
+        #expect(try space.waitUntil { try space.column("id", on: "carol", "alice") == ids })
+        let drag = try space.gallery("carol", "drag", "alice:0", "--to", "carol", "--wait", "--timeout", "30")
+        #expect(drag.status == 0, "\(drag.stdout) \(drag.stderr)")
+        let exported = space.base.appendingPathComponent("far-on-carol.png")
+        #expect(try space.gallery("carol", "export", "carol:0", exported.path).status == 0)
+        #expect(FileManager.default.contents(atPath: exported.path) == FileManager.default.contents(atPath: paths[0]))
+        // bob relayed them: he holds them now, without any item of his own changing.
+        let hash = try #require(try space.column("hash", on: "alice", "alice").first)
+        #expect(FileManager.default.fileExists(atPath: space.directory("bob").appendingPathComponent("blobs/\(hash.prefix(2))/\(hash)").path))
+        #expect(try space.column("id", on: "bob", "bob").isEmpty)
+    }
+
     @Test("timeout: the placeholder is deleted, the source untouched, --wait exits 1 with the reason")
     func timeout() throws {
         let (space, ids, _) = try aliceAndBob(files: [("a.png", 10_000)])

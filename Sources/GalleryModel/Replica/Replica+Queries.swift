@@ -69,6 +69,16 @@ extension Replica {
         return result.sorted { $0.id < $1.id }
     }
 
+    /// An item, deleted or not, whose content hash is `hash`; nil when no item names those bytes.
+    ///
+    /// - Complexity: O(n) for n items with fields besides the title.
+    public func item(withContentHash hash: String) -> Item? {
+        for (item, fields) in extraFields where fields[.contentHash]?.text == hash {
+            return snapshot(item)
+        }
+        return nil
+    }
+
     /// A public snapshot of a stored item.
     func snapshot(_ item: Int32) -> Item {
         let record = items[Int(item)]

@@ -192,6 +192,12 @@ extension SyncNode: ConnectionDelegate {
             }
         } catch .blobNotFound {
             connection.send(.fetchError(id: request.id, code: .notFound, message: "no such blob here"))
+            // An item here names those bytes: fetch them, so that the peer finds them on a retry
+            // (bytes cross any number of hops, one hop per retry).
+            let hash = SHA256.hex(request.hash)
+            if let transfers, let item = read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size >= 0 {
+                transfers.relay(item, hash: hash, size: Int(size))
+            }
         } catch {
             connection.send(.fetchError(id: request.id, code: .protocolError, message: error.localizedDescription))
         }

@@ -1,3 +1,4 @@
+import Foundation
 import GalleryModel
 
 /// The fetch of one blob by hash, shared by every placeholder waiting for those bytes.
@@ -41,6 +42,9 @@ struct Download {
     var lastReport: UInt64 = 0
     /// Whether the download already started over after a resumed partial file failed to verify.
     var restartedFromZero = false
+    /// For a relay (bytes a peer asked for and this node lacks, with no placeholder of its own
+    /// waiting): when to give up.
+    var relayDeadline: Date?
 
     init(hash: String, size: Int, placeholders: [OpID], preferred: [ReplicaID]) {
         self.hash = hash

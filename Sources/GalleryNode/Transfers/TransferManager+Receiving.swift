@@ -59,7 +59,10 @@ extension TransferManager {
         guard let hash else { return }
         if let next { connection.send(.fetch(next)) }
         if let cancel { connection.send(.cancel(id: cancel)) }
-        if let failure { fail(failure.placeholders, reason: failure.reason) }
+        if let failure {
+            fail(failure.placeholders, reason: failure.reason)
+            lock.withLock { dropUnwanted(hash) }
+        }
         try? writerToSync?.checkpoint()
         updateProgress(hash, force: finished != nil)
         // Syncing the blob and committing its placeholders happen off the connection's reader, so
@@ -121,11 +124,13 @@ extension TransferManager {
             if !retry {
                 let placeholders = lock.withLock { downloads[hash]?.placeholders ?? [] }
                 fail(placeholders, reason: "hash mismatch: the bytes received hash to \(actual), not \(expected)")
+                lock.withLock { dropUnwanted(hash) }
             }
             return
         } catch {
             let placeholders = lock.withLock { downloads[hash]?.placeholders ?? [] }
             fail(placeholders, reason: "cannot store the bytes: \(error.localizedDescription)")
+            lock.withLock { dropUnwanted(hash) }
             return
         }
         complete(hash)

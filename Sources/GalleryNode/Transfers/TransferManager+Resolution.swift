@@ -31,8 +31,13 @@ extension TransferManager {
                     ? .committed : .failed(failureReasons[transfer.placeholder] ?? "cancelled: the placeholder was deleted")
                 callbacks += finalize(transfer.placeholder, outcome)
             }
-            // Placeholders that joined the download meanwhile: the worker commits them next.
-            if downloads[hash] != nil { downloads[hash]!.phase = .waiting(until: 0) }
+            // Placeholders that joined the download meanwhile: the worker commits them next. A relay
+            // (no placeholder) is done: the bytes are in the store.
+            if downloads[hash]?.placeholders.isEmpty == true {
+                downloads[hash] = nil
+            } else if downloads[hash] != nil {
+                downloads[hash]!.phase = .waiting(until: 0)
+            }
             return callbacks
         }
         for callback in callbacks { callback() }

@@ -67,7 +67,11 @@ extension TransferManager {
         }
         for hash in order {
             guard var download = downloads[hash] else { continue }
-            defer { downloads[hash] = download }
+            if download.placeholders.isEmpty && (download.relayDeadline ?? date) <= date {
+                dropUnwanted(hash)
+                continue
+            }
+            defer { if downloads[hash] != nil { downloads[hash] = download } }
             guard case .waiting(let until) = download.phase, until <= now else { continue }
             if blobs.contains(hash) {
                 // The bytes arrived another way (another download, an `add`): nothing to fetch.
@@ -91,6 +95,10 @@ extension TransferManager {
                 let request = makeRequest(for: &download, from: writer.receivedCount)
                 download.phase = .fetching(peer.connection, request: request.id, peer: peer.replica, name: peer.name)
                 plan.fetches.append((peer.connection, request))
+            } else if download.placeholders.isEmpty {
+                // A relay asked every connected peer once: none has the bytes.
+                downloads[hash] = download
+                dropUnwanted(hash)
             } else if !peers.isEmpty && download.refusedBy.isSuperset(of: download.preferred) {
                 // Every connected peer, the nodes that added the items among them, said it does not
                 // hold the bytes: no one does (rule 13 when the source was deleted meanwhile).
@@ -144,6 +152,7 @@ extension TransferManager {
             return
         } catch {
             fail(lock.withLock { downloads[hash]?.placeholders ?? [] }, reason: "cannot store the bytes: \(error.localizedDescription)")
+            lock.withLock { dropUnwanted(hash) }
             return
         }
         let finished = lock.withLock { () -> Bool? in
