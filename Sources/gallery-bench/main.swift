@@ -22,6 +22,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case ["startup"]:
             for line in try StartupBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "flood":
+            for line in try FloodBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
+            return 0
         case ["hash"]:
             for line in try HashBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0

@@ -11,6 +11,7 @@ enum BenchUsage {
                gallery-bench scale [--items 1000000] [--galleries 100] [--seed 1]
                gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
                                    [--drag-timeout S] [--keep]
+               gallery-bench flood [--seconds 20] [--attackers 2]
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -18,6 +19,9 @@ enum BenchUsage {
 
           --only WORKLOAD   run one workload in this process: \(ModelWorkloads.names.joined(separator: ", "))
 
+        flood: hostile connections to a node (garbage, 2 GiB headers, wrong secrets, replayed auths,
+        fetch and control requests before the handshake) while a real peer sends it ops: how many it
+        survived, whether any got a frame beyond the handshake, and the peer's op latency meanwhile.
         sync: two nodes on loopback: catch-up of 100,000 ops (time, bytes per op) and the latency
         of one op from A to B, p50 and p99 over 10,000 ops.
         node: a node on a directory driven through its port: 1,000 PNG files added as one command and
