@@ -59,16 +59,20 @@ final class ChaosNode: @unchecked Sendable {
 
     /// kill -9, and reaps the process.
     func kill9() {
-        let process = lock.withLock { () -> Process? in
+        guard let process = takeProcess() else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The running (or paused) process, which the node forgets: it is dead from now on.
+    private func takeProcess() -> Process? {
+        lock.withLock { () -> Process? in
             defer {
                 self.process = nil
                 state = .dead
             }
             return self.process
         }
-        guard let process else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
     }
 
     /// SIGSTOP: the node keeps its sockets but answers nothing.
@@ -91,14 +95,7 @@ final class ChaosNode: @unchecked Sendable {
 
     /// Stops the node with SIGTERM (resuming it first), or SIGKILL if it does not exit within 10 s.
     func stop() {
-        let process = lock.withLock { () -> Process? in
-            defer {
-                self.process = nil
-                state = .dead
-            }
-            return self.process
-        }
-        guard let process else { return }
+        guard let process = takeProcess() else { return }
         kill(process.processIdentifier, SIGCONT)
         kill(process.processIdentifier, SIGTERM)
         let deadline = Date().addingTimeInterval(10)

@@ -114,18 +114,7 @@ enum HashBenchmark {
     /// word by word).
     private static func pseudoRandomData(count: Int, seed: UInt64) -> Data {
         var data = Data(count: count)
-        var random = SeededGenerator(seed: seed)
-        data.withUnsafeMutableBytes { bytes in
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                bytes.storeBytes(of: random.next(), toByteOffset: offset, as: UInt64.self)
-                offset += 8
-            }
-            while offset < bytes.count {
-                bytes[offset] = UInt8(truncatingIfNeeded: random.next())
-                offset += 1
-            }
-        }
+        data.withUnsafeMutableBytes { PseudoRandomBytes.fill($0, seed: seed) }
         return data
     }
 

@@ -173,18 +173,7 @@ enum TransferBenchmark {
             0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52, 0, 0, 0, 1, 0, 0, 0, 1,
         ]
         var bytes = [UInt8](repeating: 0, count: byteCount)
-        var random = SeededGenerator(seed: seed)
-        bytes.withUnsafeMutableBytes { raw in
-            var offset = 0
-            while offset + 8 <= raw.count {
-                raw.storeBytes(of: random.next(), toByteOffset: offset, as: UInt64.self)
-                offset += 8
-            }
-            while offset < raw.count {
-                raw[offset] = UInt8(truncatingIfNeeded: random.next())
-                offset += 1
-            }
-        }
+        bytes.withUnsafeMutableBytes { PseudoRandomBytes.fill($0, seed: seed) }
         bytes.replaceSubrange(0..<header.count, with: header)
         return bytes
     }
