@@ -2,7 +2,7 @@ import Foundation
 import GalleryModel
 
 /// `drag`: the drop of items into a gallery, performed by this node, the app dropped into
-/// (design.md section 4).
+/// (docs/design.md section 4).
 ///
 /// When this node holds the bytes of every dragged item, the drop is local: `move` ops (`--move`)
 /// or one `insert` of copies, at once. Otherwise it inserts one placeholder per item as one

@@ -4,7 +4,7 @@ import GalleryWire
 
 /// Fills this node's placeholders: fetches their bytes by hash from peers, in chunks, hashing as
 /// they arrive, then commits each placeholder where it stands, or deletes it on failure, cancel or
-/// timeout (design.md section 4, rules 10-13).
+/// timeout (docs/design.md section 4, rules 10-13).
 ///
 /// Placeholders waiting for the same bytes share one `Download`. A download asks the peers that
 /// added the dragged items first, then any other connected peer; one that goes away mid-transfer
