@@ -74,9 +74,9 @@ public enum ControlClient {
         request.sent = Date().timeIntervalSince1970
         guard let json = try? JSONEncoder().encode(request) else { throw .failed("cannot encode the request") }
         var channel = LocalFrameChannel(fd: fd)
-        guard channel.send(.controlRequest(Array(json))) else {
-            throw .failed("the node of \(directory.path) closed the connection before taking the command")
-        }
+        // A node that refuses this user closes at once: its error frame is still read below.
+        let sent = channel.send(.controlRequest(Array(json)))
+        let closedEarly = "the node of \(directory.path) closed the connection before taking the command"
         let end = timeout.map { ContinuousClock.now + $0 }
         while true {
             let message: Message?
@@ -89,10 +89,10 @@ public enum ControlClient {
                 case .ended:
                     return
                 case .broken(let reason):
-                    throw .failed("connection to the node failed: \(reason)")
+                    throw .failed(sent ? "connection to the node failed: \(reason)" : closedEarly)
                 }
             }
-            guard let message else { throw .failed("the node closed the connection") }
+            guard let message else { throw .failed(sent ? "the node closed the connection" : closedEarly) }
             switch message {
             case .controlResponse(let bytes):
                 guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
