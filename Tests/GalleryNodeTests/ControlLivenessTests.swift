@@ -42,6 +42,22 @@ extension NodeSuites {
             #expect(node.read { $0.hasGallery("slow") })
         }
 
+        @Test("A command longer than the client's silence limit is waited for, while the node sends heartbeats")
+        func commandLongerThanSilenceLimit() throws {
+            // One op stored in 6 s, past the client's 5 s silence limit: it must still be answered.
+            let (node, directory, control) = try node(persistDelay: 6)
+            defer {
+                control.stop()
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            let started = ContinuousClock.now
+            let response = try ControlClient.send(ControlRequest(id: 1, command: "new-gallery", gallery: "slow"), to: directory)
+            #expect(response.ok, "\(response.error ?? "")")
+            #expect(ContinuousClock.now - started > ControlClient.silenceLimit)
+            #expect(node.read { $0.hasGallery("slow") })
+        }
+
         @Test("watch stays open while nothing changes for longer than the peer timeout")
         func quietWatch() throws {
             let (node, directory, control) = try node()
