@@ -67,6 +67,9 @@ public enum ControlClient {
             if lstat(path, &info) != 0 {
                 throw .notRunning("no node is running on \(directory.path) (no \(path))")
             }
+            if access(path, R_OK | W_OK) != 0 && (errno == EACCES || errno == EPERM) {
+                throw .authRefused("the node of \(directory.path) refused this user: \(path) belongs to the user running the node")
+            }
             throw .notRunning("the node of \(directory.path) is not running or unreachable: \(error.localizedDescription)")
         }
         defer { POSIX.closeDescriptor(fd) }
