@@ -58,7 +58,7 @@ public enum ControlClient {
         _ request: ControlRequest, to directory: URL, timeout: Duration?, _ handler: (ControlResponse) -> Bool
     ) throws(Failure) {
         let path = socketPath(of: directory)
-        if let problem = UnixSocket.pathProblem(path) { throw .failed(problem) }
+        if let problem = UnixSocket.pathProblem(path) { throw .failed("cannot reach the node's socket \(path): \(problem)") }
         let fd: Int32
         do {
             fd = try UnixSocket.connect(to: path, deadline: .now + silenceLimit)

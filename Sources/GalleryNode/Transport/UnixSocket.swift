@@ -21,7 +21,7 @@ enum UnixSocket {
     static func pathProblem(_ path: String) -> String? {
         let length = path.utf8.count
         if length > maximumPathLength {
-            return "the socket path \(path) is \(length) bytes, longer than the \(maximumPathLength) this system allows; use a shorter directory"
+            return "the path is \(length) bytes, longer than the \(maximumPathLength) a socket path may have on this system; use a shorter directory"
         }
         if path.utf8.contains(0) { return "the socket path contains a NUL byte" }
         return nil
