@@ -90,8 +90,16 @@ public final class ControlServer: @unchecked Sendable {
             if ready < 0 && errno != EINTR { return }
             if entries[1].revents != 0 { return }
             guard entries[0].revents != 0 else { continue }
-            guard case .success(let fd) = UnixSocket.accept(descriptor) else { continue }
-            adopt(fd)
+            switch UnixSocket.accept(descriptor) {
+            case .success(let fd):
+                adopt(fd)
+            case .failure(let failure) where [EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED].contains(failure.code):
+                continue
+            case .failure:
+                // Out of descriptors (or memory): the pending connection stays queued, so wait a
+                // little instead of spinning on a socket that stays readable.
+                usleep(100_000)
+            }
         }
     }
 

@@ -79,8 +79,10 @@ final class ControlSession: @unchecked Sendable {
         if ended { cleanup() }
     }
 
-    /// Counts a command of this session as started or finished.
+    /// Counts a command of this session as started: the client is waiting, not silent.
     func commandStarted() { lock.withLock { commandsRunning += 1 } }
+
+    /// Counts a command of this session as finished.
     func commandFinished() { lock.withLock { commandsRunning -= 1 } }
 
     /// Sends an error frame (when a code is given), then closes. Idempotent.
