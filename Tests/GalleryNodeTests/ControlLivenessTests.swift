@@ -9,8 +9,8 @@ extension NodeSuites {
     /// running, nor a client that only listens (`watch`).
     @Suite("Control liveness")
     struct ControlLivenessTests {
-        /// A node with short timings, and a directory that points the control client at it.
-        private func node(persistDelay: TimeInterval? = nil) throws -> (SyncNode, URL) {
+        /// A node with short timings, and a directory holding its control socket.
+        private func node(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil) throws -> (SyncNode, URL, ControlServer) {
             let secret = Array("control liveness".utf8)
             let node = SyncNode(
                 configuration: NodeConfiguration(
@@ -24,17 +24,16 @@ extension NodeSuites {
             try node.perform { try $0.createGallery("node") }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-control-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            try Data(secret).write(to: directory.appendingPathComponent("secret"))
-            let info = "{\"name\": \"node\", \"address\": \"\(node.endpoint!.description)\"}"
-            try Data(info.utf8).write(to: directory.appendingPathComponent("node.json"))
-            return (node, directory)
+            let control = try ControlServer(node: node, path: ControlClient.socketPath(of: directory), allowedUser: allowedUser)
+            return (node, directory, control)
         }
 
         @Test("A command that runs longer than the peer timeout is answered, not dropped")
         func longCommand() throws {
             // Storing each op takes twice the timeout: the node is busy, not the client silent.
-            let (node, directory) = try node(persistDelay: 1)
+            let (node, directory, control) = try node(persistDelay: 1)
             defer {
+                control.stop()
                 node.stop()
                 try? FileManager.default.removeItem(at: directory)
             }
@@ -43,10 +42,27 @@ extension NodeSuites {
             #expect(node.read { $0.hasGallery("slow") })
         }
 
+        @Test("A command longer than the client's silence limit is waited for, while the node sends heartbeats")
+        func commandLongerThanSilenceLimit() throws {
+            // One op stored in 6 s, past the client's 5 s silence limit: it must still be answered.
+            let (node, directory, control) = try node(persistDelay: 6)
+            defer {
+                control.stop()
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            let started = ContinuousClock.now
+            let response = try ControlClient.send(ControlRequest(id: 1, command: "new-gallery", gallery: "slow"), to: directory)
+            #expect(response.ok, "\(response.error ?? "")")
+            #expect(ContinuousClock.now - started > ControlClient.silenceLimit)
+            #expect(node.read { $0.hasGallery("slow") })
+        }
+
         @Test("watch stays open while nothing changes for longer than the peer timeout")
         func quietWatch() throws {
-            let (node, directory) = try node()
+            let (node, directory, control) = try node()
             defer {
+                control.stop()
                 node.stop()
                 try? FileManager.default.removeItem(at: directory)
             }
@@ -67,6 +83,58 @@ extension NodeSuites {
             }
             #expect(answers.withLock { $0 } == 2, "the first listing and the late insert")
             #expect(ContinuousClock.now - started >= .seconds(1.9))
+        }
+
+        @Test("The control socket is mode 0600 and refuses a user other than the node's, changing nothing")
+        func otherUserRefused() throws {
+            let (node, directory, control) = try node(allowedUser: getuid() &+ 1)
+            defer {
+                control.stop()
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            let attributes = try FileManager.default.attributesOfItem(atPath: control.path)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            #expect(attributes[.type] as? FileAttributeType == .typeSocket)
+            #expect(throws: ControlClient.Failure.self) {
+                _ = try ControlClient.send(ControlRequest(id: 1, command: "new-gallery", gallery: "intruder"), to: directory)
+            }
+            do {
+                _ = try ControlClient.send(ControlRequest(id: 1, command: "new-gallery", gallery: "intruder"), to: directory)
+            } catch {
+                guard case .authRefused = error else { Issue.record("expected a refusal, got \(error)"); return }
+            }
+            #expect(!node.read { $0.hasGallery("intruder") })
+        }
+
+        @Test("A stale socket of a killed node is replaced; anything else at the path is left alone")
+        func staleSocket() throws {
+            let (node, directory, control) = try node()
+            let path = control.path
+            defer {
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            // A socket file left behind (as by kill -9): a new server takes its place.
+            _ = try UnixSocketFixture.bindOnly(path: path + ".stale")
+            control.stop()
+            try FileManager.default.moveItem(atPath: path + ".stale", toPath: path)
+            let replaced = try ControlServer(node: node, path: path)
+            #expect(try ControlClient.send(ControlRequest(id: 1, command: "galleries"), to: directory).ok)
+            replaced.stop()
+            #expect(!FileManager.default.fileExists(atPath: path))
+            // A regular file where the socket goes is not removed: the server refuses to start.
+            try Data("mine".utf8).write(to: URL(fileURLWithPath: path))
+            #expect(throws: TransportError.self) { _ = try ControlServer(node: node, path: path) }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("mine".utf8))
+            // A path longer than a socket address holds is a clear error.
+            let long = directory.path + "/" + String(repeating: "x", count: 200)
+            do {
+                _ = try ControlServer(node: node, path: long)
+                Issue.record("a 200-byte socket name was accepted")
+            } catch {
+                #expect(error.localizedDescription.contains("longer than"))
+            }
         }
     }
 }

@@ -23,11 +23,16 @@ enum ControlCommands {
                 }
                 return ControlResponse(id: request.id, ok: true, galleries: listings)
             case "add":
-                let gallery = try required(request.gallery, "a gallery")
+                // Default: the node's own gallery.
+                let gallery = request.gallery ?? node.configuration.name
                 let sources = (request.files ?? []).map(AddSource.file) + (request.urls ?? []).map(AddSource.url)
                 guard !sources.isEmpty else { throw ControlFailure("add needs at least one FILE or URL") }
-                // Files are stored (and their headers read) before any op is made.
-                let drafts = try sources.map { try draft(for: $0, request: request, blobs: node.configuration.blobs) }
+                // Every file is checked (a regular file, an image header) before any is stored, and
+                // all are stored before the one op is made: a refused add changes nothing.
+                let headers = try sources.map { try header(of: $0, blobs: node.configuration.blobs) }
+                let drafts = try zip(sources, headers).map {
+                    try draft(for: $0, header: $1, request: request, blobs: node.configuration.blobs)
+                }
                 let op = try node.perform { replica in
                     try replica.insert(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
                 }
@@ -45,8 +50,16 @@ enum ControlCommands {
             case "delete":
                 let items = try required(request.items, "items")
                 try node.perform { replica in
-                    // Resolve every item first, so that GALLERY:INDEX means the same list for all.
+                    // Resolve and check every item first, so that GALLERY:INDEX means the same list
+                    // for all and a refused delete deletes nothing.
                     let ids = try items.map { try resolve($0, in: replica) }
+                    var seen: Set<OpID> = []
+                    for (text, id) in zip(items, ids) {
+                        guard seen.insert(id).inserted else { throw ControlFailure("item \(id) is named twice; nothing was deleted") }
+                        guard replica.item(id)?.isDeleted == false else {
+                            throw ControlFailure("item \(text) was deleted already; nothing was deleted")
+                        }
+                    }
                     for id in ids { try replica.delete(id) }
                 }
                 return ControlResponse(id: request.id, ok: true)
@@ -54,25 +67,28 @@ enum ControlCommands {
                 let item = try required(request.items?.first, "an item")
                 try node.perform { replica in
                     let id = try resolve(item, in: replica)
+                    // Both fields are checked before the first op: a refused update changes nothing.
+                    guard replica.item(id)?.isDeleted == false else { throw ModelError.itemDeleted(id) }
+                    if let title = request.title, !ItemField.title.accepts(.text(title)) { throw ModelError.invalidFieldValue(.title) }
+                    if let aspect = request.aspect, !ItemField.aspectRatio.accepts(.number(aspect)) {
+                        throw ModelError.invalidFieldValue(.aspectRatio)
+                    }
                     if let title = request.title { try replica.update(id, .title, to: .text(title)) }
                     if let aspect = request.aspect { try replica.update(id, .aspectRatio, to: .number(aspect)) }
                 }
                 return ControlResponse(id: request.id, ok: true)
             case "export":
+                // The node only names the item's bytes; the command line reads them from the blob
+                // store and writes the file with its user's rights. The node writes no path it is sent.
                 let item = try required(request.items?.first, "an item")
-                let file = try required(request.files?.first, "a file")
                 guard let blobs = node.configuration.blobs else { throw ControlFailure("this node keeps no blobs") }
-                let hash = try node.read { replica -> String in
+                let found = try node.read { replica -> Item in
                     let id = try resolve(item, in: replica)
-                    guard let hash = replica.item(id)?.contentHash else { throw ControlFailure("item \(id) has no bytes (a URL?)") }
-                    return hash
+                    guard let found = replica.item(id), found.contentHash != nil else { throw ControlFailure("item \(id) has no bytes (a URL?)") }
+                    return found
                 }
-                guard let size = blobs.size(of: hash) else { throw ControlFailure("the bytes of \(item) are not on this node") }
-                let bytes = try blobs.read(hash, offset: 0, length: size)
-                guard FileManager.default.createFile(atPath: file, contents: Data(bytes)) else {
-                    throw ControlFailure("cannot write \(file)")
-                }
-                return ControlResponse(id: request.id, ok: true)
+                guard let hash = found.contentHash, blobs.contains(hash) else { throw ControlFailure("the bytes of \(item) are not on this node") }
+                return ControlResponse(id: request.id, ok: true, item: listing(found, transfers: nil))
             case "peers":
                 return ControlResponse(id: request.id, ok: true, peers: peerListings(node))
             case "status":
@@ -105,7 +121,7 @@ enum ControlCommands {
                 return ControlResponse(id: request.id, ok: true)
             case "disconnect":
                 let name = try required(request.gallery, "a peer's name")
-                let replicas = Set(node.peers.filter { $0.name == name && name != ControlClientName.value }.compactMap(\.replica))
+                let replicas = Set(node.peers.filter { $0.name == name }.compactMap(\.replica))
                 guard !replicas.isEmpty else { throw ControlFailure("no peer named \"\(name)\" is connected") }
                 for replica in replicas { node.disconnect(replica) }
                 return ControlResponse(id: request.id, ok: true)
@@ -117,9 +133,9 @@ enum ControlCommands {
         }
     }
 
-    /// The connected peers, without command-line sessions.
+    /// The connected peers.
     private static func peerListings(_ node: SyncNode) -> [PeerListing] {
-        node.peers.filter { $0.name != ControlClientName.value }.map {
+        node.peers.map {
             PeerListing(name: $0.name, replica: $0.replica?.description, address: $0.address,
                         direction: $0.direction, state: $0.state.rawValue,
                         syncedUpTo: $0.syncedUpTo.map(versionJSON))
@@ -159,20 +175,26 @@ enum ControlCommands {
         case url(String)
     }
 
+    /// The image header of a file source, read without blocking from a regular file (a FIFO,
+    /// device or directory is refused at once); nil for a URL.
+    private static func header(of source: AddSource, blobs: BlobStore?) throws -> ImageHeader? {
+        guard case .file(let path) = source else { return nil }
+        guard blobs != nil else { throw ControlFailure("this node keeps no blobs") }
+        let head = try RegularFile.prefix(of: path, maximumLength: 1 << 20)
+        guard let header = ImageHeader(head) else { throw ControlFailure("\(path) is not a PNG, JPEG or GIF image") }
+        return header
+    }
+
     /// The new item for one source: a file is stored, its title is its name, its media type and
     /// aspect ratio come from its header; a URL keeps `--aspect` (if any).
-    private static func draft(for source: AddSource, request: ControlRequest, blobs: BlobStore?) throws -> ItemDraft {
+    private static func draft(for source: AddSource, header: ImageHeader?, request: ControlRequest, blobs: BlobStore?) throws -> ItemDraft {
         var fields: [ItemField: FieldValue] = [:]
         switch source {
         case .url(let url):
             fields[.url] = .text(url)
             fields[.title] = .text(request.title ?? lastComponent(of: url))
         case .file(let path):
-            guard let blobs else { throw ControlFailure("this node keeps no blobs") }
-            guard let handle = FileHandle(forReadingAtPath: path) else { throw ControlFailure("cannot read \(path)") }
-            let head = Array((try? handle.read(upToCount: 1 << 20)) ?? Data())
-            try? handle.close()
-            guard let header = ImageHeader(head) else { throw ControlFailure("\(path) is not a PNG, JPEG or GIF image") }
+            guard let blobs, let header else { throw ControlFailure("this node keeps no blobs") }
             let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
             fields[.title] = .text(request.title ?? lastComponent(of: path))
             fields[.contentHash] = .text(hash)
@@ -210,9 +232,4 @@ struct ControlFailure: Error, CustomStringConvertible {
 
 extension ControlFailure: LocalizedError {
     var errorDescription: String? { description }
-}
-
-/// The node name the command line uses in its handshake; such sessions are not listed as peers.
-public enum ControlClientName {
-    public static let value = "gallery-cli"
 }

@@ -14,8 +14,8 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var index: Int?
     /// URLs to add by reference (`add`).
     public var urls: [String]?
-    /// Absolute paths of image files to add (`add`), or the file to write (`export`): the command
-    /// line and the node share the machine and DIR.
+    /// Absolute paths of image files to add (`add`): the command line and the node share the
+    /// machine and DIR, and the node runs as the command line's user (the control socket checks).
     public var files: [String]?
     /// A title (`add`, `update`).
     public var title: String?
@@ -27,10 +27,13 @@ public struct ControlRequest: Codable, Hashable, Sendable {
     public var wait: Bool?
     /// `drag`: seconds a transfer may take before its placeholder is deleted.
     public var timeout: Double?
+    /// When the client sent the request (seconds since 1970): a request that waited in the socket
+    /// longer than the client waits for an answer (the node was paused) is refused, not carried out.
+    public var sent: Double?
 
     public init(id: Int, command: String, gallery: String? = nil, items: [String]? = nil, index: Int? = nil,
                 urls: [String]? = nil, files: [String]? = nil, title: String? = nil, aspect: Double? = nil,
-                move: Bool? = nil, wait: Bool? = nil, timeout: Double? = nil) {
+                move: Bool? = nil, wait: Bool? = nil, timeout: Double? = nil, sent: Double? = nil) {
         self.id = id
         self.command = command
         self.gallery = gallery
@@ -43,6 +46,7 @@ public struct ControlRequest: Codable, Hashable, Sendable {
         self.move = move
         self.wait = wait
         self.timeout = timeout
+        self.sent = sent
     }
 }
 
@@ -67,10 +71,13 @@ public struct ControlResponse: Codable, Hashable, Sendable {
     /// What a drop did with each dragged item (`drag`; with `wait`, a second response gives the
     /// outcomes).
     public var drops: [DropListing]?
+    /// The item asked about (`export`: the command line reads its bytes from DIR's blob store
+    /// itself and checks them against `hash`).
+    public var item: ItemListing?
 
     public init(id: Int, ok: Bool, error: String? = nil, galleries: [GalleryListing]? = nil, ids: [String]? = nil,
                 peers: [PeerListing]? = nil, status: NodeStatus? = nil, events: [WatchEvent]? = nil,
-                drops: [DropListing]? = nil) {
+                drops: [DropListing]? = nil, item: ItemListing? = nil) {
         self.id = id
         self.ok = ok
         self.error = error
@@ -80,6 +87,7 @@ public struct ControlResponse: Codable, Hashable, Sendable {
         self.status = status
         self.events = events
         self.drops = drops
+        self.item = item
     }
 }
 

@@ -36,6 +36,9 @@ public final class GalleryServer: @unchecked Sendable {
     /// The op log's fsyncs since the node started (for benchmarks).
     public var opLogSyncCount: Int { storage.recordLog.syncCount }
     private let lockDescriptor: Int32
+    /// The local control socket, once started (guarded by `controlLock`).
+    private var control: ControlServer?
+    private let controlLock = NSLock()
 
     /// Opens (creating if needed) a node directory, replays its op log, and starts the node.
     ///
@@ -91,11 +94,20 @@ public final class GalleryServer: @unchecked Sendable {
         if storage.opsSinceCheckpoint >= checkpoints.every { checkpointer.request() }
     }
 
-    /// Starts listening and dialing, creates the node's own gallery on first start, and writes
-    /// `node.json` (address, name, replica ID, pid) for the command line.
+    /// Opens the control socket (`DIR/control.sock`, replacing a stale one), starts listening and
+    /// dialing, creates the node's own gallery on first start, and writes `node.json` (address,
+    /// name, replica ID, pid).
     @discardableResult
     public func start() throws -> Endpoint? {
-        let endpoint = try node.start()
+        let control = try ControlServer(node: node, path: NodeDirectory(url: directory).controlSocket.path)
+        controlLock.withLock { self.control = control }
+        let endpoint: Endpoint?
+        do {
+            endpoint = try node.start()
+        } catch {
+            control.stop()
+            throw error
+        }
         if !node.read({ $0.hasGallery(name) }) {
             try node.perform { try $0.createGallery(name) }
         }
@@ -120,6 +132,8 @@ public final class GalleryServer: @unchecked Sendable {
     /// Stops the node, takes a checkpoint if `CheckpointPolicy.atStopAfter` ops came since the
     /// last, syncs and closes the op files, and releases the directory.
     public func stop() {
+        // No command is taken once the node begins to stop.
+        controlLock.withLock { control }?.stop()
         node.stop()
         checkpointer.stop()
         if storage.opsSinceCheckpoint >= checkpoints.atStopAfter {

@@ -7,7 +7,7 @@ import Glibc
 import GalleryModel
 
 /// The files of a node's directory: `secret`, `replica`, `oplog`, `ops.compact`, `snapshot`,
-/// `blobs/`, `node.json`, `lock`.
+/// `blobs/`, `node.json`, `lock`, `control.sock`.
 struct NodeDirectory {
     let url: URL
 
@@ -18,6 +18,8 @@ struct NodeDirectory {
     var snapshot: URL { url.appendingPathComponent("snapshot") }
     var info: URL { url.appendingPathComponent("node.json") }
     var lockFile: URL { url.appendingPathComponent("lock") }
+    /// The local control socket (protocol.md, section 15).
+    var controlSocket: URL { url.appendingPathComponent("control.sock") }
 
     /// Takes the directory's lock, held until the process exits or `unlock` closes the descriptor.
     func lock() throws(ServerError) -> Int32 {

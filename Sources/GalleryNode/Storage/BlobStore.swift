@@ -93,7 +93,13 @@ public final class BlobStore: @unchecked Sendable {
     /// Stores the contents of a regular file, streamed in 1 MiB chunks, and returns their hash and size.
     @discardableResult
     public func put(contentsOf source: URL) throws(StorageError) -> (hash: String, size: Int) {
-        let input = try StorageFile.open(source.path, flags: O_RDONLY)
+        // Never blocks on a FIFO or a device swapped in after the caller's checks.
+        let input: StorageFile
+        do {
+            input = StorageFile(fd: try RegularFile.openForReading(source.path), path: source.path)
+        } catch {
+            throw .io(operation: "open (\(error.localizedDescription))", path: source.path, errno: EINVAL)
+        }
         defer { input.close() }
         let temporary = try makeTemporaryFile()
         var hasher = SHA256()

@@ -29,9 +29,7 @@ extension SyncNode: ConnectionDelegate {
             connection.close(.duplicateConnection, "already connected to \(peer.name)")
             return
         }
-        if peer.name != ControlClientName.value {
-            configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
-        }
+        configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
         connection.send(.syncRequest(read { $0.version }))
     }
 
@@ -57,49 +55,13 @@ extension SyncNode: ConnectionDelegate {
             transfers?.fetchFailed(id, code: code, on: connection)
         case .cancel(let id):
             connection.stopServing(id)
-        case .controlResponse:
-            break
-        case .controlRequest(let json):
-            // On its own thread: a long command (a large `add`) must not stop this connection's
-            // reader, which takes the client's heartbeats meanwhile.
-            let admitted = condition.withLock { () -> Bool in
-                guard runningCommands < Self.maximumRunningCommands else { return false }
-                runningCommands += 1
-                return true
-            }
-            guard admitted else {
-                let busy = ControlResponse(id: 0, ok: false, error: "the node is busy: \(Self.maximumRunningCommands) commands running")
-                connection.send(.controlResponse((try? JSONEncoder().encode(busy)).map(Array.init) ?? []))
-                return
-            }
-            Thread.detachNewThread { [self] in
-                control(json, from: connection)
-                condition.withLock { runningCommands -= 1 }
-            }
+        case .controlRequest, .controlResponse:
+            // Commands are taken on the local control socket only (ControlServer): a peer, or
+            // anyone who can inject frames into a peer link, can never command this node.
+            connection.close(.protocolError, "\(message.type) on the peer port: commands are taken on the node's local control socket only")
         case .hello, .welcome, .auth, .authOK, .error:
             connection.close(.protocolError, "\(message.type) after authentication")
         }
-    }
-
-    /// Carries out one command from the command line and answers it.
-    private func control(_ json: [UInt8], from connection: Connection) {
-        let response: ControlResponse
-        do {
-            let request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
-            if request.command == "watch" {
-                startWatch(request, for: connection)
-                return
-            }
-            if request.command == "drag" && request.wait == true {
-                dragAndWait(request, for: connection)
-                return
-            }
-            response = ControlCommands.execute(request, on: self)
-        } catch {
-            response = ControlResponse(id: 0, ok: false, error: "malformed control request")
-        }
-        let encoded = (try? JSONEncoder().encode(response)).map(Array.init) ?? []
-        connection.send(.controlResponse(encoded))
     }
 
     func connectionClosed(_ connection: Connection, reason: String) {
@@ -107,71 +69,10 @@ extension SyncNode: ConnectionDelegate {
         condition.withLock {
             connections[connection.id] = nil
             sessions[connection.id] = nil
-            if let watcher = watchers.removeValue(forKey: connection.id) {
-                observers[watcher] = nil
-                progressObservers[watcher] = nil
-            }
             condition.broadcast()
         }
         transfers?.connectionClosed(connection)
-        if name != ControlClientName.value {
-            configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
-        }
-    }
-
-    /// `watch`: answers with the current listing, then sends the events of every batch of changes
-    /// (and, for a redrawn view, the listing after them) until the connection closes.
-    private func startWatch(_ request: ControlRequest, for connection: Connection) {
-        @Sendable func send(_ response: ControlResponse) {
-            if let bytes = try? JSONEncoder().encode(response) { connection.send(.controlResponse(Array(bytes))) }
-        }
-        condition.withLock {
-            guard let first = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers) else {
-                send(ControlResponse(id: request.id, ok: false, error: "no gallery named \"\(request.gallery ?? "")\""))
-                return
-            }
-            send(ControlResponse(id: request.id, ok: true, galleries: first))
-            nextObserverID += 1
-            watchers[connection.id] = nextObserverID
-            observers[nextObserverID] = { [transfers] ops, replica in
-                let events = WatchEvents.events(of: ops, in: replica, gallery: request.gallery)
-                guard !events.isEmpty else { return }
-                let listing = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers)
-                send(ControlResponse(id: request.id, ok: true, galleries: listing, events: events))
-            }
-            progressObservers[nextObserverID] = { [transfers] progress, replica in
-                let events = WatchEvents.events(of: progress, in: replica, gallery: request.gallery)
-                guard !events.isEmpty else { return }
-                let listing = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers)
-                send(ControlResponse(id: request.id, ok: true, galleries: listing, events: events))
-            }
-        }
-    }
-
-    /// `drag --wait`: answers with what the drop did, then once more when every transfer it
-    /// started has ended, with their outcomes.
-    private func dragAndWait(_ request: ControlRequest, for connection: Connection) {
-        @Sendable func send(_ response: ControlResponse) {
-            if let bytes = try? JSONEncoder().encode(response) { connection.send(.controlResponse(Array(bytes))) }
-        }
-        let drops: [DropListing]
-        do {
-            drops = try DropCommand.execute(request, on: self)
-        } catch {
-            send(ControlResponse(id: request.id, ok: false, error: error.localizedDescription))
-            return
-        }
-        send(ControlResponse(id: request.id, ok: true, drops: drops))
-        let ids = drops.compactMap { $0.transfer.flatMap(OpID.init) }
-        let finish: @Sendable ([OpID: TransferOutcome]) -> Void = { outcomes in
-            let ended = drops.map { drop -> DropListing in
-                var drop = drop
-                drop.outcome = drop.transfer.flatMap(OpID.init).map { outcomes[$0]?.description ?? "unknown" } ?? drop.action
-                return drop
-            }
-            send(ControlResponse(id: request.id, ok: true, drops: ended))
-        }
-        if let transfers { transfers.whenEnded(ids, finish) } else { finish([:]) }
+        configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
     }
 
     /// Answers a `fetch`: the blob's chunks, sent as the connection has room (protocol.md,

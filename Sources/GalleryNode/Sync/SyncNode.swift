@@ -28,12 +28,10 @@ public final class SyncNode: @unchecked Sendable {
     var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
     /// Why the node stopped serving peers after failing to store ops, if it did.
     var failure: String?
-    /// The observer of each connection that watches changes (`watch`), by connection ID.
-    var watchers: [Int: Int] = [:]
     /// Observers of transfer progress (`watch`), by the same IDs as `observers`.
     var progressObservers: [Int: @Sendable ([TransferProgress], Replica) -> Void] = [:]
     var nextObserverID = 0
-    /// Commands from the command line being carried out, each on its own thread.
+    /// Commands from the command line (the control socket) being carried out, each on its own thread.
     var runningCommands = 0
     /// The most commands carried out at once; more are refused as busy.
     static let maximumRunningCommands = 64
@@ -179,12 +177,11 @@ public final class SyncNode: @unchecked Sendable {
 
     // MARK: Internals
 
-    /// The live peers that can be asked for bytes (not command-line sessions).
+    /// The live peers that can be asked for bytes.
     func fetchPeers() -> [TransferManager.FetchPeer] {
         condition.withLock {
             sessions.compactMap { id, session -> TransferManager.FetchPeer? in
-                guard session.live, let connection = connections[id], let peer = connection.peer,
-                      peer.name != ControlClientName.value else { return nil }
+                guard session.live, let connection = connections[id], let peer = connection.peer else { return nil }
                 return TransferManager.FetchPeer(
                     connection: connection, replica: peer.replica, name: peer.name, maximumFrameSize: peer.maximumFrameSize)
             }

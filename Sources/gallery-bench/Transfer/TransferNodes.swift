@@ -5,7 +5,7 @@ import Synchronization
 
 /// Two nodes in this process, each a `GalleryServer` on a temporary directory, on 127.0.0.1:
 /// `source` (A) holds the images; `sink` (B) dials A and is where they are dropped. Drags go to B
-/// through `ControlClient`, over TCP, as `gallery -C B drag` sends them.
+/// through `ControlClient`, over the sink's control socket, as `gallery -C B drag` sends them.
 final class TransferNodes: Sendable {
     let root: URL
     let source: GalleryServer

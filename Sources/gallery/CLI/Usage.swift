@@ -9,14 +9,14 @@ enum Usage {
           simulate FILE   replay a schedule of ops on in-memory replicas and print the outcome as JSON
           help [COMMAND]  show this help, or a command's
 
-        node commands (carried out by the node serving DIR, authenticated with DIR/secret):
+        node commands (carried out by the node serving DIR, over its socket DIR/control.sock):
           galleries                                   list the galleries
           new-gallery NAME                            create a gallery
           list [GALLERY] [--json]                     the items of a gallery, or of all
           add FILE|URL... [--to G] [--at I] [--title T] [--aspect R]
                                                       add images: files are stored (PNG, JPEG, GIF), URLs kept
                                                       by reference (default: the node's gallery, at the end)
-          export ITEM FILE                            write an item's bytes to FILE
+          export ITEM FILE                            write an item's bytes to FILE (hash checked)
           move ITEM --at INDEX [--to GALLERY]         move an item (ITEM: COUNTER@REPLICA or GALLERY:INDEX)
           delete ITEM... (or trash)                   delete items
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
@@ -48,7 +48,8 @@ enum Usage {
         Runs a node on DIR in the foreground until SIGINT or SIGTERM and prints "listening on HOST:PORT"
         when it is ready. DIR holds the op log (replayed at start; a torn tail is cut and reported), the
         space's secret (created, mode 0600, unless --secret-file gives one to join a space), the replica
-        ID and node.json. The node creates the gallery named after it (--name, default: DIR's name).
+        ID, node.json and control.sock (the socket of gallery -C DIR, mode 0600, for this user only).
+        The node creates the gallery named after it (--name, default: DIR's name).
           --listen HOST:PORT   where to accept peers (default 127.0.0.1:0, an ephemeral port)
           --peer HOST:PORT     a peer to stay connected to (repeatable)
         """

@@ -47,7 +47,14 @@ struct NodeCommand {
             guard !sources.isEmpty else { throw .usage("add needs FILE or URL", Usage.add) }
             request.urls = sources.filter { $0.contains("://") }
             request.files = sources.filter { !$0.contains("://") }.map { URL(fileURLWithPath: $0).path }
-            if request.gallery == nil { request.gallery = try nodeName() }
+            // A FIFO, device or directory is refused here at once (the node checks again).
+            for file in request.files ?? [] {
+                do {
+                    try RegularFile.check(file)
+                } catch {
+                    throw .failed(error.localizedDescription)
+                }
+            }
         case "move":
             request.gallery = try parser.option("--to")
             guard let index = try parser.intOption("--at") else { throw .usage("move needs --at INDEX", Usage.move) }
@@ -80,8 +87,10 @@ struct NodeCommand {
             guard !(request.items ?? []).isEmpty else { throw .usage("cancel needs TRANSFER", Usage.of("cancel") ?? Usage.overview) }
         case "export":
             request.items = [try parser.positional("ITEM")]
-            request.files = [URL(fileURLWithPath: try parser.positional("FILE")).path]
+            let destination = URL(fileURLWithPath: try parser.positional("FILE"))
             try parser.expectEnd()
+            try export(request, to: destination)
+            return
         case "delete", "trash":
             request.command = "delete"
             request.items = parser.remainingPositionals()
@@ -103,15 +112,33 @@ struct NodeCommand {
         } catch {
             throw Self.failure(error)
         }
-        guard response.ok else { throw .failed(response.error ?? "the node refused the command") }
+        guard response.ok else { throw .failed(TerminalText.escaped(response.error ?? "the node refused the command")) }
         print(render(response, command: request.command, gallery: request.gallery, json: json), terminator: "")
     }
 
     private static func failure(_ error: ControlClient.Failure) -> CommandFailure {
         switch error {
-        case .notRunning(let reason): CommandFailure(code: .unavailable, message: reason, usage: nil)
-        case .authRefused(let reason): CommandFailure(code: .authRefused, message: reason, usage: nil)
-        case .failed(let reason): .failed(reason)
+        case .notRunning(let reason): CommandFailure(code: .unavailable, message: TerminalText.escaped(reason), usage: nil)
+        case .authRefused(let reason): CommandFailure(code: .authRefused, message: TerminalText.escaped(reason), usage: nil)
+        case .failed(let reason): .failed(TerminalText.escaped(reason))
+        }
+    }
+
+    /// `export ITEM FILE`: the node names the item's bytes (hash and size); this process reads
+    /// them from DIR's blob store, checks them, and writes FILE with the user's own rights.
+    private func export(_ request: ControlRequest, to destination: URL) throws(CommandFailure) {
+        let response: ControlResponse
+        do {
+            response = try ControlClient.send(request, to: directory)
+        } catch {
+            throw Self.failure(error)
+        }
+        guard response.ok else { throw .failed(TerminalText.escaped(response.error ?? "the node refused the command")) }
+        guard let item = response.item, let hash = item.hash else { throw .failed("the node named no bytes for \(request.items?.first ?? "")") }
+        do {
+            try BlobExport.export(hash: hash, size: item.bytes, from: directory, to: destination)
+        } catch {
+            throw .failed(TerminalText.escaped(error.localizedDescription))
         }
     }
 
@@ -125,7 +152,7 @@ struct NodeCommand {
         do {
             try ControlClient.stream(request, to: directory, timeout: nil) { response in
                 guard response.ok else {
-                    failure = response.error ?? "the node refused to watch"
+                    failure = TerminalText.escaped(response.error ?? "the node refused to watch")
                     return false
                 }
                 var text = ""
@@ -157,7 +184,7 @@ struct NodeCommand {
         do {
             try ControlClient.stream(request, to: directory, timeout: nil) { response in
                 guard response.ok else {
-                    failure = response.error ?? "the node refused the drop"
+                    failure = TerminalText.escaped(response.error ?? "the node refused the drop")
                     return false
                 }
                 answers += 1
@@ -172,7 +199,7 @@ struct NodeCommand {
                     guard let transfer = drop.transfer else { continue }
                     let outcome = drop.outcome ?? "unknown"
                     if outcome != "committed" { failed += 1 }
-                    try? FileHandle.standardOutput.write(contentsOf: Data("transfer \(transfer) \(outcome)\n".utf8))
+                    try? FileHandle.standardOutput.write(contentsOf: Data("transfer \(transfer) \(TerminalText.escaped(outcome))\n".utf8))
                 }
                 if failed > 0 { failure = "\(failed) of \(drops.filter { $0.transfer != nil }.count) transfers failed" }
                 return false
@@ -184,28 +211,20 @@ struct NodeCommand {
         if answers < 2 { throw .failed("the node closed the connection before the transfers ended") }
     }
 
-    private func nodeName() throws(CommandFailure) -> String {
-        do {
-            return try ControlClient.nodeInfo(of: directory).name
-        } catch {
-            throw CommandFailure(code: .unavailable, message: error.localizedDescription, usage: nil)
-        }
-    }
-
     /// What the command prints on success.
     private func render(_ response: ControlResponse, command: String, gallery: String?, json: Bool) -> String {
         switch command {
         case "galleries":
-            return (response.galleries ?? []).map { $0.gallery + "\n" }.joined()
+            return (response.galleries ?? []).map { TerminalText.escaped($0.gallery) + "\n" }.joined()
         case "add":
             return (response.ids ?? []).map { $0 + "\n" }.joined()
         case "drag":
             return (response.drops ?? []).map {
-                "\($0.source) -> \($0.gallery):\($0.index) \($0.action) \($0.item) transfer \($0.transfer ?? "-")\n"
+                "\($0.source) -> \(TerminalText.escaped($0.gallery)):\($0.index) \($0.action) \($0.item) transfer \($0.transfer ?? "-")\n"
             }.joined()
         case "peers":
             return (response.peers ?? []).map {
-                "\($0.name ?? "?")\t\($0.address)\t\($0.direction)\t\($0.state)\n"
+                "\(TerminalText.escaped($0.name ?? "?"))\t\($0.address)\t\($0.direction)\t\($0.state)\n"
             }.joined()
         case "status":
             guard let status = response.status else { return "" }
@@ -215,13 +234,13 @@ struct NodeCommand {
                 return String(decoding: (try? encoder.encode(status)) ?? Data(), as: UTF8.self) + "\n"
             }
             let version = status.version.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
-            return "\(status.name) (replica \(status.replica)) listening on \(status.address ?? "-")\n"
+            return "\(TerminalText.escaped(status.name)) (replica \(status.replica)) listening on \(status.address ?? "-")\n"
                 + "ops: \(status.ops), waiting for dependencies: \(status.buffered)\n"
                 + "version: \(version)\n"
-                + status.peers.map { "peer \($0.name ?? "?") \($0.address) \($0.direction) \($0.state)\n" }.joined()
+                + status.peers.map { "peer \(TerminalText.escaped($0.name ?? "?")) \($0.address) \($0.direction) \($0.state)\n" }.joined()
                 + status.transfers.map {
                     "transfer \($0.transfer) \($0.move ? "move" : "copy") of \($0.source): \($0.done)/\($0.total) bytes, "
-                        + "\($0.state), \(Int($0.secondsLeft.rounded())) s left\n"
+                        + "\(TerminalText.escaped($0.state)), \(Int($0.secondsLeft.rounded())) s left\n"
                 }.joined()
         case "list":
             let galleries = response.galleries ?? []
@@ -236,9 +255,9 @@ struct NodeCommand {
                 return String(decoding: data ?? Data(), as: UTF8.self) + "\n"
             }
             return galleries.map { listing in
-                "\(listing.gallery) (\(listing.items.count) items)\n" + listing.items.enumerated().map { index, item in
+                "\(TerminalText.escaped(listing.gallery)) (\(listing.items.count) items)\n" + listing.items.enumerated().map { index, item in
                     let progress = item.progress.map { " \($0.done)/\($0.total) bytes" } ?? ""
-                    return "  \(index)\t\(item.id)\t\(item.state)\(progress)\t\(item.title ?? "")\n"
+                    return "  \(index)\t\(item.id)\t\(item.state)\(progress)\t\(TerminalText.escaped(item.title ?? ""))\n"
                 }.joined()
             }.joined()
         default:
