@@ -654,6 +654,7 @@ extension NodeSuites {
                 case .frameTooLarge: return .error(.frameTooLarge)
                 case .unknownFrameType: return .error(.unknownFrameType)
                 case .malformed, .unexpected: return .error(.protocolError)
+                case .rejectedOp: return .error(.rejectedOp)
                 }
             } catch let failure as HandshakeFailure {
                 return .error(failure.code)

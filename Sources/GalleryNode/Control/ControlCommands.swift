@@ -12,6 +12,7 @@ enum ControlCommands {
                 return ControlResponse(id: request.id, ok: true, galleries: names.map { GalleryListing(gallery: $0, items: []) })
             case "new-gallery":
                 let name = try required(request.gallery, "a gallery name")
+                try RequestBounds.check(request)
                 try node.perform { replica in
                     guard !replica.hasGallery(name) else { throw ControlFailure("gallery \"\(name)\" exists already") }
                     try replica.createGallery(name)
@@ -26,12 +27,13 @@ enum ControlCommands {
                 let gallery = try required(request.gallery, "a gallery")
                 let sources = (request.files ?? []).map(AddSource.file) + (request.urls ?? []).map(AddSource.url)
                 guard !sources.isEmpty else { throw ControlFailure("add needs at least one FILE or URL") }
+                try RequestBounds.check(request)
                 // Files are stored (and their headers read) before any op is made.
                 let drafts = try sources.map { try draft(for: $0, request: request, blobs: node.configuration.blobs) }
-                let op = try node.perform { replica in
-                    try replica.insert(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
+                let ops = try node.perform { replica in
+                    try replica.insertRun(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
                 }
-                return ControlResponse(id: request.id, ok: true, ids: (0..<drafts.count).map { op.id.advanced(by: $0).description })
+                return ControlResponse(id: request.id, ok: true, ids: (0..<drafts.count).map { ops[0].id.advanced(by: $0).description })
             case "move":
                 let item = try required(request.items?.first, "an item")
                 try node.perform { replica in
@@ -52,6 +54,7 @@ enum ControlCommands {
                 return ControlResponse(id: request.id, ok: true)
             case "update":
                 let item = try required(request.items?.first, "an item")
+                try RequestBounds.check(request)
                 try node.perform { replica in
                     let id = try resolve(item, in: replica)
                     if let title = request.title { try replica.update(id, .title, to: .text(title)) }
@@ -166,7 +169,7 @@ enum ControlCommands {
         switch source {
         case .url(let url):
             fields[.url] = .text(url)
-            fields[.title] = .text(request.title ?? lastComponent(of: url))
+            fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: url)))
         case .file(let path):
             guard let blobs else { throw ControlFailure("this node keeps no blobs") }
             guard let handle = FileHandle(forReadingAtPath: path) else { throw ControlFailure("cannot read \(path)") }
@@ -174,7 +177,7 @@ enum ControlCommands {
             try? handle.close()
             guard let header = ImageHeader(head) else { throw ControlFailure("\(path) is not a PNG, JPEG or GIF image") }
             let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
-            fields[.title] = .text(request.title ?? lastComponent(of: path))
+            fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: path)))
             fields[.contentHash] = .text(hash)
             fields[.byteSize] = .integer(Int64(size))
             fields[.mediaType] = .text(header.mediaType)
