@@ -234,9 +234,9 @@ public enum OpCodec {
         let action: Op.Action
         switch kind {
         case 1:
-            action = .createGallery(name: try reader.string(limit: 255))
+            action = .createGallery(name: try reader.string(limit: maxStringBytes))
         case 2:
-            let gallery = try reader.string(limit: 255)
+            let gallery = try reader.string(limit: maxStringBytes)
             let after = try reference(from: id, in: &reader)
             let before = try reference(from: id, in: &reader)
             let count = try reader.count(limit: min(maxItemsPerInsert, reader.remaining / 2))
@@ -260,7 +260,7 @@ public enum OpCodec {
             action = .insert(gallery: gallery, after: after, before: before, items: items)
         case 3:
             let item = try required(try reference(from: id, in: &reader))
-            let gallery = try reader.string(limit: 255)
+            let gallery = try reader.string(limit: maxStringBytes)
             action = .move(
                 item: item, gallery: gallery,
                 after: try reference(from: id, in: &reader), before: try reference(from: id, in: &reader))
