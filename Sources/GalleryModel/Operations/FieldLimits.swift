@@ -108,6 +108,8 @@ public enum FieldLimits {
         case .delete, .commit:
             break
         }
+        // Only an insert can outgrow the bound when its fields are within theirs (see the table).
+        guard encodedSize != nil || op.span > 1 else { return nil }
         let size = encodedSize ?? (OpCodec.maxEncodedSize(of: op) <= maxEncodedOpSize ? 0 : OpCodec.encodedSize(of: op))
         guard size <= maxEncodedOpSize else {
             return "op of \(size) bytes is over the limit of \(maxEncodedOpSize) bytes"
