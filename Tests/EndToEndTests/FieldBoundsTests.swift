@@ -14,11 +14,11 @@ struct FieldBoundsTests {
         return try #require(object?["ops"] as? Int, "status: \(status.stdout) \(status.stderr)")
     }
 
-    /// Files in the node's blob store.
+    /// Blobs in the node's store (`blobs/XX/HASH`).
     private func blobCount(_ space: NodeSpace, _ name: String) -> Int {
-        let blobs = space.directory(name).appendingPathComponent("blobs")
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: blobs.path)) ?? []
-        return names.filter { $0.count == 64 }.count
+        let blobs = space.directory(name).appendingPathComponent("blobs").path
+        let names = FileManager.default.subpaths(atPath: blobs) ?? []
+        return names.filter { $0.split(separator: "/").last?.count == 64 && !$0.hasPrefix("tmp") }.count
     }
 
     @Test("add --title of 65,536 bytes, or a URL of 8,193: exit 64, one line and the usage, before contacting the node, which stays up and unchanged")
@@ -31,6 +31,7 @@ struct FieldBoundsTests {
         let before = try space.items(on: "alice", "alice")
         let ops = try opCount(space, "alice")
         let blobs = blobCount(space, "alice")
+        #expect(blobs == 1)
         let url = "https://example.org/" + String(repeating: "u", count: 8_193 - 20)
         #expect(url.utf8.count == 8_193)
 
@@ -69,6 +70,15 @@ struct FieldBoundsTests {
             to: space.directory("alice"))
         #expect(!title.ok && title.error?.contains("title of 65536 bytes") == true, "\(title)")
         #expect(try opCount(space, "alice") == ops)
+
+        // An image whose header gives an aspect ratio outside the bound (100,000 x 1 pixels) is
+        // refused by the node (exit 1) before its bytes are stored; with --aspect it is added.
+        let strip = try space.image("strip.png", width: 100_000, height: 1)
+        let wide = try space.gallery("alice", "add", strip)
+        #expect(wide.status == 1 && wide.stderr.contains("aspectRatio 100000.0 is outside"), "\(wide.status) \(wide.stderr)")
+        #expect(blobCount(space, "alice") == blobs)
+        #expect(try space.gallery("alice", "add", strip, "--aspect", "2").status == 0)
+        #expect(blobCount(space, "alice") == blobs + 1)
 
         // At the bounds: a URL of 8,192 bytes is added, its default title cut to 1,024 bytes.
         let longest = String(url.dropLast())

@@ -9,7 +9,9 @@ extension Replica {
         return try stamp(.createGallery(name: name))
     }
 
-    /// Inserts items as one contiguous run whose first item lands at `index` of the gallery.
+    /// Inserts items as one contiguous run whose first item lands at `index` of the gallery, in
+    /// one op; a run that one op cannot hold within `FieldLimits` is refused (`outOfBounds`):
+    /// `insertRun(_:into:at:)` makes it as several chained ops.
     ///
     /// - Parameters:
     ///   - drafts: The new items, in order; placeholders wait for a `commit`.

@@ -176,6 +176,9 @@ enum ControlCommands {
             let head = Array((try? handle.read(upToCount: 1 << 20)) ?? Data())
             try? handle.close()
             guard let header = ImageHeader(head) else { throw ControlFailure("\(path) is not a PNG, JPEG or GIF image") }
+            if request.aspect == nil, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
+                throw ControlFailure("\(path): \(problem)")
+            }
             let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
             fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: path)))
             fields[.contentHash] = .text(hash)
