@@ -10,6 +10,9 @@ public enum WireError: Error, Hashable, Sendable, LocalizedError {
     case malformed(String)
     /// A frame that is not allowed in the connection's current state.
     case unexpected(String)
+    /// An `ops` frame holding a well-formed op outside the documented bounds of its fields
+    /// (`FieldLimits`): no correct replica makes it (answered with `rejected_op`).
+    case rejectedOp(String)
 
     public var errorDescription: String? {
         switch self {
@@ -17,6 +20,7 @@ public enum WireError: Error, Hashable, Sendable, LocalizedError {
         case .unknownFrameType(let type): "unknown frame type \(type)"
         case .malformed(let reason): "malformed frame: \(reason)"
         case .unexpected(let reason): "unexpected frame: \(reason)"
+        case .rejectedOp(let reason): "rejected op: \(reason)"
         }
     }
 }

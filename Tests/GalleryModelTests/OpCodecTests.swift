@@ -13,7 +13,7 @@ struct OpCodecTests {
         let run = try a.insert([
             .titled("one"), .placeholder("two"),
             ItemDraft(fields: [.title: .text("three"), .url: .text("https://example.com/x.png"),
-                               .aspectRatio: .number(1.5), .byteSize: .integer(-42), .mediaType: .text("image/png"),
+                               .aspectRatio: .number(1.5), .byteSize: .integer(42), .mediaType: .text("image/png"),
                                .contentHash: .text(String(repeating: "ab", count: 32))]),
         ], into: "g", at: 0)
         for op in a.ops { b.receive(op) }

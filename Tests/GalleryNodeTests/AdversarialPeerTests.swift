@@ -362,14 +362,15 @@ extension NodeSuites {
             defer { heartbeats.stop() }
             try #require(Self.waitUntil(.seconds(5)) { a.peers.contains { $0.name == "slowpoke" && $0.state == .syncing } })
 
-            // A pushes 8 KiB updates; B keeps up (at most 3 ops in flight to it, well under 64 KiB).
+            // A pushes 8 KB updates (of a URL: a title is at most 1 KiB); B keeps up (at most 3 ops in
+            // flight to it, well under 64 KiB).
             let started = ContinuousClock.now
-            let filler = String(repeating: "ops for nobody. ", count: 512)
+            let filler = String(repeating: "ops for nobody. ", count: 500)
             var pushed = 0
             var pushedBytes = 0
             var bKeptUp = true
             while ContinuousClock.now - started < .seconds(20) && pushedBytes < 64 << 20 {
-                let op = try a.perform { try $0.update(item, .title, to: .text("\(pushed) \(filler)")) }
+                let op = try a.perform { try $0.update(item, .url, to: .text("\(pushed) \(filler)")) }
                 pushed += 1
                 pushedBytes += filler.utf8.count
                 let target = op.id.counter - min(op.id.counter - 1, 3)
@@ -654,6 +655,7 @@ extension NodeSuites {
                 case .frameTooLarge: return .error(.frameTooLarge)
                 case .unknownFrameType: return .error(.unknownFrameType)
                 case .malformed, .unexpected: return .error(.protocolError)
+                case .rejectedOp: return .error(.rejectedOp)
                 }
             } catch let failure as HandshakeFailure {
                 return .error(failure.code)

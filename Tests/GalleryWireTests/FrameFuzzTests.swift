@@ -307,7 +307,7 @@ struct FrameFuzzTests {
         let item = OpID(counter: 2, replica: me)
         let everyField: [ItemField: FieldValue] = [
             .title: .text("sunset.jpg"), .url: .text("https://example.org/p/1?q=ü"), .aspectRatio: .number(0.75),
-            .contentHash: .text(String(repeating: "ab", count: 32)), .byteSize: .integer(-123_456_789),
+            .contentHash: .text(String(repeating: "ab", count: 32)), .byteSize: .integer(123_456_789),
             .mediaType: .text("image/jpeg"), .origin: .id(OpID(counter: 5, replica: other)),
         ]
         let ops: [Op] = [
@@ -322,8 +322,8 @@ struct FrameFuzzTests {
                 item: item, gallery: "other", after: OpID(counter: 4, replica: me), before: OpID(counter: 7, replica: other))),
             Op(id: OpID(counter: 7, replica: me), previous: 6, action: .delete(item: OpID(counter: 3, replica: me))),
             Op(id: OpID(counter: 8, replica: me), previous: 7, action: .update(item: item, field: .title, value: .none)),
-            Op(id: OpID(counter: 9, replica: me), previous: 8, action: .update(item: item, field: .byteSize, value: .integer(.min))),
-            Op(id: OpID(counter: 10, replica: me), previous: 9, action: .update(item: item, field: .aspectRatio, value: .number(-0.0))),
+            Op(id: OpID(counter: 9, replica: me), previous: 8, action: .update(item: item, field: .byteSize, value: .integer(FieldLimits.byteSizes.upperBound))),
+            Op(id: OpID(counter: 10, replica: me), previous: 9, action: .update(item: item, field: .aspectRatio, value: .number(0.25))),
             Op(id: OpID(counter: 11, replica: me), previous: 10, action: .update(
                 item: OpID(counter: 1, replica: other), field: .origin, value: .id(OpID(counter: 1, replica: me)))),
             Op(id: OpID(counter: 12, replica: me), previous: 11, action: .commit(item: item)),
@@ -511,6 +511,8 @@ enum FuzzCase {
                 guard frame.knownType == nil, type == frame.type else { return "unknownFrameType(\(type)) for type \(frame.type)" }
             case .malformed:
                 guard frame.knownType != nil else { return "malformed for an unknown type \(frame.type)" }
+            case .rejectedOp:
+                guard frame.knownType == .ops else { return "rejectedOp for a frame of type \(frame.type)" }
             case .frameTooLarge, .unexpected:
                 return "Message(frame:) threw \(error)"
             }

@@ -16,6 +16,8 @@ public enum DecodingError: Error, Hashable, Sendable, LocalizedError {
     case invalidValue(String)
     /// Bytes remain after the last value.
     case trailingBytes(Int)
+    /// A well-formed op outside the bounds of `FieldLimits` (a title too long, too many items, ...).
+    case outOfBounds(String)
 
     public var errorDescription: String? {
         switch self {
@@ -26,6 +28,7 @@ public enum DecodingError: Error, Hashable, Sendable, LocalizedError {
         case .unknownTag(let what, let tag): "unknown \(what) \(tag)"
         case .invalidValue(let what): "invalid \(what)"
         case .trailingBytes(let count): "\(count) bytes after the last value"
+        case .outOfBounds(let reason): reason
         }
     }
 }

@@ -15,9 +15,17 @@
 /// ```
 /// Kinds: 1 createGallery, 2 insert, 3 move, 4 delete, 5 update, 6 commit. Fields use the raw
 /// values of `ItemField`. References to earlier ops of the same replica take two or three bytes.
+///
+/// `decode` refuses, besides malformed bytes, ops outside the bounds of `FieldLimits`
+/// (`DecodingError.outOfBounds`): what a peer sends. The node's own op files are read with
+/// `checkingBounds: false`, so that ops stored by an earlier version, which had no such bounds,
+/// still load.
 public enum OpCodec {
-    /// The most items one insert op may carry.
+    /// The most items the encoding of one insert op allows (`FieldLimits.itemsPerInsert` bounds
+    /// the ops made and received now).
     public static let maxItemsPerInsert = 65_536
+    /// The longest string the encoding allows in a field value (`FieldLimits` bounds each field).
+    public static let maxStringBytes = 65_535
 
     /// Encodes ops as a varint count followed by each op.
     public static func encode(_ ops: [Op]) -> [UInt8] {
@@ -53,14 +61,15 @@ public enum OpCodec {
         return batches
     }
 
-    /// Decodes what `encode(_:)` wrote; the input must end after the last op.
-    public static func decode(_ bytes: [UInt8]) throws(DecodingError) -> [Op] {
+    /// Decodes what `encode(_:)` wrote; the input must end after the last op. With
+    /// `checkingBounds` (the default), an op outside `FieldLimits` throws `.outOfBounds`.
+    public static func decode(_ bytes: [UInt8], checkingBounds: Bool = true) throws(DecodingError) -> [Op] {
         var reader = ByteReader(bytes)
         // Every op takes at least 11 bytes, which bounds the count by the input size.
         let count = try reader.count(limit: bytes.count / 11)
         var ops: [Op] = []
         ops.reserveCapacity(count)
-        for _ in 0..<count { ops.append(try decode(from: &reader)) }
+        for _ in 0..<count { ops.append(try decode(from: &reader, checkingBounds: checkingBounds)) }
         guard reader.isAtEnd else { throw .trailingBytes(reader.remaining) }
         return ops
     }
@@ -68,6 +77,54 @@ public enum OpCodec {
     /// Appends one op; `maxSize` is `maxEncodedSize(of: op)` when the caller has it already.
     package static func encode(_ op: Op, into writer: inout ByteWriter, maxSize: Int? = nil) {
         writer.append(atMost: maxSize ?? maxEncodedSize(of: op)) { raw in encode(op, into: &raw) }
+    }
+
+    /// The exact encoded size of an op.
+    ///
+    /// - Complexity: O(b) for an op of b bytes (it is encoded).
+    public static func encodedSize(of op: Op) -> Int {
+        var writer = ByteWriter(capacity: maxEncodedSize(of: op))
+        encode(op, into: &writer)
+        return writer.bytes.count
+    }
+
+    /// An upper bound of the bytes one item adds to an insert op, exact but for the `origin`
+    /// reference (counted at its longest form).
+    ///
+    /// - Complexity: O(f) for f fields.
+    public static func maxEncodedSize(of draft: ItemDraft) -> Int {
+        func varint(_ value: UInt64) -> Int { max(1, (64 - value.leadingZeroBitCount + 6) / 7) }
+        var size = 1 + varint(UInt64(draft.fields.count))
+        for value in draft.fields.values {
+            size += 2
+            switch value {
+            case .none: break
+            case .text(let text): size += varint(UInt64(text.utf8.count)) + text.utf8.count
+            case .number: size += 8
+            case .integer(let integer): size += varint(UInt64(bitPattern: (integer << 1) ^ (integer >> 63)))
+            case .id: size += 19
+            }
+        }
+        return size
+    }
+
+    /// An upper bound of the bytes of an insert op besides its items: header, gallery, anchors
+    /// and item count.
+    public static func maxInsertOverhead(gallery: String) -> Int {
+        (1 + 10 + 8 + 10) + (10 + gallery.utf8.count) + 2 * 19 + 10
+    }
+
+    /// Why a field value cannot be encoded so that `decode` reads it back (a text longer than
+    /// `maxStringBytes`, a reference to counter 0), or nil when it can.
+    static func encodingProblem(with value: FieldValue) -> String? {
+        switch value {
+        case .text(let text) where text.utf8.count > maxStringBytes:
+            "a text of \(text.utf8.count) bytes (the encoding allows \(maxStringBytes))"
+        case .id(let id) where id.counter == 0:
+            "a reference to counter 0"
+        default:
+            nil
+        }
     }
 
     /// An upper bound of the encoded size of an op, cheap to compute.
@@ -156,8 +213,18 @@ public enum OpCodec {
         }
     }
 
-    /// Reads one op.
-    package static func decode(from reader: inout ByteReader) throws(DecodingError) -> Op {
+    /// Reads one op; with `checkingBounds`, throws `.outOfBounds` for an op outside `FieldLimits`.
+    package static func decode(from reader: inout ByteReader, checkingBounds: Bool = true) throws(DecodingError) -> Op {
+        let start = reader.offset
+        let op = try decodeStructure(from: &reader)
+        if checkingBounds, let problem = FieldLimits.problem(with: op, encodedSize: reader.offset - start) {
+            throw .outOfBounds("op \(op.id): \(problem)")
+        }
+        return op
+    }
+
+    /// Reads one op as the encoding allows it, without `FieldLimits`.
+    private static func decodeStructure(from reader: inout ByteReader) throws(DecodingError) -> Op {
         let kind = try reader.byte()
         let counter = try reader.varint()
         guard counter > 0 else { throw .invalidValue("op counter 0") }
@@ -167,9 +234,9 @@ public enum OpCodec {
         let action: Op.Action
         switch kind {
         case 1:
-            action = .createGallery(name: try reader.string(limit: 255))
+            action = .createGallery(name: try reader.string(limit: maxStringBytes))
         case 2:
-            let gallery = try reader.string(limit: 255)
+            let gallery = try reader.string(limit: maxStringBytes)
             let after = try reference(from: id, in: &reader)
             let before = try reference(from: id, in: &reader)
             let count = try reader.count(limit: min(maxItemsPerInsert, reader.remaining / 2))
@@ -193,7 +260,7 @@ public enum OpCodec {
             action = .insert(gallery: gallery, after: after, before: before, items: items)
         case 3:
             let item = try required(try reference(from: id, in: &reader))
-            let gallery = try reader.string(limit: 255)
+            let gallery = try reader.string(limit: maxStringBytes)
             action = .move(
                 item: item, gallery: gallery,
                 after: try reference(from: id, in: &reader), before: try reference(from: id, in: &reader))
@@ -280,7 +347,7 @@ public enum OpCodec {
         let tag = try reader.byte()
         switch tag {
         case 0: return .none
-        case 1: return .text(try reader.string())
+        case 1: return .text(try reader.string(limit: maxStringBytes))
         case 2: return .number(Double(bitPattern: try reader.fixed64()))
         case 3: return .integer(try reader.zigzag())
         case 4: return .id(try required(try reference(from: id, in: &reader)))

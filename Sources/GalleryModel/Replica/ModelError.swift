@@ -18,6 +18,8 @@ public enum ModelError: Error, Hashable, Sendable, LocalizedError {
     case invalidFieldValue(ItemField)
     /// An insert with no items.
     case emptyInsert
+    /// A field, an item count or an op outside the bounds of `FieldLimits`, with the reason.
+    case outOfBounds(String)
     /// A received op references slots or items that do not fit it (another gallery, wrong order,
     /// an op that is not an item): it cannot come from a correct replica.
     case malformedOp(OpID, String)
@@ -40,6 +42,7 @@ public enum ModelError: Error, Hashable, Sendable, LocalizedError {
         case .notAPlaceholder(let id): "item \(id) is not a placeholder"
         case .invalidFieldValue(let field): "wrong type of value for field \(field)"
         case .emptyInsert: "an insert needs at least one item"
+        case .outOfBounds(let reason): reason
         case .malformedOp(let id, let reason): "malformed op \(id): \(reason)"
         case .conflictingHistory(let id): "op \(id) conflicts with ops already applied from its replica"
         case .bufferFull(let id): "buffer of early ops is full; op \(id) must be sent again"

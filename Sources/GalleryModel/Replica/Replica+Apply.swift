@@ -30,9 +30,12 @@ extension Replica {
         case .insert(let name, let after, let before, let drafts):
             guard !drafts.isEmpty else { throw .emptyInsert }
             try Self.validateGalleryName(name)
+            // What the op log could not decode again is refused, so that reading the log never fails.
+            guard drafts.count <= OpCodec.maxItemsPerInsert else { throw .malformedOp(op.id, "more than \(OpCodec.maxItemsPerInsert) items") }
             for draft in drafts where !draft.fields.isEmpty {
-                for (field, value) in draft.fields where !field.accepts(value) {
-                    throw .malformedOp(op.id, "wrong type of value for \(field)")
+                for (field, value) in draft.fields {
+                    guard field.accepts(value) else { throw .malformedOp(op.id, "wrong type of value for \(field)") }
+                    if let problem = OpCodec.encodingProblem(with: value) { throw .malformedOp(op.id, "\(field): \(problem)") }
                 }
             }
             let existing = galleryLookup(name)
@@ -98,6 +101,7 @@ extension Replica {
         case .update(let id, let field, let value):
             let item = try knownItem(id, of: op)
             guard field.accepts(value) else { throw .malformedOp(op.id, "wrong type of value for \(field)") }
+            if let problem = OpCodec.encodingProblem(with: value) { throw .malformedOp(op.id, "\(field): \(problem)") }
             let fieldKey = Self.fieldKey(item: item, field: field)
             let stamp = fieldStamps[fieldKey] ?? items[Int(item)].key
             if lamportPrecedes(stamp, key) {

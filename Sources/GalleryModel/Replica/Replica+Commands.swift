@@ -9,7 +9,9 @@ extension Replica {
         return try stamp(.createGallery(name: name))
     }
 
-    /// Inserts items as one contiguous run whose first item lands at `index` of the gallery.
+    /// Inserts items as one contiguous run whose first item lands at `index` of the gallery, in
+    /// one op; a run that one op cannot hold within `FieldLimits` is refused (`outOfBounds`):
+    /// `insertRun(_:into:at:)` makes it as several chained ops.
     ///
     /// - Parameters:
     ///   - drafts: The new items, in order; placeholders wait for a `commit`.
@@ -19,10 +21,7 @@ extension Replica {
     /// - Complexity: O(log n + k) for k items.
     @discardableResult
     public mutating func insert(_ drafts: [ItemDraft], into gallery: String, at index: Int) throws(ModelError) -> Op {
-        guard !drafts.isEmpty else { throw .emptyInsert }
-        for draft in drafts where !draft.fields.isEmpty {
-            for (field, value) in draft.fields where !field.accepts(value) { throw .invalidFieldValue(field) }
-        }
+        try Self.validate(drafts)
         guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         let (after, before) = try anchors(at: index, in: target, excluding: nil)
         return try stamp(.insert(gallery: gallery, after: after, before: before, items: drafts))
@@ -58,6 +57,7 @@ extension Replica {
     public mutating func update(_ item: OpID, _ field: ItemField, to value: FieldValue) throws(ModelError) -> Op {
         _ = try liveItem(item)
         guard field.accepts(value) else { throw .invalidFieldValue(field) }
+        if let problem = FieldLimits.problem(with: value, for: field) { throw .outOfBounds(problem) }
         return try stamp(.update(item: item, field: field, value: value))
     }
 
@@ -73,10 +73,12 @@ extension Replica {
 
     // MARK: Internals
 
-    /// Stamps an action with the next op ID and applies it.
-    private mutating func stamp(_ action: Op.Action) throws(ModelError) -> Op {
+    /// Stamps an action with the next op ID and applies it; an op outside `FieldLimits` (one that
+    /// peers would refuse) is never made.
+    mutating func stamp(_ action: Op.Action) throws(ModelError) -> Op {
         let own = table.appliedCounter(of: id)
         let op = Op(id: OpID(counter: clock + 1, replica: id), previous: own, action: action)
+        if let problem = FieldLimits.problem(with: op) { throw .outOfBounds(problem) }
         try apply(op)
         return op
     }
@@ -91,7 +93,7 @@ extension Replica {
     /// The IDs of the two adjacent slots (tombstones included) between which a new slot lands at
     /// visible `index`, not counting the visible slot `excluded`. The new slot goes immediately
     /// before the visible item now at that index, after any tombstones that precede it.
-    private func anchors(at index: Int, in gallery: Int32, excluding excluded: Int32?) throws(ModelError) -> (OpID?, OpID?) {
+    func anchors(at index: Int, in gallery: Int32, excluding excluded: Int32?) throws(ModelError) -> (OpID?, OpID?) {
         let visible = slots.visibleCount(gallery)
         let excludedRank = excluded.map { slots.visibleRank($0) }
         let count = visible - (excluded == nil ? 0 : 1)

@@ -46,7 +46,7 @@ public struct Simulator: Sendable {
                     throw SimulationError.step(number, "label \"\(label)\" is already used")
                 }
                 let drafts = newLabels.map { placeholders ? ItemDraft.placeholder($0) : ItemDraft.titled($0) }
-                let op = try replicas[at]!.insert(drafts, into: gallery, at: index)
+                let op = try replicas[at]!.insertRun(drafts, into: gallery, at: index)[0]
                 for (offset, label) in newLabels.enumerated() {
                     labels[label] = op.id.advanced(by: offset)
                     labelByID[op.id.advanced(by: offset)] = label

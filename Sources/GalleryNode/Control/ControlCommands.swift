@@ -12,6 +12,7 @@ enum ControlCommands {
                 return ControlResponse(id: request.id, ok: true, galleries: names.map { GalleryListing(gallery: $0, items: []) })
             case "new-gallery":
                 let name = try required(request.gallery, "a gallery name")
+                try RequestBounds.check(request)
                 try node.perform { replica in
                     guard !replica.hasGallery(name) else { throw ControlFailure("gallery \"\(name)\" exists already") }
                     try replica.createGallery(name)
@@ -27,16 +28,17 @@ enum ControlCommands {
                 let gallery = request.gallery ?? node.configuration.name
                 let sources = (request.files ?? []).map(AddSource.file) + (request.urls ?? []).map(AddSource.url)
                 guard !sources.isEmpty else { throw ControlFailure("add needs at least one FILE or URL") }
-                // Every file is checked (a regular file, an image header) before any is stored, and
-                // all are stored before the one op is made: a refused add changes nothing.
-                let headers = try sources.map { try header(of: $0, blobs: node.configuration.blobs) }
+                try RequestBounds.check(request)
+                // Every file is checked (a regular file, an image header, bounds) before any is
+                // stored, and all are stored before the ops are made: a refused add changes nothing.
+                let headers = try sources.map { try header(of: $0, request: request, blobs: node.configuration.blobs) }
                 let drafts = try zip(sources, headers).map {
                     try draft(for: $0, header: $1, request: request, blobs: node.configuration.blobs)
                 }
-                let op = try node.perform { replica in
-                    try replica.insert(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
+                let ops = try node.perform { replica in
+                    try replica.insertRun(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
                 }
-                return ControlResponse(id: request.id, ok: true, ids: (0..<drafts.count).map { op.id.advanced(by: $0).description })
+                return ControlResponse(id: request.id, ok: true, ids: (0..<drafts.count).map { ops[0].id.advanced(by: $0).description })
             case "move":
                 let item = try required(request.items?.first, "an item")
                 try node.perform { replica in
@@ -65,6 +67,7 @@ enum ControlCommands {
                 return ControlResponse(id: request.id, ok: true)
             case "update":
                 let item = try required(request.items?.first, "an item")
+                try RequestBounds.check(request)
                 try node.perform { replica in
                     let id = try resolve(item, in: replica)
                     // Both fields are checked before the first op: a refused update changes nothing.
@@ -177,11 +180,14 @@ enum ControlCommands {
 
     /// The image header of a file source, read without blocking from a regular file (a FIFO,
     /// device or directory is refused at once); nil for a URL.
-    private static func header(of source: AddSource, blobs: BlobStore?) throws -> ImageHeader? {
+    private static func header(of source: AddSource, request: ControlRequest, blobs: BlobStore?) throws -> ImageHeader? {
         guard case .file(let path) = source else { return nil }
         guard blobs != nil else { throw ControlFailure("this node keeps no blobs") }
         let head = try RegularFile.prefix(of: path, maximumLength: 1 << 20)
         guard let header = ImageHeader(head) else { throw ControlFailure("\(path) is not a PNG, JPEG or GIF image") }
+        if request.aspect == nil, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
+            throw ControlFailure("\(path): \(problem)")
+        }
         return header
     }
 
@@ -192,11 +198,11 @@ enum ControlCommands {
         switch source {
         case .url(let url):
             fields[.url] = .text(url)
-            fields[.title] = .text(request.title ?? lastComponent(of: url))
+            fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: url)))
         case .file(let path):
             guard let blobs, let header else { throw ControlFailure("this node keeps no blobs") }
             let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
-            fields[.title] = .text(request.title ?? lastComponent(of: path))
+            fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: path)))
             fields[.contentHash] = .text(hash)
             fields[.byteSize] = .integer(Int64(size))
             fields[.mediaType] = .text(header.mediaType)

@@ -5,10 +5,11 @@ import GalleryModel
 /// (docs/design.md section 4).
 ///
 /// When this node holds the bytes of every dragged item, the drop is local: `move` ops (`--move`)
-/// or one `insert` of copies, at once. Otherwise it inserts one placeholder per item as one
-/// contiguous run, and the transfer manager fetches the missing bytes and commits each
-/// placeholder where it stands then; items whose bytes are here are committed at once. With
-/// `--move` a source is deleted only once its copy is committed.
+/// or inserts of copies, at once. Otherwise it inserts one placeholder per item as one contiguous
+/// run (several chained inserts when one op would exceed `FieldLimits`), and the transfer manager
+/// fetches the missing bytes and commits each placeholder where it stands then; items whose bytes
+/// are here are committed at once. With `--move` a source is deleted only once its copy is
+/// committed.
 enum DropCommand {
     /// Validates and performs a drop; nothing changes when it is refused. The transfers started
     /// are recorded in the journal once the placeholders are stored and sent.
@@ -21,6 +22,7 @@ enum DropCommand {
         let move = request.move ?? false
         let timeout = request.timeout ?? Double(TransferManager.defaultTimeout.components.seconds)
         guard timeout > 0, timeout.isFinite else { throw ControlFailure("the timeout must be a positive number of seconds") }
+        try RequestBounds.check(request)
         let blobs = node.configuration.blobs
         defer { node.transfers?.flushJournal() }
         return try node.perform { replica -> [DropListing] in
@@ -41,13 +43,14 @@ enum DropCommand {
                 fields[.origin] = .id(item.id)
                 return ItemDraft(isPlaceholder: true, fields: fields)
             }
-            let op = try replica.insert(drafts, into: destination, at: index)
+            // As many chained ops as the bounds need, landing as one run (`Replica.insertRun`).
+            let first = try replica.insertRun(drafts, into: destination, at: index)[0]
             var listings: [DropListing] = []
             var started: [Transfer] = []
             var preferred: [OpID: [ReplicaID]] = [:]
             let deadline = Date().addingTimeInterval(timeout)
             for (offset, item) in items.enumerated() {
-                let placeholder = op.id.advanced(by: offset)
+                let placeholder = first.id.advanced(by: offset)
                 if holdsBytes(item) {
                     try replica.commit(placeholder)
                     if move { try replica.delete(item.id) }
@@ -116,16 +119,17 @@ enum DropCommand {
         return sources.map { listing($0, $0, "moved", transfer: nil, in: replica) }
     }
 
-    /// A local `--copy`: one insert of copies (same fields, `origin` set) as one run at `index`.
+    /// A local `--copy`: copies (same fields, `origin` set) inserted as one run at `index`, in as
+    /// many chained ops as the bounds need.
     private static func copyLocally(_ items: [Item], to gallery: String, at index: Int?, in replica: inout Replica) throws -> [DropListing] {
         let drafts = items.map { item in
             var fields = item.fields
             fields[.origin] = .id(item.id)
             return ItemDraft(fields: fields)
         }
-        let op = try replica.insert(drafts, into: gallery, at: index ?? replica.count(in: gallery))
+        let first = try replica.insertRun(drafts, into: gallery, at: index ?? replica.count(in: gallery))[0]
         return items.enumerated().map { offset, item in
-            listing(item.id, op.id.advanced(by: offset), "copied", transfer: nil, in: replica)
+            listing(item.id, first.id.advanced(by: offset), "copied", transfer: nil, in: replica)
         }
     }
 

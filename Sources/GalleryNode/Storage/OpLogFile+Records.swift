@@ -90,7 +90,9 @@ extension OpLogFile {
             }
             if scan.opCount + Int(count) > skip {
                 do {
-                    let decoded = try OpCodec.decode(payload)
+                    // This node's own ops: those an earlier version stored outside today's
+                    // `FieldLimits` are kept, not cut as damage.
+                    let decoded = try OpCodec.decode(payload, checkingBounds: false)
                     scan.ops += decoded.dropFirst(max(0, skip - scan.opCount))
                 } catch {
                     return stop("record at offset \(offset) does not decode: \(error.localizedDescription)")

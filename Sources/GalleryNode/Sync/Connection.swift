@@ -299,6 +299,7 @@ final class Connection: @unchecked Sendable {
                 let code: ErrorCode = switch error {
                 case .frameTooLarge: .frameTooLarge
                 case .unknownFrameType: .unknownFrameType
+                case .rejectedOp: .rejectedOp
                 default: .protocolError
                 }
                 close(code, error.localizedDescription)

@@ -56,12 +56,15 @@ extension Message {
     /// Decodes a frame of a known type.
     ///
     /// - Throws: `WireError.unknownFrameType` for a type this version does not know (the caller
-    ///   skips it when it carries `Frame.ignorableFlag`), `WireError.malformed` for a bad payload.
+    ///   skips it when it carries `Frame.ignorableFlag`), `WireError.rejectedOp` for an op outside
+    ///   the bounds of its fields, `WireError.malformed` for another bad payload.
     public init(frame: Frame) throws(WireError) {
         guard let type = frame.knownType else { throw .unknownFrameType(frame.type) }
         var reader = ByteReader(frame.payload)
         do {
             self = try Self.decode(type, from: &reader)
+        } catch .outOfBounds(let reason) {
+            throw .rejectedOp(reason)
         } catch {
             throw .malformed("\(type): \(error.localizedDescription)")
         }

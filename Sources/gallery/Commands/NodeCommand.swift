@@ -47,6 +47,7 @@ struct NodeCommand {
             guard !sources.isEmpty else { throw .usage("add needs FILE or URL", Usage.add) }
             request.urls = sources.filter { $0.contains("://") }
             request.files = sources.filter { !$0.contains("://") }.map { URL(fileURLWithPath: $0).path }
+            try Self.checkBounds(request)
             // A FIFO, device or directory is refused here at once (the node checks again).
             for file in request.files ?? [] {
                 do {
@@ -78,6 +79,7 @@ struct NodeCommand {
             }
             request.items = parser.remainingPositionals()
             guard !(request.items ?? []).isEmpty else { throw .usage("drag needs ITEM", Usage.drag) }
+            try Self.checkBounds(request)
             if wait {
                 try dragAndWait(request)
                 return
@@ -106,6 +108,7 @@ struct NodeCommand {
         default:
             throw .usage("unknown command \"\(command)\"", Usage.overview)
         }
+        try Self.checkBounds(request)
         let response: ControlResponse
         do {
             response = try ControlClient.send(request, to: directory)
@@ -114,6 +117,13 @@ struct NodeCommand {
         }
         guard response.ok else { throw .failed(TerminalText.escaped(response.error ?? "the node refused the command")) }
         print(render(response, command: request.command, gallery: request.gallery, json: json), terminator: "")
+    }
+
+    /// A value no op may hold (`FieldLimits`) is a usage error, found before the node is contacted.
+    private static func checkBounds(_ request: ControlRequest) throws(CommandFailure) {
+        if let problem = RequestBounds.problem(with: request) {
+            throw .usage(problem, Usage.of(request.command) ?? Usage.overview)
+        }
     }
 
     private static func failure(_ error: ControlClient.Failure) -> CommandFailure {

@@ -259,7 +259,11 @@ struct RandomSchedule {
         switch field {
         case .title: return (.text("t\(n)"), .string("t\(n)"))
         case .url: return (.text("https://example.com/\(n).png"), .string("https://example.com/\(n).png"))
-        case .contentHash: return (.text("h\(n)"), .string("h\(n)"))
+        case .contentHash:
+            // A SHA-256 in hex, as `FieldLimits` requires.
+            let hex = String(n, radix: 16)
+            let hash = String(repeating: "0", count: FieldLimits.contentHashLength - hex.count) + hex
+            return (.text(hash), .string(hash))
         case .mediaType:
             let type = ["image/png", "image/jpeg", "image/gif"][n % 3]
             return (.text(type), .string(type))
