@@ -13,7 +13,9 @@ let package = Package(
     dependencies: [],
     targets: [
         .target(name: "GalleryModel"),
-        .target(name: "GalleryWire", dependencies: ["GalleryModel"]),
+        // SHA-256 block compression with the CPU's SHA instructions (C: Swift cannot emit them).
+        .target(name: "CSHA256Kernels"),
+        .target(name: "GalleryWire", dependencies: ["GalleryModel", "CSHA256Kernels"]),
         .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire"]),
         .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
         .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
