@@ -20,7 +20,7 @@ let package = Package(
         .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
         .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
-        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryWire"]),
+        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GalleryWire"]),
         .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryNode"]),
         .testTarget(name: "EndToEndTests", dependencies: ["gallery", "gallery-bench", "GalleryModel", "GalleryNode", "GalleryWire"]),
     ],
