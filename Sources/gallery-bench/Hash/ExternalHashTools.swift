@@ -7,8 +7,8 @@ enum ExternalHashTools {
     /// The size of the blocks `openssl speed` hashes for the comparison (its largest standard size).
     static let opensslBlockByteCount = 16_384
 
-    /// How long `openssl speed` hashes, in seconds.
-    static let opensslSeconds = 3
+    /// How long one run of `openssl speed` hashes, in seconds.
+    static let opensslSeconds = 1
 
     /// Writes `data` to a temporary file, times `sha256sum` on it, deletes the file, and returns
     /// the digest it printed (lowercase hex) with the seconds its process took.
