@@ -13,12 +13,14 @@ let package = Package(
     dependencies: [],
     targets: [
         .target(name: "GalleryModel"),
-        .target(name: "GalleryWire", dependencies: ["GalleryModel"]),
+        // SHA-256 block compression with the CPU's SHA instructions (C: Swift cannot emit them).
+        .target(name: "CSHA256Kernels"),
+        .target(name: "GalleryWire", dependencies: ["GalleryModel", "CSHA256Kernels"]),
         .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire"]),
         .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
         .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
-        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryWire"]),
+        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GalleryWire"]),
         .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryNode"]),
         .testTarget(name: "EndToEndTests", dependencies: ["gallery", "gallery-bench", "GalleryModel", "GalleryNode", "GalleryWire"]),
     ],

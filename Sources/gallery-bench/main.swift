@@ -28,6 +28,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case ["hash"]:
             for line in try HashBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0
+        case ["hash", "--kernel"]:
+            writeLine(HashBenchmark.kernelLine(), to: .standardOutput)
+            return 0
         case ["transfer"]:
             for line in try TransferBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0

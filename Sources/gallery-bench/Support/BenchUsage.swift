@@ -3,7 +3,7 @@ enum BenchUsage {
     static let text = """
         usage: gallery-bench model [--only WORKLOAD]
                gallery-bench sync
-               gallery-bench hash
+               gallery-bench hash [--kernel]
                gallery-bench transfer
                gallery-bench node
                gallery-bench startup
@@ -26,7 +26,10 @@ enum BenchUsage {
         of one op from A to B, p50 and p99 over 10,000 ops.
         node: a node on a directory driven through its port: 1,000 PNG files added as one command and
         as 1,000 commands (items/s, op log fsyncs), and its resident memory with 100,000 items.
-        hash: SHA-256 over 256 MiB against coreutils sha256sum on the same bytes, and CRC32.
+        hash: SHA-256 over 256 MiB with each kernel (portable Swift, and the CPU's SHA instructions if
+        it has them) against openssl speed -evp sha256 and coreutils sha256sum in the same run, and
+        CRC32. --kernel only prints which kernel SHA256 uses here (GALLERY_SHA256_PORTABLE=1 forces
+        the portable one) and which one the CPU has.
         transfer: drag and drop between two nodes on loopback: one 256 MiB blob (against plain TCP
         loopback and SHA-256 measured in the same run), the latency of 200 drags of 1 MiB images
         (placeholder on the source node, commit), and 100 drags of 1 MiB images at once.
