@@ -56,7 +56,14 @@ public final class GalleryServer: @unchecked Sendable {
             let secret = try files.secret(copiedFrom: secretFile)
             let logExisted = FileManager.default.fileExists(atPath: files.opLog.path)
             let (storage, replica, report) = try NodeStorage.open(
-                files, replicaID: try files.replicaID(logExisted: logExisted))
+                files, replicaID: try files.replicaID(logExisted: logExisted),
+                renewReplicaID: { () throws(StorageError) -> ReplicaID in
+                    do {
+                        return try files.renewReplicaID()
+                    } catch {
+                        throw .io(operation: "write (\(error.localizedDescription))", path: files.replicaFile.path, errno: EIO)
+                    }
+                })
             let name = name ?? directory.lastPathComponent
             self.name = name
             self.directory = directory
@@ -113,7 +120,7 @@ public final class GalleryServer: @unchecked Sendable {
     /// node stopped serving after a storage failure, or nothing changed since the last one.
     public func checkpoint() throws {
         try storage.checkpoint {
-            node.condition.withLock { node.failure == nil ? storage.capture(node.replica) : nil }
+            node.condition.withLock { node.storageFault == nil ? storage.capture(node.replica) : nil }
         }
     }
 
@@ -121,6 +128,10 @@ public final class GalleryServer: @unchecked Sendable {
     /// last, syncs and closes the op files, and releases the directory.
     public func stop() {
         node.stop()
+        let unstored = node.health.unstoredOps
+        if unstored > 0 {
+            nodeLog("\(name): stopping with \(unstored) ops applied but never stored (storage failed); they are lost here")
+        }
         checkpointer.stop()
         if storage.opsSinceCheckpoint >= checkpoints.atStopAfter {
             do {
