@@ -31,6 +31,16 @@ extension Replica {
         return writer.bytes
     }
 
+    /// Makes this replica a new incarnation: from now on it makes its ops under `newID` (a replica
+    /// ID never used before), and the ops made under its old ID stay what they are, ops of another
+    /// replica of the space. Every op and all state are kept.
+    ///
+    /// - Throws: `tooManyReplicas` when the space already has 65,536 replica IDs.
+    public mutating func reincarnate(as newID: ReplicaID) throws(ModelError) {
+        guard table.register(newID) != nil else { throw .tooManyReplicas }
+        id = newID
+    }
+
     /// The IDs of the ops held for missing dependencies.
     public var heldOpIDs: Set<OpID> {
         Set(buffer.heldOps.map(\.id))

@@ -117,12 +117,28 @@ final class NodeStorage: @unchecked Sendable {
 
         var (recordLog, logOps, logReport) = try OpLogFile.open(
             at: files.opLog, format: .records, skipping: 0, beforeRepair: { _ throws(StorageError) in try renew() })
-        if logReport.lostRecords { notes.append("op log: \(logReport)") }
-        if renewed { base = nil }
+        if renewed, var replica = base {
+            // The snapshot holds no op that is not in the files (or lost from them): it stays valid
+            // under the new ID.
+            do throws(ModelError) {
+                try replica.reincarnate(as: replicaID)
+                base = replica
+            } catch {
+                base = nil
+            }
+        }
         var (compactLog, compactOps, compactReport) = try OpLogFile.open(
             at: files.compactLog, format: .blocks, skipping: base?.opCount ?? 0,
             beforeRepair: { report throws(StorageError) in
                 try renew()
+                if var replica = base {
+                    do throws(ModelError) {
+                        try replica.reincarnate(as: replicaID)
+                        base = replica
+                    } catch {
+                        base = nil
+                    }
+                }
                 guard !report.displaced.isEmpty else { return }
                 // Durable in the record log, ahead of its own ops, before the compact file is cut.
                 try recordLog.replaceRecords(with: report.displaced + logOps)
@@ -131,12 +147,6 @@ final class NodeStorage: @unchecked Sendable {
             notes.append("compacted op file: \(compactReport)")
         }
         logOps = compactReport.displaced + logOps
-        if renewed && base != nil {
-            try? compactLog.close()
-            (compactLog, compactOps, _) = try OpLogFile.open(
-                at: files.compactLog, format: .blocks, skipping: 0, beforeRepair: { _ throws(StorageError) in })
-            base = nil
-        }
         // Every op of the files fits in the buffer while it is replayed, whatever was lost.
         let replayLimit = max(bufferLimit, compactOps.count + logOps.count + 1)
 

@@ -110,7 +110,7 @@ public final class OpLogFile: @unchecked Sendable {
     /// decoded.
     static func open(
         at url: URL, format: Format, skipping skip: Int,
-        beforeRepair: (RecoveryReport) throws(StorageError) -> Void
+        beforeRepair: (RecoveryReport) throws(StorageError) -> Void = { _ throws(StorageError) in }
     ) throws(StorageError) -> (log: OpLogFile, recovered: [Op], report: RecoveryReport) {
         let path = url.path
         let file: StorageFile
