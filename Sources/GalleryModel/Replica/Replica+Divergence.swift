@@ -46,27 +46,38 @@ extension Replica {
         Set(buffer.heldOps.map(\.id))
     }
 
-    /// The ops known to be missing: per replica, the counters between the last one applied and the
-    /// greatest one that held ops depend on. Ops lost with nothing
-    /// held after them cannot be seen here.
+    /// The ops known to be missing: per replica, the gaps in its chain of ops (`previous`) before
+    /// and between the held ops, and the counters up to each other dependency held ops wait for.
+    /// Ops lost with nothing held after them cannot be seen here.
     ///
     /// - Complexity: O(h log h) for h held ops.
     public var missingRanges: [MissingRange] {
         guard buffer.count > 0 else { return [] }
-        var wanted: [ReplicaID: UInt64] = [:]
-        for dependency in buffer.missing {
-            wanted[dependency.replica] = max(wanted[dependency.replica] ?? 0, dependency.counter)
-        }
-        for op in buffer.heldOps {
-            if op.previous > table.appliedCounter(of: op.id.replica) {
-                wanted[op.id.replica] = max(wanted[op.id.replica] ?? 0, op.previous)
+        var ranges: [MissingRange] = []
+        var chains: [ReplicaID: [Op]] = [:]
+        for op in buffer.heldOps { chains[op.id.replica, default: []].append(op) }
+        for (replica, held) in chains {
+            var last = table.appliedCounter(of: replica)
+            for op in held.sorted(by: { $0.id.counter < $1.id.counter }) {
+                if op.previous > last { ranges.append(MissingRange(replica: replica, first: last + 1, last: op.previous)) }
+                last = max(last, op.lastCounter)
             }
         }
-        return wanted.compactMap { replica, last -> MissingRange? in
-            let first = table.appliedCounter(of: replica) + 1
-            guard last >= first else { return nil }
-            return MissingRange(replica: replica, first: first, last: last)
-        }.sorted { ($0.replica, $0.first) < ($1.replica, $1.first) }
+        for dependency in buffer.missing where chains[dependency.replica] == nil {
+            let applied = table.appliedCounter(of: dependency.replica)
+            if dependency.counter > applied {
+                ranges.append(MissingRange(replica: dependency.replica, first: applied + 1, last: dependency.counter))
+            }
+        }
+        var merged: [MissingRange] = []
+        for range in ranges.sorted(by: { ($0.replica, $0.first) < ($1.replica, $1.first) }) {
+            if let previous = merged.last, previous.replica == range.replica, range.first <= previous.last + 1 {
+                merged[merged.count - 1].last = max(previous.last, range.last)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
     }
 }
 
