@@ -241,7 +241,7 @@ struct DeliveryTests {
 
     // MARK: Refused ops
 
-    @Test("An op reusing an applied ID with other content or predecessor is a duplicate or refused")
+    @Test("An op reusing an applied ID with other content or predecessor is refused as divergent; the same op is a duplicate")
     func reusedIDsAreRefused() throws {
         let a = try Self.writer()
         var b = Replica(id: ReplicaID(deriving: "B"))
@@ -257,8 +257,16 @@ struct DeliveryTests {
         ]
         for op in reused {
             let outcome = b.receive(op)
-            #expect(outcome == .duplicate || outcome == .rejected(.conflictingHistory(op.id)), "\(op)")
+            #expect(outcome == .rejected(.divergentOp(op.id)), "a second version of an applied op ID: \(op)")
         }
+        for op in a.ops { #expect(b.receive(op) == .duplicate, "the same op again is a duplicate: \(op)") }
+        // An op held for its dependencies is compared too.
+        var c = Replica(id: ReplicaID(deriving: "C"))
+        let early = a.ops.last!
+        #expect(c.receive(early) != .duplicate && c.bufferedCount == 1)
+        let forgedEarly = Op(id: early.id, previous: early.previous, action: .createGallery(name: "forged"))
+        #expect(c.receive(forgedEarly) == .rejected(.divergentOp(early.id)))
+        #expect(c.receive(early) == .duplicate)
         // A new counter whose predecessor is not the last op applied from its replica: a fork.
         let forks = [
             Op(id: last.id.advanced(by: 1), previous: a.ops[4].lastCounter, action: .delete(item: x)),

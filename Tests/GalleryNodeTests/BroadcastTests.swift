@@ -49,13 +49,16 @@ extension NodeSuites {
 
         /// README: the op log is "written and synced before an op is sent to any peer". When
         /// storing fails, the op must not reach any peer (after a restart the node would reuse its
-        /// ID), `perform` must fail, and the node stops serving peers (fail-stop).
-        @Test("An op that could not be made durable is not sent; perform fails; the node stops serving")
+        /// ID) while it is not durable, `perform` must fail with the reason and further commands be
+        /// refused; the node keeps its peers and reads, retries, and sends the op once it is stored.
+        @Test("An op that could not be made durable is not sent until storing works again; commands are refused meanwhile")
         func undurableOpIsNotSent() throws {
             let lines = LogLines()
-            let failNext = Atomic<Bool>(false)
-            let writer = try Self.makeNode("writer", lines: lines, persist: { _, local in
-                if local && failNext.exchange(false, ordering: .sequentiallyConsistent) {
+            let failing = Atomic<Bool>(false)
+            let attempts = Atomic<Int>(0)
+            let writer = try Self.makeNode("writer", lines: lines, persist: { _, _ in
+                if failing.load(ordering: .sequentiallyConsistent) {
+                    attempts.add(1, ordering: .sequentiallyConsistent)
                     throw CocoaError(.fileWriteOutOfSpace)
                 }
             })
@@ -67,13 +70,24 @@ extension NodeSuites {
             let durable = try writer.perform { try $0.createGallery("kept") }
             #expect(reader.wait(timeout: .seconds(5)) { $0.contains(durable.id) })
 
-            failNext.store(true, ordering: .sequentiallyConsistent)
-            #expect(throws: SyncNodeError.self) { try writer.perform { try $0.createGallery("lost") } }
-            // The writer dropped the reader, and refuses further commands.
-            #expect(reader.waitForPeers(timeout: .seconds(5)) { $0.isEmpty })
-            #expect(!reader.read { $0.hasGallery("lost") })
-            #expect(throws: SyncNodeError.self) { try writer.perform { try $0.createGallery("after") } }
-            #expect(!lines.all.filter { $0.contains("no longer serving peers") }.isEmpty)
+            failing.store(true, ordering: .sequentiallyConsistent)
+            #expect(throws: SyncNodeError.self) { try writer.perform { try $0.createGallery("pending") } }
+            #expect(throws: SyncNodeError.self) { try writer.perform { try $0.createGallery("refused") } }
+            #expect(writer.health.storage != nil && writer.health.unstoredOps == 1)
+            // Retried and still failing: the op is not sent, the peer stays connected.
+            let deadline = Date().addingTimeInterval(10)
+            while attempts.load(ordering: .sequentiallyConsistent) < 3 && Date() < deadline { usleep(10_000) }
+            #expect(attempts.load(ordering: .sequentiallyConsistent) >= 3)
+            #expect(!reader.read { $0.hasGallery("pending") })
+            #expect(writer.peers.first?.state == .live)
+            #expect(writer.read { $0.hasGallery("pending") && !$0.hasGallery("refused") })
+
+            failing.store(false, ordering: .sequentiallyConsistent)
+            #expect(reader.wait(timeout: .seconds(5)) { $0.hasGallery("pending") })
+            #expect(writer.health.isClean)
+            let after = try writer.perform { try $0.createGallery("after") }
+            #expect(reader.wait(timeout: .seconds(5)) { $0.contains(after.id) })
+            #expect(!lines.all.filter { $0.contains("storing works again") }.isEmpty)
         }
     }
 }

@@ -7,7 +7,7 @@ struct CausalBuffer {
     /// The most ops the buffer holds.
     let limit: Int
     private var waiting: [OpID: [Op]] = [:]
-    private var held: Set<OpID> = []
+    private var held: [OpID: Op] = [:]
 
     init(limit: Int) {
         self.limit = limit
@@ -18,7 +18,17 @@ struct CausalBuffer {
 
     /// Whether an op with this ID is held.
     func isHolding(_ id: OpID) -> Bool {
-        held.contains(id)
+        held[id] != nil
+    }
+
+    /// The op held under this ID, if any.
+    func heldOp(_ id: OpID) -> Op? {
+        held[id]
+    }
+
+    /// Every op held, in no particular order.
+    var heldOps: [Op] {
+        Array(held.values)
     }
 
     /// The dependencies that held ops wait for, sorted.
@@ -29,7 +39,7 @@ struct CausalBuffer {
     /// Holds an op until `dependency` is applied; false when the buffer is full.
     mutating func hold(_ op: Op, until dependency: OpID) -> Bool {
         guard held.count < limit else { return false }
-        held.insert(op.id)
+        held[op.id] = op
         waiting[dependency, default: []].append(op)
         return true
     }
@@ -40,7 +50,7 @@ struct CausalBuffer {
         var released: [Op] = []
         for counter in counters {
             if let ops = waiting.removeValue(forKey: OpID(counter: counter, replica: replica)) {
-                for op in ops { held.remove(op.id) }
+                for op in ops { held[op.id] = nil }
                 released += ops
             }
         }

@@ -131,6 +131,27 @@ struct OpLog {
         }
     }
 
+    /// The encoded bytes of the op of replica `replicaIndex` whose ID has this counter, or nil when
+    /// no op of that replica starts at that counter.
+    ///
+    /// - Complexity: O(log n + b) for an op of b bytes.
+    func encodedOp(replicaIndex: Int, counter wanted: UInt64) -> ArraySlice<UInt8>? {
+        guard replicaIndex < positions.count else { return nil }
+        let list = positions[replicaIndex]
+        var low = 0
+        var high = list.count
+        while low < high {
+            let mid = (low + high) / 2
+            if counter(at: list[mid]) < wanted { low = mid + 1 } else { high = mid }
+        }
+        guard low < list.count, counter(at: list[low]) == wanted else { return nil }
+        let position = list[low]
+        let (chunk, start) = location(of: position)
+        let next = Int(position) + 1 < starts.count ? location(of: position + 1) : (chunk + 1, 0)
+        let end = next.0 == chunk ? next.1 : chunks[chunk].bytes.count
+        return chunks[chunk].bytes[start..<end]
+    }
+
     /// The counter of the op at a log position (it follows the one-byte kind).
     private func counter(at position: Int32) -> UInt64 {
         let (chunk, offset) = location(of: position)

@@ -25,6 +25,9 @@ public enum ModelError: Error, Hashable, Sendable, LocalizedError {
     case malformedOp(OpID, String)
     /// A received op contradicts ops already applied from its replica (a reused op ID).
     case conflictingHistory(OpID)
+    /// A received op carries the ID of an op this replica holds (applied or waiting) but differs
+    /// from it: two versions of one op ID exist in the space. The op is refused.
+    case divergentOp(OpID)
     /// The early-op buffer is full; the op must be delivered again later.
     case bufferFull(OpID)
     /// The op's counter does not fit in 48 bits.
@@ -45,6 +48,7 @@ public enum ModelError: Error, Hashable, Sendable, LocalizedError {
         case .outOfBounds(let reason): reason
         case .malformedOp(let id, let reason): "malformed op \(id): \(reason)"
         case .conflictingHistory(let id): "op \(id) conflicts with ops already applied from its replica"
+        case .divergentOp(let id): "op \(id) differs from the op held here under that ID: two versions of one op ID"
         case .bufferFull(let id): "buffer of early ops is full; op \(id) must be sent again"
         case .counterOverflow(let id): "op \(id) has a counter beyond 2^48"
         case .tooManyReplicas: "too many replicas in one space (65,536)"

@@ -15,7 +15,7 @@ extension Replica {
     public mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
         switch readiness(of: op) {
         case .duplicate:
-            return .duplicate
+            return holdsDifferentVersion(of: op) ? .rejected(.divergentOp(op.id)) : .duplicate
         case .conflicting:
             return .rejected(.conflictingHistory(op.id))
         case .waiting(let dependency):

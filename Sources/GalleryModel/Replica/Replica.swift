@@ -11,7 +11,7 @@
 /// a move adds a slot and sets the register (Kleppmann, "Moving elements in list CRDTs", 2020).
 public struct Replica: Sendable {
     /// This replica's ID.
-    public let id: ReplicaID
+    public internal(set) var id: ReplicaID
 
     var table = ReplicaTable()
     var slots = SlotForest()

@@ -105,6 +105,7 @@ enum ControlCommands {
                 full.address = node.endpoint?.description
                 full.peers = peerListings(node)
                 full.transfers = node.transferListings
+                full.health = node.health
                 return ControlResponse(id: request.id, ok: true, status: full)
             case "drag":
                 return ControlResponse(id: request.id, ok: true, drops: try DropCommand.execute(request, on: node))

@@ -104,6 +104,8 @@ public struct NodeStatus: Codable, Hashable, Sendable {
     public var peers: [PeerListing]
     /// Transfers in flight: placeholders of this node being filled.
     public var transfers: [TransferListing]
+    /// Storage faults, ops missing or refused (absent from an older node's answer).
+    public var health: NodeHealth?
 }
 
 /// One transfer in flight as `status` shows it.

@@ -59,7 +59,14 @@ public final class GalleryServer: @unchecked Sendable {
             let secret = try files.secret(copiedFrom: secretFile)
             let logExisted = FileManager.default.fileExists(atPath: files.opLog.path)
             let (storage, replica, report) = try NodeStorage.open(
-                files, replicaID: try files.replicaID(logExisted: logExisted))
+                files, replicaID: try files.replicaID(logExisted: logExisted),
+                renewReplicaID: { () throws(StorageError) -> ReplicaID in
+                    do {
+                        return try files.renewReplicaID()
+                    } catch {
+                        throw .io(operation: "write (\(error.localizedDescription))", path: files.replicaFile.path, errno: EIO)
+                    }
+                })
             let name = name ?? directory.lastPathComponent
             self.name = name
             self.directory = directory
@@ -125,7 +132,7 @@ public final class GalleryServer: @unchecked Sendable {
     /// node stopped serving after a storage failure, or nothing changed since the last one.
     public func checkpoint() throws {
         try storage.checkpoint {
-            node.condition.withLock { node.failure == nil ? storage.capture(node.replica) : nil }
+            node.condition.withLock { node.storageFault == nil ? storage.capture(node.replica) : nil }
         }
     }
 
@@ -135,6 +142,10 @@ public final class GalleryServer: @unchecked Sendable {
         // No command is taken once the node begins to stop.
         controlLock.withLock { control }?.stop()
         node.stop()
+        let unstored = node.health.unstoredOps
+        if unstored > 0 {
+            nodeLog("\(name): stopping with \(unstored) ops applied but never stored (storage failed); they are lost here")
+        }
         checkpointer.stop()
         if storage.opsSinceCheckpoint >= checkpoints.atStopAfter {
             do {

@@ -66,6 +66,19 @@ struct NodeDirectory {
         return id
     }
 
+    /// Draws a new replica ID and records it durably (the file synced, renamed, the directory
+    /// synced): a new incarnation for a node that lost records, so that it never reuses an op ID.
+    func renewReplicaID() throws(ServerError) -> ReplicaID {
+        var generator = SystemRandomNumberGenerator()
+        let id = ReplicaID(UInt64.random(in: 1...UInt64.max, using: &generator))
+        try writeAtomically(Array((id.description + "\n").utf8), to: replicaFile)
+        let directory = Glibc_or_Darwin.open(url.path, O_RDONLY | O_CLOEXEC, 0)
+        guard directory >= 0 else { throw .io("cannot open \(url.path): \(String(cString: strerror(errno)))") }
+        defer { close(directory) }
+        guard fsync(directory) == 0 else { throw .io("cannot sync \(url.path): \(String(cString: strerror(errno)))") }
+        return id
+    }
+
     /// Writes a file readable by its owner only.
     func writePrivately(_ bytes: [UInt8], to file: URL) throws(ServerError) {
         let temporary = file.appendingPathExtension("tmp")

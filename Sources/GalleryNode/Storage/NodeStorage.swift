@@ -61,6 +61,9 @@ final class NodeStorage: @unchecked Sendable {
     private var discardBlocked: String?
     /// Why compaction stopped (the compact file failed); snapshots go on.
     private var compactionFailure: String?
+    /// Ops that were durable in the op files at start but held for missing dependencies: when they
+    /// are released, they are not written again.
+    private var durableHeld: Set<OpID> = []
 
     /// Wraps opened files; `open` restores the replica.
     private init(files: NodeDirectory, recordLog: OpLogFile, compactLog: OpLogFile, appended: Int, snapshotOps: Int) {
@@ -76,13 +79,30 @@ final class NodeStorage: @unchecked Sendable {
     /// Opens (creating if needed) the op files of a node directory and restores its replica: from
     /// the snapshot and the ops after it when the snapshot is usable, else from the op files.
     ///
-    /// Damaged tails of the op files are cut (and reported); leftover temporary files of an
-    /// interrupted checkpoint are removed.
+    /// Damaged records of the op files are skipped and every intact record kept (and reported).
+    /// Damage means records may be lost, among them ops of this replica that peers already hold:
+    /// before any file is repaired, `renewReplicaID` gives the replica a new ID (a new
+    /// incarnation), so that the op IDs it makes from now on were never used; the ops of the old ID
+    /// stay those of another replica of the space, and what was lost of them comes back from peers.
+    /// The ops of a compacted op file's intact blocks after damage move to the record log before
+    /// that file is cut (its ops must stay the first ops the replica applied). Leftover temporary
+    /// files of an interrupted checkpoint are removed.
     static func open(
-        _ files: NodeDirectory, replicaID: ReplicaID, bufferLimit: Int = 100_000
+        _ files: NodeDirectory, replicaID: ReplicaID, bufferLimit: Int = 100_000,
+        renewReplicaID: () throws(StorageError) -> ReplicaID = { () throws(StorageError) in ReplicaID(UInt64.random(in: 1...UInt64.max)) }
     ) throws(StorageError) -> (storage: NodeStorage, replica: Replica, report: StartupReport) {
         for url in [files.snapshot, files.opLog] { StorageFile.remove(url.path + ".tmp") }
         var notes: [String] = []
+        var replicaID = replicaID
+        let original = replicaID
+        var renewed = false
+        func renew() throws(StorageError) {
+            guard !renewed else { return }
+            replicaID = try renewReplicaID()
+            renewed = true
+            notes.append("replica: records were lost, so this node continues as replica \(replicaID) "
+                + "(a new incarnation of \(original), whose ops it keeps): no op ID is ever used twice")
+        }
         var base: Replica?
         switch SnapshotFile.read(from: files.snapshot, bufferLimit: bufferLimit) {
         case .missing:
@@ -95,12 +115,40 @@ final class NodeStorage: @unchecked Sendable {
             notes.append("snapshot: \(reason); ignored, rebuilding from the op files")
         }
 
-        let (recordLog, logOps, logReport) = try OpLogFile.open(at: files.opLog)
+        var (recordLog, logOps, logReport) = try OpLogFile.open(
+            at: files.opLog, format: .records, skipping: 0, beforeRepair: { _ throws(StorageError) in try renew() })
+        if renewed, var replica = base {
+            // The snapshot holds no op that is not in the files (or lost from them): it stays valid
+            // under the new ID.
+            do throws(ModelError) {
+                try replica.reincarnate(as: replicaID)
+                base = replica
+            } catch {
+                base = nil
+            }
+        }
         var (compactLog, compactOps, compactReport) = try OpLogFile.open(
-            at: files.compactLog, format: .blocks, skipping: base?.opCount ?? 0)
+            at: files.compactLog, format: .blocks, skipping: base?.opCount ?? 0,
+            beforeRepair: { report throws(StorageError) in
+                try renew()
+                if var replica = base {
+                    do throws(ModelError) {
+                        try replica.reincarnate(as: replicaID)
+                        base = replica
+                    } catch {
+                        base = nil
+                    }
+                }
+                guard !report.displaced.isEmpty else { return }
+                // Durable in the record log, ahead of its own ops, before the compact file is cut.
+                try recordLog.replaceRecords(with: report.displaced + logOps)
+            })
         if compactReport.droppedBytes > 0 || compactReport.reason != nil {
             notes.append("compacted op file: \(compactReport)")
         }
+        logOps = compactReport.displaced + logOps
+        // Every op of the files fits in the buffer while it is replayed, whatever was lost.
+        let replayLimit = max(bufferLimit, compactOps.count + logOps.count + 1)
 
         var restored: Replica?
         if var replica = base {
@@ -116,7 +164,8 @@ final class NodeStorage: @unchecked Sendable {
             } catch {
                 notes.append("snapshot: does not match the op files (\(error.localizedDescription)); ignored, rebuilding from them")
                 try? compactLog.close()
-                (compactLog, compactOps, _) = try OpLogFile.open(at: files.compactLog, format: .blocks, skipping: 0)
+                (compactLog, compactOps, _) = try OpLogFile.open(
+                    at: files.compactLog, format: .blocks, skipping: 0, beforeRepair: { _ throws(StorageError) in })
                 base = nil
             }
         }
@@ -124,7 +173,7 @@ final class NodeStorage: @unchecked Sendable {
         if let restored {
             replica = restored
         } else {
-            var fresh = Replica(id: replicaID, bufferLimit: bufferLimit)
+            var fresh = Replica(id: replicaID, bufferLimit: replayLimit)
             try replay(compactOps, into: &fresh, from: files.compactLog)
             try replay(logOps, into: &fresh, from: files.opLog)
             replica = fresh
@@ -136,11 +185,13 @@ final class NodeStorage: @unchecked Sendable {
         if replica.bufferedCount > 0 {
             let reason = "\(replica.bufferedCount) ops of the op files wait for ops that are missing"
             storage.discardBlocked = reason
-            notes.append("op files: \(reason); the record log keeps all its records")
+            storage.durableHeld = replica.heldOpIDs
+            let missing = replica.missingRanges.map(\.description).joined(separator: ", ")
+            notes.append("op files: \(reason) (\(missing)); they are asked from peers, and the record log keeps all its records")
         }
         let report = StartupReport(
             snapshotOps: base?.opCount ?? 0, replayedOps: compactOps.count + logOps.count,
-            log: logReport, compactLog: compactReport, notes: notes)
+            log: logReport, compactLog: compactReport, notes: notes, replica: replicaID)
         return (storage, replica, report)
     }
 
@@ -157,10 +208,17 @@ final class NodeStorage: @unchecked Sendable {
 
     /// Appends ops to the record log and syncs it: what the node does with every op it applies,
     /// before any peer gets it.
+    ///
+    /// On failure nothing of `ops` counts as written (the log is cut back to its last synced
+    /// record), so the same ops can be persisted again later.
     func persist(_ ops: [Op]) throws(StorageError) {
-        try recordLog.append(ops)
+        let fresh = lock.withLock { durableHeld.isEmpty ? ops : ops.filter { !durableHeld.contains($0.id) } }
+        try recordLog.append(fresh)
         try recordLog.sync()
-        lock.withLock { appendedSinceCapture += ops.count }
+        lock.withLock {
+            if !durableHeld.isEmpty { for op in ops { durableHeld.remove(op.id) } }
+            appendedSinceCapture += fresh.count
+        }
     }
 
     /// Ops appended (or replayed at start) since the last checkpoint took its copy.

@@ -5,16 +5,37 @@ import GalleryWire
 extension OpLogFile {
     /// What a scan of the records found.
     struct Scan {
-        /// The ops of the intact records after the skipped ones, in file order.
+        /// The ops of the intact records after the skipped ones, in file order (for the blocks
+        /// format, only those before the first damaged record).
         var ops: [Op]
         /// The offset just past the last intact record.
         var validEnd: Int
-        /// Why the scan stopped before the end of the file.
+        /// Why the first damaged bytes are not a record, nil if every byte was an intact record.
         var reason: String?
         /// Intact records.
         var records = 0
         /// Ops in the intact records, skipped ones included.
         var opCount = 0
+        /// The damaged byte ranges, each skipped up to the next record that verifies (or the end).
+        var damage: [Range<Int>] = []
+        /// The intact records after the first damaged range, by byte range.
+        var keptAfterDamage: [Range<Int>] = []
+        /// Intact records after the first damaged range.
+        var recordsAfterDamage = 0
+        /// The ops of the intact records after the first damaged range, decoded whatever `skip`
+        /// said (the blocks format only: they must move to the record log).
+        var displaced: [Op] = []
+
+        /// Bytes of the damaged ranges.
+        var damagedBytes: Int { damage.reduce(0) { $0 + $1.count } }
+    }
+
+    /// What the bytes at one offset are.
+    private enum Examined {
+        /// An intact record of `length` payload bytes holding `count` ops (decoded when asked).
+        case intact(length: Int, count: Int, ops: [Op]?)
+        /// Not an intact record; `next` is where the record would end if its declared length held.
+        case damaged(String, next: Int?)
     }
 
     /// Encodes one record per op, concatenated.
@@ -40,9 +61,10 @@ extension OpLogFile {
         return record
     }
 
-    /// Reads the records after the header of a file of `size` bytes until the end or the first
-    /// torn, oversized, corrupt or undecodable record, decoding only the records that hold ops
-    /// after the first `skip`.
+    /// Reads the records after the header of a file of `size` bytes, decoding only the records
+    /// that hold ops after the first `skip`. A torn, oversized, corrupt or undecodable record is
+    /// skipped up to the next offset that holds an intact record (see `resynchronize`), and every
+    /// intact record after it is kept; bytes with no intact record after them are a damaged tail.
     ///
     /// Reads go through a window of at least 1 MiB; a record's declared length is checked against
     /// the limit and the bytes left in the file before the window grows to hold it, so memory stays
@@ -53,57 +75,116 @@ extension OpLogFile {
         var window = Window(file: file, size: size)
         var scan = Scan(ops: [], validEnd: headerLength)
         var offset = headerLength
-        func stop(_ reason: String) -> Scan {
-            scan.validEnd = offset
-            scan.reason = reason
-            return scan
-        }
         while offset < size {
-            let left = size - offset
-            guard left >= recordHeaderLength else {
-                return stop("torn record header at offset \(offset): \(left) of \(recordHeaderLength) bytes")
-            }
-            guard try window.load(offset, count: recordHeaderLength) else {
-                return stop("file shrank while it was read at offset \(offset)")
-            }
-            let length = Int(window.littleEndian32(at: offset))
-            let checksum = window.littleEndian32(at: offset + 4)
-            guard length > 0, length <= maximumPayloadLength else {
-                return stop("record at offset \(offset) declares \(length) bytes (allowed 1...\(maximumPayloadLength))")
-            }
-            guard length <= left - recordHeaderLength else {
-                return stop("torn record at offset \(offset): declares \(length) bytes, \(left - recordHeaderLength) present")
-            }
-            guard try window.load(offset, count: recordHeaderLength + length) else {
-                return stop("file shrank while it was read at offset \(offset)")
-            }
-            let payload = window.bytes(at: offset + recordHeaderLength, count: length)
-            guard CRC32.checksum(payload) == checksum else {
-                return stop("checksum mismatch in record at offset \(offset)")
-            }
-            var counter = ByteReader(payload)
-            let count = (try? counter.varint()) ?? 0
-            guard count >= 1, count <= UInt64(format.maximumOpsPerRecord) else {
-                return stop(format.maximumOpsPerRecord == 1
-                    ? "record at offset \(offset) holds \(count) ops instead of one"
-                    : "record at offset \(offset) holds \(count) ops")
-            }
-            if scan.opCount + Int(count) > skip {
-                do {
-                    // This node's own ops: those an earlier version stored outside today's
-                    // `FieldLimits` are kept, not cut as damage.
-                    let decoded = try OpCodec.decode(payload, checkingBounds: false)
-                    scan.ops += decoded.dropFirst(max(0, skip - scan.opCount))
-                } catch {
-                    return stop("record at offset \(offset) does not decode: \(error.localizedDescription)")
+            let damaged = !scan.damage.isEmpty
+            let before = scan.opCount
+            switch try examine(at: offset, in: &window, format: format, decode: { damaged || before + $0 > skip }) {
+            case .intact(let length, let count, let ops):
+                let end = offset + recordHeaderLength + length
+                if damaged {
+                    scan.keptAfterDamage.append(offset..<end)
+                    scan.recordsAfterDamage += 1
                 }
+                if let ops {
+                    if damaged && format.maximumOpsPerRecord > 1 {
+                        scan.displaced += ops
+                    } else {
+                        scan.ops += ops.dropFirst(max(0, skip - scan.opCount))
+                    }
+                }
+                scan.records += 1
+                scan.opCount += count
+                scan.validEnd = end
+                offset = end
+            case .damaged(let reason, let next):
+                if scan.reason == nil { scan.reason = reason }
+                let resumed = try resynchronize(after: offset, hint: next, in: &window, format: format)
+                scan.damage.append(offset..<(resumed ?? size))
+                offset = resumed ?? size
             }
-            scan.records += 1
-            scan.opCount += Int(count)
-            offset += recordHeaderLength + length
         }
-        scan.validEnd = offset
         return scan
+    }
+
+    /// Checks the record at `offset`: header, declared length (against the limit and the bytes
+    /// left), CRC32, op count, and (when `decode` says so for that count) that the payload decodes
+    /// as that many ops.
+    private static func examine(
+        at offset: Int, in window: inout Window, format: Format, decode: (Int) -> Bool
+    ) throws(StorageError) -> Examined {
+        let left = window.size - offset
+        guard left >= recordHeaderLength else {
+            return .damaged("torn record header at offset \(offset): \(left) of \(recordHeaderLength) bytes", next: nil)
+        }
+        guard try window.load(offset, count: recordHeaderLength) else {
+            return .damaged("file shrank while it was read at offset \(offset)", next: nil)
+        }
+        let length = Int(window.littleEndian32(at: offset))
+        let checksum = window.littleEndian32(at: offset + 4)
+        guard length > 0, length <= maximumPayloadLength else {
+            return .damaged("record at offset \(offset) declares \(length) bytes (allowed 1...\(maximumPayloadLength))", next: nil)
+        }
+        guard length <= left - recordHeaderLength else {
+            return .damaged(
+                "torn record at offset \(offset): declares \(length) bytes, \(left - recordHeaderLength) present", next: nil)
+        }
+        let next = offset + recordHeaderLength + length
+        guard try window.load(offset, count: recordHeaderLength + length) else {
+            return .damaged("file shrank while it was read at offset \(offset)", next: nil)
+        }
+        let payload = window.bytes(at: offset + recordHeaderLength, count: length)
+        guard CRC32.checksum(payload) == checksum else {
+            return .damaged("checksum mismatch in record at offset \(offset)", next: next)
+        }
+        var counter = ByteReader(payload)
+        let count = (try? counter.varint()) ?? 0
+        guard count >= 1, count <= UInt64(format.maximumOpsPerRecord) else {
+            return .damaged(format.maximumOpsPerRecord == 1
+                ? "record at offset \(offset) holds \(count) ops instead of one"
+                : "record at offset \(offset) holds \(count) ops", next: next)
+        }
+        guard decode(Int(count)) else { return .intact(length: length, count: Int(count), ops: nil) }
+        do {
+            // This node's own ops: those an earlier version stored outside today's `FieldLimits` are
+            // kept, not cut as damage.
+            return .intact(length: length, count: Int(count), ops: try OpCodec.decode(payload, checkingBounds: false))
+        } catch {
+            return .damaged("record at offset \(offset) does not decode: \(error.localizedDescription)", next: next)
+        }
+    }
+
+    /// Where intact records resume after damaged bytes at `offset`, or nil when none do.
+    ///
+    /// First the end of the damaged record as its header declares it (`hint`: a flipped byte in
+    /// a payload leaves the length right), then every later offset. An offset qualifies only if a
+    /// whole record starts there whose CRC32 matches and whose payload decodes as ops, and if it is
+    /// followed by the end of the file or by another such record: garbage, or bytes inside a
+    /// record's payload, pass both checks with a probability far below 2^-64.
+    private static func resynchronize(
+        after offset: Int, hint: Int?, in window: inout Window, format: Format
+    ) throws(StorageError) -> Int? {
+        func qualifies(_ candidate: Int) throws(StorageError) -> Bool {
+            guard case .intact(let length, _, _) = try examine(at: candidate, in: &window, format: format, decode: { _ in true }) else {
+                return false
+            }
+            let end = candidate + recordHeaderLength + length
+            if end == window.size { return true }
+            guard case .intact = try examine(at: end, in: &window, format: format, decode: { _ in true }) else { return false }
+            return true
+        }
+        if let hint, hint < window.size, try qualifies(hint) { return hint }
+        var candidate = offset + 1
+        while candidate + recordHeaderLength < window.size {
+            // Cheap filters first: a plausible length and an op count of at least one.
+            guard try window.load(candidate, count: recordHeaderLength + 1) else { return nil }
+            let length = Int(window.littleEndian32(at: candidate))
+            let first = window.bytes(at: candidate + recordHeaderLength, count: 1)[0]
+            let plausible = length > 0 && length <= min(maximumPayloadLength, window.size - candidate - recordHeaderLength)
+                && (format.maximumOpsPerRecord == 1 ? first == 1 : first != 0)
+            if plausible, try qualifies(candidate) { return candidate }
+            candidate += 1
+        }
+        return nil
     }
 
     private static func appendLittleEndian(_ value: UInt32, to bytes: inout [UInt8]) {

@@ -22,10 +22,16 @@ import Glibc
 /// where the ops of many records of the log are moved in blocks of about 1 MiB.
 /// `open(at:)` creates the file (header fsynced, then its directory) or checks the header of an
 /// existing one: a file with another magic is refused and never modified. It then reads records in
-/// order and stops at the first one that is torn (shorter than its declared length), too long,
-/// fails its CRC32, or does not decode as exactly one op; the file is truncated there and fsynced,
-/// so later appends follow the last intact record. A declared length is checked against the limit
-/// and against the bytes actually left before anything is allocated for it.
+/// order. A record that is torn (shorter than its declared length), too long, fails its CRC32, or
+/// does not decode as ops is damaged: it is skipped up to the next offset where an intact record
+/// starts (`scanRecords`), and every intact record after it is kept. Damage with no intact record
+/// after it is a damaged tail. Before the file is changed, `beforeRepair` is told what was found
+/// (the node draws a new replica ID there, so that no op ID is ever reused); then a damaged tail is
+/// truncated, and a record log with damage in its middle is rewritten without the damaged bytes
+/// (temporary file, synced, renamed), so that later appends follow the last intact record. A
+/// compacted op file is cut at its first damage instead; the ops of its intact blocks after it are
+/// returned in the report (`displaced`) for the caller to keep elsewhere first. A declared length
+/// is checked against the limit and against the bytes actually left before anything is allocated.
 ///
 /// Durability is the caller's choice: `appendAndSync(_:)` before acknowledging a local command,
 /// `append(_:)` then one `sync()` per batch of ops received from peers. Each `append` writes its
@@ -75,6 +81,9 @@ public final class OpLogFile: @unchecked Sendable {
     private var ops: Int
     private var hasUnsyncedWrites = false
     private var syncs = 0
+    /// Where the file, its records and ops ended at the last successful sync: what a failed
+    /// sync rolls back to.
+    private var synced: (end: Int, records: Int, ops: Int)
 
     private init(url: URL, format: Format, file: StorageFile, end: Int, records: Int, ops: Int) {
         self.url = url
@@ -83,6 +92,7 @@ public final class OpLogFile: @unchecked Sendable {
         self.end = end
         self.records = records
         self.ops = ops
+        self.synced = (end, records, ops)
     }
 
     deinit {
@@ -92,14 +102,15 @@ public final class OpLogFile: @unchecked Sendable {
     /// Opens the log at `url`, creating it if it does not exist, and returns the ops of its intact
     /// records in order with a report of what was recovered and what was cut off.
     public static func open(at url: URL) throws(StorageError) -> (log: OpLogFile, recovered: [Op], report: RecoveryReport) {
-        try open(at: url, format: .records, skipping: 0)
+        try open(at: url, format: .records, skipping: 0, beforeRepair: { _ in })
     }
 
     /// Opens a file of `format` like `open(at:)`, returning only the ops after the first `skip`
     /// ops: the records that hold nothing but skipped ops are checked (length and CRC32) but not
     /// decoded.
     static func open(
-        at url: URL, format: Format, skipping skip: Int
+        at url: URL, format: Format, skipping skip: Int,
+        beforeRepair: (RecoveryReport) throws(StorageError) -> Void = { _ throws(StorageError) in }
     ) throws(StorageError) -> (log: OpLogFile, recovered: [Op], report: RecoveryReport) {
         let path = url.path
         let file: StorageFile
@@ -133,14 +144,27 @@ public final class OpLogFile: @unchecked Sendable {
             guard version == formatVersion else { throw StorageError.unsupportedVersion(path: path, version: version) }
 
             let scan = try scanRecords(in: file, size: size, format: format, skipping: skip)
-            if scan.validEnd < size {
-                try file.truncate(to: scan.validEnd)
+            guard let firstDamage = scan.damage.first?.lowerBound else {
+                let report = RecoveryReport(records: scan.records, validBytes: size, droppedBytes: 0, reason: nil)
+                let log = OpLogFile(url: url, format: format, file: file, end: size, records: scan.records, ops: scan.opCount)
+                return (log, scan.ops, report)
+            }
+            let rewrites = format.maximumOpsPerRecord == 1 && !scan.keptAfterDamage.isEmpty
+            let keptBytes = rewrites ? scan.keptAfterDamage.reduce(firstDamage) { $0 + $1.count } : firstDamage
+            let keptRecords = rewrites ? scan.records : scan.records - scan.recordsAfterDamage
+            let keptOps = rewrites ? scan.opCount : scan.opCount - scan.displaced.count
+            let report = RecoveryReport(
+                records: keptRecords, validBytes: keptBytes, droppedBytes: scan.damagedBytes, reason: scan.reason,
+                damage: scan.damage, recordsAfterDamage: scan.recordsAfterDamage, displaced: scan.displaced)
+            try beforeRepair(report)
+            var kept = file
+            if rewrites {
+                kept = try Self.rewrite(url, from: file, keeping: [headerLength..<firstDamage] + scan.keptAfterDamage)
+            } else {
+                try file.truncate(to: firstDamage)
                 try file.sync()
             }
-            let report = RecoveryReport(
-                records: scan.records, validBytes: scan.validEnd, droppedBytes: size - scan.validEnd, reason: scan.reason)
-            let log = OpLogFile(
-                url: url, format: format, file: file, end: scan.validEnd, records: scan.records, ops: scan.opCount)
+            let log = OpLogFile(url: url, format: format, file: kept, end: keptBytes, records: keptRecords, ops: keptOps)
             return (log, scan.ops, report)
         } catch {
             file.close()
@@ -258,6 +282,7 @@ public final class OpLogFile: @unchecked Sendable {
         records -= count
         ops -= opCount
         hasUnsyncedWrites = false
+        synced = (end, records, ops)
         do {
             try StorageFile.syncDirectory(url.deletingLastPathComponent().path)
         } catch {
@@ -273,9 +298,48 @@ public final class OpLogFile: @unchecked Sendable {
         defer { lock.unlock() }
         guard let file else { throw .closed(path: url.path) }
         guard hasUnsyncedWrites else { return }
-        try file.sync()
+        do {
+            try file.sync()
+        } catch {
+            // What reached the disk is unknown (a failed fsync may drop dirty pages): forget every
+            // record since the last sync, so that they are written again whole, at the same place.
+            try? file.truncate(to: synced.end)
+            (end, records, ops) = synced
+            hasUnsyncedWrites = false
+            throw error
+        }
         syncs += 1
         hasUnsyncedWrites = false
+        synced = (end, records, ops)
+    }
+
+    /// Replaces the file by one holding exactly `ops`, one record each: written to `url.tmp`,
+    /// synced, renamed over the file, and the directory synced, before any further append.
+    func replaceRecords(with ops: [Op]) throws(StorageError) {
+        let body = try Self.encodeRecords(ops)
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file else { throw .closed(path: url.path) }
+        let temporary = url.path + ".tmp"
+        StorageFile.remove(temporary)
+        let fresh = try StorageFile.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL)
+        do throws(StorageError) {
+            try fresh.write(format.header + body, at: 0)
+            try fresh.sync()
+            try StorageFile.rename(temporary, to: url.path)
+            try StorageFile.syncDirectory(url.deletingLastPathComponent().path)
+        } catch {
+            fresh.close()
+            StorageFile.remove(temporary)
+            throw error
+        }
+        file.close()
+        self.file = fresh
+        end = Self.headerLength + body.count
+        records = ops.count
+        self.ops = ops.count
+        hasUnsyncedWrites = false
+        synced = (end, records, self.ops)
     }
 
     /// Appends and fsyncs: what a local command does before it is acknowledged.

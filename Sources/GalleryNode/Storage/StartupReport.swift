@@ -1,3 +1,5 @@
+import GalleryModel
+
 /// How a node restored its replica from its directory at start.
 public struct StartupReport: Hashable, Sendable {
     /// Ops loaded with the snapshot (0 when none was used).
@@ -11,4 +13,6 @@ public struct StartupReport: Hashable, Sendable {
     /// One line per thing the operator should know: a snapshot ignored and why, a damaged tail
     /// cut off the compacted op file.
     public var notes: [String]
+    /// The replica ID the node runs as: a new one when records were lost (`notes` says so).
+    public var replica: ReplicaID
 }

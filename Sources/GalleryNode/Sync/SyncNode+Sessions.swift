@@ -69,6 +69,7 @@ extension SyncNode: ConnectionDelegate {
         condition.withLock {
             connections[connection.id] = nil
             sessions[connection.id] = nil
+            deferredCatchUps[connection.id] = nil
             condition.broadcast()
         }
         transfers?.connectionClosed(connection)
@@ -106,10 +107,15 @@ extension SyncNode: ConnectionDelegate {
 
     /// Queues every op the peer lacks, then `caught_up`, and makes the session live: all under the
     /// lock, so that ops applied afterwards are queued after the catch-up, in causal order.
-    private func catchUp(_ connection: Connection, from version: VersionVector) {
+    func catchUp(_ connection: Connection, from version: VersionVector) {
         let budget = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
         condition.withLock {
-            guard sessions[connection.id] != nil, failure == nil else { return }
+            guard sessions[connection.id] != nil else { return }
+            if storageFault != nil {
+                // The replica holds ops that are not durable: answer once they are.
+                deferredCatchUps[connection.id] = version
+                return
+            }
             for batch in replica.encodedOps(missingFrom: version, maximumBytes: budget) {
                 connection.send(Frame(.ops, payload: batch), priority: .ops, backlog: true)
             }
@@ -133,7 +139,9 @@ extension SyncNode: ConnectionDelegate {
             broadcast(applied, except: connection.id, local: false)
         }
         if let (op, error) = failure {
-            if case .bufferFull = error {
+            if case .divergentOp = error {
+                reportDivergentOp(op, from: connection)
+            } else if case .bufferFull = error {
                 connection.close(.internalError, "too many ops waiting for their dependencies")
             } else {
                 connection.close(.rejectedOp, "op \(op.id): \(error.localizedDescription)")

@@ -26,8 +26,18 @@ public final class SyncNode: @unchecked Sendable {
     var boundEndpoint: Endpoint?
     var changeCount = 0
     var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
-    /// Why the node stopped serving peers after failing to store ops, if it did.
-    var failure: String?
+    /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
+    /// changes are refused, ops received meanwhile wait in `unstoredOps`, nothing is sent to peers
+    /// until storing works again (`SyncNode+StorageFault`).
+    var storageFault: String?
+    /// Ops applied here but not yet durable, in the order applied: never sent to any peer.
+    var unstoredOps: [Op] = []
+    /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
+    var deferredCatchUps: [Int: VersionVector] = [:]
+    /// Ops received under an ID this node holds with other content, most recent last.
+    var divergentOps: [DivergentOp] = []
+    /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
+    var divergentOpCount = 0
     /// Observers of transfer progress (`watch`), by the same IDs as `observers`.
     var progressObservers: [Int: @Sendable ([TransferProgress], Replica) -> Void] = [:]
     var nextObserverID = 0
@@ -64,12 +74,13 @@ public final class SyncNode: @unchecked Sendable {
     /// all the same, so that no applied op is left unsaved (or its ID reused).
     ///
     /// - Parameter command: Makes ops through the replica's commands.
-    /// - Throws: The command's error, or `SyncNodeError.notDurable` when the ops could not be
-    ///   stored (the node then stops serving peers).
+    /// - Throws: The command's error; `SyncNodeError.storageUnavailable` (nothing done) while ops
+    ///   cannot be stored; `SyncNodeError.notDurable` when this command's ops could not be stored
+    ///   (they stay applied here, unsent, and are stored and sent once storing works again).
     @discardableResult
     public func perform<Result>(_ command: (inout Replica) throws -> Result) throws -> Result {
         try condition.withLock {
-            if let failure { throw SyncNodeError.notDurable(failure) }
+            if let storageFault { throw SyncNodeError.storageUnavailable(storageFault) }
             let before = replica.opCount
             let result: Result
             do {
@@ -78,7 +89,7 @@ public final class SyncNode: @unchecked Sendable {
                 publishLocal(since: before)
                 throw error
             }
-            guard publishLocal(since: before) else { throw SyncNodeError.notDurable(failure ?? "unknown") }
+            guard publishLocal(since: before) else { throw SyncNodeError.notDurable(storageFault ?? "unknown") }
             return result
         }
     }
@@ -196,22 +207,25 @@ public final class SyncNode: @unchecked Sendable {
     }
 
     /// Makes ops durable (when the node persists), sends them to every live peer but `source` in
-    /// frames within each peer's limit, and tells observers and waiters. When the ops cannot be
-    /// stored, nothing is sent and the node stops serving peers; returns false. Caller holds
-    /// `condition`.
+    /// frames within each peer's limit, and tells observers and waiters. Ops that cannot be stored
+    /// are kept unsent until they can (`SyncNode+StorageFault`); returns false for them. Caller
+    /// holds `condition`.
     @discardableResult
     func broadcast(_ ops: [Op], except source: Int?, local: Bool) -> Bool {
         guard !ops.isEmpty else { return true }
-        if let persist = configuration.persist {
-            do {
-                try persist(ops, local)
-            } catch {
-                failStop("cannot store \(ops.count) ops: \(error.localizedDescription)")
-                return false
-            }
-        }
-        // One frame for all the ops when every peer accepts it (the common case), else batches
-        // within each peer's limit.
+        let durable = store(ops, local: local)
+        if durable { send(ops, except: source) }
+        transfers?.applied(ops)
+        for observer in observers.values { observer(ops, replica) }
+        changeCount += 1
+        condition.broadcast()
+        return durable
+    }
+
+    /// Sends durable ops to every live peer but `source`: one frame for all the ops when every
+    /// peer accepts it (the common case), else batches within each peer's limit. Caller holds
+    /// `condition`.
+    func send(_ ops: [Op], except source: Int?) {
         var whole: Frame?
         var framesByLimit: [Int: [Frame]] = [:]
         for (id, session) in sessions where session.live && id != source {
@@ -228,23 +242,5 @@ public final class SyncNode: @unchecked Sendable {
             framesByLimit[limit] = frames
             for frame in frames { connection.send(frame, priority: .ops) }
         }
-        transfers?.applied(ops)
-        for observer in observers.values { observer(ops, replica) }
-        changeCount += 1
-        condition.broadcast()
-        return true
-    }
-
-    /// Stops serving peers after a failure to store ops: the replica is ahead of its log, and
-    /// whatever it sent now could be lost at a restart and its op IDs reused. Caller holds
-    /// `condition`.
-    private func failStop(_ reason: String) {
-        guard failure == nil else { return }
-        failure = reason
-        running = false
-        configuration.log("\(configuration.name): \(reason); no longer serving peers")
-        listener?.close()
-        for connection in connections.values { connection.close(.internalError, "node cannot store ops") }
-        condition.broadcast()
     }
 }

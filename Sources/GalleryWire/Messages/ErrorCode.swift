@@ -35,11 +35,14 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let notFound = ErrorCode(rawValue: 12)
     /// A fetch was cancelled.
     public static let cancelled = ErrorCode(rawValue: 13)
+    /// The peer sent an op under an ID the receiver holds with other content: two versions of one
+    /// op ID exist in the space (a damaged or forged log, a reused ID). Nothing of it is applied.
+    public static let divergentOp = ErrorCode(rawValue: 14)
 
     /// Every code this version defines.
     public static let allCases: [ErrorCode] = [
         .protocolError, .unsupportedVersion, .authFailed, .frameTooLarge, .unknownFrameType, .timeout, .slowPeer,
-        .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled,
+        .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled, .divergentOp,
     ]
 
     /// Whether this version defines the code.
@@ -61,6 +64,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .internalError: "internal_error"
         case .notFound: "not_found"
         case .cancelled: "cancelled"
+        case .divergentOp: "divergent_op"
         default: "code_\(rawValue)"
         }
     }

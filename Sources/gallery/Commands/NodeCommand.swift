@@ -247,6 +247,7 @@ struct NodeCommand {
             return "\(TerminalText.escaped(status.name)) (replica \(status.replica)) listening on \(status.address ?? "-")\n"
                 + "ops: \(status.ops), waiting for dependencies: \(status.buffered)\n"
                 + "version: \(version)\n"
+                + (status.health.map(Self.healthLines) ?? "")
                 + status.peers.map { "peer \(TerminalText.escaped($0.name ?? "?")) \($0.address) \($0.direction) \($0.state)\n" }.joined()
                 + status.transfers.map {
                     "transfer \($0.transfer) \($0.move ? "move" : "copy") of \($0.source): \($0.done)/\($0.total) bytes, "

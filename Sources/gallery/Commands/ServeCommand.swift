@@ -58,6 +58,9 @@ struct ServeCommand {
         sigaddset(&signals, SIGINT)
         sigaddset(&signals, SIGTERM)
         pthread_sigmask(SIG_BLOCK, &signals, nil)
+        // A file size limit makes writes fail (EFBIG), which the node reports and retries, rather
+        // than kill it.
+        signal(SIGXFSZ, SIG_IGN)
         let stopped = DispatchSemaphore(value: 0)
         let awaited = signals
         Thread.detachNewThread {

@@ -50,6 +50,11 @@ final class NodeSpace: @unchecked Sendable {
         nodes.removeValue(forKey: name)?.stop(signal: SIGKILL)
     }
 
+    /// What a running node printed on standard error so far.
+    func standardError(of name: String) -> String {
+        nodes[name]?.standardError ?? ""
+    }
+
     /// Stops every node and removes the folder.
     func tearDown() {
         for name in Array(nodes.keys) { stop(name) }

@@ -147,7 +147,7 @@ struct OpLogFileTests {
         }
     }
 
-    @Test("A flipped byte drops its record and everything after it")
+    @Test("A flipped byte drops its record only: every intact record after it is kept, the file rewritten without it")
     func flippedByte() throws {
         let ops = StorageFixtures.workload(count: 60, seed: 9).ops
         try StorageFixtures.withScratchDirectory { dir in
@@ -162,14 +162,42 @@ struct OpLogFileTests {
                 var bytes = full
                 bytes[position] ^= UInt8.random(in: 1...255, using: &generator)
                 try StorageFixtures.write(bytes, to: url)
-                let (_, recovered, report) = try OpLogFile.open(at: url)
-                #expect(recovered == Array(ops[..<damaged]))
-                #expect(report.records == damaged)
-                #expect(report.validBytes == boundaries[damaged])
-                #expect(report.droppedBytes == full.count - boundaries[damaged])
-                #expect(report.reason != nil)
-                #expect(try StorageFixtures.contents(url) == Array(full[..<boundaries[damaged]]))
+                var reported: RecoveryReport?
+                let (_, recovered, report) = try OpLogFile.open(
+                    at: url, format: .records, skipping: 0, beforeRepair: { reported = $0 })
+                var expected = ops
+                expected.remove(at: damaged)
+                let recordEnd = damaged + 1 < boundaries.count ? boundaries[damaged + 1] : full.count
+                #expect(recovered == expected)
+                #expect(report.records == ops.count - 1)
+                #expect(report.recordsAfterDamage == ops.count - 1 - damaged)
+                #expect(report.damage == [boundaries[damaged]..<recordEnd])
+                #expect(report.droppedBytes == recordEnd - boundaries[damaged])
+                #expect(report.reason != nil && report.lostRecords)
+                #expect(reported == report, "the caller hears of the damage before the file changes")
+                #expect(try StorageFixtures.contents(url) == Array(full[..<boundaries[damaged]] + full[recordEnd...]))
+                let (_, again, clean) = try OpLogFile.open(at: url)
+                #expect(again == expected && !clean.lostRecords)
             }
+        }
+    }
+
+    @Test("Garbage between records, and records cut in two, are skipped to the next intact record")
+    func garbageBetweenRecords() throws {
+        let ops = StorageFixtures.workload(count: 30, seed: 4).ops
+        try StorageFixtures.withScratchDirectory { dir in
+            let url = dir.appendingPathComponent("ops.log")
+            let boundaries = try writeLog(ops, at: url)
+            let full = try StorageFixtures.contents(url)
+            // Random garbage (with plausible little lengths in it) replacing records 5 and 6 and the
+            // first half of 7, and 3 bytes cut out of record 20.
+            var bytes = Array(full[..<boundaries[5]]) + StorageFixtures.randomBytes(97, seed: 3) + [1, 0, 0, 0, 9, 9, 9, 9, 1]
+            let middle7 = (boundaries[7] + boundaries[8]) / 2
+            bytes += full[middle7..<(boundaries[20] + 5)] + full[(boundaries[20] + 8)...]
+            try StorageFixtures.write(bytes, to: url)
+            let (_, recovered, report) = try OpLogFile.open(at: url)
+            #expect(recovered == Array(ops[..<5] + ops[8..<20] + ops[21...]))
+            #expect(report.damage.count == 2)
         }
     }
 

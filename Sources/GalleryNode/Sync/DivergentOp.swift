@@ -1,0 +1,14 @@
+/// An op received under an ID that this node holds with other content (`status`).
+public struct DivergentOp: Codable, Hashable, Sendable {
+    /// How many a node keeps for `status` (the most recent).
+    static let kept = 20
+
+    /// The op ID, `COUNTER@REPLICA`.
+    public var id: String
+    /// The peer that sent it.
+    public var peer: String
+    /// What the received op does.
+    public var received: String
+    /// What the op held here does, or nil when no op of that replica starts at that counter.
+    public var held: String?
+}

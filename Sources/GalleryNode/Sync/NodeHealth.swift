@@ -1,0 +1,19 @@
+/// What a node could not do, as `status` shows it: storing ops, ops it lacks, ops it refused.
+public struct NodeHealth: Codable, Hashable, Sendable {
+    /// Why ops cannot be stored right now ("cannot write to DIR: No space left on device"), or nil.
+    public var storage: String?
+    /// Ops applied here but not yet stored (and so not sent to peers).
+    public var unstoredOps: Int
+    /// Ops that held ops wait for (lost from the op files, or not yet received), as `12@r` or
+    /// `12...15@r`: asked from every peer at each sync.
+    public var missingOps: [String]
+    /// The most recent ops refused because they differ from the op held under their ID.
+    public var divergentOps: [DivergentOp]
+    /// Such ops refused since the node started.
+    public var divergentOpCount: Int
+
+    /// Whether nothing is wrong.
+    public var isClean: Bool {
+        storage == nil && unstoredOps == 0 && missingOps.isEmpty && divergentOpCount == 0
+    }
+}

@@ -1,0 +1,20 @@
+import GalleryNode
+
+/// The lines of human `status` about what the node could not do.
+extension NodeCommand {
+    /// One line per problem: storage, missing ops, divergent ops; nothing when all is well.
+    static func healthLines(_ health: NodeHealth) -> String {
+        var lines: [String] = []
+        if let storage = health.storage {
+            lines.append("storage: \(storage); changes refused, \(health.unstoredOps) ops not yet stored nor sent, retrying")
+        }
+        if !health.missingOps.isEmpty {
+            lines.append("missing ops: \(health.missingOps.joined(separator: ", ")) (lost or not received; asked from peers)")
+        }
+        if health.divergentOpCount > 0 {
+            let ids = health.divergentOps.map { "\($0.id) from \($0.peer)" }.joined(separator: ", ")
+            lines.append("divergent ops refused: \(health.divergentOpCount) (\(ids))")
+        }
+        return lines.map { TerminalText.escaped($0) + "\n" }.joined()
+    }
+}
