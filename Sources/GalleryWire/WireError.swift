@@ -10,6 +10,9 @@ public enum WireError: Error, Hashable, Sendable, LocalizedError {
     case malformed(String)
     /// A frame that is not allowed in the connection's current state.
     case unexpected(String)
+    /// A frame after the handshake whose CRC-32 trailer does not match its header and payload:
+    /// the bytes were changed on the way.
+    case checksumMismatch(type: UInt8, length: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -17,6 +20,8 @@ public enum WireError: Error, Hashable, Sendable, LocalizedError {
         case .unknownFrameType(let type): "unknown frame type \(type)"
         case .malformed(let reason): "malformed frame: \(reason)"
         case .unexpected(let reason): "unexpected frame: \(reason)"
+        case .checksumMismatch(let type, let length):
+            "corrupt frame: the checksum of a frame of type \(type) with \(length) payload bytes does not match"
         }
     }
 }

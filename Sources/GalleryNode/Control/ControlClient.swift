@@ -82,6 +82,7 @@ public enum ControlClient {
                 }
                 if case .authOK = message { break }
             }
+            channel.seal()
         } catch let failure as HandshakeFailure {
             if failure.code == .authFailed { throw .authRefused("the node refused the secret of \(directory.path)") }
             throw .failed("handshake failed: \(failure.code): \(failure.reason)")
@@ -116,13 +117,21 @@ public enum ControlClient {
 struct FrameChannel {
     let streams: StreamPair
     private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+    /// Whether the handshake is over: frames both ways carry a checksum trailer.
+    private var sealed = false
 
     init(streams: StreamPair) {
         self.streams = streams
     }
 
+    /// Switches to checksummed frames, both ways, once the handshake is over.
+    mutating func seal() {
+        sealed = true
+        decoder.checksummed = true
+    }
+
     func send(_ message: Message) {
-        let bytes = message.frame.encoded
+        let bytes = message.frame.encoded(checksummed: sealed)
         bytes.withUnsafeBufferPointer { buffer in
             var offset = 0
             while offset < buffer.count {

@@ -29,6 +29,8 @@ final class Connection: @unchecked Sendable {
     let role: Role
     /// The peer's address as the socket reports it.
     let remote: String
+    /// When the connection was made (uptime, nanoseconds): the handshake deadline counts from it.
+    let startedAt = DispatchTime.now().uptimeNanoseconds
     private let streams: StreamPair
     private let settings: HandshakeSettings
     private weak var delegate: (any ConnectionDelegate)?
@@ -46,6 +48,11 @@ final class Connection: @unchecked Sendable {
     /// not silent meanwhile, whatever it sends waits in the socket.
     private var handlingFrames = false
     private var lastSent = DispatchTime.now().uptimeNanoseconds
+    /// When `close` was first called (uptime, nanoseconds); the streams are closed a second later
+    /// at the latest, even if the writer is stuck on a peer that does not read.
+    private var closingSince: UInt64?
+    /// Whether the writer thread has ended (it closes the streams when it does).
+    private var writerFinished = false
     private var threadsRunning = 0
     /// Fetches being served, sent a chunk at a time, round robin, when nothing else is queued.
     private var bulk: [ChunkStream] = []
@@ -77,6 +84,16 @@ final class Connection: @unchecked Sendable {
         lock.withLock { identity }
     }
 
+    /// Whether the peer has completed the handshake.
+    var isAuthenticated: Bool {
+        lock.withLock { identity != nil }
+    }
+
+    /// Whether `close` has been called.
+    var isClosing: Bool {
+        lock.withLock { closing }
+    }
+
     /// Why the connection closed ("CODE: reason" for an error it sent), once it has.
     var closeDescription: String? {
         lock.withLock { closeReason }
@@ -97,6 +114,10 @@ final class Connection: @unchecked Sendable {
         }
         Thread.detachNewThread { [self] in
             writeLoop()
+            lock.withLock {
+                writerFinished = true
+                lock.broadcast()
+            }
             threadFinished()
         }
     }
@@ -155,36 +176,47 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Sends an error frame (when a code is given), then closes. Idempotent.
+    ///
+    /// The writer closes the streams once the error frame is out. A peer that does not read gets
+    /// its socket closed anyway after a second: by the reader when it ends, or by `tick` while it
+    /// still waits. No Dispatch timer is used: libdispatch makes its timer descriptors on first
+    /// use and traps when it cannot, which a node at its descriptor limit would hit here.
     func close(_ code: ErrorCode?, _ reason: String) {
-        let first = lock.withLock { () -> Bool in
-            guard !closing else { return false }
+        lock.withLock {
+            guard !closing else { return }
             closing = true
+            closingSince = DispatchTime.now().uptimeNanoseconds
             closeReason = code.map { "\($0): \(reason)" } ?? reason
             queue.removeAll()
             bulk.removeAll()
             if let code { _ = queue.push(Message.error(code: code, message: reason).frame, priority: .control) }
             lock.broadcast()
-            return true
         }
-        guard first else { return }
-        // The writer closes the streams once the error frame is out; a peer that does not read
-        // gets its socket closed anyway after a second.
-        let streams = self.streams
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { streams.close() }
     }
+
+    /// How long the writer may take to send the error frame of a close before the streams are
+    /// closed under it.
+    static let closeGrace: UInt64 = 1_000_000_000
 
     /// Counts the peer's silence from `now` at the earliest: the node could not hear it before.
     func excuseSilence(until now: UInt64) {
         lock.withLock { lastReceived = max(lastReceived, now) }
     }
 
-    /// Liveness: sends a heartbeat when idle, drops a silent or unauthenticated peer.
-    func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
+    /// Liveness: sends a heartbeat when idle, drops a silent peer and one that has not completed
+    /// the handshake within `handshakeDeadline` of connecting (whatever it sent meanwhile), and
+    /// closes the streams of a connection whose close is taking longer than `closeGrace`.
+    func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64, handshakeDeadline: UInt64) {
         // Frames may have arrived after `now` was read: differences saturate at 0.
-        let (silent, idle, authenticated) = lock.withLock {
-            (handlingFrames || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0, identity != nil)
+        let (silent, idle, authenticated, closeStuck) = lock.withLock {
+            (handlingFrames || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0, identity != nil,
+             closingSince.map { now > $0 && now - $0 > Self.closeGrace } ?? false)
         }
-        if silent > timeout {
+        if closeStuck {
+            streams.close()
+        } else if !authenticated && now > startedAt && now - startedAt > handshakeDeadline {
+            close(.timeout, "handshake not completed within \(handshakeDeadline / 1_000_000) ms")
+        } else if silent > timeout {
             close(.timeout, authenticated ? "no frame for \(silent / 1_000_000) ms" : "handshake not completed in time")
         } else if authenticated && idle >= heartbeatInterval {
             send(.heartbeat)
@@ -233,7 +265,7 @@ final class Connection: @unchecked Sendable {
                     // is written, so that the requester, which may ask again as soon as that chunk
                     // arrives, never finds the slot still taken.
                     if stream.isFinished { stopServing(stream.request) }
-                    bytes = frame.encoded
+                    bytes = frame.encoded(checksummed: true)
                 } catch {
                     stopServing(stream.request)
                     send(.fetchError(id: stream.request, code: .internalError, message: "cannot read the blob: \(error.localizedDescription)"))
@@ -265,9 +297,11 @@ final class Connection: @unchecked Sendable {
     }
 
     private func readLoop() {
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        // Small until the peer is authenticated: a connection still in its handshake costs little.
+        var buffer = [UInt8](repeating: 0, count: FrameLimits.handshakeMaximum)
         var reason = "closed by peer"
         reading: while true {
+            if buffer.count < 64 << 10 && decoder.checksummed { buffer = [UInt8](repeating: 0, count: 64 << 10) }
             let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
             if count <= 0 {
                 if count < 0 { reason = streams.input.streamError.map { "read failed: \($0.localizedDescription)" } ?? "read failed" }
@@ -299,6 +333,7 @@ final class Connection: @unchecked Sendable {
                 let code: ErrorCode = switch error {
                 case .frameTooLarge: .frameTooLarge
                 case .unknownFrameType: .unknownFrameType
+                case .checksumMismatch: .corruptFrame
                 default: .protocolError
                 }
                 close(code, error.localizedDescription)
@@ -311,8 +346,14 @@ final class Connection: @unchecked Sendable {
                 break
             }
         }
-        // The writer closes the streams once it has sent what `close` queued (an error frame).
+        // The writer closes the streams once it has sent what `close` queued (an error frame); a
+        // writer stuck on a peer that does not read has them closed under it after `closeGrace`.
         close(nil, reason)
+        lock.withLock {
+            let deadline = Date().addingTimeInterval(Double(Self.closeGrace) / 1e9)
+            while !writerFinished && lock.wait(until: deadline) {}
+        }
+        streams.close()
         let finalReason = lock.withLock { closeReason ?? reason }
         delegate?.connectionClosed(self, reason: finalReason)
     }
@@ -352,8 +393,14 @@ final class Connection: @unchecked Sendable {
             serverHandshake = handshake
         }
         if let peer {
+            // From here on every frame, both ways, carries a checksum trailer: the frames queued
+            // before (the last handshake reply) keep the plain layout.
             decoder.maximumPayload = Int(settings.maximumFrameSize)
-            lock.withLock { identity = peer }
+            decoder.checksummed = true
+            lock.withLock {
+                queue.sealing = true
+                identity = peer
+            }
             delegate?.connectionAuthenticated(self)
         }
     }

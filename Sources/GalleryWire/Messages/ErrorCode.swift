@@ -35,11 +35,13 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     public static let notFound = ErrorCode(rawValue: 12)
     /// A fetch was cancelled.
     public static let cancelled = ErrorCode(rawValue: 13)
+    /// A frame after the handshake whose checksum does not match: the link changed its bytes.
+    public static let corruptFrame = ErrorCode(rawValue: 14)
 
     /// Every code this version defines.
     public static let allCases: [ErrorCode] = [
         .protocolError, .unsupportedVersion, .authFailed, .frameTooLarge, .unknownFrameType, .timeout, .slowPeer,
-        .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled,
+        .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled, .corruptFrame,
     ]
 
     /// Whether this version defines the code.
@@ -61,6 +63,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .internalError: "internal_error"
         case .notFound: "not_found"
         case .cancelled: "cancelled"
+        case .corruptFrame: "corrupt_frame"
         default: "code_\(rawValue)"
         }
     }

@@ -1,0 +1,45 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// How long received ops have been waiting in the causal buffer: the liveness loop's view of gaps
+/// on live links (a lost `ops` frame leaves later ops waiting for what it carried).
+struct GapWatch {
+    /// How long ops may wait before the node asks its peers again (nanoseconds).
+    let timeout: UInt64
+    /// Since when (uptime, nanoseconds) the buffer has held ops without emptying.
+    var waitingSince: UInt64?
+    /// When the node last asked its peers again.
+    var lastRequest: UInt64 = 0
+}
+
+extension SyncNode {
+    /// When ops have waited for missing dependencies for `gapTimeout`, sends a fresh
+    /// `sync_request` to every live peer (protocol.md, "Sync"): each answers with what this node's
+    /// version vector lacks, which fills the gap without a reconnect. Asks again every
+    /// `gapTimeout` while the gap stays.
+    func checkForGaps(_ watch: inout GapWatch, now: UInt64) {
+        let buffered = condition.withLock { replica.bufferedCount }
+        guard buffered > 0 else {
+            watch.waitingSince = nil
+            return
+        }
+        guard let since = watch.waitingSince else {
+            watch.waitingSince = now
+            return
+        }
+        guard now > since, now - since >= watch.timeout, now - watch.lastRequest >= watch.timeout else { return }
+        watch.lastRequest = now
+        let (version, missing, peers) = condition.withLock { () -> (VersionVector, [OpID], [Connection]) in
+            let peers = sessions.compactMap { id, session -> Connection? in
+                guard session.live, let connection = connections[id], connection.peer?.name != ControlClientName.value else { return nil }
+                return connection
+            }
+            return (replica.version, replica.missingDependencies, peers)
+        }
+        for connection in peers { connection.send(.syncRequest(version)) }
+        let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
+        throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - since) / 1_000_000) ms for \(named); "
+            + "asking \(peers.count) live peers again")
+    }
+}
