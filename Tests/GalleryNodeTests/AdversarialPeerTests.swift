@@ -159,7 +159,7 @@ extension NodeSuites {
             let badHellos: [(String, [UInt8], ErrorCode)] = [
                 ("hello with a wrong magic", wrongMagic, .protocolError),
                 ("hello with no common version", Message.hello(Hello(
-                    versions: [2, 3], replica: ReplicaID(0xBAD0_0003), nonce: HandshakeSettings.makeNonce(),
+                    versions: [3, 4], replica: ReplicaID(0xBAD0_0003), nonce: HandshakeSettings.makeNonce(),
                     maximumFrameSize: 1 << 20, name: "future")).frame.encoded, .unsupportedVersion),
                 ("hello with A's own replica ID", Self.hello(replica: aID), .duplicateConnection),
             ]
@@ -214,10 +214,12 @@ extension NodeSuites {
             let insider = ReplicaID(0xBAD0_0006)
             let insiderMessages: [(String, [UInt8], ErrorCode)] = [
                 ("authenticated 2 GiB header", [0x00, 0x00, 0x00, 0x80, FrameType.ops.rawValue, 0x00], .frameTooLarge),
-                ("authenticated second hello", Self.hello(replica: insider), .protocolError),
+                ("authenticated second hello", Message.hello(Hello(
+                    versions: HandshakeSettings.supportedVersions, replica: insider, nonce: HandshakeSettings.makeNonce(),
+                    maximumFrameSize: FrameLimits.defaultMaximum, name: "raw")).frame.encoded(checksummed: true), .protocolError),
                 ("authenticated rejected op", Message.ops([
                     Op(id: OpID(counter: 1, replica: insider), previous: 0, action: .update(item: existing, field: .title, value: .number(1))),
-                ]).frame.encoded, .rejectedOp),
+                ]).frame.encoded(checksummed: true), .rejectedOp),
             ]
             for (index, (name, bytes, code)) in insiderMessages.enumerated() {
                 try attack(name) {
@@ -578,7 +580,7 @@ extension NodeSuites {
 
         /// A valid hello from `replica`.
         static func hello(replica: ReplicaID) -> [UInt8] {
-            Message.hello(Hello(versions: [1], replica: replica, nonce: HandshakeSettings.makeNonce(),
+            Message.hello(Hello(versions: HandshakeSettings.supportedVersions, replica: replica, nonce: HandshakeSettings.makeNonce(),
                                 maximumFrameSize: FrameLimits.defaultMaximum, name: "raw")).frame.encoded
         }
 
@@ -654,6 +656,7 @@ extension NodeSuites {
                 case .frameTooLarge: return .error(.frameTooLarge)
                 case .unknownFrameType: return .error(.unknownFrameType)
                 case .malformed, .unexpected: return .error(.protocolError)
+                case .checksumMismatch: return .error(.corruptFrame)
                 }
             } catch let failure as HandshakeFailure {
                 return .error(failure.code)
@@ -755,10 +758,15 @@ final class AdversaryClient: @unchecked Sendable {
         return bytes.withUnsafeBufferPointer { streams.output.write($0.baseAddress!, maxLength: $0.count) == $0.count }
     }
 
+    /// Sends a message as a client does: plain during the handshake, with its checksum trailer
+    /// once `auth_ok` has arrived.
     @discardableResult
     func send(_ message: Message) -> Bool {
-        send(message.frame.encoded)
+        send(message.frame.encoded(checksummed: sealed))
     }
+
+    /// Whether `auth_ok` has arrived: frames both ways carry a checksum trailer from then on.
+    private(set) var sealed = false
 
     /// The next frame not yet returned, reading as needed; nil once the connection has ended.
     func nextFrame() -> Frame? {
@@ -797,7 +805,13 @@ final class AdversaryClient: @unchecked Sendable {
         bytesRead += count
         decoder.append(Array(buffer[0..<count]))
         do {
-            while let frame = try decoder.next() { frames.append(frame) }
+            while let frame = try decoder.next() {
+                frames.append(frame)
+                if frame.knownType == .authOK {
+                    sealed = true
+                    decoder.checksummed = true
+                }
+            }
         } catch {
             end = .garbage("\(error)")
             return false

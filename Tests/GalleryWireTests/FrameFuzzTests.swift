@@ -511,7 +511,7 @@ enum FuzzCase {
                 guard frame.knownType == nil, type == frame.type else { return "unknownFrameType(\(type)) for type \(frame.type)" }
             case .malformed:
                 guard frame.knownType != nil else { return "malformed for an unknown type \(frame.type)" }
-            case .frameTooLarge, .unexpected:
+            case .frameTooLarge, .unexpected, .checksumMismatch:
                 return "Message(frame:) threw \(error)"
             }
             decoded = nil

@@ -114,7 +114,10 @@ extension SyncNode: ConnectionDelegate {
             condition.broadcast()
         }
         transfers?.connectionClosed(connection)
-        if name != ControlClientName.value {
+        if connection.peer == nil {
+            // Connections that never authenticated can come in floods: a few lines a second.
+            throttledLog("unauthenticated", "\(configuration.name): connection to \(name) closed before authenticating: \(reason)")
+        } else if name != ControlClientName.value {
             configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
         }
     }
