@@ -42,7 +42,7 @@ final class RawSocket: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0 else {
-            systemClose(fd)
+            _ = systemClose(fd)
             return nil
         }
         _ = withUnsafePointer(to: &remote) {
@@ -60,7 +60,7 @@ final class RawSocket: @unchecked Sendable {
     func close() {
         guard !closed else { return }
         closed = true
-        systemClose(descriptor)
+        _ = systemClose(descriptor)
     }
 
     /// Writes bytes without blocking; false when the connection is gone.
