@@ -128,6 +128,17 @@ final class Connection: @unchecked Sendable {
         finished.signal()
     }
 
+    /// After `close`: blocks until both threads have ended, closing the streams under a writer
+    /// still stuck on a peer that does not read after `closeGrace` (the liveness loop, which
+    /// otherwise does it, is gone once the node stops).
+    func waitUntilClosed() {
+        if finished.wait(timeout: .now() + .nanoseconds(Int(Self.closeGrace))) == .timedOut {
+            streams.close()
+            finished.wait()
+        }
+        finished.signal()
+    }
+
     // MARK: Sending
 
     /// Queues a message; a peer whose queue overflows is dropped as too slow.
@@ -178,9 +189,11 @@ final class Connection: @unchecked Sendable {
     /// Sends an error frame (when a code is given), then closes. Idempotent.
     ///
     /// The writer closes the streams once the error frame is out. A peer that does not read gets
-    /// its socket closed anyway after a second: by the reader when it ends, or by `tick` while it
-    /// still waits. No Dispatch timer is used: libdispatch makes its timer descriptors on first
-    /// use and traps when it cannot, which a node at its descriptor limit would hit here.
+    /// its socket closed anyway after a second: by the reader when it ends, by `tick` while it
+    /// still waits, or by `waitUntilClosed` at a stop. No Dispatch queue or timer is used here:
+    /// libdispatch makes its descriptors (epoll, eventfd, timerfd) on first use of a global queue or
+    /// timer and traps when it cannot, so a node at its descriptor limit that had not used Dispatch
+    /// yet died (SIGILL) the first time it closed a connection.
     func close(_ code: ErrorCode?, _ reason: String) {
         lock.withLock {
             guard !closing else { return }

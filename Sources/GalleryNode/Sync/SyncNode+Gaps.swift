@@ -7,32 +7,46 @@ import GalleryWire
 struct GapWatch {
     /// How long ops may wait before the node asks its peers again (nanoseconds).
     let timeout: UInt64
+    /// The longest wait between two requests while the same gap stays (nanoseconds).
+    static let maximumInterval: UInt64 = 30_000_000_000
     /// Since when (uptime, nanoseconds) the buffer has held ops without emptying.
     var waitingSince: UInt64?
     /// When the node last asked its peers again.
     var lastRequest: UInt64 = 0
+    /// The wait before the next request: `timeout`, doubled after each request while the gap
+    /// stays, so that a gap no peer can fill costs little.
+    var interval: UInt64 = 0
+
+    init(timeout: UInt64) {
+        self.timeout = timeout
+        interval = timeout
+    }
 }
 
 extension SyncNode {
     /// When ops have waited for missing dependencies for `gapTimeout`, sends a fresh
-    /// `sync_request` to every live peer (protocol.md, "Sync"): each answers with what this node's
-    /// version vector lacks, which fills the gap without a reconnect. Asks again every
-    /// `gapTimeout` while the gap stays.
+    /// `sync_request` to every peer that has finished its catch-up (protocol.md, "Sync"): each
+    /// answers with what this node's version vector lacks, which fills the gap without a reconnect.
+    /// Peers still sending their catch-up are not asked (what is missing may be on its way).
+    /// Asks again while the gap stays, after `gapTimeout`, then twice as long each time (at most
+    /// `GapWatch.maximumInterval`).
     func checkForGaps(_ watch: inout GapWatch, now: UInt64) {
         let buffered = condition.withLock { replica.bufferedCount }
         guard buffered > 0 else {
             watch.waitingSince = nil
+            watch.interval = watch.timeout
             return
         }
         guard let since = watch.waitingSince else {
             watch.waitingSince = now
             return
         }
-        guard now > since, now - since >= watch.timeout, now - watch.lastRequest >= watch.timeout else { return }
+        guard now > since, now - since >= watch.timeout, now - watch.lastRequest >= watch.interval else { return }
+        if watch.lastRequest > since { watch.interval = min(watch.interval * 2, GapWatch.maximumInterval) }
         watch.lastRequest = now
         let (version, missing, peers) = condition.withLock { () -> (VersionVector, [OpID], [Connection]) in
             let peers = sessions.compactMap { id, session -> Connection? in
-                guard session.live, let connection = connections[id], connection.peer?.name != ControlClientName.value else { return nil }
+                guard session.live, session.syncedUpTo != nil, let connection = connections[id], connection.peer?.name != ControlClientName.value else { return nil }
                 return connection
             }
             return (replica.version, replica.missingDependencies, peers)
@@ -40,6 +54,6 @@ extension SyncNode {
         for connection in peers { connection.send(.syncRequest(version)) }
         let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
         throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - since) / 1_000_000) ms for \(named); "
-            + "asking \(peers.count) live peers again")
+            + "asking \(peers.count) synced peers again")
     }
 }

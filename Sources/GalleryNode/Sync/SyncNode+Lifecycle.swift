@@ -48,7 +48,7 @@ extension SyncNode {
         }
         listener?.close()
         for connection in open { connection.close(.shuttingDown, "node stopping") }
-        for connection in open { connection.waitUntilFinished() }
+        for connection in open { connection.waitUntilClosed() }
     }
 
     /// Whether `stop()` has not been called.

@@ -39,7 +39,7 @@ struct Download {
     /// Bytes made durable in the partial file.
     var checkpointed = 0
     /// Uptime (nanoseconds) when the open fetch last made progress: sent, answered by a chunk, or
-    /// its connection carried a chunk's worth of other bytes (a busy link is not a stalled one).
+    /// its connection carried more than heartbeats (a busy link is not a stalled one).
     var lastActivity: UInt64 = 0
     /// Bytes received on the fetch's connection at `lastActivity`.
     var receivedAtActivity = 0

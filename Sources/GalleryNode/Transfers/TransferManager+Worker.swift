@@ -139,11 +139,12 @@ extension TransferManager {
     }
 
     /// Whether the open fetch of a download is lost: nothing for `stallTimeout` on a link that
-    /// carried less than a chunk meanwhile. A lost fetch is forgotten and the download waits to
+    /// carried no more than heartbeats meanwhile (a slow or busy link is not a lost fetch: a chunk
+    /// cut short by a cancel would be sent again from its start, and a slow link never finish). A lost fetch is forgotten and the download waits to
     /// ask again (from the bytes held, of the same peer or another); returns the cancel to send.
     /// Caller holds `lock`.
     private func stalled(_ download: inout Download, connection: Connection, request: UInt64, now: UInt64) -> (Connection, UInt64)? {
-        if connection.byteCounts.received - download.receivedAtActivity >= chunkLength {
+        if connection.byteCounts.received - download.receivedAtActivity >= Self.busyLinkBytes {
             download.noteActivity(on: connection, now: now)
             return nil
         }
