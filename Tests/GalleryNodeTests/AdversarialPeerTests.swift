@@ -153,7 +153,7 @@ extension NodeSuites {
                 }
             }
 
-            // 5. Bad hellos: wrong magic, no common version, A's own replica ID.
+            // 5. Bad hellos: wrong magic, no common version, A's own replica ID, version 1 only.
             var wrongMagic = hello
             wrongMagic[6] = UInt8(ascii: "X")
             let badHellos: [(String, [UInt8], ErrorCode)] = [
@@ -162,6 +162,10 @@ extension NodeSuites {
                     versions: [3, 4], replica: ReplicaID(0xBAD0_0003), nonce: HandshakeSettings.makeNonce(),
                     maximumFrameSize: 1 << 20, name: "future")).frame.encoded, .unsupportedVersion),
                 ("hello with A's own replica ID", Self.hello(replica: aID), .duplicateConnection),
+                // Version 1 had no frame checksums: refused, so that no one can downgrade a link.
+                ("hello of a version 1 peer", Message.hello(Hello(
+                    versions: [1], replica: ReplicaID(0xBAD0_0007), nonce: HandshakeSettings.makeNonce(),
+                    maximumFrameSize: 1 << 20, name: "old")).frame.encoded, .unsupportedVersion),
             ]
             for (name, bytes, code) in badHellos {
                 try attack(name) {
