@@ -48,16 +48,24 @@ extension NodeSuites {
             let refused = try Connector.connect(to: endpoint)
             var byte: UInt8 = 0
             #expect(refused.input.read(&byte, maxLength: 1) == 0, "the connection over the per-address cap was kept")
-            // A peer that authenticates frees its slot: peers still get in past a crowd.
+            // Once they are gone, a peer gets in; authenticated, it does not count against the caps:
+            // three more unauthenticated connections from its address are held beside it.
+            for streams in held { streams.close() }
+            #expect(node.waitForPeers(timeout: .seconds(5)) { $0.isEmpty })
             let peer = SyncNode(
                 configuration: NodeConfiguration(name: "peer", secret: TestCluster.secret, listen: nil, log: .silent),
                 replica: Replica(id: ReplicaID(deriving: "peer")))
-            for streams in held { streams.close() }
             try peer.start()
             defer { peer.stop() }
             try peer.connect(to: endpoint)
             #expect(node.waitForPeers(timeout: .seconds(5)) { $0.count == 1 && $0.first?.state == .live })
-            #expect(node.admission.unauthenticatedCount == 0)
+            let more = try (0..<3).map { _ in try Connector.connect(to: endpoint) }
+            #expect(node.waitForPeers(timeout: .seconds(5)) { $0.count == 4 })
+            // Tracked by the accept loop right after the node lists it.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while node.admission.unauthenticatedCount != 3 && ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            #expect(node.admission.unauthenticatedCount == 3)
+            for streams in more { streams.close() }
             refused.close()
         }
     }

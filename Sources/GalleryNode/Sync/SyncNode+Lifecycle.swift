@@ -68,6 +68,7 @@ extension SyncNode {
                 id: nextConnectionID, role: role, streams: streams, settings: settings,
                 queueLimit: configuration.outboundQueueLimit, delegate: self)
             connections[connection.id] = connection
+            condition.broadcast()
             connection.start()
             return connection
         }
