@@ -31,33 +31,36 @@ final class Connection: @unchecked Sendable {
     let remote: String
     /// When the connection was made (uptime, nanoseconds): the handshake deadline counts from it.
     let startedAt = DispatchTime.now().uptimeNanoseconds
-    private let streams: StreamPair
+    /// The socket streams (closed under a stuck writer by the liveness methods).
+    let streams: StreamPair
     private let settings: HandshakeSettings
     private weak var delegate: (any ConnectionDelegate)?
-    private let lock = NSCondition()
+    /// Guards the mutable state below.
+    let lock = NSCondition()
 
     // Guarded by `lock`.
     private var queue: OutboundQueue
     private var closing = false
     private var closeReason: String?
-    private var identity: PeerIdentity?
+    var identity: PeerIdentity?
     private var receivedBytes = 0
     private var sentBytes = 0
-    private var lastReceived = DispatchTime.now().uptimeNanoseconds
+    var lastReceived = DispatchTime.now().uptimeNanoseconds
     /// Whether the reader is handling frames (e.g. running a long control command); the peer is
     /// not silent meanwhile, whatever it sends waits in the socket.
-    private var handlingFrames = false
-    private var lastSent = DispatchTime.now().uptimeNanoseconds
+    var handlingFrames = false
+    var lastSent = DispatchTime.now().uptimeNanoseconds
     /// When `close` was first called (uptime, nanoseconds); the streams are closed a second later
     /// at the latest, even if the writer is stuck on a peer that does not read.
-    private var closingSince: UInt64?
+    var closingSince: UInt64?
     /// Whether the writer thread has ended (it closes the streams when it does).
     private var writerFinished = false
     private var threadsRunning = 0
     /// Fetches being served, sent a chunk at a time, round robin, when nothing else is queued.
     private var bulk: [ChunkStream] = []
     private var bulkTurn = 0
-    private let finished = DispatchSemaphore(value: 0)
+    /// Signalled once both threads have ended.
+    let finished = DispatchSemaphore(value: 0)
 
     // Reader thread only.
     private var decoder = FrameDecoder()
@@ -128,17 +131,6 @@ final class Connection: @unchecked Sendable {
         finished.signal()
     }
 
-    /// After `close`: blocks until both threads have ended, closing the streams under a writer
-    /// still stuck on a peer that does not read after `closeGrace` (the liveness loop, which
-    /// otherwise does it, is gone once the node stops).
-    func waitUntilClosed() {
-        if finished.wait(timeout: .now() + .nanoseconds(Int(Self.closeGrace))) == .timedOut {
-            streams.close()
-            finished.wait()
-        }
-        finished.signal()
-    }
-
     // MARK: Sending
 
     /// Queues a message; a peer whose queue overflows is dropped as too slow.
@@ -204,35 +196,6 @@ final class Connection: @unchecked Sendable {
             bulk.removeAll()
             if let code { _ = queue.push(Message.error(code: code, message: reason).frame, priority: .control) }
             lock.broadcast()
-        }
-    }
-
-    /// How long the writer may take to send the error frame of a close before the streams are
-    /// closed under it.
-    static let closeGrace: UInt64 = 1_000_000_000
-
-    /// Counts the peer's silence from `now` at the earliest: the node could not hear it before.
-    func excuseSilence(until now: UInt64) {
-        lock.withLock { lastReceived = max(lastReceived, now) }
-    }
-
-    /// Liveness: sends a heartbeat when idle, drops a silent peer and one that has not completed
-    /// the handshake within `handshakeDeadline` of connecting (whatever it sent meanwhile), and
-    /// closes the streams of a connection whose close is taking longer than `closeGrace`.
-    func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64, handshakeDeadline: UInt64) {
-        // Frames may have arrived after `now` was read: differences saturate at 0.
-        let (silent, idle, authenticated, closeStuck) = lock.withLock {
-            (handlingFrames || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0, identity != nil,
-             closingSince.map { now > $0 && now - $0 > Self.closeGrace } ?? false)
-        }
-        if closeStuck {
-            streams.close()
-        } else if !authenticated && now > startedAt && now - startedAt > handshakeDeadline {
-            close(.timeout, "handshake not completed within \(handshakeDeadline / 1_000_000) ms")
-        } else if silent > timeout {
-            close(.timeout, authenticated ? "no frame for \(silent / 1_000_000) ms" : "handshake not completed in time")
-        } else if authenticated && idle >= heartbeatInterval {
-            send(.heartbeat)
         }
     }
 

@@ -27,7 +27,8 @@ extension SyncNode {
     /// When ops have waited for missing dependencies for `gapTimeout`, sends a fresh
     /// `sync_request` to every peer that has finished its catch-up (protocol.md, "Sync"): each
     /// answers with what this node's version vector lacks, which fills the gap without a reconnect.
-    /// Peers still sending their catch-up are not asked (what is missing may be on its way).
+    /// Peers still sending their catch-up are not asked (what is missing may be on its way), unless
+    /// no peer has finished its catch-up.
     /// Asks again while the gap stays, after `gapTimeout`, then twice as long each time (at most
     /// `GapWatch.maximumInterval`).
     func checkForGaps(_ watch: inout GapWatch, now: UInt64) {
@@ -45,15 +46,18 @@ extension SyncNode {
         if watch.lastRequest > since { watch.interval = min(watch.interval * 2, GapWatch.maximumInterval) }
         watch.lastRequest = now
         let (version, missing, peers) = condition.withLock { () -> (VersionVector, [OpID], [Connection]) in
-            let peers = sessions.compactMap { id, session -> Connection? in
-                guard session.live, session.syncedUpTo != nil, let connection = connections[id], connection.peer?.name != ControlClientName.value else { return nil }
-                return connection
+            let live = sessions.compactMap { id, session -> (Connection, Bool)? in
+                guard session.live, let connection = connections[id], connection.peer?.name != ControlClientName.value else { return nil }
+                return (connection, session.syncedUpTo != nil)
             }
-            return (replica.version, replica.missingDependencies, peers)
+            // Peers still sending their catch-up may be bringing what is missing: ask the others,
+            // or every live peer when none has finished (its `caught_up` may be what was lost).
+            let synced = live.filter(\.1).map(\.0)
+            return (replica.version, replica.missingDependencies, synced.isEmpty ? live.map(\.0) : synced)
         }
         for connection in peers { connection.send(.syncRequest(version)) }
         let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
         throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - since) / 1_000_000) ms for \(named); "
-            + "asking \(peers.count) synced peers again")
+            + "asking \(peers.count) peers again")
     }
 }
