@@ -47,7 +47,7 @@ extension SyncNode {
         watch.lastRequest = now
         let (version, missing, peers) = condition.withLock { () -> (VersionVector, [OpID], [Connection]) in
             let live = sessions.compactMap { id, session -> (Connection, Bool)? in
-                guard session.live, let connection = connections[id], connection.peer?.name != ControlClientName.value else { return nil }
+                guard session.live, let connection = connections[id] else { return nil }
                 return (connection, session.syncedUpTo != nil)
             }
             // Peers still sending their catch-up may be bringing what is missing: ask the others,
