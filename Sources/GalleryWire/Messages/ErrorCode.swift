@@ -36,7 +36,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// A fetch was cancelled.
     public static let cancelled = ErrorCode(rawValue: 13)
     /// A frame after the handshake whose checksum does not match: the link changed its bytes.
-    public static let corruptFrame = ErrorCode(rawValue: 14)
+    public static let corruptFrame = ErrorCode(rawValue: 15)
 
     /// Every code this version defines.
     public static let allCases: [ErrorCode] = [
