@@ -36,6 +36,7 @@ struct ManInTheMiddleTests {
         let space = NodeSpace()
         defer { space.tearDown() }
         let relay = try pair(space)
+        defer { relay.stop() }
         relay.arm(.flipBit(.ops), .toDialer)
         #expect(try space.gallery("alpha", "add", "https://example.org/one.png", "--title", "one").status == 0)
         #expect(space.waitUntil(timeout: 20) { relay.applied.count == 1 && relay.connectionCount >= 2 }, "no flip and redial")
@@ -56,6 +57,7 @@ struct ManInTheMiddleTests {
         let space = NodeSpace()
         defer { space.tearDown() }
         let relay = try pair(space)
+        defer { relay.stop() }
         relay.arm(.drop(.ops), .toDialer)
         #expect(try space.gallery("alpha", "add", "https://example.org/lost.png", "--title", "lost").status == 0)
         #expect(space.waitUntil(timeout: 10) { relay.applied.count == 1 })
@@ -74,6 +76,7 @@ struct ManInTheMiddleTests {
         let space = NodeSpace()
         defer { space.tearDown() }
         let relay = try pair(space)
+        defer { relay.stop() }
         let image = try space.image("large.png", width: 640, height: 480, bytes: 1 << 20)
         #expect(try space.gallery("alpha", "add", image).status == 0)
         #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "beta", "alpha") ?? []).count == 1 })

@@ -37,11 +37,8 @@ final class FrameRelay: Sendable {
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    deinit {
-        stop()
-    }
-
-    /// Stops listening and closes every relayed connection.
+    /// Stops listening and closes every relayed connection (its threads then end); call it when
+    /// done, as the accepting thread keeps the relay alive until then.
     func stop() {
         listener.close()
         for streams in state.withLock({ $0.open }) { streams.close() }
