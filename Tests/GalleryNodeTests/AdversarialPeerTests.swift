@@ -153,15 +153,19 @@ extension NodeSuites {
                 }
             }
 
-            // 5. Bad hellos: wrong magic, no common version, A's own replica ID.
+            // 5. Bad hellos: wrong magic, no common version, A's own replica ID, version 1 only.
             var wrongMagic = hello
             wrongMagic[6] = UInt8(ascii: "X")
             let badHellos: [(String, [UInt8], ErrorCode)] = [
                 ("hello with a wrong magic", wrongMagic, .protocolError),
                 ("hello with no common version", Message.hello(Hello(
-                    versions: [2, 3], replica: ReplicaID(0xBAD0_0003), nonce: HandshakeSettings.makeNonce(),
+                    versions: [3, 4], replica: ReplicaID(0xBAD0_0003), nonce: HandshakeSettings.makeNonce(),
                     maximumFrameSize: 1 << 20, name: "future")).frame.encoded, .unsupportedVersion),
                 ("hello with A's own replica ID", Self.hello(replica: aID), .duplicateConnection),
+                // Version 1 had no frame checksums: refused, so that no one can downgrade a link.
+                ("hello of a version 1 peer", Message.hello(Hello(
+                    versions: [1], replica: ReplicaID(0xBAD0_0007), nonce: HandshakeSettings.makeNonce(),
+                    maximumFrameSize: 1 << 20, name: "old")).frame.encoded, .unsupportedVersion),
             ]
             for (name, bytes, code) in badHellos {
                 try attack(name) {
@@ -214,10 +218,12 @@ extension NodeSuites {
             let insider = ReplicaID(0xBAD0_0006)
             let insiderMessages: [(String, [UInt8], ErrorCode)] = [
                 ("authenticated 2 GiB header", [0x00, 0x00, 0x00, 0x80, FrameType.ops.rawValue, 0x00], .frameTooLarge),
-                ("authenticated second hello", Self.hello(replica: insider), .protocolError),
+                ("authenticated second hello", Message.hello(Hello(
+                    versions: HandshakeSettings.supportedVersions, replica: insider, nonce: HandshakeSettings.makeNonce(),
+                    maximumFrameSize: FrameLimits.defaultMaximum, name: "raw")).frame.encoded(checksummed: true), .protocolError),
                 ("authenticated rejected op", Message.ops([
                     Op(id: OpID(counter: 1, replica: insider), previous: 0, action: .update(item: existing, field: .title, value: .number(1))),
-                ]).frame.encoded, .rejectedOp),
+                ]).frame.encoded(checksummed: true), .rejectedOp),
             ]
             for (index, (name, bytes, code)) in insiderMessages.enumerated() {
                 try attack(name) {
@@ -579,7 +585,7 @@ extension NodeSuites {
 
         /// A valid hello from `replica`.
         static func hello(replica: ReplicaID) -> [UInt8] {
-            Message.hello(Hello(versions: [1], replica: replica, nonce: HandshakeSettings.makeNonce(),
+            Message.hello(Hello(versions: HandshakeSettings.supportedVersions, replica: replica, nonce: HandshakeSettings.makeNonce(),
                                 maximumFrameSize: FrameLimits.defaultMaximum, name: "raw")).frame.encoded
         }
 
@@ -656,6 +662,7 @@ extension NodeSuites {
                 case .unknownFrameType: return .error(.unknownFrameType)
                 case .malformed, .unexpected: return .error(.protocolError)
                 case .rejectedOp: return .error(.rejectedOp)
+                case .checksumMismatch: return .error(.corruptFrame)
                 }
             } catch let failure as HandshakeFailure {
                 return .error(failure.code)
@@ -757,10 +764,15 @@ final class AdversaryClient: @unchecked Sendable {
         return bytes.withUnsafeBufferPointer { streams.output.write($0.baseAddress!, maxLength: $0.count) == $0.count }
     }
 
+    /// Sends a message as a client does: plain during the handshake, with its checksum trailer
+    /// once `auth_ok` has arrived.
     @discardableResult
     func send(_ message: Message) -> Bool {
-        send(message.frame.encoded)
+        send(message.frame.encoded(checksummed: sealed))
     }
+
+    /// Whether `auth_ok` has arrived: frames both ways carry a checksum trailer from then on.
+    private(set) var sealed = false
 
     /// The next frame not yet returned, reading as needed; nil once the connection has ended.
     func nextFrame() -> Frame? {
@@ -799,7 +811,13 @@ final class AdversaryClient: @unchecked Sendable {
         bytesRead += count
         decoder.append(Array(buffer[0..<count]))
         do {
-            while let frame = try decoder.next() { frames.append(frame) }
+            while let frame = try decoder.next() {
+                frames.append(frame)
+                if frame.knownType == .authOK {
+                    sealed = true
+                    decoder.checksummed = true
+                }
+            }
         } catch {
             end = .garbage("\(error)")
             return false

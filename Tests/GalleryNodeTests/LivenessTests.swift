@@ -76,14 +76,23 @@ extension NodeSuites {
 struct RawPeer {
     let streams: StreamPair
     private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+    /// Whether the handshake is over (`auth_ok` sent or received): frames carry a checksum trailer.
+    private var sealed = false
 
     init(_ streams: StreamPair) {
         self.streams = streams
     }
 
-    func send(_ message: Message) {
-        let bytes = message.frame.encoded
+    mutating func send(_ message: Message) {
+        let bytes = message.frame.encoded(checksummed: sealed)
+        if case .authOK = message { seal() }
         _ = bytes.withUnsafeBufferPointer { streams.output.write($0.baseAddress!, maxLength: $0.count) }
+    }
+
+    /// Switches both ways to checksummed frames.
+    private mutating func seal() {
+        sealed = true
+        decoder.checksummed = true
     }
 
     /// The next message; throws at the end of the stream.
@@ -96,7 +105,11 @@ struct RawPeer {
     mutating func receiveOrEnd() throws -> Message? {
         var buffer = [UInt8](repeating: 0, count: 4_096)
         while true {
-            if let frame = try decoder.next() { return try Message(frame: frame) }
+            if let frame = try decoder.next() {
+                let message = try Message(frame: frame)
+                if case .authOK = message { seal() }
+                return message
+            }
             let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
             if count <= 0 { return nil }
             decoder.append(Array(buffer[..<count]))

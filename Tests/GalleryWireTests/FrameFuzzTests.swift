@@ -299,7 +299,12 @@ struct FrameFuzzTests {
     /// Golden frames of protocol.md and more messages: every frame type, every op kind, field and
     /// reference form, extreme varints, and unknown types.
     static func corpus() throws -> [Seed] {
-        var seeds = try GoldenFrameTests.documentedFrames().sorted { $0.key < $1.key }.map { Seed(name: $0.key, bytes: $0.value) }
+        // The golden frames in the plain layout: the fuzzed decoder runs without checksums (the
+        // checksum itself is checked in GoldenFrameTests), so the trailers of those sent after the
+        // handshake are cut.
+        var seeds = try GoldenFrameTests.documentedFrames().sorted { $0.key < $1.key }.map { name, bytes in
+            Seed(name: name, bytes: GoldenFrameTests.handshakeExamples.contains(name) ? bytes : Array(bytes.dropLast(FrameLimits.checksumSize)))
+        }
         let me = ReplicaID(0x0102_0304_0506_0708)
         let other = ReplicaID(0xFFEE_DDCC_BBAA_9988)
         let nonce = (0..<32).map { UInt8(0x40 + $0) }
@@ -513,7 +518,7 @@ enum FuzzCase {
                 guard frame.knownType != nil else { return "malformed for an unknown type \(frame.type)" }
             case .rejectedOp:
                 guard frame.knownType == .ops else { return "rejectedOp for a frame of type \(frame.type)" }
-            case .frameTooLarge, .unexpected:
+            case .frameTooLarge, .unexpected, .checksumMismatch:
                 return "Message(frame:) threw \(error)"
             }
             decoded = nil

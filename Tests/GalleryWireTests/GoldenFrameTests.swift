@@ -20,11 +20,11 @@ struct GoldenFrameTests {
 
     static var examples: [(String, Message)] {
         let transcript = HandshakeTranscript(
-            version: 1, clientNonce: clientNonce, serverNonce: serverNonce, clientReplica: alice, serverReplica: bob)
+            version: 2, clientNonce: clientNonce, serverNonce: serverNonce, clientReplica: alice, serverReplica: bob)
         let item = OpID(counter: 2, replica: alice)
         return [
-            ("hello", .hello(Hello(versions: [1], replica: alice, nonce: clientNonce, maximumFrameSize: 4 << 20, name: "alice"))),
-            ("welcome", .welcome(Welcome(version: 1, replica: bob, nonce: serverNonce, maximumFrameSize: 4 << 20, name: "bob"))),
+            ("hello", .hello(Hello(versions: [2], replica: alice, nonce: clientNonce, maximumFrameSize: 4 << 20, name: "alice"))),
+            ("welcome", .welcome(Welcome(version: 2, replica: bob, nonce: serverNonce, maximumFrameSize: 4 << 20, name: "bob"))),
             ("auth", .auth(proof: transcript.proof(for: .client, secret: secret))),
             ("authOK", .authOK(proof: transcript.proof(for: .server, secret: secret))),
             ("syncRequest", .syncRequest(VersionVector([alice: 3, bob: 300]))),
@@ -44,6 +44,15 @@ struct GoldenFrameTests {
             ("fetchError", .fetchError(id: 7, code: .notFound, message: "no such blob here")),
             ("cancel", .cancel(id: 7)),
         ]
+    }
+
+    /// The examples sent during the handshake, in the plain layout; every other example is a frame
+    /// sent after it, with its CRC-32 trailer. (The `error` example, `auth_failed`, ends a handshake.)
+    static let handshakeExamples: Set<String> = ["hello", "welcome", "auth", "authOK", "error"]
+
+    /// An example as sent: plain during the handshake, with its checksum trailer after it.
+    static func wireBytes(_ name: String, _ message: Message) -> [UInt8] {
+        message.frame.encoded(checksummed: !handshakeExamples.contains(name))
     }
 
     /// The hex blocks of protocol.md that follow a `<!-- golden: NAME -->` marker.
@@ -77,17 +86,20 @@ struct GoldenFrameTests {
     func goldenFrames() throws {
         let documented = try Self.documentedFrames()
         for (name, message) in Self.examples {
-            let encoded = message.frame.encoded
+            let encoded = Self.wireBytes(name, message)
+            let hex = encoded.map { String(format: "%02x", $0) }.joined(separator: " ")
             guard let bytes = documented[name] else {
                 Issue.record("protocol.md lacks golden frame \(name): \(encoded.map { String(format: "%02x", $0) }.joined())")
                 continue
             }
-            #expect(bytes == encoded, "\(name)")
+            #expect(bytes == encoded, "\(name): the code sends \(hex)")
             var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+            decoder.checksummed = !Self.handshakeExamples.contains(name)
             decoder.append(bytes)
             let frame = try #require(try decoder.next())
+            #expect(decoder.bufferedCount == 0, "\(name)")
             #expect(try Message(frame: frame) == message, "\(name)")
-            #expect(try Message(frame: frame).frame.encoded == bytes, "\(name)")
+            #expect(Self.wireBytes(name, try Message(frame: frame)) == bytes, "\(name)")
         }
     }
 
@@ -106,6 +118,27 @@ struct GoldenFrameTests {
         #expect(ok == Self.examples[3].1)
         #expect(clientIdentity.replica == Self.alice && clientIdentity.name == "alice")
         guard case .done(let serverIdentity) = try clientSide.receive(ok) else { Issue.record("not done"); return }
-        #expect(serverIdentity.replica == Self.bob && serverIdentity.version == 1)
+        #expect(serverIdentity.replica == Self.bob && serverIdentity.version == 2)
+    }
+
+    @Test("A flipped bit anywhere in a frame after the handshake fails its checksum; a frame without trailer is refused")
+    func checksumCatchesEveryBitFlip() throws {
+        for (name, message) in Self.examples where !Self.handshakeExamples.contains(name) {
+            let bytes = Self.wireBytes(name, message)
+            // Every bit of the type, flags, payload and trailer (a flipped length bit either asks
+            // for more bytes or fails the check once they come, or exceeds the limit).
+            for bit in (FrameLimits.headerSize - 2) * 8..<bytes.count * 8 {
+                var flipped = bytes
+                flipped[bit / 8] ^= 1 << UInt8(bit % 8)
+                var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+                decoder.checksummed = true
+                decoder.append(flipped)
+                #expect(throws: WireError.self, "\(name), bit \(bit)") { _ = try decoder.next() }
+            }
+            var plain = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+            plain.checksummed = true
+            plain.append(message.frame.encoded + Message.heartbeat.frame.encoded)
+            #expect(throws: WireError.self, "\(name) without its trailer") { _ = try plain.next() }
+        }
     }
 }

@@ -17,6 +17,13 @@ final class ControlSession: @unchecked Sendable {
     private var closing = false
     private var lastReceived = DispatchTime.now().uptimeNanoseconds
     private var lastSent = DispatchTime.now().uptimeNanoseconds
+    /// When `close` was first called (uptime, nanoseconds): the streams are closed a second later
+    /// at the latest, even under a writer stuck on a client that does not read.
+    private var closingSince: UInt64?
+    /// Whether the writer thread has ended (it closes the streams when it does).
+    private var writerFinished = false
+    /// Threads of this session still running; the last one to end runs the cleanups.
+    private var threadsRunning = 2
     /// Commands of this session still being carried out: the client waits, it is not silent.
     private var commandsRunning = 0
     /// Watch observers to remove from the node when the session ends.
@@ -32,24 +39,30 @@ final class ControlSession: @unchecked Sendable {
     /// Starts the reader and writer threads; `handle` gets every request, on the reader thread;
     /// `ended` is called once, when both threads are done.
     func start(handle: @escaping @Sendable (ControlSession, [UInt8]) -> Void, ended: @escaping @Sendable (ControlSession) -> Void) {
-        let group = DispatchGroup()
-        group.enter()
-        group.enter()
-        Thread.detachNewThread { [self] in
-            readLoop(handle)
-            group.leave()
-        }
-        Thread.detachNewThread { [self] in
-            writeLoop()
-            group.leave()
-        }
-        group.notify(queue: .global()) { [self] in
-            let actions = lock.withLock { () -> [@Sendable () -> Void] in
+        // No Dispatch group or queue: libdispatch makes its descriptors on first use and traps
+        // when it cannot, which a node at its descriptor limit would hit here.
+        let threadEnded: @Sendable () -> Void = { [self] in
+            let actions = lock.withLock { () -> [@Sendable () -> Void]? in
+                threadsRunning -= 1
+                guard threadsRunning == 0 else { return nil }
                 defer { cleanups.removeAll() }
                 return cleanups
             }
+            guard let actions else { return }
             for action in actions { action() }
             ended(self)
+        }
+        Thread.detachNewThread { [self] in
+            readLoop(handle)
+            threadEnded()
+        }
+        Thread.detachNewThread { [self] in
+            writeLoop()
+            lock.withLock {
+                writerFinished = true
+                lock.broadcast()
+            }
+            threadEnded()
         }
     }
 
@@ -86,29 +99,31 @@ final class ControlSession: @unchecked Sendable {
     func commandFinished() { lock.withLock { commandsRunning -= 1 } }
 
     /// Sends an error frame (when a code is given), then closes. Idempotent.
+    ///
+    /// The writer closes the streams once the error frame is out; a client that does not read gets
+    /// its socket closed anyway after a second, by the reader when it ends or by `tick` while it
+    /// still waits (no Dispatch timer: see `start`).
     func close(_ code: ErrorCode?, _ reason: String) {
-        let first = lock.withLock { () -> Bool in
-            guard !closing else { return false }
+        lock.withLock {
+            guard !closing else { return }
             closing = true
+            closingSince = DispatchTime.now().uptimeNanoseconds
             queue.removeAll()
             if let code { _ = queue.push(Message.error(code: code, message: reason).frame, priority: .control) }
             lock.broadcast()
-            return true
         }
-        guard first else { return }
-        // The writer closes the streams once the error frame is out; a client that does not read
-        // gets its socket closed anyway after a second.
-        let streams = self.streams
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { streams.close() }
     }
 
     /// Liveness: a heartbeat when idle, so that the client knows the node is alive while a long
     /// command runs; a client silent past `timeout` with no command running is dropped.
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
-        let (silent, idle) = lock.withLock {
-            (commandsRunning > 0 || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0)
+        let (silent, idle, closeStuck) = lock.withLock {
+            (commandsRunning > 0 || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0,
+             closingSince.map { now > $0 && now - $0 > 1_000_000_000 } ?? false)
         }
-        if silent > timeout {
+        if closeStuck {
+            streams.close()
+        } else if silent > timeout {
             close(.timeout, "no frame for \(silent / 1_000_000) ms")
         } else if idle >= heartbeatInterval {
             send(.heartbeat)
@@ -161,5 +176,12 @@ final class ControlSession: @unchecked Sendable {
             }
         }
         close(nil, "closed by the client")
+        // The writer closes the streams once it has sent what `close` queued; under a writer stuck
+        // on a client that does not read, they are closed after a second.
+        lock.withLock {
+            let deadline = Date().addingTimeInterval(1)
+            while !writerFinished && lock.wait(until: deadline) {}
+        }
+        streams.close()
     }
 }

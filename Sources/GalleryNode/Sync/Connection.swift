@@ -29,28 +29,38 @@ final class Connection: @unchecked Sendable {
     let role: Role
     /// The peer's address as the socket reports it.
     let remote: String
-    private let streams: StreamPair
+    /// When the connection was made (uptime, nanoseconds): the handshake deadline counts from it.
+    let startedAt = DispatchTime.now().uptimeNanoseconds
+    /// The socket streams (closed under a stuck writer by the liveness methods).
+    let streams: StreamPair
     private let settings: HandshakeSettings
     private weak var delegate: (any ConnectionDelegate)?
-    private let lock = NSCondition()
+    /// Guards the mutable state below.
+    let lock = NSCondition()
 
     // Guarded by `lock`.
     private var queue: OutboundQueue
     private var closing = false
     private var closeReason: String?
-    private var identity: PeerIdentity?
+    var identity: PeerIdentity?
     private var receivedBytes = 0
     private var sentBytes = 0
-    private var lastReceived = DispatchTime.now().uptimeNanoseconds
+    var lastReceived = DispatchTime.now().uptimeNanoseconds
     /// Whether the reader is handling frames (e.g. running a long control command); the peer is
     /// not silent meanwhile, whatever it sends waits in the socket.
-    private var handlingFrames = false
-    private var lastSent = DispatchTime.now().uptimeNanoseconds
+    var handlingFrames = false
+    var lastSent = DispatchTime.now().uptimeNanoseconds
+    /// When `close` was first called (uptime, nanoseconds); the streams are closed a second later
+    /// at the latest, even if the writer is stuck on a peer that does not read.
+    var closingSince: UInt64?
+    /// Whether the writer thread has ended (it closes the streams when it does).
+    private var writerFinished = false
     private var threadsRunning = 0
     /// Fetches being served, sent a chunk at a time, round robin, when nothing else is queued.
     private var bulk: [ChunkStream] = []
     private var bulkTurn = 0
-    private let finished = DispatchSemaphore(value: 0)
+    /// Signalled once both threads have ended.
+    let finished = DispatchSemaphore(value: 0)
 
     // Reader thread only.
     private var decoder = FrameDecoder()
@@ -77,6 +87,16 @@ final class Connection: @unchecked Sendable {
         lock.withLock { identity }
     }
 
+    /// Whether the peer has completed the handshake.
+    var isAuthenticated: Bool {
+        lock.withLock { identity != nil }
+    }
+
+    /// Whether `close` has been called.
+    var isClosing: Bool {
+        lock.withLock { closing }
+    }
+
     /// Why the connection closed ("CODE: reason" for an error it sent), once it has.
     var closeDescription: String? {
         lock.withLock { closeReason }
@@ -97,6 +117,10 @@ final class Connection: @unchecked Sendable {
         }
         Thread.detachNewThread { [self] in
             writeLoop()
+            lock.withLock {
+                writerFinished = true
+                lock.broadcast()
+            }
             threadFinished()
         }
     }
@@ -155,39 +179,23 @@ final class Connection: @unchecked Sendable {
     }
 
     /// Sends an error frame (when a code is given), then closes. Idempotent.
+    ///
+    /// The writer closes the streams once the error frame is out. A peer that does not read gets
+    /// its socket closed anyway after a second: by the reader when it ends, by `tick` while it
+    /// still waits, or by `waitUntilClosed` at a stop. No Dispatch queue or timer is used here:
+    /// libdispatch makes its descriptors (epoll, eventfd, timerfd) on first use of a global queue or
+    /// timer and traps when it cannot, so a node at its descriptor limit that had not used Dispatch
+    /// yet died (SIGILL) the first time it closed a connection.
     func close(_ code: ErrorCode?, _ reason: String) {
-        let first = lock.withLock { () -> Bool in
-            guard !closing else { return false }
+        lock.withLock {
+            guard !closing else { return }
             closing = true
+            closingSince = DispatchTime.now().uptimeNanoseconds
             closeReason = code.map { "\($0): \(reason)" } ?? reason
             queue.removeAll()
             bulk.removeAll()
             if let code { _ = queue.push(Message.error(code: code, message: reason).frame, priority: .control) }
             lock.broadcast()
-            return true
-        }
-        guard first else { return }
-        // The writer closes the streams once the error frame is out; a peer that does not read
-        // gets its socket closed anyway after a second.
-        let streams = self.streams
-        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { streams.close() }
-    }
-
-    /// Counts the peer's silence from `now` at the earliest: the node could not hear it before.
-    func excuseSilence(until now: UInt64) {
-        lock.withLock { lastReceived = max(lastReceived, now) }
-    }
-
-    /// Liveness: sends a heartbeat when idle, drops a silent or unauthenticated peer.
-    func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
-        // Frames may have arrived after `now` was read: differences saturate at 0.
-        let (silent, idle, authenticated) = lock.withLock {
-            (handlingFrames || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0, identity != nil)
-        }
-        if silent > timeout {
-            close(.timeout, authenticated ? "no frame for \(silent / 1_000_000) ms" : "handshake not completed in time")
-        } else if authenticated && idle >= heartbeatInterval {
-            send(.heartbeat)
         }
     }
 
@@ -233,7 +241,7 @@ final class Connection: @unchecked Sendable {
                     // is written, so that the requester, which may ask again as soon as that chunk
                     // arrives, never finds the slot still taken.
                     if stream.isFinished { stopServing(stream.request) }
-                    bytes = frame.encoded
+                    bytes = frame.encoded(checksummed: true)
                 } catch {
                     stopServing(stream.request)
                     send(.fetchError(id: stream.request, code: .internalError, message: "cannot read the blob: \(error.localizedDescription)"))
@@ -265,9 +273,11 @@ final class Connection: @unchecked Sendable {
     }
 
     private func readLoop() {
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
+        // Small until the peer is authenticated: a connection still in its handshake costs little.
+        var buffer = [UInt8](repeating: 0, count: FrameLimits.handshakeMaximum)
         var reason = "closed by peer"
         reading: while true {
+            if buffer.count < 64 << 10 && decoder.checksummed { buffer = [UInt8](repeating: 0, count: 64 << 10) }
             let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
             if count <= 0 {
                 if count < 0 { reason = streams.input.streamError.map { "read failed: \($0.localizedDescription)" } ?? "read failed" }
@@ -300,6 +310,7 @@ final class Connection: @unchecked Sendable {
                 case .frameTooLarge: .frameTooLarge
                 case .unknownFrameType: .unknownFrameType
                 case .rejectedOp: .rejectedOp
+                case .checksumMismatch: .corruptFrame
                 default: .protocolError
                 }
                 close(code, error.localizedDescription)
@@ -312,8 +323,14 @@ final class Connection: @unchecked Sendable {
                 break
             }
         }
-        // The writer closes the streams once it has sent what `close` queued (an error frame).
+        // The writer closes the streams once it has sent what `close` queued (an error frame); a
+        // writer stuck on a peer that does not read has them closed under it after `closeGrace`.
         close(nil, reason)
+        lock.withLock {
+            let deadline = Date().addingTimeInterval(Double(Self.closeGrace) / 1e9)
+            while !writerFinished && lock.wait(until: deadline) {}
+        }
+        streams.close()
         let finalReason = lock.withLock { closeReason ?? reason }
         delegate?.connectionClosed(self, reason: finalReason)
     }
@@ -353,8 +370,14 @@ final class Connection: @unchecked Sendable {
             serverHandshake = handshake
         }
         if let peer {
+            // From here on every frame, both ways, carries a checksum trailer: the frames queued
+            // before (the last handshake reply) keep the plain layout.
             decoder.maximumPayload = Int(settings.maximumFrameSize)
-            lock.withLock { identity = peer }
+            decoder.checksummed = true
+            lock.withLock {
+                queue.sealing = true
+                identity = peer
+            }
             delegate?.connectionAuthenticated(self)
         }
     }

@@ -15,6 +15,14 @@ public struct NodeConfiguration: Sendable {
     public var heartbeatInterval: Duration
     /// A peer silent for this long (or not authenticated within it) is dropped.
     public var peerTimeout: Duration
+    /// An inbound or outbound connection must complete its handshake within this long of being
+    /// made, whatever it sends meanwhile.
+    public var handshakeTimeout: Duration = .seconds(5)
+    /// How many unauthenticated inbound connections the node holds (in total and per address).
+    public var admission = AdmissionLimits()
+    /// How long ops may wait in the causal buffer for a missing dependency before the node asks
+    /// its live peers again with a fresh `sync_request`.
+    public var gapTimeout: Duration = .milliseconds(1_500)
     /// Delays between attempts to reach a configured peer.
     public var reconnect: Backoff
     /// The largest frame payload this node accepts.

@@ -3,7 +3,8 @@ import GalleryWire
 /// The frames waiting to be written to one peer, by priority, bounded in bytes.
 ///
 /// Control frames go before ops, ops before bulk bytes. Within a priority, frames keep their order,
-/// so ops stay in causal order.
+/// so ops stay in causal order. Frames queued once `sealing` is on (after the handshake) are written
+/// with their CRC-32 trailer; the frames queued before keep the handshake's plain layout.
 struct OutboundQueue {
     /// The most queued bytes; a push beyond it fails (the peer is too slow).
     let limit: Int
@@ -15,6 +16,10 @@ struct OutboundQueue {
     private var exemptCount = 0
     /// Per frame queued: whether it is exempt (same layout as `frames`).
     private var exempt: [[Bool]] = Array(repeating: [], count: FramePriority.allCases.count)
+    /// Per frame queued: whether it is written with a checksum trailer (same layout as `frames`).
+    private var sealed: [[Bool]] = Array(repeating: [], count: FramePriority.allCases.count)
+    /// Whether frames pushed from now on carry a checksum trailer: on once the handshake is over.
+    var sealing = false
 
     init(limit: Int) {
         self.limit = limit
@@ -26,11 +31,13 @@ struct OutboundQueue {
     /// fit; `exempt` frames (a catch-up backlog) fit and do not count.
     mutating func push(_ frame: Frame, priority: FramePriority, exempt isExempt: Bool = false) -> Bool {
         let counted = byteCount - exemptCount
-        guard isExempt || counted + frame.encodedSize <= limit || frame.knownType == .error else { return false }
+        let size = frame.encodedSize(checksummed: sealing)
+        guard isExempt || counted + size <= limit || frame.knownType == .error else { return false }
         frames[priority.rawValue].append(frame)
         exempt[priority.rawValue].append(isExempt)
-        byteCount += frame.encodedSize
-        if isExempt { exemptCount += frame.encodedSize }
+        sealed[priority.rawValue].append(sealing)
+        byteCount += size
+        if isExempt { exemptCount += size }
         return true
     }
 
@@ -40,14 +47,17 @@ struct OutboundQueue {
         for priority in frames.indices {
             while heads[priority] < frames[priority].count {
                 let frame = frames[priority][heads[priority]]
-                if !bytes.isEmpty && bytes.count + frame.encodedSize > maximumBytes { return bytes }
-                bytes += frame.encoded
-                byteCount -= frame.encodedSize
-                if exempt[priority][heads[priority]] { exemptCount -= frame.encodedSize }
+                let checksummed = sealed[priority][heads[priority]]
+                let size = frame.encodedSize(checksummed: checksummed)
+                if !bytes.isEmpty && bytes.count + size > maximumBytes { return bytes }
+                bytes += frame.encoded(checksummed: checksummed)
+                byteCount -= size
+                if exempt[priority][heads[priority]] { exemptCount -= size }
                 heads[priority] += 1
                 if heads[priority] == frames[priority].count {
                     frames[priority].removeAll(keepingCapacity: true)
                     exempt[priority].removeAll(keepingCapacity: true)
+                    sealed[priority].removeAll(keepingCapacity: true)
                     heads[priority] = 0
                     break
                 }
@@ -60,6 +70,7 @@ struct OutboundQueue {
     mutating func removeAll() {
         frames = Array(repeating: [], count: FramePriority.allCases.count)
         exempt = Array(repeating: [], count: FramePriority.allCases.count)
+        sealed = Array(repeating: [], count: FramePriority.allCases.count)
         heads = Array(repeating: 0, count: FramePriority.allCases.count)
         byteCount = 0
         exemptCount = 0

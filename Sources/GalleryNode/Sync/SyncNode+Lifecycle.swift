@@ -48,7 +48,7 @@ extension SyncNode {
         }
         listener?.close()
         for connection in open { connection.close(.shuttingDown, "node stopping") }
-        for connection in open { connection.waitUntilFinished() }
+        for connection in open { connection.waitUntilClosed() }
     }
 
     /// Whether `stop()` has not been called.
@@ -68,20 +68,9 @@ extension SyncNode {
                 id: nextConnectionID, role: role, streams: streams, settings: settings,
                 queueLimit: configuration.outboundQueueLimit, delegate: self)
             connections[connection.id] = connection
+            condition.broadcast()
             connection.start()
             return connection
-        }
-    }
-
-    private func acceptLoop(_ listener: Listener) {
-        while isRunning {
-            do {
-                let streams = try listener.accept()
-                if adopt(streams, role: .server) == nil { break }
-            } catch {
-                if case .closed = error { break }
-                configuration.log("\(configuration.name): accept failed: \(error.localizedDescription)")
-            }
         }
     }
 
@@ -114,7 +103,9 @@ extension SyncNode {
     private func livenessLoop() {
         let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
         let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
+        let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
         var previous = DispatchTime.now().uptimeNanoseconds
+        var gaps = GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000)))
         while isRunning {
             let open = condition.withLock { Array(connections.values) }
             let now = DispatchTime.now().uptimeNanoseconds
@@ -124,7 +115,11 @@ extension SyncNode {
                 for connection in open { connection.excuseSilence(until: now) }
             }
             previous = now
-            for connection in open { connection.tick(now: now, heartbeatInterval: interval, timeout: timeout) }
+            for connection in open {
+                connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
+            }
+            checkForGaps(&gaps, now: now)
+            throttledLog.flush(now: now)
             Thread.sleep(forTimeInterval: Double(interval) / 1e10)
         }
     }

@@ -73,7 +73,12 @@ extension SyncNode: ConnectionDelegate {
             condition.broadcast()
         }
         transfers?.connectionClosed(connection)
-        configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
+        if connection.peer == nil {
+            // Connections that never authenticated can come in floods: a few lines a second.
+            throttledLog("unauthenticated", "\(configuration.name): connection to \(name) closed before authenticating: \(reason)")
+        } else {
+            configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
+        }
     }
 
     /// Answers a `fetch`: the blob's chunks, sent as the connection has room (protocol.md,

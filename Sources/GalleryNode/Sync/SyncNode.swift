@@ -15,6 +15,10 @@ public final class SyncNode: @unchecked Sendable {
     let condition = NSCondition()
     /// Fills this node's placeholders, when it keeps blobs.
     let transfers: TransferManager?
+    /// Which inbound connections are kept before they authenticate, and shed first.
+    let admission: AdmissionController
+    /// The node's log for events that can come in floods: a few lines per second at most.
+    let throttledLog: ThrottledLog
 
     // Guarded by `condition`.
     var replica: Replica
@@ -61,6 +65,8 @@ public final class SyncNode: @unchecked Sendable {
         self.settings = HandshakeSettings(
             secret: configuration.secret, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
+        self.admission = AdmissionController(limits: configuration.admission)
+        self.throttledLog = ThrottledLog(configuration.log)
         self.transfers = configuration.blobs.map { TransferManager(blobs: $0, maximumFrameSize: configuration.maximumFrameSize) }
         transfers?.node = self
     }

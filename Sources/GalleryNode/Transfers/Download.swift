@@ -38,6 +38,11 @@ struct Download {
     var requestEnd = 0
     /// Bytes made durable in the partial file.
     var checkpointed = 0
+    /// Uptime (nanoseconds) when the open fetch last made progress: sent, answered by a chunk, or
+    /// its connection carried more than heartbeats (a busy link is not a stalled one).
+    var lastActivity: UInt64 = 0
+    /// Bytes received on the fetch's connection at `lastActivity`.
+    var receivedAtActivity = 0
     /// Uptime of the last progress report (nanoseconds).
     var lastReport: UInt64 = 0
     /// Whether the download already started over after a resumed partial file failed to verify.
@@ -51,6 +56,12 @@ struct Download {
         self.size = size
         self.placeholders = placeholders
         self.preferred = preferred
+    }
+
+    /// Notes progress of the open fetch on `connection` now.
+    mutating func noteActivity(on connection: Connection, now: UInt64) {
+        lastActivity = now
+        receivedAtActivity = connection.byteCounts.received
     }
 
     /// The name of the peer being asked, if any.

@@ -38,6 +38,7 @@ extension TransferManager {
                 download.phase = .fetching(connection, request: following.id, peer: peer, name: name)
                 next = following
             }
+            download.noteActivity(on: connection, now: Self.now)
             do {
                 try writer.append(chunk.data)
             } catch {

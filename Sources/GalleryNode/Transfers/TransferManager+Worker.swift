@@ -15,6 +15,7 @@ extension TransferManager {
     /// What the worker decided under the lock and carries out after releasing it.
     struct Plan {
         var fetches: [(Connection, FetchRequest)] = []
+        var cancels: [(Connection, UInt64)] = []
         var opens: [String] = []
         var finishes: [(String, BlobWriter)] = []
         var completions: [String] = []
@@ -72,6 +73,10 @@ extension TransferManager {
                 continue
             }
             defer { if downloads[hash] != nil { downloads[hash] = download } }
+            if case .fetching(let connection, let request, _, _) = download.phase {
+                if let cancel = stalled(&download, connection: connection, request: request, now: now) { plan.cancels.append(cancel) }
+                continue
+            }
             guard case .waiting(let until) = download.phase, until <= now else { continue }
             if blobs.contains(hash) {
                 // The bytes arrived another way (another download, an `add`): nothing to fetch.
@@ -94,6 +99,7 @@ extension TransferManager {
                 fetching[peer.connection.id, default: 0] += 1
                 let request = makeRequest(for: &download, from: writer.receivedCount)
                 download.phase = .fetching(peer.connection, request: request.id, peer: peer.replica, name: peer.name)
+                download.noteActivity(on: peer.connection, now: now)
                 plan.fetches.append((peer.connection, request))
             } else if download.placeholders.isEmpty {
                 // A relay asked every connected peer once: none has the bytes.
@@ -132,8 +138,28 @@ extension TransferManager {
             id: nextRequest, hash: SHA256.bytes(hex: download.hash) ?? [], offset: UInt64(offset), length: UInt64(length))
     }
 
+    /// Whether the open fetch of a download is lost: nothing for `stallTimeout` on a link that
+    /// carried no more than heartbeats meanwhile (a slow or busy link is not a lost fetch: a chunk
+    /// cut short by a cancel would be sent again from its start, and a slow link never finish). A lost fetch is forgotten and the download waits to
+    /// ask again (from the bytes held, of the same peer or another); returns the cancel to send.
+    /// Caller holds `lock`.
+    private func stalled(_ download: inout Download, connection: Connection, request: UInt64, now: UInt64) -> (Connection, UInt64)? {
+        if connection.byteCounts.received - download.receivedAtActivity >= Self.busyLinkBytes {
+            download.noteActivity(on: connection, now: now)
+            return nil
+        }
+        guard now > download.lastActivity, now - download.lastActivity >= Self.stallTimeout else { return nil }
+        requests[request] = nil
+        download.phase = .waiting(until: 0)
+        poked = true
+        node?.configuration.log("\(node?.configuration.name ?? "?"): fetch of \(download.hash.prefix(12)) stalled at byte "
+            + "\(download.done) for \((now - download.lastActivity) / 1_000_000) ms; asking again")
+        return (connection, request)
+    }
+
     /// Carries out a plan, without holding `lock`.
     private func carryOut(_ plan: Plan) {
+        for (connection, request) in plan.cancels { connection.send(.cancel(id: request)) }
         for (connection, request) in plan.fetches { connection.send(.fetch(request)) }
         for hash in plan.opens { open(hash) }
         for hash in plan.completions { complete(hash) }

@@ -20,6 +20,13 @@ final class TransferManager: @unchecked Sendable {
     static let defaultTimeout: Duration = .seconds(300)
     /// The largest chunk asked of a peer; one chunk per fetch.
     static let chunkLength = 256 << 10
+    /// A fetch that has received nothing for this long while its connection carried fewer than
+    /// `busyLinkBytes` is taken as lost (a dropped `fetch` or `chunk` frame): it is cancelled and
+    /// asked again from the bytes held (nanoseconds).
+    static let stallTimeout: UInt64 = 3_000_000_000
+    /// More bytes than heartbeats bring: a link that carried this many since the fetch last made
+    /// progress is busy (a chunk on its way), not lost.
+    static let busyLinkBytes = 4_096
     /// The partial file is fsynced after this many new bytes, so that a restart resumes after them.
     static let checkpointBytes = 16 << 20
     /// Progress is reported to watchers at most this often per download (nanoseconds).

@@ -62,7 +62,9 @@ public final class Listener: @unchecked Sendable {
     }
 
     /// Waits for the next connection and returns its opened streams (`TCP_NODELAY` set).
-    /// Throws `.closed` once `close()` was called, `.io` if accepting fails.
+    /// Throws `.closed` once `close()` was called, `.descriptorsExhausted` when no descriptor is
+    /// left for the connection (it stays in the backlog: back off before calling again, or this
+    /// returns at once), `.io` if accepting fails otherwise.
     public func accept() throws(TransportError) -> StreamPair {
         let fd: Int32? = lock.withLock {
             if closed { return nil }
@@ -96,6 +98,8 @@ public final class Listener: @unchecked Sendable {
                 switch failure.code {
                 case EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED, EPROTO:
                     continue  // Taken by another thread, or gone before we got to it.
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    throw .descriptorsExhausted(POSIX.describe("accept", errno: failure.code))
                 default:
                     throw .io(POSIX.describe("accept", errno: failure.code))
                 }

@@ -14,6 +14,9 @@ public enum TransportError: Error, Hashable, Sendable, LocalizedError {
     case closed
     /// A system call failed; the message names the call and includes `strerror`.
     case io(String)
+    /// The process (or the system) has no descriptor left for a new connection (`EMFILE`,
+    /// `ENFILE`), or no memory for one: the message names the call and includes `strerror`.
+    case descriptorsExhausted(String)
 
     /// A one-line human-readable description.
     public var errorDescription: String? {
@@ -28,7 +31,7 @@ public enum TransportError: Error, Hashable, Sendable, LocalizedError {
             return "cannot listen on \(endpoint): \(reason)"
         case .closed:
             return "the socket was closed"
-        case .io(let message):
+        case .io(let message), .descriptorsExhausted(let message):
             return message
         }
     }

@@ -62,6 +62,15 @@ public struct CRC32: Sendable {
         register = crc
     }
 
+    /// The CRC-32 of the bytes in a buffer.
+    ///
+    /// - Complexity: O(*n*) in the number of bytes, without allocation.
+    public static func checksum(of bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc = CRC32()
+        crc.update(bytes)
+        return crc.value
+    }
+
     /// The CRC-32 of `bytes`.
     ///
     /// - Complexity: O(*n*) in the number of bytes.

@@ -2,8 +2,10 @@ import GalleryModel
 
 /// What a node brings to a handshake: its identity, the space's secret, and its limits.
 public struct HandshakeSettings: Sendable {
-    /// The protocol versions this implementation speaks.
-    public static let supportedVersions: [UInt16] = [1]
+    /// The protocol versions this implementation speaks: 2 only (every frame after the handshake
+    /// carries a CRC-32 trailer). Version 1 (no trailer) is refused with `unsupported_version`, so
+    /// that no one on the path can downgrade a link to unchecked frames.
+    public static let supportedVersions: [UInt16] = [2]
 
     /// The space's shared secret: the HMAC key.
     public var secret: [UInt8]

@@ -38,11 +38,13 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The peer sent an op under an ID the receiver holds with other content: two versions of one
     /// op ID exist in the space (a damaged or forged log, a reused ID). Nothing of it is applied.
     public static let divergentOp = ErrorCode(rawValue: 14)
+    /// A frame after the handshake whose checksum does not match: the link changed its bytes.
+    public static let corruptFrame = ErrorCode(rawValue: 15)
 
     /// Every code this version defines.
     public static let allCases: [ErrorCode] = [
         .protocolError, .unsupportedVersion, .authFailed, .frameTooLarge, .unknownFrameType, .timeout, .slowPeer,
-        .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled, .divergentOp,
+        .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled, .divergentOp, .corruptFrame,
     ]
 
     /// Whether this version defines the code.
@@ -65,6 +67,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .notFound: "not_found"
         case .cancelled: "cancelled"
         case .divergentOp: "divergent_op"
+        case .corruptFrame: "corrupt_frame"
         default: "code_\(rawValue)"
         }
     }

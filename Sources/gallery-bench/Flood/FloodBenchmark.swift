@@ -139,7 +139,7 @@ enum FloodBenchmark {
         defer { watchdog.cancel() }
         var generator = SeededGenerator(seed: seed)
         let wrongHello = Message.hello(Hello(
-            versions: [1], replica: ReplicaID(UInt64.random(in: 1...UInt64.max)), nonce: HandshakeSettings.makeNonce(),
+            versions: HandshakeSettings.supportedVersions, replica: ReplicaID(UInt64.random(in: 1...UInt64.max)), nonce: HandshakeSettings.makeNonce(),
             maximumFrameSize: FrameLimits.defaultMaximum, name: "mallory")).frame.encoded
         var decoder = FrameDecoder()
         switch attack {
@@ -151,11 +151,14 @@ enum FloodBenchmark {
             write([0x00, 0x00, 0x00, 0x80, FrameType.ops.rawValue, 0x00], to: streams)
         case .wrongSecret:
             write(wrongHello, to: streams)
-            guard read(&decoder, from: streams, until: 1).first?.knownType == .welcome else { return "no welcome" }
+            // Closed without a frame: refused at accept (over the unauthenticated caps), which is behaving.
+            guard let first = read(&decoder, from: streams, until: 1).first else { return nil }
+            guard first.knownType == .welcome else { return "no welcome" }
             write(Message.auth(proof: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).frame.encoded, to: streams)
         case .replayedAuth:
             write(recorded.hello, to: streams)
-            guard read(&decoder, from: streams, until: 1).first?.knownType == .welcome else { return "no welcome" }
+            guard let first = read(&decoder, from: streams, until: 1).first else { return nil }
+            guard first.knownType == .welcome else { return "no welcome" }
             write(recorded.auth, to: streams)
         case .fetchBeforeAuth:
             write(Message.fetch(FetchRequest(id: 1, hash: Array(repeating: 1, count: 32), offset: 0, length: 0)).frame.encoded, to: streams)

@@ -21,8 +21,9 @@ final class NodeSpace: @unchecked Sendable {
     /// The directory of a node.
     func directory(_ name: String) -> URL { base.appendingPathComponent(name) }
 
-    /// Starts (or restarts, on its earlier address) a node that dials `peers` (started nodes).
-    func start(_ name: String, peers: [String] = []) throws {
+    /// Starts (or restarts, on its earlier address) a node that dials `peers` (started nodes, or
+    /// addresses "HOST:PORT" such as a relay's), with at most `descriptorLimit` descriptors if given.
+    func start(_ name: String, peers: [String] = [], descriptorLimit: Int? = nil) throws {
         if !peers.isEmpty { peersOf[name] = peers }
         var arguments = [directory(name).path, "--name", name]
         if let address = addresses[name] { arguments += ["--listen", address] }
@@ -31,13 +32,19 @@ final class NodeSpace: @unchecked Sendable {
         }
         founder = founder ?? name
         for peer in peersOf[name] ?? [] {
-            arguments += ["--peer", try #require(addresses[peer], "\(peer) was never started")]
+            arguments += ["--peer", try #require(addresses[peer] ?? (Endpoint(peer) != nil ? peer : nil), "\(peer) was never started")]
         }
-        let process = try ServeProcess(arguments)
+        let process = try ServeProcess(arguments, descriptorLimit: descriptorLimit)
         let endpoint = try #require(process.endpoint, "\(name) did not start: \(process.standardError)")
         addresses[name] = endpoint.description
         nodes[name] = process
     }
+
+    /// The running process of a node.
+    func process(_ name: String) -> ServeProcess? { nodes[name] }
+
+    /// The address a node listens on, once started.
+    func address(_ name: String) -> Endpoint? { addresses[name].flatMap(Endpoint.init) }
 
     /// Stops a node with SIGTERM; true when it exited 0.
     @discardableResult

@@ -14,6 +14,8 @@ import Synchronization
 struct RawPeer {
     let streams: StreamPair
     private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+    /// Whether the handshake is over: frames both ways carry a checksum trailer (protocol version 2).
+    private var sealed = false
 
     /// Connects to `endpoint` and completes the handshake with `secret`.
     init(connectingTo endpoint: Endpoint, secret: [UInt8]) throws {
@@ -27,10 +29,12 @@ struct RawPeer {
             if case .send(let reply) = try handshake.receive(message) { send(reply) }
             if case .authOK = message { break }
         }
+        sealed = true
+        decoder.checksummed = true
     }
 
     func send(_ message: Message) {
-        let bytes = message.frame.encoded
+        let bytes = message.frame.encoded(checksummed: sealed)
         _ = bytes.withUnsafeBufferPointer { streams.output.write($0.baseAddress!, maxLength: $0.count) }
     }
 

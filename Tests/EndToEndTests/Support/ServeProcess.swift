@@ -10,11 +10,18 @@ final class ServeProcess: Sendable {
     private let changed = DispatchSemaphore(value: 0)
 
     /// Starts `gallery serve ARGUMENTS` and waits (bounded) for its "listening on" line; with
-    /// `serve: false`, starts `gallery ARGUMENTS` and waits for nothing.
-    init(_ arguments: [String], serve: Bool = true, timeout: TimeInterval = 30) throws {
+    /// `serve: false`, starts `gallery ARGUMENTS` and waits for nothing. With `descriptorLimit`, the
+    /// process runs with that many descriptors at most (`ulimit -n` in a shell that then execs it).
+    init(_ arguments: [String], serve: Bool = true, timeout: TimeInterval = 30, descriptorLimit: Int? = nil) throws {
         let process = Process()
-        process.executableURL = GalleryProcess.executable
-        process.arguments = (serve ? ["serve"] : []) + arguments
+        let command = (serve ? ["serve"] : []) + arguments
+        if let descriptorLimit {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", GalleryProcess.executable.path] + command
+        } else {
+            process.executableURL = GalleryProcess.executable
+            process.arguments = command
+        }
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
@@ -65,6 +72,9 @@ final class ServeProcess: Sendable {
     }
 
     var standardError: String { output.withLock { $0.stderr } }
+
+    /// Whether the process is still running.
+    var isRunning: Bool { process.isRunning }
 
     /// Waits (bounded) for the process to exit by itself; its status, nil if it did not.
     func waitForExit(timeout: TimeInterval = 30) -> Int32? {

@@ -1,0 +1,63 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// How long received ops have been waiting in the causal buffer: the liveness loop's view of gaps
+/// on live links (a lost `ops` frame leaves later ops waiting for what it carried).
+struct GapWatch {
+    /// How long ops may wait before the node asks its peers again (nanoseconds).
+    let timeout: UInt64
+    /// The longest wait between two requests while the same gap stays (nanoseconds).
+    static let maximumInterval: UInt64 = 30_000_000_000
+    /// Since when (uptime, nanoseconds) the buffer has held ops without emptying.
+    var waitingSince: UInt64?
+    /// When the node last asked its peers again.
+    var lastRequest: UInt64 = 0
+    /// The wait before the next request: `timeout`, doubled after each request while the gap
+    /// stays, so that a gap no peer can fill costs little.
+    var interval: UInt64 = 0
+
+    init(timeout: UInt64) {
+        self.timeout = timeout
+        interval = timeout
+    }
+}
+
+extension SyncNode {
+    /// When ops have waited for missing dependencies for `gapTimeout`, sends a fresh
+    /// `sync_request` to every peer that has finished its catch-up (protocol.md, "Sync"): each
+    /// answers with what this node's version vector lacks, which fills the gap without a reconnect.
+    /// Peers still sending their catch-up are not asked (what is missing may be on its way), unless
+    /// no peer has finished its catch-up.
+    /// Asks again while the gap stays, after `gapTimeout`, then twice as long each time (at most
+    /// `GapWatch.maximumInterval`).
+    func checkForGaps(_ watch: inout GapWatch, now: UInt64) {
+        let buffered = condition.withLock { replica.bufferedCount }
+        guard buffered > 0 else {
+            watch.waitingSince = nil
+            watch.interval = watch.timeout
+            return
+        }
+        guard let since = watch.waitingSince else {
+            watch.waitingSince = now
+            return
+        }
+        guard now > since, now - since >= watch.timeout, now - watch.lastRequest >= watch.interval else { return }
+        if watch.lastRequest > since { watch.interval = min(watch.interval * 2, GapWatch.maximumInterval) }
+        watch.lastRequest = now
+        let (version, missing, peers) = condition.withLock { () -> (VersionVector, [OpID], [Connection]) in
+            let live = sessions.compactMap { id, session -> (Connection, Bool)? in
+                guard session.live, let connection = connections[id] else { return nil }
+                return (connection, session.syncedUpTo != nil)
+            }
+            // Peers still sending their catch-up may be bringing what is missing: ask the others,
+            // or every live peer when none has finished (its `caught_up` may be what was lost).
+            let synced = live.filter(\.1).map(\.0)
+            return (replica.version, replica.missingDependencies, synced.isEmpty ? live.map(\.0) : synced)
+        }
+        for connection in peers { connection.send(.syncRequest(version)) }
+        let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
+        throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - since) / 1_000_000) ms for \(named); "
+            + "asking \(peers.count) peers again")
+    }
+}
