@@ -67,9 +67,14 @@ final class ChromiumProcess: @unchecked Sendable {
         posix_spawnattr_setflags(&attributes, Int16(truncatingIfNeeded: flags))
 
         let argv = ([path] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        // The environment from Foundation rather than `environ`, which Darwin's module does not export.
+        let environment = ProcessInfo.processInfo.environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer {
+            argv.forEach { free($0) }
+            environment.forEach { free($0) }
+        }
         var child: pid_t = 0
-        let status = posix_spawn(&child, path, &actions, &attributes, argv, environ)
+        let status = posix_spawn(&child, path, &actions, &attributes, argv, environment)
         systemClose(commands.0)
         systemClose(replies.1)
         guard status == 0 else {
