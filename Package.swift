@@ -7,6 +7,7 @@ let package = Package(
         .library(name: "GalleryModel", targets: ["GalleryModel"]),
         .library(name: "GalleryWire", targets: ["GalleryWire"]),
         .library(name: "GalleryNode", targets: ["GalleryNode"]),
+        .library(name: "GalleryHTTP", targets: ["GalleryHTTP"]),
         .executable(name: "gallery", targets: ["gallery"]),
         .executable(name: "gallery-bench", targets: ["gallery-bench"]),
     ],
@@ -17,11 +18,17 @@ let package = Package(
         .target(name: "CSHA256Kernels"),
         .target(name: "GalleryWire", dependencies: ["GalleryModel", "CSHA256Kernels"]),
         .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire"]),
+        // Sans-I/O HTTP/1.1 codec for the web adapter (issue 13).
+        .target(name: "GalleryHTTP"),
+        // Test-only helpers: a headless-Chromium driver over the DevTools protocol.
+        .target(name: "GalleryTestSupport"),
         .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
         .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GalleryWire"]),
         .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryNode"]),
+        .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel"]),
+        .testTarget(name: "BrowserTests", dependencies: ["GalleryHTTP", "GalleryNode", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["gallery", "gallery-bench", "GalleryModel", "GalleryNode", "GalleryWire"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,86 @@
+/// An ordered list of header fields. Names keep the case they were given in; every lookup ignores
+/// ASCII case (field names are case-insensitive).
+public struct HTTPHeaders: Hashable, Sendable, Sequence {
+    /// The fields in the order they were received or added.
+    public private(set) var fields: [(name: String, value: String)] = []
+
+    /// An empty list.
+    public init() {}
+
+    /// A list of the given fields, in order.
+    public init(_ fields: [(String, String)]) {
+        for (name, value) in fields { add(name, value) }
+    }
+
+    /// Appends a field.
+    public mutating func add(_ name: String, _ value: String) {
+        fields.append((name, value))
+    }
+
+    /// Replaces every field named `name` with one field holding `value`.
+    public mutating func set(_ name: String, _ value: String) {
+        remove(name)
+        add(name, value)
+    }
+
+    /// Removes every field named `name`.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { Self.sameName($0.name, name) }
+    }
+
+    /// The value of the first field named `name`, or nil.
+    public subscript(name: String) -> String? {
+        fields.first { Self.sameName($0.name, name) }?.value
+    }
+
+    /// Every value of the fields named `name`, in order.
+    public func values(_ name: String) -> [String] {
+        fields.filter { Self.sameName($0.name, name) }.map(\.value)
+    }
+
+    /// The comma-separated list elements of every field named `name`, trimmed and lower-cased
+    /// (for token lists such as `Connection`).
+    public func tokens(_ name: String) -> [String] {
+        values(name).flatMap { $0.split(separator: ",") }
+            .map { $0.trimmingSpaces.lowercased() }
+            .filter { !$0.isEmpty }
+    }
+
+    /// True when two field names are equal ignoring ASCII case.
+    static func sameName(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.elementsEqual(rhs.utf8) { a, b in
+            a == b || (a | 0x20 == b | 0x20 && (a | 0x20) >= 0x61 && (a | 0x20) <= 0x7A)
+        }
+    }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+        fields.makeIterator()
+    }
+
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for field in fields {
+            hasher.combine(field.name)
+            hasher.combine(field.value)
+        }
+    }
+}
+
+extension StringProtocol {
+    /// The text without leading and trailing spaces and horizontal tabs (HTTP's optional whitespace).
+    var trimmingSpaces: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.firstIndex(where: { $0 != " " && $0 != "\t" }),
+              let last = scalars.lastIndex(where: { $0 != " " && $0 != "\t" })
+        else { return "" }
+        var text = ""
+        text.unicodeScalars.append(contentsOf: scalars[first...last])
+        return text
+    }
+}

@@ -1,0 +1,53 @@
+/// The cookies of a request's `Cookie` fields (RFC 6265 §4.2), and `Set-Cookie` values to send.
+public struct HTTPCookies: Hashable, Sendable {
+    /// Name-value pairs in the order sent (a name may repeat; the first is the most specific).
+    public private(set) var pairs: [(name: String, value: String)] = []
+
+    /// Parses every `Cookie` field of `headers`: "a=b; c=d", values optionally in double quotes.
+    /// Pairs without "=" or with an empty name are skipped, never fatal.
+    public init(headers: HTTPHeaders) {
+        for field in headers.values("cookie") {
+            for piece in field.split(separator: ";") {
+                guard let equals = piece.firstIndex(of: "=") else { continue }
+                let name = piece[..<equals].trimmingSpaces
+                var value = piece[piece.index(after: equals)...].trimmingSpaces
+                if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                    value = String(value.dropFirst().dropLast())
+                }
+                guard !name.isEmpty else { continue }
+                pairs.append((name, value))
+            }
+        }
+    }
+
+    /// The value of the first cookie named `name` (case-sensitive), or nil.
+    public subscript(name: String) -> String? {
+        pairs.first { $0.name == name }?.value
+    }
+
+    public static func == (lhs: HTTPCookies, rhs: HTTPCookies) -> Bool {
+        lhs.pairs.elementsEqual(rhs.pairs) { $0.name == $1.name && $0.value == $1.value }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        for pair in pairs {
+            hasher.combine(pair.name)
+            hasher.combine(pair.value)
+        }
+    }
+
+    /// A `Set-Cookie` value for a session credential: `HttpOnly`, `SameSite=Strict`, `Path=/`, no
+    /// expiry (a session cookie). Characters a cookie value may not hold are dropped from `value`.
+    public static func sessionCookie(name: String, value: String, maxAgeSeconds: Int? = nil) -> String {
+        let cleanName = String(name.unicodeScalars.filter { $0.isASCII && HTTPRequestParser.isTokenByte(UInt8($0.value)) })
+        let cleanValue = String(value.unicodeScalars.filter(isCookieOctet))
+        var text = "\(cleanName)=\(cleanValue); Path=/; HttpOnly; SameSite=Strict"
+        if let maxAgeSeconds { text += "; Max-Age=\(maxAgeSeconds)" }
+        return text
+    }
+
+    /// cookie-octet: printable ASCII except space, double quote, comma, semicolon and backslash.
+    private static func isCookieOctet(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value > 0x20 && scalar.value < 0x7F && scalar != "\"" && scalar != "," && scalar != ";" && scalar != "\\"
+    }
+}
