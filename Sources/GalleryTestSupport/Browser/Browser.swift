@@ -108,7 +108,20 @@ public final class Browser: @unchecked Sendable {
         guard let targetId = created["targetId"] as? String else { throw .unexpectedReply("a targetId") }
         let attached = try pipe.send("Target.attachToTarget", ["targetId": targetId, "flatten": true],
                                      timeout: options.commandTimeout)
-        guard let sessionId = attached["sessionId"] as? String else { throw .unexpectedReply("a sessionId") }
+        let sessionId: String
+        if let replied = attached["sessionId"] as? String {
+            sessionId = replied
+        } else {
+            // Seen once in five runs on a loaded machine: a reply without the session. The
+            // `attachedToTarget` event names it too.
+            let event = try pipe.waitForEvent("Target.attachedToTarget", session: nil, timeout: options.commandTimeout) {
+                (($0.params["targetInfo"] as? [String: Any])?["targetId"] as? String) == targetId
+            }
+            guard let announced = event.params["sessionId"] as? String else {
+                throw .unexpectedReply("a sessionId (the reply was \(attached))")
+            }
+            sessionId = announced
+        }
         let page = BrowserPage(browser: self, targetId: targetId, sessionId: sessionId)
         try page.send("Page.enable")
         try page.send("Runtime.enable")
