@@ -188,6 +188,12 @@ has_panorama() { titles alice alice | grep -q 'panorama.png'; }
 wait_until 30 "the large image did not appear in alice's gallery" has_panorama
 wait_until 15 "bob did not get the large image's insert" converged
 expect_titles alice alice "lagoon.png sunset.png rose.jpg panorama.png"
+# watch --json records every event of bob's gallery: the placeholder's insert, its progress and its
+# commit are checked from it, whatever the speed of the transfer (the listing below may miss a fast one).
+g bob watch bob --json > "$work/watch.jsonl" 2>&1 & watch_pid=$!
+helper_pids+=("$watch_pid")
+watching() { grep -q '"event":"watching"' "$work/watch.jsonl"; }
+wait_until 15 "watch --json did not start on bob" watching
 say "bob drags it to his gallery at 1 with --copy --wait, in the background; meanwhile we list bob:"
 printf '   $ gallery -C bob drag alice:3 --to bob --at 1 --copy --wait &\n'
 g bob drag alice:3 --to bob --at 1 --copy --wait --timeout 50 > "$work/big-drag.out" 2>&1 & drag_pid=$!
@@ -214,9 +220,22 @@ done
 wait "$drag_pid" || { cat "$work/big-drag.out"; fail "drag of the large image did not end with a commit"; }
 sed 's/^/     /' "$work/big-drag.out"
 grep -q '^transfer .* committed$' "$work/big-drag.out" || fail "the large image's transfer was not committed"
-[ "$seen" -ge 1 ] || fail "no placeholder with progress was seen in bob's list while the image loaded"
-[ -n "$seen_json" ] || fail "list --json never showed progress {done, total} for the placeholder"
-say "seen $seen times with progress; list --json showed $seen_json"
+# One JSON object per line, keys sorted: pick lines by their fields, whatever their order.
+big_line=$(grep '"event":"inserted"' "$work/watch.jsonl" | grep '"title":"panorama.png"' | head -n 1 || true)
+big_id=$(echo "$big_line" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+[ -n "$big_id" ] || fail "watch --json did not show the large image inserted in bob's gallery"
+echo "$big_line" | grep -q '"state":"placeholder"' || fail "the large image did not land in bob's gallery as a placeholder first"
+big_committed() { grep '"event":"committed"' "$work/watch.jsonl" | grep -q "\"id\":\"$big_id\""; }
+wait_until 15 "watch --json did not show the placeholder committed" big_committed
+progress_events=$(grep '"event":"progress"' "$work/watch.jsonl" | grep -c "\"id\":\"$big_id\"" || true)
+[ "$progress_events" -ge 1 ] || fail "watch --json showed no progress {done, total} for the placeholder"
+kill "$watch_pid" 2>/dev/null || true
+say "watch --json: the placeholder $big_id inserted, $progress_events progress events, then committed"
+if [ "$seen" -ge 1 ]; then
+  say "bob's list showed it $seen times with progress${seen_json:+; list --json showed $seen_json}"
+else
+  say "the bytes arrived before bob's list (polled every 0.2 s) could show the placeholder"
+fi
 wait_until 15 "the nodes did not converge after the large copy" converged
 all_ready bob || fail "a placeholder is left in bob's gallery"
 expect_titles bob bob "wizard.png panorama.png granite.gif lagoon.png"
