@@ -79,8 +79,12 @@ extension SIMD4: ChaChaWord where Scalar == UInt32 {
     init(_ value: UInt32) { self.init(repeating: value) }
 
     /// Lane-wise rotation left.
+    ///
+    /// Written with `&+` rather than `|`: LLVM matches the `|` form to four scalar `rol`s (SSE2 has
+    /// no vector rotate), moving every lane out of the vector and back; with `&+` (the same value:
+    /// the two halves share no bits) it stays `pslld`/`psrld`/`por` on the whole vector.
     @inline(__always)
-    func rotatedLeft(_ count: UInt32) -> SIMD4<UInt32> { self &<< count | self &>> (32 - count) }
+    func rotatedLeft(_ count: UInt32) -> SIMD4<UInt32> { (self &<< count) &+ (self &>> (32 - count)) }
 }
 
 /// ChaCha20's 4 × 4 state of words, and the input state to add back after the rounds.
