@@ -5,6 +5,8 @@
 /// secret-dependent branch or memory index (see `FieldElement25519`). The scalar's bits are read at
 /// public positions. **Not constant time:** the length checks (lengths are public) and the
 /// all-zero check of `PrivateKey.sharedSecret(with:)` (its result, a refusal, is public anyway).
+/// Secrets live in Swift arrays and are not wiped from memory after use (Swift gives no way to
+/// guarantee it); a process that can read this one's memory has its keys.
 public enum X25519 {
     /// The length of scalars, u-coordinates, keys and shared secrets in bytes (32).
     public static let byteCount = 32

@@ -23,6 +23,9 @@
 /// to the initiator's ephemeral) to whoever starts a handshake. Identity hiding is XX's: the
 /// initiator's static key is encrypted to a key only the responder has.
 ///
+/// **A value.** Copying a handshake state forks it (the tests replay one message to saved copies);
+/// a connection keeps one. The transport it ends in is a class, so its nonces cannot be forked.
+///
 /// **Failing closed.** A thrown error leaves the state closed: every later call throws
 /// `NoiseError.closed`. Messages are limited to 65,535 bytes (spec section 3).
 public struct NoiseHandshakeState: Sendable {
