@@ -4,7 +4,7 @@
 /// Encryption uses nonce n and then increments it; n = 2^64 - 1 is reserved (`rekey` uses it), so
 /// reaching it throws `nonceExhausted` instead of wrapping. A failed decryption leaves n unchanged,
 /// as the spec says. With no key, both directions pass the bytes through (the handshake's first
-/// messages).
+/// messages). Constant time as ChaCha20-Poly1305 is; the nonce and the lengths are public.
 public struct NoiseCipherState: Sendable {
     /// k, or nil when empty.
     private var key: [UInt8]?
