@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryModel
 import Testing
 @testable import GalleryWire

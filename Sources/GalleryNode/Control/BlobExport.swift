@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
+import GalleryCrypto
 import Glibc
 #endif
 import GalleryWire

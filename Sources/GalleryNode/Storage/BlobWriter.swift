@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryWire
 
 #if canImport(Darwin)

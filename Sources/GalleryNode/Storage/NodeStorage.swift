@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryModel
 
 /// A node's ops on disk, its replica restored from them at start, and checkpoints that keep the

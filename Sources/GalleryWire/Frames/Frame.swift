@@ -1,3 +1,5 @@
+import GalleryCrypto
+
 /// One frame: a 6-byte header (payload length u32 little-endian, type, flags) and a payload.
 public struct Frame: Hashable, Sendable {
     /// Flag bit 0: a receiver that does not know the type skips the frame instead of failing.

@@ -1,3 +1,5 @@
+import GalleryCrypto
+
 /// Cuts a byte stream into frames, refusing any frame longer than the current limit before
 /// buffering it, so that a peer cannot make the receiver allocate beyond that limit.
 public struct FrameDecoder: Sendable {

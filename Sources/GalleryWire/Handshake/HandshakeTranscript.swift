@@ -1,3 +1,4 @@
+import GalleryCrypto
 import GalleryModel
 
 /// The bytes each side's HMAC proof covers (protocol.md, "Authentication").

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryWire
 
 /// The end of a chaos run: heals the cluster (resumes paused nodes, restarts dead ones), waits,

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryModel
 import GalleryWire
 

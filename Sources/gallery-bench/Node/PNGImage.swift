@@ -1,3 +1,4 @@
+import GalleryCrypto
 import GalleryModel
 import GalleryWire
 

@@ -1,3 +1,4 @@
+import GalleryCrypto
 import Foundation
 import GalleryModel
 import GalleryWire

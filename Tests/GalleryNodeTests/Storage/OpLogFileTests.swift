@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryModel
 @testable import GalleryNode
 import GalleryWire

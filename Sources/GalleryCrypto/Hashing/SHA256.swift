@@ -7,6 +7,9 @@ internal import CSHA256Kernels
 /// `update` in one call of the kernel; only a partial block is copied into the hasher's fixed-size
 /// buffer, so hashing allocates nothing but the digest. The compression function is the CPU's SHA
 /// instructions where it has them (see `Kernel`), else portable Swift.
+///
+/// Constant time in the bytes hashed (no branch or table index depends on them, in either kernel),
+/// so HMAC and HKDF on it are too; only the length steers the loops.
 public struct SHA256: Sendable {
     /// The length of a digest in bytes (32).
     public static let byteCount = 32

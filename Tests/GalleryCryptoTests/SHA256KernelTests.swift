@@ -1,7 +1,7 @@
 import Foundation
 import GalleryModel
 import Testing
-@testable import GalleryWire
+@testable import GalleryCrypto
 
 /// Each SHA-256 kernel against NIST's vectors, the hardware kernel against the portable one on
 /// random inputs, and the choice of the default kernel (`GALLERY_SHA256_PORTABLE`).

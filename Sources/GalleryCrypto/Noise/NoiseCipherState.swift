@@ -1,0 +1,87 @@
+/// Noise's CipherState (spec rev. 34, section 5.1): a key k (or none) and a 64-bit nonce n, with
+/// the ChaChaPoly cipher functions of section 12.3.
+///
+/// Encryption uses nonce n and then increments it; n = 2^64 - 1 is reserved (`rekey` uses it), so
+/// reaching it throws `nonceExhausted` instead of wrapping. A failed decryption leaves n unchanged,
+/// as the spec says. With no key, both directions pass the bytes through (the handshake's first
+/// messages). Constant time as ChaCha20-Poly1305 is; the nonce and the lengths are public.
+public struct NoiseCipherState: Sendable {
+    /// k, or nil when empty.
+    private var key: [UInt8]?
+    /// n, the next nonce.
+    public private(set) var nonce: UInt64 = 0
+
+    /// The length of the authentication tag (16).
+    public static let tagByteCount = ChaCha20Poly1305.tagByteCount
+
+    /// A cipher state with key `key` (32 bytes) or none, and n = 0 (InitializeKey).
+    init(key: [UInt8]?) {
+        self.key = key
+    }
+
+    /// Whether k is non-empty (HasKey).
+    public var hasKey: Bool { key != nil }
+
+    /// ENCRYPT(k, n++, ad, plaintext) if there is a key, else `plaintext` (EncryptWithAd).
+    ///
+    /// Throws `nonceExhausted` when n has reached 2^64 - 1.
+    /// - Complexity: O(*n*).
+    public mutating func encrypt(_ plaintext: [UInt8], authenticating ad: [UInt8]) throws(NoiseError) -> [UInt8] {
+        guard let key else { return plaintext }
+        guard nonce < UInt64.max else { throw .nonceExhausted }
+        let sealed: [UInt8]
+        do {
+            sealed = try ChaCha20Poly1305(key: key).seal(plaintext, nonce: Self.nonceBytes(nonce), authenticating: ad)
+        } catch {
+            // Only a message past 256 GiB: far beyond Noise's 65,535 bytes.
+            throw .messageTooLong(length: plaintext.count)
+        }
+        nonce += 1
+        return sealed
+    }
+
+    /// DECRYPT(k, n++, ad, ciphertext) if there is a key, else `ciphertext` (DecryptWithAd).
+    ///
+    /// Throws `authenticationFailed` (n unchanged) on a tag mismatch, `messageTooShort` for fewer
+    /// bytes than a tag, `nonceExhausted` when n has reached 2^64 - 1.
+    /// - Complexity: O(*n*).
+    public mutating func decrypt(_ ciphertext: [UInt8], authenticating ad: [UInt8], handshakeMessage: Int? = nil) throws(NoiseError) -> [UInt8] {
+        guard let key else { return ciphertext }
+        guard nonce < UInt64.max else { throw .nonceExhausted }
+        guard ciphertext.count >= Self.tagByteCount else {
+            throw .messageTooShort(handshakeMessage: handshakeMessage, length: ciphertext.count, needed: Self.tagByteCount)
+        }
+        let plaintext: [UInt8]
+        do {
+            plaintext = try ChaCha20Poly1305(key: key).open(ciphertext, nonce: Self.nonceBytes(nonce), authenticating: ad)
+        } catch {
+            throw .authenticationFailed(handshakeMessage: handshakeMessage)
+        }
+        nonce += 1
+        return plaintext
+    }
+
+    /// Rekey(): k = the first 32 bytes of ENCRYPT(k, 2^64 - 1, empty, 32 zero bytes) (spec 4.2 and
+    /// 5.1); n is unchanged. Does nothing without a key. Both peers must rekey at the same point of
+    /// their streams; when is the application's choice (the spec leaves it so).
+    public mutating func rekey() {
+        guard let key else { return }
+        // Cannot throw: the key is 32 bytes and the nonce 12.
+        let sealed = try! ChaCha20Poly1305(key: key).seal([UInt8](repeating: 0, count: 32), nonce: Self.nonceBytes(UInt64.max))
+        self.key = Array(sealed.prefix(32))
+    }
+
+    /// ChaChaPoly's 96-bit nonce for n: 32 zero bits, then n little-endian (spec 12.3).
+    static func nonceBytes(_ n: UInt64) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 12)
+        for index in 0..<8 {
+            bytes[4 + index] = UInt8(truncatingIfNeeded: n >> (8 * UInt64(index)))
+        }
+        return bytes
+    }
+
+    /// Sets n (for tests of exhaustion; the protocol never does this).
+    mutating func setNonce(_ n: UInt64) {
+        nonce = n
+    }
+}

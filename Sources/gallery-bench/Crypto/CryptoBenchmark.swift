@@ -1,0 +1,128 @@
+import Foundation
+import GalleryCrypto
+
+/// `gallery-bench crypto`: ChaCha20-Poly1305 seal throughput and X25519 operations per second, with
+/// `openssl speed` measured in the same run for comparison.
+///
+/// Prints one JSON line per workload. Each of ours runs for `rounds` rounds of 1 s and counts per
+/// CPU second of the benchmarking thread (as `openssl speed` divides by its user CPU time); the best
+/// round counts. Seal is measured on 16 KiB records (openssl's largest standard block) and on a
+/// full Noise record (65,519 bytes); ChaCha20 and Poly1305 alone show where the time goes.
+/// OpenSSL is measured twice: as installed (its assembly for this CPU, up to AVX-512), and with
+/// `OPENSSL_ia32cap=0`, which turns off its SIMD paths (its plain x86-64 assembly remains).
+enum CryptoBenchmark {
+    /// How many 1-second rounds each of our workloads runs; the best counts.
+    static let rounds = 3
+    /// The record size compared with `openssl speed -bytes`.
+    static let recordByteCount = 16_384
+
+    /// Runs the workloads and returns their JSON lines.
+    static func run() throws -> [String] {
+        var lines: [String] = []
+        let key = [UInt8](repeating: 0x42, count: 32)
+        let nonce = [UInt8](repeating: 7, count: 12)
+        let aead = try ChaCha20Poly1305(key: key)
+        let cipher = try ChaCha20(key: key, nonce: nonce)
+        let record = (0..<recordByteCount).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+        let noiseRecord = (0..<NoiseTransport.maxPlaintextByteCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+
+        let seal = try best { _ = try aead.seal(record, nonce: nonce); return record.count }
+        lines.append(rateLine("chacha20-poly1305-seal", bytes: recordByteCount, rate: seal))
+        let sealNoise = try best { _ = try aead.seal(noiseRecord, nonce: nonce); return noiseRecord.count }
+        lines.append(rateLine("chacha20-poly1305-seal", bytes: noiseRecord.count, rate: sealNoise))
+        let chacha = try best { _ = try cipher.encrypt(record, counter: 1); return record.count }
+        lines.append(rateLine("chacha20", bytes: recordByteCount, rate: chacha))
+        let poly = try best { _ = try Poly1305.authenticationCode(for: record, key: key); return record.count }
+        lines.append(rateLine("poly1305", bytes: recordByteCount, rate: poly))
+
+        if let openssl = try opensslAEAD(environment: [:]) {
+            lines.append(rateLine("openssl-chacha20-poly1305", bytes: recordByteCount, rate: openssl))
+            lines.append("{\"workload\": \"chacha20-poly1305-vs-openssl\", \"ratio\": \(String(format: "%.3f", seal / openssl))}")
+        } else {
+            lines.append("{\"workload\": \"openssl-chacha20-poly1305\", \"skipped\": \"openssl not found on PATH\"}")
+        }
+        if let plain = try opensslAEAD(environment: ["OPENSSL_ia32cap": "0"]) {
+            lines.append(rateLine("openssl-chacha20-poly1305-no-simd", bytes: recordByteCount, rate: plain))
+            lines.append("{\"workload\": \"chacha20-poly1305-vs-openssl-no-simd\", \"ratio\": \(String(format: "%.3f", seal / plain))}")
+        }
+
+        var scalar = X25519.PrivateKey().rawRepresentation
+        let point = X25519.PrivateKey().publicKey.rawRepresentation
+        let x25519 = try best { scalar = try X25519.scalarMultiply(scalar, point); return 1 }
+        lines.append("{\"workload\": \"x25519\", \"opsPerSecond\": \(Int(x25519.rounded()))}")
+        if let openssl = try opensslX25519() {
+            lines.append("{\"workload\": \"openssl-x25519\", \"opsPerSecond\": \(Int(openssl.rounded())), "
+                + "\"ratio\": \(String(format: "%.3f", x25519 / openssl))}")
+        }
+        return lines
+    }
+
+    /// The best of `rounds` rounds of 1 s of `body`, in units (the sum of what `body` returns) per CPU second.
+    private static func best(_ body: () throws -> Int) rethrows -> Double {
+        var best = 0.0
+        for _ in 0..<rounds {
+            _ = try body()
+            var units = 0
+            let cpuBefore = CPUTime.currentThread()
+            let clock = ContinuousClock()
+            let deadline = clock.now.advanced(by: .seconds(1))
+            repeat {
+                units += try body()
+            } while clock.now < deadline
+            best = max(best, Double(units) / max(CPUTime.currentThread() - cpuBefore, 1e-9))
+        }
+        return best
+    }
+
+    /// A throughput line: `{"workload": ..., "recordBytes": ..., "bytesPerSecond": ..., "megabytesPerSecond": ...}`.
+    private static func rateLine(_ workload: String, bytes: Int, rate: Double) -> String {
+        "{\"workload\": \"\(workload)\", \"recordBytes\": \(bytes), \"bytesPerSecond\": \(Int(rate.rounded())), "
+            + "\"megabytesPerSecond\": \(String(format: "%.1f", rate / 1e6))}"
+    }
+
+    /// `openssl speed -evp chacha20-poly1305` on 16 KiB blocks, in bytes per second; nil without openssl.
+    private static func opensslAEAD(environment: [String: String]) throws -> Double? {
+        guard let output = try openssl(["speed", "-seconds", "1", "-bytes", "\(recordByteCount)", "-evp", "chacha20-poly1305"],
+                                       environment: environment) else { return nil }
+        let row = output.split(separator: "\n").last { $0.lowercased().hasPrefix("chacha20-poly1305") }
+        guard let figure = row?.split(separator: " ").last, figure.hasSuffix("k"), let thousands = Double(figure.dropLast()) else {
+            throw BenchFailure.failed("cannot find the chacha20-poly1305 figure in openssl speed's output")
+        }
+        return thousands * 1000
+    }
+
+    /// `openssl speed ecdhx25519` in operations per second; nil without openssl.
+    private static func opensslX25519() throws -> Double? {
+        guard let output = try openssl(["speed", "-seconds", "1", "ecdhx25519"], environment: [:]) else { return nil }
+        let row = output.split(separator: "\n").last { $0.contains("X25519") }
+        guard let figure = row?.split(separator: " ").last, let rate = Double(figure) else {
+            throw BenchFailure.failed("cannot find the X25519 figure in openssl speed's output")
+        }
+        return rate
+    }
+
+    /// The standard output of `openssl` with `arguments` and extra `environment`; nil if it is not on PATH.
+    private static func openssl(_ arguments: [String], environment: [String: String]) throws -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        guard let executable = path.split(separator: ":").map({ "\($0)/openssl" })
+            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        do {
+            try process.run()
+        } catch {
+            throw BenchFailure.failed("cannot start openssl: \(error.localizedDescription)")
+        }
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchFailure.failed("openssl \(arguments.joined(separator: " ")) failed (exit status \(process.terminationStatus))")
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+}
