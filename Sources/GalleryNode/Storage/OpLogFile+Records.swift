@@ -76,6 +76,9 @@ extension OpLogFile {
         var window = Window(file: file, size: size)
         var scan = Scan(ops: [], validEnd: headerLength)
         var offset = headerLength
+        // Bytes that resynchronisation may check in all: linear in the file, so that a crafted
+        // region where every offset looks like the start of a huge record cannot stall the start.
+        var resyncBudget = 4 * size + (64 << 20)
         while offset < size {
             let damaged = !scan.damage.isEmpty
             let before = scan.opCount
@@ -99,7 +102,7 @@ extension OpLogFile {
                 offset = end
             case .damaged(let reason, let next):
                 if scan.reason == nil { scan.reason = reason }
-                let resumed = try resynchronize(after: offset, hint: next, in: &window, format: format)
+                let resumed = try resynchronize(after: offset, hint: next, in: &window, format: format, budget: &resyncBudget)
                 scan.damage.append(offset..<(resumed ?? size))
                 offset = resumed ?? size
             }
@@ -160,20 +163,47 @@ extension OpLogFile {
     /// a payload leaves the length right), then every later offset. An offset qualifies only if a
     /// whole record starts there whose CRC32 matches and whose payload decodes as ops, and if it is
     /// followed by the end of the file or by another such record: garbage, or bytes inside a
-    /// record's payload, pass both checks with a probability far below 2^-64.
+    /// record's payload, pass both checks with a probability far below 2^-64. A record followed by a
+    /// torn tail (a header or a record cut by the end of the file) qualifies too: the tail is cut.
+    ///
+    /// The bytes checked come out of `budget`, shared by every damaged region of the file; once it
+    /// is spent, the rest of the file counts as a damaged tail (bounded work on any input).
     private static func resynchronize(
-        after offset: Int, hint: Int?, in window: inout Window, format: Format
+        after offset: Int, hint: Int?, in window: inout Window, format: Format, budget: inout Int
     ) throws(StorageError) -> Int? {
-        func qualifies(_ candidate: Int) throws(StorageError) -> Bool {
+        /// Whether the record at `position` is cut by the end of the file (a torn tail).
+        func isTorn(_ position: Int) throws(StorageError) -> Bool {
+            let left = window.size - position
+            guard left >= recordHeaderLength else { return true }
+            guard try window.load(position, count: recordHeaderLength) else { return true }
+            return Int(window.littleEndian32(at: position)) > left - recordHeaderLength
+        }
+        /// Takes the bytes a check of the record at `position` may read out of the budget (no more
+        /// than the file holds after it: a longer declared length is refused from the header).
+        func spend(_ position: Int, declaredLength: Int) -> Bool {
+            budget -= recordHeaderLength + max(0, min(declaredLength, window.size - position - recordHeaderLength))
+            return budget >= 0
+        }
+        func qualifies(_ candidate: Int, declaredLength: Int) throws(StorageError) -> Bool? {
+            guard spend(candidate, declaredLength: declaredLength) else { return nil }
             guard case .intact(let length, _, _) = try examine(at: candidate, in: &window, format: format, decode: { _ in true }) else {
                 return false
             }
             let end = candidate + recordHeaderLength + length
             if end == window.size { return true }
+            if try isTorn(end) { return true }
+            guard try window.load(end, count: recordHeaderLength) else { return false }
+            guard spend(end, declaredLength: Int(window.littleEndian32(at: end))) else { return nil }
             guard case .intact = try examine(at: end, in: &window, format: format, decode: { _ in true }) else { return false }
             return true
         }
-        if let hint, hint < window.size, try qualifies(hint) { return hint }
+        if let hint, hint + recordHeaderLength <= window.size, try window.load(hint, count: recordHeaderLength) {
+            switch try qualifies(hint, declaredLength: Int(window.littleEndian32(at: hint))) {
+            case true?: return hint
+            case nil: return nil
+            case false?: break
+            }
+        }
         var candidate = offset + 1
         while candidate + recordHeaderLength < window.size {
             // Cheap filters first: a plausible length and an op count of at least one.
@@ -182,7 +212,13 @@ extension OpLogFile {
             let first = window.bytes(at: candidate + recordHeaderLength, count: 1)[0]
             let plausible = length > 0 && length <= min(maximumPayloadLength, window.size - candidate - recordHeaderLength)
                 && (format.maximumOpsPerRecord == 1 ? first == 1 : first != 0)
-            if plausible, try qualifies(candidate) { return candidate }
+            if plausible {
+                switch try qualifies(candidate, declaredLength: length) {
+                case true?: return candidate
+                case nil: return nil
+                case false?: break
+                }
+            }
             candidate += 1
         }
         return nil
