@@ -97,6 +97,16 @@ struct ControlSocketTests {
         }
         let left = try FileManager.default.contentsOfDirectory(atPath: space.base.path)
         #expect(left.filter { $0.hasSuffix(".export") }.isEmpty, "\(left)")
+
+        // An export over an existing private file keeps it private (mode 0600, not the umask's).
+        try FileManager.default.removeItem(at: blob)
+        try Data(contentsOf: URL(fileURLWithPath: image)).write(to: blob)
+        #expect(chmod(destination.path, 0o600) == 0)
+        let over = try space.gallery("alice", "export", "alice:0", destination.path)
+        #expect(over.status == 0, "\(over.stderr)")
+        let mode = (try FileManager.default.attributesOfItem(atPath: destination.path)[.posixPermissions] as? NSNumber)?.intValue
+        #expect(mode == 0o600, "mode \(String(mode ?? -1, radix: 8))")
+        #expect(try Data(contentsOf: destination) == Data(contentsOf: URL(fileURLWithPath: image)))
     }
 
     @Test("add of a FIFO is refused at once; 70 in a row do not lock out a following list")

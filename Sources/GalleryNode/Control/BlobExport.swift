@@ -2,9 +2,9 @@ import Foundation
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
-import GalleryCrypto
 import Glibc
 #endif
+import GalleryCrypto
 import GalleryWire
 
 /// `export`, done by the command line with its user's rights: a blob of DIR's store is streamed
@@ -77,6 +77,12 @@ public enum BlobExport {
         }
         guard actual == hash else {
             throw .damaged("the stored bytes of the item hash to \(actual), not \(hash) (\(source) is damaged); nothing was written")
+        }
+        // Writing over an existing file keeps its permissions (as `cp` does): an export over a file
+        // of mode 0600 must not leave it readable by others.
+        var existing = stat()
+        if stat(destination.path, &existing) == 0, fchmod(output, existing.st_mode & 0o7777) != 0 {
+            throw .io(POSIX.describe("cannot set the mode of \(temporary)", errno: errno))
         }
         guard fsync(output) == 0 else { throw .io(POSIX.describe("cannot sync \(temporary)", errno: errno)) }
         close(output)
