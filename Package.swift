@@ -17,7 +17,7 @@ let package = Package(
         .target(name: "CSHA256Kernels"),
         .target(name: "GalleryWire", dependencies: ["GalleryModel", "CSHA256Kernels"]),
         .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire"]),
-        .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
+        .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
         .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GalleryWire"]),
