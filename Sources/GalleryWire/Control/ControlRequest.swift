@@ -48,7 +48,7 @@ public struct ControlRequest: Codable, Hashable, Sendable {
         let reason: String
         switch error {
         case .dataCorrupted(let context):
-            reason = context.underlyingError == nil ? context.debugDescription : "not JSON"
+            reason = context.codingPath.isEmpty ? "not JSON" : context.debugDescription
         case .keyNotFound(let key, let context):
             reason = "no \"\((context.codingPath + [key]).map(\.stringValue).joined(separator: "."))\""
         case .typeMismatch(_, let context), .valueNotFound(_, let context):
