@@ -45,7 +45,10 @@ enum ControlCommands {
             try transfers.cancel(ids)
             return .done
         case .connect(let host, let port):
-            node.keepConnected(to: Endpoint(host: host, port: port))
+            // Checked as the command line checks HOST:PORT: a client may send any host.
+            let text = Endpoint(host: host, port: port).description
+            guard let endpoint = Endpoint(text) else { throw ActionFailure("\"\(text)\" is not HOST:PORT") }
+            node.keepConnected(to: endpoint)
             return .done
         case .disconnect(let name):
             let replicas = Set(node.peers.filter { $0.name == name }.compactMap(\.replica))
