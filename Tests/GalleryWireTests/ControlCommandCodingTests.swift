@@ -120,4 +120,25 @@ struct ControlCommandCodingTests {
         let decoded = try JSONDecoder().decode(ControlResponse.self, from: JSONEncoder().encode(refused))
         #expect(decoded == refused && !decoded.ok && decoded.error == "no")
     }
+
+    @Test("the listings print as --json has always printed them: sorted keys, unset item keys null, typed kinds as strings")
+    func jsonOutputsUnchanged() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        func line(_ value: some Encodable) throws -> String { String(decoding: try encoder.encode(value), as: UTF8.self) }
+        #expect(try line(WatchEvent(event: .inserted, id: "1@ab", gallery: "g", index: 0, title: "a/b", state: "ready"))
+            == #"{"event":"inserted","gallery":"g","id":"1@ab","index":0,"state":"ready","title":"a/b"}"#)
+        #expect(try line(WatchEvent(event: .watching, gallery: nil)) == #"{"event":"watching"}"#)
+        let item = ItemListing(id: "1@ab", title: nil, state: "placeholder", hash: nil, bytes: nil, mediaType: nil, aspectRatio: 1.5,
+                               url: "https://e.org/x", progress: .init(done: 1, total: 2))
+        #expect(try line(GalleryListing(gallery: "g", items: [item]))
+            == #"{"gallery":"g","items":[{"aspectRatio":1.5,"bytes":null,"hash":null,"id":"1@ab","mediaType":null,"#
+            + #""progress":{"done":1,"total":2},"state":"placeholder","title":null,"url":"https://e.org/x"}]}"#)
+        let drop = DropListing(source: "1@ab", item: "2@ab", gallery: "g", index: 0, action: .copied, transfer: nil, outcome: nil)
+        #expect(try line(drop) == #"{"action":"copied","gallery":"g","index":0,"item":"2@ab","source":"1@ab"}"#)
+        let status = NodeStatus(name: "a", replica: "00000000000000ab", address: "127.0.0.1:7000", version: ["00000000000000ab": 2],
+                                ops: 2, buffered: 0, peers: [], transfers: [], health: nil)
+        #expect(try line(status) == #"{"address":"127.0.0.1:7000","buffered":0,"name":"a","ops":2,"peers":[],"#
+            + #""replica":"00000000000000ab","transfers":[],"version":{"00000000000000ab":2}}"#)
+    }
 }
