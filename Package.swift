@@ -25,7 +25,7 @@ let package = Package(
         .target(name: "GalleryHTTP"),
         // Test-only helpers: a headless-Chromium driver over the DevTools protocol.
         .target(name: "GalleryTestSupport"),
-        .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
+        .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
         .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryNode"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
         .testTarget(name: "GalleryCryptoTests", dependencies: ["GalleryModel", "GalleryCrypto"]),

@@ -4,31 +4,32 @@ import Foundation
 func runGallery(_ arguments: [String]) -> Int32 {
     InheritedSignals.restoreDefaults()
     do {
-        guard let command = arguments.first else {
+        guard let word = arguments.first else {
             throw CommandFailure.usage("missing command", Usage.overview)
         }
         let rest = Array(arguments.dropFirst())
-        if command == "-C" {
+        if word == "-C" {
             guard let directory = rest.first else { throw CommandFailure.usage("-C needs a DIR", Usage.overview) }
             try NodeCommand(directory: URL(fileURLWithPath: directory), arguments: Array(rest.dropFirst())).run()
             return ExitCode.success.rawValue
         }
+        let command = word == "--help" || word == "-h" ? .help : TopLevelCommand(rawValue: word)
+        guard let command else { throw CommandFailure.usage("unknown command \"\(word)\"", Usage.overview) }
+        var list = ArgumentList(rest, command: command.rawValue, usage: command.usage)
         switch command {
-        case "simulate":
-            print(try SimulateCommand(arguments: rest).run())
-        case "serve":
-            try ServeCommand(arguments: rest).run()
-        case "help", "--help", "-h":
-            if let topic = rest.first {
-                guard let usage = Usage.of(topic) else {
-                    throw CommandFailure.usage("unknown command \"\(topic)\"", Usage.overview)
-                }
-                print(usage)
-            } else {
+        case .simulate:
+            print(try SimulateCommand(parsing: &list).run())
+        case .serve:
+            try ServeCommand(parsing: &list).run()
+        case .help:
+            let topic = list.optionalPositional()
+            try list.expectEnd()
+            guard let topic else {
                 print(Usage.overview)
+                break
             }
-        default:
-            throw CommandFailure.usage("unknown command \"\(command)\"", Usage.overview)
+            guard let usage = Usage.of(topic) else { throw CommandFailure.usage("unknown command \"\(topic)\"", Usage.overview) }
+            print(usage)
         }
         return ExitCode.success.rawValue
     } catch let failure as CommandFailure {

@@ -126,7 +126,7 @@ struct ControlSocketTests {
         // 64 command slots) each get a refusal, at once.
         for index in 0..<70 {
             let response = try ControlClient.send(
-                ControlRequest(id: index, command: "add", gallery: "alice", files: [fifo, directory.appendingPathComponent("secret").path]),
+                ControlRequest(id: index, command: .add(AddRequest(sources: [.file(fifo), .file(directory.appendingPathComponent("secret").path)], gallery: "alice"))),
                 to: directory)
             #expect(!response.ok && response.error?.contains("is a FIFO") == true, "\(response)")
         }

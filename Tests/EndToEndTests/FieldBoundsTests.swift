@@ -1,5 +1,6 @@
 import Foundation
 import GalleryNode
+import GalleryWire
 import Testing
 
 /// The field bounds across real processes (issue 11): an over-long field is a usage error of the
@@ -63,10 +64,10 @@ struct FieldBoundsTests {
 
         // A client that skips the command line's check gets an error answer from the node.
         let refused = try ControlClient.send(
-            ControlRequest(id: 1, command: "add", gallery: "alice", urls: [url]), to: space.directory("alice"))
+            ControlRequest(id: 1, command: .add(AddRequest(sources: [.url(url)], gallery: "alice"))), to: space.directory("alice"))
         #expect(!refused.ok && refused.error?.contains("url of 8193 bytes") == true, "\(refused)")
         let title = try ControlClient.send(
-            ControlRequest(id: 2, command: "add", gallery: "alice", files: [image], title: String(repeating: "x", count: 65_536)),
+            ControlRequest(id: 2, command: .add(AddRequest(sources: [.file(image)], gallery: "alice", title: String(repeating: "x", count: 65_536)))),
             to: space.directory("alice"))
         #expect(!title.ok && title.error?.contains("title of 65536 bytes") == true, "\(title)")
         #expect(try opCount(space, "alice") == ops)

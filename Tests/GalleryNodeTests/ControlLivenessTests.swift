@@ -1,6 +1,7 @@
 import Foundation
 import GalleryModel
 import GalleryNode
+import GalleryWire
 import Synchronization
 import Testing
 
@@ -37,7 +38,7 @@ extension NodeSuites {
                 node.stop()
                 try? FileManager.default.removeItem(at: directory)
             }
-            let response = try ControlClient.send(ControlRequest(id: 1, command: "new-gallery", gallery: "slow"), to: directory)
+            let response = try ControlClient.send(ControlRequest(id: 1, command: .newGallery("slow")), to: directory)
             #expect(response.ok, "\(response.error ?? "")")
             #expect(node.read { $0.hasGallery("slow") })
         }
@@ -52,7 +53,7 @@ extension NodeSuites {
                 try? FileManager.default.removeItem(at: directory)
             }
             let started = ContinuousClock.now
-            let response = try ControlClient.send(ControlRequest(id: 1, command: "new-gallery", gallery: "slow"), to: directory)
+            let response = try ControlClient.send(ControlRequest(id: 1, command: .newGallery("slow")), to: directory)
             #expect(response.ok, "\(response.error ?? "")")
             #expect(ContinuousClock.now - started > ControlClient.silenceLimit)
             #expect(node.read { $0.hasGallery("slow") })
@@ -70,7 +71,7 @@ extension NodeSuites {
             let started = ContinuousClock.now
             // The client's own timeout (2 s, four peer timeouts) ends the watch without an error.
             #expect(throws: Never.self) {
-                try ControlClient.stream(ControlRequest(id: 1, command: "watch", gallery: "node"), to: directory, timeout: .seconds(2)) { response in
+                try ControlClient.stream(ControlRequest(id: 1, command: .watch(gallery: "node")), to: directory, timeout: .seconds(2)) { response in
                     answers.withLock { $0 += 1 }
                     if answers.withLock({ $0 }) == 1 {
                         // One change after three peer timeouts of silence must still arrive.
@@ -97,10 +98,10 @@ extension NodeSuites {
             #expect((attributes[.posixPermissions] as? Int) == 0o600)
             #expect(attributes[.type] as? FileAttributeType == .typeSocket)
             #expect(throws: ControlClient.Failure.self) {
-                _ = try ControlClient.send(ControlRequest(id: 1, command: "new-gallery", gallery: "intruder"), to: directory)
+                _ = try ControlClient.send(ControlRequest(id: 1, command: .newGallery("intruder")), to: directory)
             }
             do {
-                _ = try ControlClient.send(ControlRequest(id: 1, command: "new-gallery", gallery: "intruder"), to: directory)
+                _ = try ControlClient.send(ControlRequest(id: 1, command: .newGallery("intruder")), to: directory)
             } catch {
                 guard case .authRefused = error else { Issue.record("expected a refusal, got \(error)"); return }
             }
@@ -120,7 +121,7 @@ extension NodeSuites {
             control.stop()
             try FileManager.default.moveItem(atPath: path + ".stale", toPath: path)
             let replaced = try ControlServer(node: node, path: path)
-            #expect(try ControlClient.send(ControlRequest(id: 1, command: "galleries"), to: directory).ok)
+            #expect(try ControlClient.send(ControlRequest(id: 1, command: .galleries), to: directory).ok)
             replaced.stop()
             #expect(!FileManager.default.fileExists(atPath: path))
             // A regular file where the socket goes is not removed: the server refuses to start.

@@ -60,8 +60,7 @@ extension NodeSuites {
 
             /// Drops items on bob; returns the placeholders.
             func drop(_ items: [OpID]) throws -> [OpID] {
-                let drops = try DropCommand.execute(
-                    ControlRequest(id: 1, command: "drag", gallery: "bob", items: items.map(\.description)), on: bob)
+                let drops = try Drop.perform(DragRequest(items: items.map { .item(.id($0)) }, gallery: "bob"), on: bob)
                 return drops.map { OpID($0.item)! }
             }
 
@@ -156,8 +155,7 @@ extension NodeSuites {
         func lateFailureKeepsCommittedItem() throws {
             let pair = try Pair()
             let source = try pair.add(Self.random(64 << 10, seed: 7), title: "moved")
-            let drops = try DropCommand.execute(
-                ControlRequest(id: 1, command: "drag", gallery: "bob", items: [source.description], move: true), on: pair.bob)
+            let drops = try Drop.perform(DragRequest(items: [.item(.id(source))], gallery: "bob", move: true), on: pair.bob)
             let placeholder = try #require(drops.first.flatMap { OpID($0.item) })
             #expect(pair.waitForCommits([placeholder]))
             #expect(pair.bob.read { $0.location(of: source) } == nil, "the source is deleted with the commit")

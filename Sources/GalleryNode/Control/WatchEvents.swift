@@ -1,11 +1,12 @@
 import GalleryModel
+import GalleryWire
 
 /// Turns applied ops into the events `watch` reports, read against the replica right after them.
 enum WatchEvents {
     /// The events of a batch of ops, limited to one gallery when `gallery` is given.
     static func events(of ops: [Op], in replica: Replica, gallery: String?) -> [WatchEvent] {
         var events: [WatchEvent] = []
-        func add(_ event: String, _ id: OpID?, field: String? = nil) {
+        func add(_ event: WatchEventKind, _ id: OpID?, field: String? = nil) {
             let item = id.flatMap { replica.item($0) }
             let location = id.flatMap { replica.location(of: $0) }
             let galleryName = location?.gallery ?? item?.gallery
@@ -18,18 +19,18 @@ enum WatchEvents {
             switch op.action {
             case .createGallery(let name):
                 if gallery == nil || gallery == name {
-                    events.append(WatchEvent(event: "galleryCreated", gallery: name))
+                    events.append(WatchEvent(event: .galleryCreated, gallery: name))
                 }
             case .insert(_, _, _, let items):
-                for offset in items.indices { add("inserted", op.id.advanced(by: offset)) }
+                for offset in items.indices { add(.inserted, op.id.advanced(by: offset)) }
             case .move(let item, _, _, _):
-                if replica.location(of: item) != nil { add("moved", item) }
+                if replica.location(of: item) != nil { add(.moved, item) }
             case .delete(let item):
-                add("deleted", item)
+                add(.deleted, item)
             case .update(let item, let field, _):
-                add("updated", item, field: field.description)
+                add(.updated, item, field: field.description)
             case .commit(let item):
-                add("committed", item)
+                add(.committed, item)
             }
         }
         return events
@@ -40,7 +41,7 @@ enum WatchEvents {
         progress.compactMap { entry in
             guard let location = replica.location(of: entry.transfer), gallery == nil || location.gallery == gallery else { return nil }
             return WatchEvent(
-                event: "progress", id: entry.transfer.description, gallery: location.gallery, index: location.index,
+                event: .progress, id: entry.transfer.description, gallery: location.gallery, index: location.index,
                 title: replica.item(entry.transfer)?.title, state: Item.State.placeholder.rawValue,
                 done: entry.done, total: entry.total)
         }

@@ -8,16 +8,18 @@ extension SyncNode {
     /// it waited too long to be read, or when every command slot is taken; otherwise carries it
     /// out on its own thread, so that the session's reader keeps taking heartbeats meanwhile.
     func takeControlRequest(_ json: [UInt8], from session: ControlSession) {
-        guard let request = try? JSONDecoder().decode(ControlRequest.self, from: Data(json)) else {
-            session.send(ControlResponse(id: 0, ok: false, error: "malformed control request"))
+        let request: ControlRequest
+        do {
+            request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
+        } catch {
+            session.send(ControlResponse(id: ControlRequest.identifier(ofMalformed: json), refused: ControlRequest.problem(with: error)))
             return
         }
         if let sent = request.sent {
             let waited = Date().timeIntervalSince1970 - sent
             if waited > ControlServer.stalenessLimit {
                 session.send(ControlResponse(
-                    id: request.id, ok: false,
-                    error: "the request waited \(Int(waited)) s before the node could read it; nothing was done"))
+                    id: request.id, refused: "the request waited \(Int(waited)) s before the node could read it; nothing was done"))
                 return
             }
         }
@@ -28,8 +30,7 @@ extension SyncNode {
         }
         guard admitted else {
             session.send(ControlResponse(
-                id: request.id, ok: false,
-                error: "the node is busy: \(Self.maximumRunningCommands) commands running; nothing was done"))
+                id: request.id, refused: "the node is busy: \(Self.maximumRunningCommands) commands running; nothing was done"))
             return
         }
         session.commandStarted()
@@ -43,36 +44,37 @@ extension SyncNode {
     /// Carries out one command and answers it.
     private func control(_ request: ControlRequest, for session: ControlSession) {
         switch request.command {
-        case "watch":
-            startWatch(request, for: session)
-        case "drag" where request.wait == true:
-            dragAndWait(request, for: session)
+        case .watch(let gallery):
+            startWatch(gallery, id: request.id, for: session)
+        case .drag(let drag) where drag.wait:
+            dragAndWait(drag, id: request.id, for: session)
         default:
-            session.send(ControlCommands.execute(request, on: self))
+            let result = Result { try ControlCommands.execute(request.command, on: self) }
+            session.send(ControlResponse(id: request.id, result: result.mapError { ControlRefusal($0.localizedDescription) }))
         }
     }
 
     /// `watch`: answers with the current listing, then sends the events of every batch of changes
     /// (with the listing after them, for a redrawn view) until the session ends.
-    private func startWatch(_ request: ControlRequest, for session: ControlSession) {
+    private func startWatch(_ gallery: String?, id: Int, for session: ControlSession) {
         let observer = condition.withLock { () -> Int? in
-            guard let first = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers) else {
-                session.send(ControlResponse(id: request.id, ok: false, error: "no gallery named \"\(request.gallery ?? "")\""))
+            guard let first = try? ControlCommands.listings(replica, gallery: gallery, transfers: transfers) else {
+                session.send(ControlResponse(id: id, refused: "no gallery named \"\(gallery ?? "")\""))
                 return nil
             }
-            session.send(ControlResponse(id: request.id, ok: true, galleries: first))
+            session.send(ControlResponse(id: id, .galleries(first)))
             nextObserverID += 1
             observers[nextObserverID] = { [transfers] ops, replica in
-                let events = WatchEvents.events(of: ops, in: replica, gallery: request.gallery)
+                let events = WatchEvents.events(of: ops, in: replica, gallery: gallery)
                 guard !events.isEmpty else { return }
-                let listing = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers)
-                session.send(ControlResponse(id: request.id, ok: true, galleries: listing, events: events))
+                let listing = try? ControlCommands.listings(replica, gallery: gallery, transfers: transfers)
+                session.send(ControlResponse(id: id, .changes(events, listing: listing)))
             }
             progressObservers[nextObserverID] = { [transfers] progress, replica in
-                let events = WatchEvents.events(of: progress, in: replica, gallery: request.gallery)
+                let events = WatchEvents.events(of: progress, in: replica, gallery: gallery)
                 guard !events.isEmpty else { return }
-                let listing = try? ControlCommands.listings(replica, gallery: request.gallery, transfers: transfers)
-                session.send(ControlResponse(id: request.id, ok: true, galleries: listing, events: events))
+                let listing = try? ControlCommands.listings(replica, gallery: gallery, transfers: transfers)
+                session.send(ControlResponse(id: id, .changes(events, listing: listing)))
             }
             return nextObserverID
         }
@@ -87,23 +89,23 @@ extension SyncNode {
 
     /// `drag --wait`: answers with what the drop did, then once more when every transfer it
     /// started has ended, with their outcomes.
-    private func dragAndWait(_ request: ControlRequest, for session: ControlSession) {
+    private func dragAndWait(_ request: DragRequest, id: Int, for session: ControlSession) {
         let drops: [DropListing]
         do {
-            drops = try DropCommand.execute(request, on: self)
+            drops = try Drop.perform(request, on: self)
         } catch {
-            session.send(ControlResponse(id: request.id, ok: false, error: error.localizedDescription))
+            session.send(ControlResponse(id: id, refused: error.localizedDescription))
             return
         }
-        session.send(ControlResponse(id: request.id, ok: true, drops: drops))
+        session.send(ControlResponse(id: id, .drops(drops)))
         let ids = drops.compactMap { $0.transfer.flatMap(OpID.init) }
         let finish: @Sendable ([OpID: TransferOutcome]) -> Void = { outcomes in
             let ended = drops.map { drop -> DropListing in
                 var drop = drop
-                drop.outcome = drop.transfer.flatMap(OpID.init).map { outcomes[$0]?.description ?? "unknown" } ?? drop.action
+                drop.outcome = drop.transfer.flatMap(OpID.init).map { outcomes[$0]?.description ?? "unknown" } ?? drop.action.rawValue
                 return drop
             }
-            session.send(ControlResponse(id: request.id, ok: true, drops: ended))
+            session.send(ControlResponse(id: id, .drops(ended)))
         }
         if let transfers { transfers.whenEnded(ids, finish) } else { finish([:]) }
     }

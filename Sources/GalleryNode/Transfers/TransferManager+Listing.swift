@@ -1,5 +1,6 @@
 import Foundation
 import GalleryModel
+import GalleryWire
 
 /// Transfers as `status` shows them.
 extension TransferManager {

@@ -79,18 +79,18 @@ extension TransferManager {
 
     /// Cancels transfers in flight (`gallery cancel`): their placeholders are deleted.
     ///
-    /// - Throws: `ControlFailure` naming an ID that is not a transfer in flight.
+    /// - Throws: `ActionFailure` naming an ID that is not a transfer in flight.
     func cancel(_ ids: [OpID]) throws {
         try lock.withLock {
             for id in ids where transfers[id] == nil {
-                if let outcome = outcomes[id] { throw ControlFailure("transfer \(id) already ended: \(outcome)") }
-                throw ControlFailure("no transfer \(id) on this node")
+                if let outcome = outcomes[id] { throw ActionFailure("transfer \(id) already ended: \(outcome)") }
+                throw ActionFailure("no transfer \(id) on this node")
             }
         }
         fail(ids, reason: "cancelled")
         // A transfer that committed between the check above and the delete was not cancelled.
         let committed = lock.withLock { ids.filter { outcomes[$0] == .committed } }
-        if let id = committed.first { throw ControlFailure("transfer \(id) already ended: committed") }
+        if let id = committed.first { throw ActionFailure("transfer \(id) already ended: committed") }
     }
 
     /// Sees every batch of ops applied by the node (called with the node's lock held): a delete of

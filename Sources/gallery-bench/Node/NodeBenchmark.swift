@@ -1,6 +1,7 @@
 import Foundation
 import GalleryModel
 import GalleryNode
+import GalleryWire
 
 /// `gallery-bench node`: a node on a directory (durable op log, blob store) driven through its
 /// control port as the command line drives it: 1,000 image files added as one command and as
@@ -34,7 +35,7 @@ enum NodeBenchmark {
     /// Sends one command to the node serving `directory`; throws unless it succeeds.
     private static func send(_ request: ControlRequest, to directory: URL) throws -> ControlResponse {
         let response = try ControlClient.send(request, to: directory, timeout: .seconds(300))
-        guard response.ok else { throw BenchFailure.failed("\(request.command) failed: \(response.error ?? "?")") }
+        guard response.ok else { throw BenchFailure.failed("\(request.command.name.rawValue) failed: \(response.error ?? "?")") }
         return response
     }
 
@@ -60,12 +61,12 @@ enum NodeBenchmark {
             let commands = oneCommand ? 1 : fileCount
             let timed = try Stopwatch.time {
                 if oneCommand {
-                    let response = try send(ControlRequest(id: 1, command: "add", gallery: "bench", files: paths), to: directory)
-                    guard response.ids?.count == fileCount else { throw BenchFailure.failed("add: \(response.ids?.count ?? 0) IDs") }
+                    let response = try send(ControlRequest(id: 1, command: .add(AddRequest(sources: paths.map(AddSource.file), gallery: "bench"))), to: directory)
+                    guard response.reply?.ids?.count == fileCount else { throw BenchFailure.failed("add: \(response.reply?.ids?.count ?? 0) IDs") }
                 } else {
                     for (index, path) in paths.enumerated() {
-                        let response = try send(ControlRequest(id: index + 1, command: "add", gallery: "bench", files: [path]), to: directory)
-                        guard response.ids?.count == 1 else { throw BenchFailure.failed("add \(path): no ID") }
+                        let response = try send(ControlRequest(id: index + 1, command: .add(AddRequest(sources: [.file(path)], gallery: "bench"))), to: directory)
+                        guard response.reply?.ids?.count == 1 else { throw BenchFailure.failed("add \(path): no ID") }
                     }
                 }
             }
@@ -96,17 +97,19 @@ enum NodeBenchmark {
                     let urls = (0..<itemsPerCommand).map {
                         String(format: "https://example.org/photos/img%06d.png", command * itemsPerCommand + $0)
                     }
-                    _ = try send(ControlRequest(id: command + 1, command: "add", gallery: "bench", urls: urls, aspect: 1.5), to: directory)
+                    _ = try send(ControlRequest(id: command + 1, command: .add(AddRequest(sources: urls.map(AddSource.url), gallery: "bench", aspect: 1.5))), to: directory)
                 }
             }
             let full = try node.memory()
             node.stop()
             node = try ServedNode(directory: directory)
             let restarted = try node.memory()
-            let listed = try send(ControlRequest(id: 1, command: "status"), to: directory)
+            let listed = try send(ControlRequest(id: 1, command: .status), to: directory)
             node.stop()
-            guard let ops = listed.status?.ops, ops == 1 + spaceItems / itemsPerCommand else {
-                throw BenchFailure.failed("memory: the restarted node holds \(listed.status?.ops ?? 0) ops")
+            var ops = 0
+            if case .status(let status)? = listed.reply { ops = status.ops }
+            guard ops == 1 + spaceItems / itemsPerCommand else {
+                throw BenchFailure.failed("memory: the restarted node holds \(ops) ops")
             }
             let perItem = Double(full.resident - empty.resident) / Double(spaceItems)
             let perItemRestarted = Double(restarted.resident - empty.resident) / Double(spaceItems)

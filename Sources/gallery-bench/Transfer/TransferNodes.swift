@@ -1,6 +1,7 @@
 import Foundation
 import GalleryModel
 import GalleryNode
+import GalleryWire
 import Synchronization
 
 /// Two nodes in this process, each a `GalleryServer` on a temporary directory, on 127.0.0.1:
@@ -85,11 +86,11 @@ final class TransferNodes: Sendable {
     /// Sends `drag ITEM --to b` to B, as the command line does, and returns the placeholder B
     /// inserted for it.
     func drag(_ item: OpID) throws -> OpID {
-        let request = ControlRequest(id: requestID(), command: "drag", gallery: "b", items: [item.description])
+        let request = ControlRequest(id: requestID(), command: .drag(DragRequest(items: [.item(.id(item))], gallery: "b")))
         let response = try ControlClient.send(request, to: sink.directory, timeout: .seconds(30))
-        guard response.ok, let drop = response.drops?.first, drop.action == "placeholder",
+        guard let drop = response.reply?.drops?.first, drop.action == .placeholder,
               let placeholder = OpID(drop.item) else {
-            throw BenchFailure.failed("transfer: drag of \(item) answered \(response.error ?? "\(response.drops ?? [])")")
+            throw BenchFailure.failed("transfer: drag of \(item) answered \(response.error ?? "\(response.reply?.drops ?? [])")")
         }
         return placeholder
     }
@@ -97,7 +98,7 @@ final class TransferNodes: Sendable {
     /// A command that changes nothing (`galleries`), sent to B: the cost of a control round trip
     /// (connection, handshake, JSON) without the drop.
     func ping() throws {
-        let response = try ControlClient.send(ControlRequest(id: requestID(), command: "galleries"), to: sink.directory)
+        let response = try ControlClient.send(ControlRequest(id: requestID(), command: .galleries), to: sink.directory)
         guard response.ok else { throw BenchFailure.failed("transfer: galleries answered \(response.error ?? "?")") }
     }
 

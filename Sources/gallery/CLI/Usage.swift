@@ -70,32 +70,10 @@ enum Usage {
                               were committed
           --timeout SECONDS   delete a placeholder whose bytes have not arrived by then (default 300)
         """
-    static let add = "usage: gallery -C DIR add FILE|URL... [--to GALLERY] [--at INDEX] [--title T] [--aspect R]"
-    static let move = "usage: gallery -C DIR move ITEM --at INDEX [--to GALLERY]"
-    static let delete = "usage: gallery -C DIR delete ITEM..."
-    static let update = "usage: gallery -C DIR update ITEM --title T | --aspect R"
-    static let list = "usage: gallery -C DIR list [GALLERY] [--json]"
 
-    static func of(_ command: String) -> String? {
-        switch command {
-        case "add": add
-        case "export": "usage: gallery -C DIR export ITEM FILE"
-        case "move": move
-        case "delete", "trash": delete
-        case "update": update
-        case "list": list
-        case "galleries": "usage: gallery -C DIR galleries"
-        case "new-gallery": "usage: gallery -C DIR new-gallery NAME"
-        case "peers": "usage: gallery -C DIR peers"
-        case "connect": "usage: gallery -C DIR connect HOST:PORT"
-        case "disconnect": "usage: gallery -C DIR disconnect PEER"
-        case "status": "usage: gallery -C DIR status [--json]"
-        case "drag": drag
-        case "cancel": "usage: gallery -C DIR cancel TRANSFER..."
-        case "watch": "usage: gallery -C DIR watch [GALLERY] [--json]"
-        case "serve": serve
-        case "simulate": simulate
-        default: nil
-        }
+    /// The usage of `gallery TOPIC` or `gallery -C DIR TOPIC`, nil for an unknown topic.
+    static func of(_ topic: String) -> String? {
+        if let command = TopLevelCommand(rawValue: topic) { return command.usage }
+        return NodeCommand.subcommand(named: topic)?.usage
     }
 }

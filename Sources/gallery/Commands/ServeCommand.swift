@@ -4,8 +4,7 @@ import GalleryNode
 /// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]`:
 /// runs a node in the foreground until SIGINT or SIGTERM.
 struct ServeCommand {
-    let arguments: [String]
-
+    /// What `serve` was asked.
     struct Options {
         var directory: URL
         var name: String?
@@ -14,42 +13,23 @@ struct ServeCommand {
         var secretFile: URL?
     }
 
-    func parse() throws(CommandFailure) -> Options {
-        var directory: String?
+    let options: Options
+
+    init(parsing arguments: inout ArgumentList) throws(CommandFailure) {
         var options = Options(directory: URL(fileURLWithPath: "."))
-        var rest = arguments[...]
-        func value(_ flag: String) throws(CommandFailure) -> String {
-            guard let next = rest.popFirst(), !next.hasPrefix("--") else {
-                throw .usage("\(flag) needs a value", Usage.serve)
-            }
-            return next
-        }
-        func endpoint(_ flag: String) throws(CommandFailure) -> Endpoint {
-            let text = try value(flag)
-            guard let endpoint = Endpoint(text) else { throw .usage("\(flag): \"\(text)\" is not HOST:PORT", Usage.serve) }
-            return endpoint
-        }
-        while let argument = rest.popFirst() {
-            switch argument {
-            case "--name": options.name = try value(argument)
-            case "--listen": options.listen = try endpoint(argument)
-            case "--peer": options.peers.append(try endpoint(argument))
-            case "--secret-file": options.secretFile = URL(fileURLWithPath: try value(argument))
-            case let flag where flag.hasPrefix("-"):
-                throw .usage("unknown option \(flag)", Usage.serve)
-            default:
-                guard directory == nil else { throw .usage("serve takes one DIR", Usage.serve) }
-                directory = argument
-            }
-        }
-        guard let directory else { throw .usage("serve needs a DIR", Usage.serve) }
+        options.name = try arguments.option("--name")
+        if let listen = try arguments.option("--listen") { options.listen = try arguments.endpoint(listen, "--listen: ") }
+        for peer in try arguments.options("--peer") { options.peers.append(try arguments.endpoint(peer, "--peer: ")) }
+        options.secretFile = try arguments.option("--secret-file").map { URL(fileURLWithPath: $0) }
+        guard let directory = arguments.optionalPositional() else { throw arguments.failure("serve needs a DIR") }
+        if arguments.optionalPositional() != nil { throw arguments.failure("serve takes one DIR") }
+        try arguments.expectEnd()
         options.directory = URL(fileURLWithPath: directory)
-        return options
+        self.options = options
     }
 
     /// Runs the node; returns when a signal stopped it.
     func run() throws(CommandFailure) {
-        let options = try parse()
         // Before anything can print "listening on" and before any other thread exists: SIGINT and
         // SIGTERM are blocked in every thread (threads inherit the mask) and taken by one thread
         // with sigwait, so that a signal sent at any moment stops the node and none is lost.

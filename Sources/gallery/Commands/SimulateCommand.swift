@@ -3,12 +3,17 @@ import GalleryModel
 
 /// `gallery simulate FILE`: replays a schedule and prints the outcome as JSON.
 struct SimulateCommand {
-    let arguments: [String]
+    /// The schedule's path, `-` for standard input.
+    let path: String
+
+    init(parsing arguments: inout ArgumentList) throws(CommandFailure) {
+        guard let path = arguments.optionalPositional() else { throw arguments.failure("simulate needs a FILE") }
+        if arguments.optionalPositional() != nil { throw arguments.failure("simulate takes one FILE") }
+        try arguments.expectEnd()
+        self.path = path
+    }
 
     func run() throws(CommandFailure) -> String {
-        guard arguments.count == 1, let path = arguments.first, path == "-" || !path.hasPrefix("-") else {
-            throw .usage(arguments.isEmpty ? "simulate needs a FILE" : "simulate takes one FILE", Usage.simulate)
-        }
         let data: Data
         if path == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()

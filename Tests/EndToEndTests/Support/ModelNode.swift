@@ -1,6 +1,7 @@
 import Foundation
 import GalleryModel
 import GalleryNode
+import GalleryWire
 
 /// What one node must show of the commands it acknowledged: a model `Replica` that replays them in
 /// order (a node applies its commands one at a time), and the node's ID of every model item.

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryNode
+import GalleryWire
 import Testing
 
 /// `status --json` of a node in a `NodeSpace`, decoded.

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryNode
+import GalleryWire
 
 /// What a running node shows, read through the command line: every gallery (`list --json`) and
 /// its status (`status --json`).

@@ -1,7 +1,7 @@
-import GalleryNode
+import GalleryWire
 
 /// The lines of human `status` about what the node could not do.
-extension NodeCommand {
+extension StatusCommand {
     /// One line per problem: storage, missing ops, divergent ops; nothing when all is well.
     static func healthLines(_ health: NodeHealth) -> String {
         var lines: [String] = []

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryModel
+import GalleryWire
 
 /// `drag`: the drop of items into a gallery, performed by this node, the app dropped into
 /// (docs/design.md section 4).
@@ -10,25 +11,25 @@ import GalleryModel
 /// fetches the missing bytes and commits each placeholder where it stands then; items whose bytes
 /// are here are committed at once. With `--move` a source is deleted only once its copy is
 /// committed.
-enum DropCommand {
+///
+/// Any adapter calls it with a typed `DragRequest`; nothing here knows the command line.
+public enum Drop {
     /// Validates and performs a drop; nothing changes when it is refused. The transfers started
     /// are recorded in the journal once the placeholders are stored and sent.
     ///
     /// - Returns: One listing per dragged item, in drag order, and the transfers started.
-    static func execute(_ request: ControlRequest, on node: SyncNode) throws -> [DropListing] {
-        let destination = try ControlCommands.required(request.gallery, "a destination gallery (--to)")
-        let texts = request.items ?? []
-        guard !texts.isEmpty else { throw ControlFailure("drag needs at least one ITEM") }
-        let move = request.move ?? false
+    public static func perform(_ request: DragRequest, on node: SyncNode) throws -> [DropListing] {
+        let destination = request.gallery
+        guard !request.items.isEmpty else { throw ActionFailure("drag needs at least one ITEM") }
+        let move = request.move
         let timeout = request.timeout ?? Double(TransferManager.defaultTimeout.components.seconds)
-        guard timeout > 0, timeout.isFinite else { throw ControlFailure("the timeout must be a positive number of seconds") }
-        try RequestBounds.check(request)
+        if let problem = request.boundsProblem { throw ActionFailure(problem) }
         let blobs = node.configuration.blobs
         defer { node.transfers?.flushJournal() }
         return try node.perform { replica -> [DropListing] in
             // Everything is checked before the first op, so that a refused drop changes nothing.
-            guard replica.hasGallery(destination) else { throw ControlFailure("no gallery named \"\(destination)\" to drop into") }
-            let sources = try resolveSources(texts, destination: destination, in: replica)
+            guard replica.hasGallery(destination) else { throw ActionFailure("no gallery named \"\(destination)\" to drop into") }
+            let sources = try resolveSources(request.items, destination: destination, in: replica)
             let items = sources.map { replica.item($0)! }
             let holdsBytes = { (item: Item) -> Bool in item.contentHash.map { blobs?.contains($0) ?? false } ?? true }
             if items.allSatisfy(holdsBytes) {
@@ -36,7 +37,7 @@ enum DropCommand {
                     ? try moveLocally(sources, to: destination, at: request.index, in: &replica)
                     : try copyLocally(items, to: destination, at: request.index, in: &replica)
             }
-            guard let transfers = node.transfers else { throw ControlFailure("this node keeps no blobs") }
+            guard let transfers = node.transfers else { throw ActionFailure("this node keeps no blobs") }
             let index = try request.index ?? replica.count(in: destination)
             let drafts = items.map { item in
                 var fields = item.fields
@@ -54,14 +55,14 @@ enum DropCommand {
                 if holdsBytes(item) {
                     try replica.commit(placeholder)
                     if move { try replica.delete(item.id) }
-                    listings.append(listing(item.id, placeholder, "committed", transfer: nil, in: replica))
+                    listings.append(listing(item.id, placeholder, .committed, transfer: nil, in: replica))
                     continue
                 }
                 started.append(Transfer(
                     placeholder: placeholder, source: item.id, hash: item.contentHash!, size: Int(item.byteSize ?? 0),
                     move: move, deadline: deadline))
                 preferred[placeholder] = [item.id.replica] + (item.origin.map { [$0.replica] } ?? [])
-                listings.append(listing(item.id, placeholder, "placeholder", transfer: placeholder, in: replica))
+                listings.append(listing(item.id, placeholder, .placeholder, transfer: placeholder, in: replica))
             }
             transfers.begin(started, preferred: preferred)
             return listings
@@ -69,27 +70,35 @@ enum DropCommand {
     }
 
     /// The dragged items, in order: IDs, `GALLERY:INDEX`, or a whole gallery by name (all its
-    /// items). Refuses unknown, deleted, still-loading and repeated items, and a gallery dropped
-    /// into itself.
-    private static func resolveSources(_ texts: [String], destination: String, in replica: Replica) throws -> [OpID] {
+    /// items; a gallery's name wins over `GALLERY:INDEX` when both read the same). Refuses unknown,
+    /// deleted, still-loading and repeated items, and a gallery dropped into itself.
+    private static func resolveSources(_ dragged: [DragSource], destination: String, in replica: Replica) throws -> [OpID] {
         var sources: [OpID] = []
-        for text in texts {
-            if OpID(text) == nil && replica.hasGallery(text) {
-                guard text != destination else { throw ControlFailure("cannot drop gallery \"\(text)\" into itself") }
-                let items = try replica.items(in: text)
-                guard !items.isEmpty else { throw ControlFailure("gallery \"\(text)\" has no items to drag") }
+        for source in dragged {
+            let name = source.description
+            let isGallery = switch source {
+            case .gallery: true
+            case .item(.position): replica.hasGallery(name)
+            case .item(.id): false
+            }
+            if isGallery {
+                guard replica.hasGallery(name) else { throw ActionFailure("\"\(name)\" names no item (COUNTER@REPLICA or GALLERY:INDEX) and no gallery") }
+                guard name != destination else { throw ActionFailure("cannot drop gallery \"\(name)\" into itself") }
+                let items = try replica.items(in: name)
+                guard !items.isEmpty else { throw ActionFailure("gallery \"\(name)\" has no items to drag") }
                 sources += items.map(\.id)
                 continue
             }
-            let id = try ControlCommands.resolve(text, in: replica)
-            guard let item = replica.item(id), !item.isDeleted else { throw ControlFailure("item \(id) was deleted") }
-            guard item.state == .ready else { throw ControlFailure("item \(id) is a placeholder still loading; it cannot be dragged") }
+            guard case .item(let reference) = source else { continue }
+            let id = try reference.resolve(in: replica)
+            guard let item = replica.item(id), !item.isDeleted else { throw ActionFailure("item \(id) was deleted") }
+            guard item.state == .ready else { throw ActionFailure("item \(id) is a placeholder still loading; it cannot be dragged") }
             sources.append(id)
         }
         var seen: Set<OpID> = []
-        for id in sources where !seen.insert(id).inserted { throw ControlFailure("item \(id) is dragged twice") }
+        for id in sources where !seen.insert(id).inserted { throw ActionFailure("item \(id) is dragged twice") }
         for id in sources where replica.item(id)?.state != .ready {
-            throw ControlFailure("item \(id) is a placeholder still loading; it cannot be dragged")
+            throw ActionFailure("item \(id) is a placeholder still loading; it cannot be dragged")
         }
         return sources
     }
@@ -116,7 +125,7 @@ enum DropCommand {
             }
             try replica.move(id, to: gallery, at: target)
         }
-        return sources.map { listing($0, $0, "moved", transfer: nil, in: replica) }
+        return sources.map { listing($0, $0, .moved, transfer: nil, in: replica) }
     }
 
     /// A local `--copy`: copies (same fields, `origin` set) inserted as one run at `index`, in as
@@ -129,11 +138,11 @@ enum DropCommand {
         }
         let first = try replica.insertRun(drafts, into: gallery, at: index ?? replica.count(in: gallery))[0]
         return items.enumerated().map { offset, item in
-            listing(item.id, first.id.advanced(by: offset), "copied", transfer: nil, in: replica)
+            listing(item.id, first.id.advanced(by: offset), .copied, transfer: nil, in: replica)
         }
     }
 
-    private static func listing(_ source: OpID, _ item: OpID, _ action: String, transfer: OpID?, in replica: Replica) -> DropListing {
+    private static func listing(_ source: OpID, _ item: OpID, _ action: DropAction, transfer: OpID?, in replica: Replica) -> DropListing {
         let location = replica.location(of: item)
         return DropListing(
             source: source.description, item: item.description, gallery: location?.gallery ?? "", index: location?.index ?? -1,

@@ -1,0 +1,68 @@
+import Foundation
+import GalleryModel
+import GalleryWire
+
+/// `add`: images inserted into a gallery as one run, all or nothing.
+///
+/// Every file is checked first (a regular file, read without blocking; a PNG, JPEG or GIF header;
+/// its aspect ratio within `FieldLimits`), then every file is stored in the blob store, then one
+/// durable batch of chained inserts (`Replica.insertRun`) makes the items: a refused add stores no
+/// op, and its ops are stored and sent like any other once made.
+public enum AddImage {
+    /// The most bytes read from a file to find its header (a JPEG's SOF may follow its metadata).
+    static let headerLength = 1 << 20
+
+    /// Adds the images of `request` on `node` and returns the IDs of the items made, in order.
+    ///
+    /// - Parameter defaultGallery: The gallery when the request names none (the node's own).
+    public static func perform(_ request: AddRequest, defaultGallery: String, on node: SyncNode) throws -> [OpID] {
+        guard !request.sources.isEmpty else { throw ActionFailure("add needs at least one FILE or URL") }
+        if let problem = request.boundsProblem { throw ActionFailure(problem) }
+        let gallery = request.gallery ?? defaultGallery
+        let blobs = node.configuration.blobs
+        let headers = try request.sources.map { try header(of: $0, aspect: request.aspect, blobs: blobs) }
+        let drafts = try zip(request.sources, headers).map { try draft(for: $0, header: $1, request: request, blobs: blobs) }
+        let ops = try node.perform { replica in
+            try replica.insertRun(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
+        }
+        return (0..<drafts.count).map { ops[0].id.advanced(by: $0) }
+    }
+
+    /// The image header of a file source, read without blocking from a regular file (a FIFO,
+    /// device or directory is refused at once); nil for a URL.
+    private static func header(of source: AddSource, aspect: Double?, blobs: BlobStore?) throws -> ImageHeader? {
+        guard case .file(let path) = source else { return nil }
+        guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
+        let head = try RegularFile.prefix(of: path, maximumLength: headerLength)
+        guard let header = ImageHeader(head) else { throw ActionFailure("\(path) is not a PNG, JPEG or GIF image") }
+        if aspect == nil, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
+            throw ActionFailure("\(path): \(problem)")
+        }
+        return header
+    }
+
+    /// The new item for one source: a file is stored, its title is its name, its media type and
+    /// aspect ratio come from its header; a URL keeps the request's aspect ratio (if any).
+    private static func draft(for source: AddSource, header: ImageHeader?, request: AddRequest, blobs: BlobStore?) throws -> ItemDraft {
+        var fields: [ItemField: FieldValue] = [:]
+        switch source {
+        case .url(let url):
+            fields[.url] = .text(url)
+            fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: url)))
+        case .file(let path):
+            guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
+            let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
+            fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: path)))
+            fields[.contentHash] = .text(hash)
+            fields[.byteSize] = .integer(Int64(size))
+            fields[.mediaType] = .text(header.mediaType)
+            fields[.aspectRatio] = .number(header.aspectRatio)
+        }
+        if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
+        return ItemDraft(fields: fields)
+    }
+
+    private static func lastComponent(of url: String) -> String {
+        url.split(separator: "/").last.map(String.init) ?? url
+    }
+}

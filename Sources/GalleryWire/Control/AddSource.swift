@@ -1,0 +1,43 @@
+import Foundation
+
+/// One image that `add` adds: a file stored as a blob, or a URL kept by reference.
+///
+/// In JSON: `{"file": "/absolute/path"}` or `{"url": "https://..."}`.
+public enum AddSource: Hashable, Sendable {
+    /// An absolute path of an image file (PNG, JPEG or GIF) on the node's machine: the command line
+    /// and the node share the machine and DIR, and the node runs as the command line's user.
+    case file(String)
+    /// A URL, kept by reference.
+    case url(String)
+
+    /// A URL when `text` contains `://`, else a file (the command line makes it absolute).
+    public init(_ text: String) {
+        self = text.contains("://") ? .url(text) : .file(text)
+    }
+}
+
+extension AddSource: Codable {
+    private enum Key: String, CodingKey {
+        case file, url
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Key.self)
+        if let path = try container.decodeIfPresent(String.self, forKey: .file) {
+            self = .file(path)
+        } else if let url = try container.decodeIfPresent(String.self, forKey: .url) {
+            self = .url(url)
+        } else {
+            throw Swift.DecodingError.dataCorrupted(.init(
+                codingPath: container.codingPath, debugDescription: "a source is {\"file\": PATH} or {\"url\": URL}"))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        switch self {
+        case .file(let path): try container.encode(path, forKey: .file)
+        case .url(let url): try container.encode(url, forKey: .url)
+        }
+    }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import GalleryModel
+
+/// The JSON of a command: `{"command": NAME, "arguments": {...}}`.
+///
+/// | command | arguments |
+/// |---|---|
+/// | `galleries`, `peers`, `status` | none |
+/// | `new-gallery` | `{"name": G}` |
+/// | `list`, `watch` | `{"gallery"?: G}` |
+/// | `add` | `AddRequest` |
+/// | `move` | `{"item": ITEM, "index": I, "gallery"?: G}` |
+/// | `delete` | `{"items": [ITEM]}` |
+/// | `update` | `UpdateRequest` |
+/// | `export` | `{"item": ITEM}` |
+/// | `connect` | `{"host": H, "port": P}` |
+/// | `disconnect` | `{"peer": NAME}` |
+/// | `drag` | `DragRequest` |
+/// | `cancel` | `{"transfers": [COUNTER@REPLICA]}` |
+extension ControlCommand: Codable {
+    /// The keys of a command's own object; `ControlRequest` adds `id` and `sent` beside them.
+    enum CommandKey: String, CodingKey {
+        case command, arguments
+    }
+
+    /// The keys inside `arguments` of the commands whose arguments are not a request type.
+    enum ArgumentKey: String, CodingKey {
+        case name, gallery, item, items, index, host, port, peer, transfers
+    }
+
+    public init(from decoder: any Decoder) throws {
+        try self.init(from: decoder.container(keyedBy: CommandKey.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CommandKey.self)
+        try encode(into: &container)
+    }
+
+    /// Decodes the command from the keys `command` and `arguments` of `container`.
+    init<Key: CodingKey>(from container: KeyedDecodingContainer<Key>) throws {
+        let commandKey = Key(stringValue: CommandKey.command.stringValue)!
+        let argumentsKey = Key(stringValue: CommandKey.arguments.stringValue)!
+        let text = try container.decode(String.self, forKey: commandKey)
+        guard let name = ControlCommandName(rawValue: text) else {
+            throw Swift.DecodingError.dataCorruptedError(forKey: commandKey, in: container, debugDescription: "unknown command \"\(text)\"")
+        }
+        func arguments() throws -> KeyedDecodingContainer<ArgumentKey> {
+            try container.nestedContainer(keyedBy: ArgumentKey.self, forKey: argumentsKey)
+        }
+        func optionalGallery() throws -> String? {
+            guard container.contains(argumentsKey) else { return nil }
+            return try arguments().decodeIfPresent(String.self, forKey: .gallery)
+        }
+        switch name {
+        case .galleries: self = .galleries
+        case .peers: self = .peers
+        case .status: self = .status
+        case .newGallery: self = .newGallery(try arguments().decode(String.self, forKey: .name))
+        case .list: self = .list(gallery: try optionalGallery())
+        case .watch: self = .watch(gallery: try optionalGallery())
+        case .add: self = .add(try container.decode(AddRequest.self, forKey: argumentsKey))
+        case .update: self = .update(try container.decode(UpdateRequest.self, forKey: argumentsKey))
+        case .drag: self = .drag(try container.decode(DragRequest.self, forKey: argumentsKey))
+        case .move:
+            let arguments = try arguments()
+            self = .move(
+                item: try arguments.decode(ItemReference.self, forKey: .item),
+                to: try arguments.decodeIfPresent(String.self, forKey: .gallery),
+                at: try arguments.decode(Int.self, forKey: .index))
+        case .delete: self = .delete(try arguments().decode([ItemReference].self, forKey: .items))
+        case .export: self = .export(item: try arguments().decode(ItemReference.self, forKey: .item))
+        case .connect:
+            let arguments = try arguments()
+            self = .connect(host: try arguments.decode(String.self, forKey: .host), port: try arguments.decode(UInt16.self, forKey: .port))
+        case .disconnect: self = .disconnect(peer: try arguments().decode(String.self, forKey: .peer))
+        case .cancel:
+            let arguments = try arguments()
+            let texts = try arguments.decode([String].self, forKey: .transfers)
+            self = .cancel(try texts.map { text in
+                guard let id = OpID(text) else {
+                    throw Swift.DecodingError.dataCorruptedError(
+                        forKey: .transfers, in: arguments, debugDescription: "\"\(text)\" is not a transfer ID (COUNTER@REPLICA)")
+                }
+                return id
+            })
+        }
+    }
+
+    /// Encodes the command as the keys `command` and `arguments` of `container`.
+    func encode<Key: CodingKey>(into container: inout KeyedEncodingContainer<Key>) throws {
+        let argumentsKey = Key(stringValue: CommandKey.arguments.stringValue)!
+        try container.encode(name, forKey: Key(stringValue: CommandKey.command.stringValue)!)
+        func arguments() -> KeyedEncodingContainer<ArgumentKey> {
+            container.nestedContainer(keyedBy: ArgumentKey.self, forKey: argumentsKey)
+        }
+        switch self {
+        case .galleries, .peers, .status:
+            break
+        case .newGallery(let name):
+            var arguments = arguments()
+            try arguments.encode(name, forKey: .name)
+        case .list(let gallery), .watch(let gallery):
+            var arguments = arguments()
+            try arguments.encodeIfPresent(gallery, forKey: .gallery)
+        case .add(let request): try container.encode(request, forKey: argumentsKey)
+        case .update(let request): try container.encode(request, forKey: argumentsKey)
+        case .drag(let request): try container.encode(request, forKey: argumentsKey)
+        case .move(let item, let gallery, let index):
+            var arguments = arguments()
+            try arguments.encode(item, forKey: .item)
+            try arguments.encodeIfPresent(gallery, forKey: .gallery)
+            try arguments.encode(index, forKey: .index)
+        case .delete(let items):
+            var arguments = arguments()
+            try arguments.encode(items, forKey: .items)
+        case .export(let item):
+            var arguments = arguments()
+            try arguments.encode(item, forKey: .item)
+        case .connect(let host, let port):
+            var arguments = arguments()
+            try arguments.encode(host, forKey: .host)
+            try arguments.encode(port, forKey: .port)
+        case .disconnect(let peer):
+            var arguments = arguments()
+            try arguments.encode(peer, forKey: .peer)
+        case .cancel(let transfers):
+            var arguments = arguments()
+            try arguments.encode(transfers.map(\.description), forKey: .transfers)
+        }
+    }
+}

@@ -1,0 +1,19 @@
+/// The name of a control command: the `command` key of a `control_request`, and the word typed
+/// after `gallery -C DIR`.
+public enum ControlCommandName: String, Codable, Hashable, Sendable, CaseIterable {
+    case galleries
+    case newGallery = "new-gallery"
+    case list
+    case add
+    case move
+    case delete
+    case update
+    case export
+    case peers
+    case status
+    case connect
+    case disconnect
+    case watch
+    case drag
+    case cancel
+}

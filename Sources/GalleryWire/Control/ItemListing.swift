@@ -1,0 +1,59 @@
+/// One item as `list --json` prints it.
+public struct ItemListing: Codable, Hashable, Sendable {
+    /// The item's ID, `COUNTER@REPLICA`.
+    public var id: String
+    public var title: String?
+    /// `ready` or `placeholder`.
+    public var state: String
+    /// The SHA-256 of its bytes, in hex (a stored image).
+    public var hash: String?
+    public var bytes: Int64?
+    public var mediaType: String?
+    public var aspectRatio: Double?
+    /// The image's URL (an image kept by reference).
+    public var url: String?
+    /// Bytes done / total for a placeholder this node is filling; null otherwise.
+    public var progress: Progress?
+
+    /// Transfer progress of a placeholder.
+    public struct Progress: Codable, Hashable, Sendable {
+        public var done: Int64
+        public var total: Int64
+
+        public init(done: Int64, total: Int64) {
+            self.done = done
+            self.total = total
+        }
+    }
+
+    public init(id: String, title: String?, state: String, hash: String?, bytes: Int64?, mediaType: String?,
+                aspectRatio: Double?, url: String?, progress: Progress?) {
+        self.id = id
+        self.title = title
+        self.state = state
+        self.hash = hash
+        self.bytes = bytes
+        self.mediaType = mediaType
+        self.aspectRatio = aspectRatio
+        self.url = url
+        self.progress = progress
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case id, title, state, hash, bytes, mediaType, aspectRatio, url, progress
+    }
+
+    /// Every key is written, unset ones as null, as `list --json` documents.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(title, forKey: .title)
+        try container.encode(state, forKey: .state)
+        try container.encode(hash, forKey: .hash)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(mediaType, forKey: .mediaType)
+        try container.encode(aspectRatio, forKey: .aspectRatio)
+        try container.encode(url, forKey: .url)
+        try container.encode(progress, forKey: .progress)
+    }
+}

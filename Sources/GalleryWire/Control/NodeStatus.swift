@@ -1,0 +1,34 @@
+/// A node's state as `status --json` prints it.
+public struct NodeStatus: Codable, Hashable, Sendable {
+    /// The node's name.
+    public var name: String
+    /// The node's replica ID, in hex.
+    public var replica: String
+    /// Where the node accepts peers, `HOST:PORT`, if it listens.
+    public var address: String?
+    /// The version vector: the last counter applied from each replica (hex replica ID -> counter).
+    public var version: [String: UInt64]
+    /// Ops applied.
+    public var ops: Int
+    /// Early ops held for missing dependencies.
+    public var buffered: Int
+    /// The connected peers.
+    public var peers: [PeerListing]
+    /// Transfers in flight: placeholders of this node being filled.
+    public var transfers: [TransferListing]
+    /// Storage faults, ops missing or refused (absent from an older node's answer).
+    public var health: NodeHealth?
+
+    public init(name: String, replica: String, address: String?, version: [String: UInt64], ops: Int, buffered: Int,
+                peers: [PeerListing], transfers: [TransferListing], health: NodeHealth?) {
+        self.name = name
+        self.replica = replica
+        self.address = address
+        self.version = version
+        self.ops = ops
+        self.buffered = buffered
+        self.peers = peers
+        self.transfers = transfers
+        self.health = health
+    }
+}

@@ -1,0 +1,19 @@
+/// What a `WatchEvent` reports (its `event` key).
+public enum WatchEventKind: String, Codable, Hashable, Sendable, CaseIterable {
+    /// The subscription is in place (written by the command line, never sent by the node).
+    case watching
+    /// A gallery was created.
+    case galleryCreated
+    /// An item was inserted.
+    case inserted
+    /// An item was moved.
+    case moved
+    /// An item was deleted.
+    case deleted
+    /// A field of an item changed.
+    case updated
+    /// A placeholder was committed.
+    case committed
+    /// Bytes of a placeholder's content arrived.
+    case progress
+}

@@ -1,0 +1,30 @@
+import Foundation
+import GalleryNode
+import GalleryWire
+
+/// `export ITEM FILE`: the node names the item's bytes (hash and size); this process reads them
+/// from DIR's blob store, checks them, and writes FILE with the user's own rights.
+struct ExportCommand: NodeSubcommand {
+    static let name = ControlCommandName.export
+    static let usage = "usage: gallery -C DIR export ITEM FILE"
+    let item: ItemReference
+    let destination: URL
+
+    init(parsing arguments: inout ArgumentList) throws(CommandFailure) {
+        item = try arguments.item()
+        destination = URL(fileURLWithPath: try arguments.positional("FILE"))
+    }
+
+    var command: ControlCommand { .export(item: item) }
+
+    func run(on node: NodeConnection) throws(CommandFailure) {
+        guard case .item(let listing) = try node.send(command), let hash = listing.hash else {
+            throw .failed("the node named no bytes for \(TerminalText.escaped(item.description))")
+        }
+        do {
+            try BlobExport.export(hash: hash, size: listing.bytes, from: node.directory, to: destination)
+        } catch {
+            throw .failed(TerminalText.escaped(error.localizedDescription))
+        }
+    }
+}

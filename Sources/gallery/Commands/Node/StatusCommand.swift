@@ -1,0 +1,31 @@
+import Foundation
+import GalleryNode
+import GalleryWire
+
+/// `status [--json]`: version vector, ops, peers, sync state, transfers and health.
+struct StatusCommand: NodeSubcommand {
+    static let name = ControlCommandName.status
+    static let usage = "usage: gallery -C DIR status [--json]"
+    let json: Bool
+
+    init(parsing arguments: inout ArgumentList) {
+        json = arguments.flag("--json")
+    }
+
+    var command: ControlCommand { .status }
+
+    func render(_ reply: ControlReply) -> String {
+        guard case .status(let status) = reply else { return "" }
+        if json { return JSONOutput.line(status) }
+        let version = status.version.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
+        return "\(TerminalText.escaped(status.name)) (replica \(status.replica)) listening on \(status.address ?? "-")\n"
+            + "ops: \(status.ops), waiting for dependencies: \(status.buffered)\n"
+            + "version: \(version)\n"
+            + (status.health.map(Self.healthLines) ?? "")
+            + status.peers.map { "peer \(TerminalText.escaped($0.name ?? "?")) \($0.address) \($0.direction) \($0.state)\n" }.joined()
+            + status.transfers.map {
+                "transfer \($0.transfer) \($0.move ? "move" : "copy") of \($0.source): \($0.done)/\($0.total) bytes, "
+                    + "\(TerminalText.escaped($0.state)), \(Int($0.secondsLeft.rounded())) s left\n"
+            }.joined()
+    }
+}
