@@ -1,28 +1,70 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The modules are the layers: each target lists every module it imports, and every arrow points
+// down (README.md, "Layout"). GalleryNode never imports GalleryStorage: it asks storage through the
+// protocols in GalleryNode/Ports, which GalleryHost conforms the storage types to.
 let package = Package(
     name: "GallerySync",
     products: [
         .library(name: "GalleryModel", targets: ["GalleryModel"]),
+        .library(name: "GallerySimulation", targets: ["GallerySimulation"]),
         .library(name: "GalleryWire", targets: ["GalleryWire"]),
+        .library(name: "GalleryIO", targets: ["GalleryIO"]),
+        .library(name: "GalleryStorage", targets: ["GalleryStorage"]),
         .library(name: "GalleryNode", targets: ["GalleryNode"]),
+        .library(name: "GalleryControl", targets: ["GalleryControl"]),
+        .library(name: "GalleryHost", targets: ["GalleryHost"]),
         .executable(name: "gallery", targets: ["gallery"]),
         .executable(name: "gallery-bench", targets: ["gallery-bench"]),
     ],
     dependencies: [],
     targets: [
+        // The pure CRDT: identities, ops, the replica, the binary op codec.
         .target(name: "GalleryModel"),
+        // Schedules and the simulator of `gallery simulate`.
+        .target(name: "GallerySimulation", dependencies: ["GalleryModel"]),
         // SHA-256 block compression with the CPU's SHA instructions (C: Swift cannot emit them).
         .target(name: "CSHA256Kernels"),
+        // The wire protocol, sans I/O: frames, messages, handshakes, control DTOs, crypto.
         .target(name: "GalleryWire", dependencies: ["GalleryModel", "CSHA256Kernels"]),
-        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire"]),
-        .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
-        .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
-        .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
-        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GalleryWire"]),
-        .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryNode"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["gallery", "gallery-bench", "GalleryModel", "GalleryNode", "GalleryWire"]),
+        // Bytes only: sockets, endpoints, stream pairs; imports no Gallery module.
+        .target(name: "GalleryIO"),
+        // The node's directory: op log, snapshot, blob store, checkpoints, transfer journal.
+        .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryWire", "GalleryIO"]),
+        // The node core: connections, sync sessions, relay, transfers; no storage types.
+        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire", "GalleryIO"]),
+        // The adapter of `gallery -C DIR`: control socket, commands, client.
+        .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryWire", "GalleryIO", "GalleryNode"]),
+        // Composition: a node on its directory, with storage and the control socket.
+        .target(name: "GalleryHost", dependencies: [
+            "GalleryModel", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
+        ]),
+        .executableTarget(name: "gallery", dependencies: [
+            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryNode", "GalleryControl", "GalleryHost",
+        ]),
+        // Spawning `gallery` and the bench's own children, storage fixtures: shared by tests and benchmarks.
+        .target(name: "GalleryTestSupport", dependencies: ["GalleryModel", "GallerySimulation", "GalleryIO"]),
+        .executableTarget(name: "gallery-bench", dependencies: [
+            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
+            "GalleryHost", "GalleryTestSupport",
+        ]),
+        .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel", "GallerySimulation"]),
+        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryWire"]),
+        .testTarget(name: "GalleryIOTests", dependencies: ["GalleryIO"]),
+        .testTarget(name: "GalleryStorageTests", dependencies: [
+            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryTestSupport",
+        ]),
+        // Node suites that need a host (storage, control socket) are here too: they run serialized
+        // with the other node suites (NodeSuites).
+        .testTarget(name: "GalleryNodeTests", dependencies: [
+            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryHost",
+            "GalleryTestSupport",
+        ]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryNode",
+            "GalleryControl", "GalleryTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,4 +1,6 @@
 import Foundation
+import GalleryModel
+import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -35,7 +37,7 @@ public enum BlobExport {
 
     /// Writes the blob `hash` (of `size` bytes, when known) of `directory`'s store to `destination`.
     public static func export(hash: String, size: Int64?, from directory: URL, to destination: URL) throws(Failure) {
-        guard BlobStore.isValidHash(hash) else { throw .damaged("the node named no valid SHA-256 for the item (\"\(hash.prefix(80))\")") }
+        guard FieldLimits.isContentHash(hash) else { throw .damaged("the node named no valid SHA-256 for the item (\"\(hash.prefix(80))\")") }
         let source = blobPath(of: hash, in: directory)
         let input: Int32
         do {

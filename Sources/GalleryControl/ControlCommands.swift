@@ -1,4 +1,7 @@
 import Foundation
+import GalleryWire
+import GalleryIO
+import GalleryNode
 import GalleryModel
 
 /// Carries out control requests on a node's replica, through the node so that the ops they make
@@ -181,7 +184,7 @@ enum ControlCommands {
 
     /// The image header of a file source, read without blocking from a regular file (a FIFO,
     /// device or directory is refused at once); nil for a URL.
-    private static func header(of source: AddSource, request: ControlRequest, blobs: BlobStore?) throws -> ImageHeader? {
+    private static func header(of source: AddSource, request: ControlRequest, blobs: (any BlobSource)?) throws -> ImageHeader? {
         guard case .file(let path) = source else { return nil }
         guard blobs != nil else { throw ControlFailure("this node keeps no blobs") }
         let head = try RegularFile.prefix(of: path, maximumLength: 1 << 20)
@@ -194,7 +197,7 @@ enum ControlCommands {
 
     /// The new item for one source: a file is stored, its title is its name, its media type and
     /// aspect ratio come from its header; a URL keeps `--aspect` (if any).
-    private static func draft(for source: AddSource, header: ImageHeader?, request: ControlRequest, blobs: BlobStore?) throws -> ItemDraft {
+    private static func draft(for source: AddSource, header: ImageHeader?, request: ControlRequest, blobs: (any BlobSource)?) throws -> ItemDraft {
         var fields: [ItemField: FieldValue] = [:]
         switch source {
         case .url(let url):
@@ -229,14 +232,4 @@ enum ControlCommands {
         guard let value else { throw ControlFailure("the request lacks \(what)") }
         return value
     }
-}
-
-/// A control command that cannot be carried out, with its one-line reason.
-struct ControlFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-extension ControlFailure: LocalizedError {
-    var errorDescription: String? { description }
 }

@@ -1,4 +1,6 @@
 import Foundation
+import GalleryIO
+import GalleryNode
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

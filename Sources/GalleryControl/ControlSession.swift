@@ -1,4 +1,6 @@
 import Foundation
+import GalleryIO
+import GalleryNode
 import GalleryWire
 
 /// One command-line connection on the node's control socket: a reader thread that takes

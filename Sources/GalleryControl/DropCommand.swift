@@ -1,4 +1,6 @@
 import Foundation
+import GalleryWire
+import GalleryNode
 import GalleryModel
 
 /// `drag`: the drop of items into a gallery, performed by this node, the app dropped into

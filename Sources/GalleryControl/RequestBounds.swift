@@ -1,4 +1,6 @@
 import GalleryModel
+import GalleryNode
+import GalleryWire
 
 /// The bounds of `FieldLimits` applied to a control request, before anything is carried out:
 /// the command line checks them before it contacts the node (a usage error), and the node checks

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryNode
 import GalleryModel
 import GalleryWire
 

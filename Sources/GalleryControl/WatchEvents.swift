@@ -1,4 +1,6 @@
 import GalleryModel
+import GalleryWire
+import GalleryNode
 
 /// Turns applied ops into the events `watch` reports, read against the replica right after them.
 enum WatchEvents {

@@ -1,4 +1,8 @@
 import Foundation
+import GalleryIO
+import GalleryStorage
+import GalleryNode
+import GalleryControl
 #if canImport(Darwin)
 import Darwin
 #else

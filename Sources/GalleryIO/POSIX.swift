@@ -5,7 +5,7 @@ import Glibc
 #endif
 
 /// Thin wrappers over the socket system calls, hiding Glibc/Darwin spelling differences.
-enum POSIX {
+package enum POSIX {
     /// `SIGPIPE` ignored for the whole process; evaluated once, before the first socket is made.
     static let ignoreSIGPIPE: Void = {
         _ = signal(SIGPIPE, SIG_IGN)
@@ -33,7 +33,7 @@ enum POSIX {
     #endif
 
     /// `errno` as "what: strerror (errno N)".
-    static func describe(_ what: String, errno code: Int32) -> String {
+    package static func describe(_ what: String, errno code: Int32) -> String {
         "\(what): \(String(cString: strerror(code))) (errno \(code))"
     }
 
@@ -85,7 +85,7 @@ enum POSIX {
     }
 
     /// `close(fd)`; never retried on `EINTR` (on Linux the descriptor is gone either way).
-    static func closeDescriptor(_ fd: Int32) {
+    package static func closeDescriptor(_ fd: Int32) {
         #if canImport(Darwin)
         _ = Darwin.close(fd)
         #else
@@ -129,7 +129,7 @@ enum POSIX {
     }
 
     /// A pipe whose ends are non-blocking and close-on-exec, or the `errno`.
-    static func makePipe() -> Result<(read: Int32, write: Int32), SocketErrno> {
+    package static func makePipe() -> Result<(read: Int32, write: Int32), SocketErrno> {
         // `pipe2` is not exported by the Glibc module, hence fcntl.
         var ends: [Int32] = [-1, -1]
         guard pipe(&ends) == 0 else { return .failure(SocketErrno(errno)) }
@@ -141,7 +141,7 @@ enum POSIX {
     }
 
     /// `recv` retried on `EINTR`: >0 bytes, 0 at end of stream, or the `errno`.
-    static func receive(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Result<Int, SocketErrno> {
+    package static func receive(_ fd: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Result<Int, SocketErrno> {
         while true {
             let n = recv(fd, buffer, count, 0)
             if n >= 0 { return .success(n) }
@@ -151,7 +151,7 @@ enum POSIX {
     }
 
     /// `send` looped until all `count` bytes are written, retried on `EINTR`; nil or the `errno`.
-    static func sendAll(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> SocketErrno? {
+    package static func sendAll(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> SocketErrno? {
         var sent = 0
         while sent < count {
             let n = send(fd, buffer + sent, count - sent, sendFlags)
@@ -166,7 +166,7 @@ enum POSIX {
     }
 
     /// Milliseconds from now until `deadline`, rounded up, for `poll`; 0 once it has passed.
-    static func pollTimeout(until deadline: ContinuousClock.Instant) -> Int32 {
+    package static func pollTimeout(until deadline: ContinuousClock.Instant) -> Int32 {
         let remaining = deadline - .now
         if remaining <= .zero { return 0 }
         let (seconds, attoseconds) = remaining.components
@@ -177,8 +177,8 @@ enum POSIX {
 }
 
 /// A captured `errno` value.
-struct SocketErrno: Error, Hashable {
+package struct SocketErrno: Error, Hashable {
     /// The raw `errno`.
-    var code: Int32
+    package var code: Int32
     init(_ code: Int32) { self.code = code }
 }

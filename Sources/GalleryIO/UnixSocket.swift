@@ -11,14 +11,14 @@ import Glibc
 /// the mode the umask gave it. Connecting never blocks past its deadline (a full backlog waits,
 /// bounded). The connecting process's user is read from the kernel (`SO_PEERCRED` on Linux,
 /// `getpeereid` on Darwin).
-enum UnixSocket {
+package enum UnixSocket {
     /// The longest path `sockaddr_un.sun_path` holds (its size less the terminating NUL).
     static var maximumPathLength: Int {
         MemoryLayout.size(ofValue: sockaddr_un().sun_path) - 1
     }
 
     /// Why a path cannot name a socket, or nil when it can.
-    static func pathProblem(_ path: String) -> String? {
+    package static func pathProblem(_ path: String) -> String? {
         let length = path.utf8.count
         if length > maximumPathLength {
             return "the path is \(length) bytes, longer than the \(maximumPathLength) a socket path may have on this system; use a shorter directory"
@@ -49,7 +49,7 @@ enum UnixSocket {
     /// Makes a listening socket at `path`, mode 0600, replacing a stale socket left there by a node
     /// that was killed (the caller holds the directory's lock, so no live node uses it). Anything at
     /// `path` that is not a socket is left alone and refused. The descriptor is non-blocking.
-    static func listen(at path: String, backlog: Int32 = 128) throws(TransportError) -> Int32 {
+    package static func listen(at path: String, backlog: Int32 = 128) throws(TransportError) -> Int32 {
         _ = POSIX.ignoreSIGPIPE
         if let problem = pathProblem(path) { throw .bind(path, problem) }
         var existing = stat()
@@ -91,7 +91,7 @@ enum UnixSocket {
     }
 
     /// Accepts one connection (blocking, close-on-exec), or returns the `errno`.
-    static func accept(_ fd: Int32) -> Result<Int32, SocketErrno> {
+    package static func accept(_ fd: Int32) -> Result<Int32, SocketErrno> {
         #if canImport(Darwin)
         let accepted = Darwin.accept(fd, nil, nil)
         #else
@@ -108,7 +108,7 @@ enum UnixSocket {
 
     /// Connects to the socket at `path` by `deadline`; the descriptor returned is blocking.
     /// A missing socket or one nobody listens on fails at once (`ENOENT`, `ECONNREFUSED`).
-    static func connect(to path: String, deadline: ContinuousClock.Instant) throws(TransportError) -> Int32 {
+    package static func connect(to path: String, deadline: ContinuousClock.Instant) throws(TransportError) -> Int32 {
         _ = POSIX.ignoreSIGPIPE
         if let problem = pathProblem(path) { throw .connect(path, problem) }
         while true {
@@ -144,7 +144,7 @@ enum UnixSocket {
     }
 
     /// The user ID of the process at the other end of a connected socket, from the kernel.
-    static func peerUserID(_ fd: Int32) -> uid_t? {
+    package static func peerUserID(_ fd: Int32) -> uid_t? {
         #if canImport(Darwin)
         var user = uid_t(0)
         var group = gid_t(0)
@@ -162,7 +162,7 @@ enum UnixSocket {
 
 extension Glibc_or_Darwin {
     /// `listen(2)` (Foundation's names shadow it in this module).
-    static func listen(_ fd: Int32, _ backlog: Int32) -> Int32 {
+    package static func listen(_ fd: Int32, _ backlog: Int32) -> Int32 {
         #if canImport(Darwin)
         Darwin.listen(fd, backlog)
         #else

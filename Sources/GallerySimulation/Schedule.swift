@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 
 /// A schedule of ops on named in-memory replicas, as read from a `gallery simulate` file.
 ///

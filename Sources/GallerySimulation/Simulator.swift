@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 
 /// Replays a `Schedule` on in-memory replicas: the model's public test bench.
 ///

@@ -1,10 +1,11 @@
 import Foundation
 import GalleryModel
+import GallerySimulation
 
 /// Helpers for the storage tests: scratch directories and seeded op workloads.
-enum StorageFixtures {
+public enum StorageFixtures {
     /// Runs `body` with a new empty directory that is removed afterwards.
-    static func withScratchDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+    public static func withScratchDirectory<T>(_ body: (URL) throws -> T) throws -> T {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("gallery-storage-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -13,17 +14,17 @@ enum StorageFixtures {
     }
 
     /// The bytes of a file.
-    static func contents(_ url: URL) throws -> [UInt8] {
+    public static func contents(_ url: URL) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: url))
     }
 
     /// Replaces a file's bytes.
-    static func write(_ bytes: [UInt8], to url: URL) throws {
+    public static func write(_ bytes: [UInt8], to url: URL) throws {
         try Data(bytes).write(to: url)
     }
 
     /// `count` seeded random bytes.
-    static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+    public static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var generator = SeededGenerator(seed: seed)
         var bytes = [UInt8](repeating: 0, count: count)
         var index = 0
@@ -39,7 +40,7 @@ enum StorageFixtures {
 
     /// Three replicas editing concurrently with every kind of op and every field type, merged into
     /// the first: returns its log (at least `count` ops) and the replica itself.
-    static func workload(count: Int, seed: UInt64) -> (ops: [Op], replica: Replica) {
+    public static func workload(count: Int, seed: UInt64) -> (ops: [Op], replica: Replica) {
         var generator = SeededGenerator(seed: seed)
         var replicas = [Replica(id: ReplicaID(0xA1)), Replica(id: ReplicaID(0xB2)), Replica(id: ReplicaID(0xC3))]
         _ = try? replicas[0].createGallery("g0")
@@ -108,7 +109,7 @@ enum StorageFixtures {
     }
 
     /// What a replica shows, for comparing two replicas.
-    static func view(_ replica: Replica) -> [String: [Item]] {
+    public static func view(_ replica: Replica) -> [String: [Item]] {
         var view: [String: [Item]] = [:]
         for gallery in replica.galleries { view[gallery] = try? replica.items(in: gallery) }
         return view

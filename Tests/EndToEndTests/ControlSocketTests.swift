@@ -1,4 +1,6 @@
 import Foundation
+import GalleryControl
+import GalleryTestSupport
 import GalleryModel
 import GalleryNode
 import GalleryWire

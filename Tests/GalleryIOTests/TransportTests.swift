@@ -1,8 +1,8 @@
 import Dispatch
+@testable import GalleryIO
 import Foundation
 import Testing
 
-@testable import GalleryNode
 
 // Real TCP on loopback with ephemeral ports. Every blocking call runs on a dedicated `Thread`
 // (never the cooperative pool) and every wait is bounded by a timeout.

@@ -1,4 +1,6 @@
 import Foundation
+import GallerySimulation
+import GalleryIO
 import GalleryModel
 import GalleryNode
 import GalleryWire

@@ -1,6 +1,8 @@
 import Foundation
+@testable import GalleryStorage
+import GalleryTestSupport
 import GalleryModel
-@testable import GalleryNode
+import GallerySimulation
 import GalleryWire
 import Testing
 

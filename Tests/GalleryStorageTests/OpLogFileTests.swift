@@ -1,6 +1,9 @@
 import Foundation
+@testable import GalleryIO
+@testable import GalleryStorage
+import GalleryTestSupport
 import GalleryModel
-@testable import GalleryNode
+import GallerySimulation
 import GalleryWire
 import Testing
 

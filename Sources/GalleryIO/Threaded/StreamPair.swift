@@ -32,7 +32,7 @@ public struct StreamPair: @unchecked Sendable {
 
 extension StreamPair {
     /// Wraps a connected socket descriptor (which the pair now owns) in opened socket streams.
-    init(socket descriptor: Int32, remote: String) {
+    package init(socket descriptor: Int32, remote: String) {
         let connection = SocketConnection(descriptor: descriptor)
         let input = SocketInputStream(connection)
         let output = SocketOutputStream(connection)

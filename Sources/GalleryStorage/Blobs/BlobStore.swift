@@ -1,4 +1,6 @@
 import Foundation
+import GalleryModel
+import GalleryIO
 import GalleryWire
 
 #if canImport(Darwin)
@@ -52,8 +54,7 @@ public final class BlobStore: @unchecked Sendable {
 
     /// Whether `text` is a SHA-256 as the store names blobs: 64 lowercase hex characters.
     public static func isValidHash(_ text: String) -> Bool {
-        let utf8 = text.utf8
-        return utf8.count == 64 && utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
+        FieldLimits.isContentHash(text)
     }
 
     /// Stores `bytes` and returns their SHA-256 (hex); bytes already stored are not written again.
@@ -171,6 +172,13 @@ public final class BlobStore: @unchecked Sendable {
             endReceiving(hash)
             throw error
         }
+    }
+
+    /// Opens a stored blob to read it (for fetches served from it).
+    ///
+    /// - Throws: `StorageError.io` when the store holds no such blob (or it cannot be opened).
+    public func openForReading(_ hash: String) throws(StorageError) -> StorageFile {
+        try StorageFile.open(path(of: hash), flags: O_RDONLY)
     }
 
     /// The final path of a blob (the hash must be valid).

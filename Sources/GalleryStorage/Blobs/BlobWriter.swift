@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryWire
 
 #if canImport(Darwin)

@@ -7,22 +7,27 @@ import Foundation
 /// deadline and whether the drag was a move. A placeholder of this node missing from the journal
 /// (the node stopped between inserting it and recording it) is resumed as a copy with a fresh
 /// deadline, so nothing is ever lost.
-struct TransferJournal: Sendable {
+public struct TransferJournal<Record: Codable & Sendable>: Sendable {
     /// The journal file.
-    let file: URL
+    public let file: URL
 
-    /// The transfers recorded; none when the file is absent or unreadable (its placeholders are
-    /// still resumed, from the op log).
-    func load() -> [Transfer] {
-        guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
-        return (try? JSONDecoder().decode([Transfer].self, from: data)) ?? []
+    /// A journal kept in `file`.
+    public init(file: URL) {
+        self.file = file
     }
 
-    /// Replaces the journal by `transfers`.
-    func save(_ transfers: [Transfer]) throws {
+    /// The records; none when the file is absent or unreadable (its placeholders are still
+    /// resumed, from the op log).
+    public func load() -> [Record] {
+        guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
+        return (try? JSONDecoder().decode([Record].self, from: data)) ?? []
+    }
+
+    /// Replaces the journal by `records`, in this order.
+    public func save(_ records: [Record]) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let data = try encoder.encode(transfers.sorted { $0.placeholder < $1.placeholder })
+        let data = try encoder.encode(records)
         try NodeDirectory(url: file.deletingLastPathComponent()).writeAtomically(Array(data), to: file)
     }
 }

@@ -3,7 +3,7 @@ import Foundation
 /// A thread that runs a node's checkpoints in the background, one at a time, when asked.
 ///
 /// `@unchecked Sendable`: its state is guarded by `condition`.
-final class Checkpointer: @unchecked Sendable {
+package final class Checkpointer: @unchecked Sendable {
     private let condition = NSCondition()
     private var requested = false
     private var stopping = false
@@ -11,10 +11,10 @@ final class Checkpointer: @unchecked Sendable {
     private var finished = false
 
     /// Creates a checkpointer whose thread waits for `start(_:)`; requests made before are kept.
-    init() {}
+    package init() {}
 
     /// Starts the thread, which calls `work` once per batch of requests until `stop()`.
-    func start(_ work: @escaping @Sendable () -> Void) {
+    package func start(_ work: @escaping @Sendable () -> Void) {
         condition.withLock { started = true }
         Thread.detachNewThread { [self] in
             while waitForRequest() { work() }
@@ -27,7 +27,7 @@ final class Checkpointer: @unchecked Sendable {
 
     /// Asks for a checkpoint; cheap, and callable under any lock (requests made while one runs
     /// lead to one more run).
-    func request() {
+    package func request() {
         condition.withLock {
             requested = true
             condition.broadcast()
@@ -45,7 +45,7 @@ final class Checkpointer: @unchecked Sendable {
     }
 
     /// Stops the thread, waiting for a checkpoint that is running to finish.
-    func stop() {
+    package func stop() {
         condition.withLock {
             stopping = true
             condition.broadcast()

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #else
@@ -8,21 +9,27 @@ import GalleryModel
 
 /// The files of a node's directory: `secret`, `replica`, `oplog`, `ops.compact`, `snapshot`,
 /// `blobs/`, `node.json`, `lock`, `control.sock`.
-struct NodeDirectory {
+package struct NodeDirectory {
+    /// The directory.
     let url: URL
 
+    /// The files of the directory `url`.
+    package init(url: URL) {
+        self.url = url
+    }
+
     var secret: URL { url.appendingPathComponent("secret") }
-    var replicaFile: URL { url.appendingPathComponent("replica") }
-    var opLog: URL { url.appendingPathComponent("oplog") }
+    package var replicaFile: URL { url.appendingPathComponent("replica") }
+    package var opLog: URL { url.appendingPathComponent("oplog") }
     var compactLog: URL { url.appendingPathComponent("ops.compact") }
     var snapshot: URL { url.appendingPathComponent("snapshot") }
-    var info: URL { url.appendingPathComponent("node.json") }
+    package var info: URL { url.appendingPathComponent("node.json") }
     var lockFile: URL { url.appendingPathComponent("lock") }
     /// The local control socket (protocol.md, section 15).
-    var controlSocket: URL { url.appendingPathComponent("control.sock") }
+    package var controlSocket: URL { url.appendingPathComponent("control.sock") }
 
     /// Takes the directory's lock, held until the process exits or `unlock` closes the descriptor.
-    func lock() throws(ServerError) -> Int32 {
+    package func lock() throws(ServerError) -> Int32 {
         let descriptor = Glibc_or_Darwin.open(lockFile.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .io("cannot open \(lockFile.path): \(String(cString: strerror(errno)))") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
@@ -34,7 +41,7 @@ struct NodeDirectory {
 
     /// The space's secret: copied from `source` when given (joining a space), else the one kept
     /// here, else 32 new random bytes. The file is written with mode 0600.
-    func secret(copiedFrom source: URL?) throws(ServerError) -> [UInt8] {
+    package func secret(copiedFrom source: URL?) throws(ServerError) -> [UInt8] {
         if let source {
             guard let bytes = FileManager.default.contents(atPath: source.path), !bytes.isEmpty else {
                 throw .secret("cannot read \(source.path), or it is empty")
@@ -54,7 +61,7 @@ struct NodeDirectory {
 
     /// The replica ID kept here when the op log survived; otherwise a new random one, recorded,
     /// because a replica without its log must never reuse its op IDs.
-    func replicaID(logExisted: Bool) throws(ServerError) -> ReplicaID {
+    package func replicaID(logExisted: Bool) throws(ServerError) -> ReplicaID {
         if logExisted, let data = FileManager.default.contents(atPath: replicaFile.path) {
             let text = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
             guard text.count == 16, let id = ReplicaID(text) else { throw .corruptReplicaFile(replicaFile.path) }
@@ -68,7 +75,7 @@ struct NodeDirectory {
 
     /// Draws a new replica ID and records it durably (the file synced, renamed, the directory
     /// synced): a new incarnation for a node that lost records, so that it never reuses an op ID.
-    func renewReplicaID() throws(ServerError) -> ReplicaID {
+    package func renewReplicaID() throws(ServerError) -> ReplicaID {
         var generator = SystemRandomNumberGenerator()
         let id = ReplicaID(UInt64.random(in: 1...UInt64.max, using: &generator))
         try writeAtomically(Array((id.description + "\n").utf8), to: replicaFile)
@@ -94,18 +101,7 @@ struct NodeDirectory {
     }
 
     /// Writes a file through a temporary file and a rename, so that it is whole or absent.
-    func writeAtomically(_ bytes: [UInt8], to file: URL) throws(ServerError) {
+    package func writeAtomically(_ bytes: [UInt8], to file: URL) throws(ServerError) {
         try writePrivately(bytes, to: file)
-    }
-}
-
-/// `open(2)` under one name on both platforms (Foundation also has an `open`).
-enum Glibc_or_Darwin {
-    static func open(_ path: String, _ flags: Int32, _ mode: mode_t) -> Int32 {
-        #if canImport(Darwin)
-        Darwin.open(path, flags, mode)
-        #else
-        Glibc.open(path, flags, mode)
-        #endif
     }
 }

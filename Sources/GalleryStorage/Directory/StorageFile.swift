@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 
 #if canImport(Darwin)
 import Darwin
@@ -9,11 +10,11 @@ import Glibc
 /// An open file descriptor with POSIX calls that retry on `EINTR` and throw `StorageError`.
 ///
 /// A value type over a raw descriptor: whoever opens one closes it exactly once.
-struct StorageFile {
+public struct StorageFile: Sendable {
     /// The descriptor.
     let fd: Int32
     /// The path it was opened with, for error messages.
-    let path: String
+    public let path: String
 
     /// Opens `path` with `flags` (close-on-exec is added) and `mode` for a created file.
     static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(StorageError) -> StorageFile {
@@ -64,7 +65,7 @@ struct StorageFile {
     }
 
     /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
-    func read(count: Int, at offset: Int) throws(StorageError) -> [UInt8] {
+    public func read(count: Int, at offset: Int) throws(StorageError) -> [UInt8] {
         guard count > 0 else { return [] }
         var failure: StorageError?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -80,7 +81,7 @@ struct StorageFile {
     }
 
     /// The file's current length.
-    func size() throws(StorageError) -> Int {
+    public func size() throws(StorageError) -> Int {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
         return Int(info.st_size)
@@ -101,7 +102,7 @@ struct StorageFile {
     }
 
     /// Closes the descriptor (never retried: on Linux the descriptor is gone even after `EINTR`).
-    func close() {
+    public func close() {
         _ = systemClose(fd)
     }
 

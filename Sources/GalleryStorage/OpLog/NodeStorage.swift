@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryModel
 
 /// A node's ops on disk, its replica restored from them at start, and checkpoints that keep the
@@ -30,9 +31,9 @@ import GalleryModel
 ///
 /// `@unchecked Sendable`: the files are thread-safe themselves; the counters are guarded by `lock`,
 /// and checkpoints are serialized by `checkpointLock`.
-final class NodeStorage: @unchecked Sendable {
+package final class NodeStorage: @unchecked Sendable {
     /// What a checkpoint works from, taken under the node's lock.
-    struct Checkpoint: Sendable {
+    package struct Checkpoint: Sendable {
         /// The replica, every op of which is durable in the op files.
         var replica: Replica
         /// Where the record log ended: its records before this offset hold only ops of `replica`.
@@ -48,7 +49,7 @@ final class NodeStorage: @unchecked Sendable {
 
     let files: NodeDirectory
     /// The record log.
-    let recordLog: OpLogFile
+    package let recordLog: OpLogFile
     /// The compacted op file.
     let compactLog: OpLogFile
 
@@ -87,7 +88,7 @@ final class NodeStorage: @unchecked Sendable {
     /// The ops of a compacted op file's intact blocks after damage move to the record log before
     /// that file is cut (its ops must stay the first ops the replica applied). Leftover temporary
     /// files of an interrupted checkpoint are removed.
-    static func open(
+    package static func open(
         _ files: NodeDirectory, replicaID: ReplicaID, bufferLimit: Int = 100_000,
         renewReplicaID: () throws(StorageError) -> ReplicaID = { () throws(StorageError) in ReplicaID(UInt64.random(in: 1...UInt64.max)) }
     ) throws(StorageError) -> (storage: NodeStorage, replica: Replica, report: StartupReport) {
@@ -211,7 +212,7 @@ final class NodeStorage: @unchecked Sendable {
     ///
     /// On failure nothing of `ops` counts as written (the log is cut back to its last synced
     /// record), so the same ops can be persisted again later.
-    func persist(_ ops: [Op]) throws(StorageError) {
+    package func persist(_ ops: [Op]) throws(StorageError) {
         let fresh = lock.withLock { durableHeld.isEmpty ? ops : ops.filter { !durableHeld.contains($0.id) } }
         try recordLog.append(fresh)
         try recordLog.sync()
@@ -222,14 +223,14 @@ final class NodeStorage: @unchecked Sendable {
     }
 
     /// Ops appended (or replayed at start) since the last checkpoint took its copy.
-    var opsSinceCheckpoint: Int {
+    package var opsSinceCheckpoint: Int {
         lock.withLock { appendedSinceCapture }
     }
 
     /// Takes what a checkpoint needs. The caller holds the lock under which ops are applied and
     /// persisted (the node's), so that every op of `replica` is in the op files, and the record log
     /// holds nothing else before its end.
-    func capture(_ replica: Replica) -> Checkpoint {
+    package func capture(_ replica: Replica) -> Checkpoint {
         let end = recordLog.position
         lock.withLock { appendedSinceCapture = 0 }
         return Checkpoint(replica: replica, logOffset: end.byteCount, logRecords: end.records, logOps: end.ops)
@@ -242,7 +243,7 @@ final class NodeStorage: @unchecked Sendable {
     /// - Returns: The checkpoint taken, or nil when `capture` skipped it or nothing changed since
     ///   the last one.
     @discardableResult
-    func checkpoint(capture: () -> Checkpoint?) throws(StorageError) -> Checkpoint? {
+    package func checkpoint(capture: () -> Checkpoint?) throws(StorageError) -> Checkpoint? {
         checkpointLock.lock()
         defer { checkpointLock.unlock() }
         guard let checkpoint = capture() else { return nil }
@@ -286,7 +287,7 @@ final class NodeStorage: @unchecked Sendable {
     }
 
     /// Syncs and closes both op files.
-    func close() throws(StorageError) {
+    package func close() throws(StorageError) {
         defer { try? compactLog.close() }
         try recordLog.close()
     }

@@ -1,4 +1,5 @@
 import GalleryModel
+import GalleryIO
 import GalleryWire
 
 /// Encoding records, and reading them back up to the first damaged one.

@@ -106,6 +106,21 @@ public struct NodeStatus: Codable, Hashable, Sendable {
     public var transfers: [TransferListing]
     /// Storage faults, ops missing or refused (absent from an older node's answer).
     public var health: NodeHealth?
+
+    /// Creates a value with every field given.
+    public init(
+        name: String, replica: String, address: String? = nil, version: [String: UInt64], ops: Int, buffered: Int, peers: [PeerListing], transfers: [TransferListing], health: NodeHealth? = nil
+    ) {
+        self.name = name
+        self.replica = replica
+        self.address = address
+        self.version = version
+        self.ops = ops
+        self.buffered = buffered
+        self.peers = peers
+        self.transfers = transfers
+        self.health = health
+    }
 }
 
 /// One transfer in flight as `status` shows it.
@@ -124,6 +139,20 @@ public struct TransferListing: Codable, Hashable, Sendable {
     public var state: String
     /// Seconds until the placeholder is deleted if the bytes have not arrived.
     public var secondsLeft: Double
+
+    /// Creates a value with every field given.
+    public init(
+        transfer: String, source: String, hash: String, done: Int, total: Int, move: Bool, state: String, secondsLeft: Double
+    ) {
+        self.transfer = transfer
+        self.source = source
+        self.hash = hash
+        self.done = done
+        self.total = total
+        self.move = move
+        self.state = state
+        self.secondsLeft = secondsLeft
+    }
 }
 
 /// What a drop did with one dragged item (`drag`).
@@ -142,6 +171,19 @@ public struct DropListing: Codable, Hashable, Sendable {
     public var transfer: String?
     /// How the transfer ended (`committed` or `failed: REASON`), in the answer to `wait`.
     public var outcome: String?
+
+    /// Creates a value with every field given.
+    public init(
+        source: String, item: String, gallery: String, index: Int, action: String, transfer: String? = nil, outcome: String? = nil
+    ) {
+        self.source = source
+        self.item = item
+        self.gallery = gallery
+        self.index = index
+        self.action = action
+        self.transfer = transfer
+        self.outcome = outcome
+    }
 }
 
 /// One change, as `watch --json` prints it (one per line).
@@ -177,6 +219,14 @@ public struct WatchEvent: Codable, Hashable, Sendable {
 public struct GalleryListing: Codable, Hashable, Sendable {
     public var gallery: String
     public var items: [ItemListing]
+
+    /// Creates a value with every field given.
+    public init(
+        gallery: String, items: [ItemListing]
+    ) {
+        self.gallery = gallery
+        self.items = items
+    }
 }
 
 /// One item as `list --json` prints it.
@@ -192,10 +242,31 @@ public struct ItemListing: Codable, Hashable, Sendable {
     /// Bytes done / total for a placeholder this node is filling; null otherwise.
     public var progress: Progress?
 
+    /// Creates a value with every field given.
+    public init(
+        id: String, title: String? = nil, state: String, hash: String? = nil, bytes: Int64? = nil, mediaType: String? = nil, aspectRatio: Double? = nil, url: String? = nil, progress: Progress? = nil
+    ) {
+        self.id = id
+        self.title = title
+        self.state = state
+        self.hash = hash
+        self.bytes = bytes
+        self.mediaType = mediaType
+        self.aspectRatio = aspectRatio
+        self.url = url
+        self.progress = progress
+    }
+
     /// Transfer progress of a placeholder.
     public struct Progress: Codable, Hashable, Sendable {
         public var done: Int64
         public var total: Int64
+
+        /// Creates a value with every field given.
+        public init(done: Int64, total: Int64) {
+            self.done = done
+            self.total = total
+        }
     }
 
     private enum CodingKeys: String, CodingKey {
@@ -226,4 +297,16 @@ public struct PeerListing: Codable, Hashable, Sendable {
     public var state: String
     /// The peer's version vector at its `caught_up`: "synced with P up to V".
     public var syncedUpTo: [String: UInt64]?
+
+    /// Creates a value with every field given.
+    public init(
+        name: String? = nil, replica: String? = nil, address: String, direction: String, state: String, syncedUpTo: [String: UInt64]? = nil
+    ) {
+        self.name = name
+        self.replica = replica
+        self.address = address
+        self.direction = direction
+        self.state = state
+        self.syncedUpTo = syncedUpTo
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 import GalleryWire
 
 /// The end of a chaos run: heals the cluster (resumes paused nodes, restarts dead ones), waits,

@@ -1,4 +1,5 @@
 import GalleryNode
+import GalleryWire
 
 /// The lines of human `status` about what the node could not do.
 extension NodeCommand {

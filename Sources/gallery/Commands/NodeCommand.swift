@@ -1,4 +1,7 @@
 import Foundation
+import GalleryWire
+import GalleryIO
+import GalleryControl
 import GalleryNode
 
 /// `gallery -C DIR COMMAND ...`: a command carried out by the node serving DIR.

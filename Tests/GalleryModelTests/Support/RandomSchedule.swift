@@ -1,4 +1,5 @@
 import Foundation
+@testable import GallerySimulation
 @testable import GalleryModel
 
 /// A seeded random history of one space, played on in-memory replicas, with its own record of what

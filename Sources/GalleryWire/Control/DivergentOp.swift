@@ -1,7 +1,7 @@
 /// An op received under an ID that this node holds with other content (`status`).
 public struct DivergentOp: Codable, Hashable, Sendable {
     /// How many a node keeps for `status` (the most recent).
-    static let kept = 20
+    package static let kept = 20
 
     /// The op ID, `COUNTER@REPLICA`.
     public var id: String
@@ -11,4 +11,14 @@ public struct DivergentOp: Codable, Hashable, Sendable {
     public var received: String
     /// What the op held here does, or nil when no op of that replica starts at that counter.
     public var held: String?
+
+    /// Creates a value with every field given.
+    public init(
+        id: String, peer: String, received: String, held: String? = nil
+    ) {
+        self.id = id
+        self.peer = peer
+        self.received = received
+        self.held = held
+    }
 }

@@ -12,6 +12,15 @@ public struct NodeHealth: Codable, Hashable, Sendable {
     /// Such ops refused since the node started.
     public var divergentOpCount: Int
 
+    /// Creates a value with every field given.
+    public init(storage: String? = nil, unstoredOps: Int, missingOps: [String], divergentOps: [DivergentOp], divergentOpCount: Int) {
+        self.storage = storage
+        self.unstoredOps = unstoredOps
+        self.missingOps = missingOps
+        self.divergentOps = divergentOps
+        self.divergentOpCount = divergentOpCount
+    }
+
     /// Whether nothing is wrong.
     public var isClean: Bool {
         storage == nil && unstoredOps == 0 && missingOps.isEmpty && divergentOpCount == 0
