@@ -29,7 +29,6 @@ public final class SyncNode: @unchecked Sendable {
     var running = false
     var listener: Listener?
     var boundEndpoint: Endpoint?
-    var changeCount = 0
     package var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
     /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
     /// changes are refused, ops received meanwhile wait in `unstoredOps`, nothing is sent to peers
@@ -224,7 +223,6 @@ public final class SyncNode: @unchecked Sendable {
         if durable { send(ops, except: source) }
         transfers?.applied(ops)
         for observer in observers.values { observer(ops, replica) }
-        changeCount += 1
         condition.broadcast()
         return durable
     }
