@@ -75,8 +75,7 @@ final class AdversaryClient: @unchecked Sendable {
     /// Writes all of `bytes`; false when the connection is closed.
     @discardableResult
     func send(_ bytes: [UInt8]) -> Bool {
-        guard !bytes.isEmpty else { return true }
-        return bytes.withUnsafeBufferPointer { streams.output.write($0.baseAddress!, maxLength: $0.count) == $0.count }
+        streams.output.writeAll(bytes)
     }
 
     /// Sends a message as a client does: plain during the handshake, with its checksum trailer
