@@ -1,39 +1,80 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The modules are the layers: each target lists every module it imports, and every arrow points
+// down (README.md, "Layout"). GalleryNode never imports GalleryStorage: it asks storage through the
+// protocols in GalleryNode/Ports, which GalleryHost conforms the storage types to.
 let package = Package(
     name: "GallerySync",
     products: [
         .library(name: "GalleryModel", targets: ["GalleryModel"]),
+        .library(name: "GallerySimulation", targets: ["GallerySimulation"]),
         .library(name: "GalleryCrypto", targets: ["GalleryCrypto"]),
         .library(name: "GalleryWire", targets: ["GalleryWire"]),
+        .library(name: "GalleryIO", targets: ["GalleryIO"]),
+        .library(name: "GalleryStorage", targets: ["GalleryStorage"]),
         .library(name: "GalleryNode", targets: ["GalleryNode"]),
+        .library(name: "GalleryControl", targets: ["GalleryControl"]),
         .library(name: "GalleryHTTP", targets: ["GalleryHTTP"]),
+        .library(name: "GalleryHost", targets: ["GalleryHost"]),
         .executable(name: "gallery", targets: ["gallery"]),
         .executable(name: "gallery-bench", targets: ["gallery-bench"]),
     ],
     dependencies: [],
     targets: [
+        // The pure CRDT: identities, ops, the replica, the binary op codec.
         .target(name: "GalleryModel"),
+        // Schedules and the simulator of `gallery simulate`.
+        .target(name: "GallerySimulation", dependencies: ["GalleryModel"]),
         // SHA-256 block compression with the CPU's SHA instructions (C: Swift cannot emit them).
         .target(name: "CSHA256Kernels"),
         // Hashes, checksums, MACs, X25519, ChaCha20-Poly1305, HKDF and the Noise handshake: nothing of ours above it.
         .target(name: "GalleryCrypto", dependencies: ["CSHA256Kernels"]),
+        // The wire protocol, sans I/O: frames, messages, handshakes, typed control commands.
         .target(name: "GalleryWire", dependencies: ["GalleryModel", "GalleryCrypto"]),
-        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire"]),
+        // Bytes only: sockets, endpoints, stream pairs; imports no Gallery module.
+        .target(name: "GalleryIO"),
+        // The node's directory: op log, snapshot, blob store, checkpoints, transfer journal.
+        .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
+        // The node core: connections, sync sessions, relay, transfers, use cases; no storage types.
+        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
+        // The adapter of `gallery -C DIR`: control socket, commands, client.
+        .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode"]),
         // Sans-I/O HTTP/1.1 codec for the web adapter (issue 13).
         .target(name: "GalleryHTTP"),
-        // Test-only helpers: a headless-Chromium driver over the DevTools protocol.
-        .target(name: "GalleryTestSupport"),
-        .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
-        .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryNode"]),
-        .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
-        .testTarget(name: "GalleryCryptoTests", dependencies: ["GalleryModel", "GalleryCrypto"]),
-        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire"]),
-        .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryCrypto", "GalleryNode"]),
-        .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GalleryHTTP", "GalleryNode", "GalleryTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["gallery", "gallery-bench", "GalleryModel", "GalleryCrypto", "GalleryNode", "GalleryWire"]),
+        // Composition: a node on its directory, with storage and the control socket.
+        .target(name: "GalleryHost", dependencies: [
+            "GalleryModel", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
+        ]),
+        .executableTarget(name: "gallery", dependencies: [
+            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryNode", "GalleryControl", "GalleryHost",
+        ]),
+        // Shared by tests and benchmarks: spawning `gallery` and the bench's children, storage
+        // fixtures, and a headless-Chromium driver over the DevTools protocol.
+        .target(name: "GalleryTestSupport", dependencies: ["GalleryModel", "GallerySimulation", "GalleryIO"]),
+        .executableTarget(name: "gallery-bench", dependencies: [
+            "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport",
+        ]),
+        .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel", "GallerySimulation"]),
+        .testTarget(name: "GalleryCryptoTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto"]),
+        .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire"]),
+        .testTarget(name: "GalleryIOTests", dependencies: ["GalleryIO"]),
+        .testTarget(name: "GalleryStorageTests", dependencies: [
+            "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryTestSupport",
+        ]),
+        // Node suites that need a host (storage, control socket) are here too: they run serialized
+        // with the other node suites (NodeSuites).
+        .testTarget(name: "GalleryNodeTests", dependencies: [
+            "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport",
+        ]),
+        .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel", "GallerySimulation"]),
+        .testTarget(name: "BrowserTests", dependencies: ["GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",
+            "GalleryNode", "GalleryControl", "GalleryTestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,6 +1,6 @@
 import Foundation
 import GalleryHTTP
-import GalleryNode
+import GalleryIO
 import Testing
 
 /// The codec behind a real socket (the browser tests' server, on GalleryNode's Listener): keep-alive,

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import Testing
 
 /// The chaos harness (`gallery-bench chaos`, issue 6) for a small fixed budget: real `gallery serve`

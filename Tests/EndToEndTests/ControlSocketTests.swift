@@ -1,5 +1,7 @@
 import Foundation
+import GalleryControl
 import GalleryCrypto
+import GalleryTestSupport
 import GalleryModel
 import GalleryNode
 import GalleryWire

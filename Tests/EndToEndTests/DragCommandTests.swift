@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import Testing
 
 /// `gallery -C DIR drag` and `cancel` between real `gallery serve` processes: local and cross-app

@@ -1,4 +1,7 @@
 import Foundation
+import GalleryWire
+import GalleryControl
+import GalleryTestSupport
 import GalleryNode
 import GalleryWire
 import Testing

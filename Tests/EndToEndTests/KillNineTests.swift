@@ -1,4 +1,6 @@
 import Foundation
+import GallerySimulation
+import GalleryTestSupport
 import GalleryModel
 import Synchronization
 import Testing

@@ -1,3 +1,4 @@
+import GalleryTestSupport
 import Foundation
 import Testing
 

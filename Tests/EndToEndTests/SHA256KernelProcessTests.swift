@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCrypto
+import GalleryTestSupport
 import GalleryWire
 import Testing
 

@@ -1,4 +1,7 @@
 import Foundation
+import GallerySimulation
+import GalleryIO
+import GalleryTestSupport
 import GalleryModel
 import GalleryNode
 import Testing

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import Testing
 
 /// `gallery simulate` as a user runs it: the real binary, its output and its exit codes.

@@ -1,4 +1,5 @@
 import GalleryModel
+import GallerySimulation
 import Testing
 @testable import GalleryCrypto
 

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySimulation
 import GalleryModel
 import Testing
 @testable import GalleryCrypto

@@ -1,6 +1,7 @@
 import Foundation
 import GalleryHTTP
 import GalleryModel
+import GallerySimulation
 import Testing
 
 /// Seeded mutations of valid requests, fed to the parser in random-size pieces: every input must end in

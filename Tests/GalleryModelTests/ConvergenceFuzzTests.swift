@@ -1,4 +1,5 @@
 import Foundation
+import GallerySimulation
 import Testing
 @testable import GalleryModel
 

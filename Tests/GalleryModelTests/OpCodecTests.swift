@@ -1,4 +1,5 @@
 import Testing
+import GallerySimulation
 @testable import GalleryModel
 
 /// The binary op encoding: exact round trips, known bytes, and clean errors on bad input.

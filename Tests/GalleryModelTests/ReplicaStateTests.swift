@@ -1,4 +1,5 @@
 import Testing
+import GallerySimulation
 @testable import GalleryModel
 
 /// A replica's encoded state (what a node's snapshot holds): decoding gives back the same replica,

@@ -1,4 +1,5 @@
 import Testing
+import GallerySimulation
 @testable import GalleryModel
 
 /// The counted B+tree against a plain array model, under seeded random operations.

@@ -1,4 +1,5 @@
 import Foundation
+@testable import GalleryControl
 import GalleryModel
 @testable import GalleryNode
 import GalleryWire

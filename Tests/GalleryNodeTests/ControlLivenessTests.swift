@@ -1,4 +1,7 @@
 import Foundation
+import GalleryWire
+import GalleryIO
+import GalleryControl
 import GalleryModel
 import GalleryNode
 import GalleryWire

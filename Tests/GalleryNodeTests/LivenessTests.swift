@@ -1,4 +1,6 @@
 import Foundation
+import GallerySimulation
+import GalleryIO
 import GalleryModel
 import GalleryNode
 import GalleryWire
@@ -86,7 +88,7 @@ struct RawPeer {
     mutating func send(_ message: Message) {
         let bytes = message.frame.encoded(checksummed: sealed)
         if case .authOK = message { seal() }
-        _ = bytes.withUnsafeBufferPointer { streams.output.write($0.baseAddress!, maxLength: $0.count) }
+        streams.output.writeAll(bytes)
     }
 
     /// Switches both ways to checksummed frames.

@@ -1,4 +1,8 @@
 import Foundation
+import GallerySimulation
+@testable import GalleryStorage
+@testable import GalleryHost
+import GalleryTestSupport
 import GalleryModel
 @testable import GalleryNode
 import Testing

@@ -1,5 +1,8 @@
 import Foundation
+@testable import GalleryControl
 import GalleryCrypto
+import GallerySimulation
+@testable import GalleryStorage
 import GalleryModel
 @testable import GalleryNode
 import GalleryWire
@@ -48,7 +51,7 @@ extension NodeSuites {
 
             /// Stores `bytes` on alice and adds an item for them; returns its ID once bob has it.
             func add(_ bytes: [UInt8], title: String) throws -> OpID {
-                let hash = try alice.configuration.blobs!.put(bytes)
+                let hash = try (alice.configuration.blobs as! BlobStore).put(bytes)
                 let op = try alice.perform { replica in
                     try replica.insert(
                         [ItemDraft(fields: [.title: .text(title), .contentHash: .text(hash), .byteSize: .integer(Int64(bytes.count))])],
@@ -146,7 +149,7 @@ extension NodeSuites {
 
             let restarted = try pair.drop([try pair.add(other, title: "other")])
             #expect(pair.waitForCommits(restarted))
-            let exported = try pair.bob.configuration.blobs!.read(otherHash, offset: 0, length: other.count)
+            let exported = try (pair.bob.configuration.blobs as! BlobStore).read(otherHash, offset: 0, length: other.count)
             #expect(exported == other)
             #expect(pair.bytesReceivedByBob - afterFirst >= other.count, "the whole blob was fetched again")
         }

@@ -54,10 +54,7 @@ public enum FieldLimits {
         case (.mediaType, .text(let text)):
             return mediaTypeBytes.contains(text.utf8.count) ? nil : outOfRange("mediaType", text, mediaTypeBytes)
         case (.contentHash, .text(let text)):
-            let utf8 = text.utf8
-            let hex = utf8.count == contentHashLength
-                && utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
-            return hex ? nil : "contentHash must be \(contentHashLength) lowercase hex digits (a SHA-256)"
+            return isContentHash(text) ? nil : "contentHash must be \(contentHashLength) lowercase hex digits (a SHA-256)"
         case (.aspectRatio, .number(let ratio)):
             return aspectRatios.contains(ratio) ? nil
                 : "aspectRatio \(ratio) is outside \(aspectRatios.lowerBound) to \(Int(aspectRatios.upperBound))"
@@ -115,6 +112,13 @@ public enum FieldLimits {
             return "op of \(size) bytes is over the limit of \(maxEncodedOpSize) bytes"
         }
         return nil
+    }
+
+    /// Whether `text` is a content hash: `contentHashLength` lowercase hex digits (a SHA-256, as
+    /// the blob store names blobs).
+    public static func isContentHash(_ text: String) -> Bool {
+        let utf8 = text.utf8
+        return utf8.count == contentHashLength && utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The longest prefix of `text`, at a character boundary, that is a title within the bound.

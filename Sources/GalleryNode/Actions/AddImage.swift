@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryModel
 import GalleryWire
 
@@ -30,7 +31,7 @@ public enum AddImage {
 
     /// The image header of a file source, read without blocking from a regular file (a FIFO,
     /// device or directory is refused at once); nil for a URL.
-    private static func header(of source: AddSource, aspect: Double?, blobs: BlobStore?) throws -> ImageHeader? {
+    private static func header(of source: AddSource, aspect: Double?, blobs: (any BlobSource)?) throws -> ImageHeader? {
         guard case .file(let path) = source else { return nil }
         guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
         let head = try RegularFile.prefix(of: path, maximumLength: headerLength)
@@ -43,7 +44,7 @@ public enum AddImage {
 
     /// The new item for one source: a file is stored, its title is its name, its media type and
     /// aspect ratio come from its header; a URL keeps the request's aspect ratio (if any).
-    private static func draft(for source: AddSource, header: ImageHeader?, request: AddRequest, blobs: BlobStore?) throws -> ItemDraft {
+    private static func draft(for source: AddSource, header: ImageHeader?, request: AddRequest, blobs: (any BlobSource)?) throws -> ItemDraft {
         var fields: [ItemField: FieldValue] = [:]
         switch source {
         case .url(let url):

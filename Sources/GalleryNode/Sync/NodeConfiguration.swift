@@ -1,4 +1,5 @@
 import GalleryModel
+import GalleryIO
 import GalleryWire
 
 /// How a sync node identifies itself, whom it connects to, and its timings and limits.
@@ -34,7 +35,7 @@ public struct NodeConfiguration: Sendable {
     /// Where the node reports connections, failures and sync progress.
     public var log: NodeLog
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
-    public var blobs: BlobStore?
+    public var blobs: (any BlobSource)?
     /// Makes applied ops durable before they are sent to any peer: called under the node's lock
     /// with the ops of one local command (`local`: sync before returning) or of one received frame.
     public var persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)?
@@ -44,7 +45,7 @@ public struct NodeConfiguration: Sendable {
         peers: [Endpoint] = [], heartbeatInterval: Duration = .seconds(1), peerTimeout: Duration = .seconds(5),
         reconnect: Backoff = Backoff(), maximumFrameSize: UInt32 = FrameLimits.defaultMaximum,
         outboundQueueLimit: Int = 64 << 20, catchUpBatchBytes: Int = 1 << 20, log: NodeLog = .standardError,
-        persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)? = nil, blobs: BlobStore? = nil
+        persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)? = nil, blobs: (any BlobSource)? = nil
     ) {
         self.name = name
         self.secret = secret

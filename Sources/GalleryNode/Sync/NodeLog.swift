@@ -17,7 +17,7 @@ public struct NodeLog: Sendable {
     /// Drops every line.
     public static let silent = NodeLog { _ in }
 
-    func callAsFunction(_ line: String) {
+    package func callAsFunction(_ line: String) {
         sink(line)
     }
 }

@@ -5,7 +5,7 @@ import GalleryWire
 /// Control frames go before ops, ops before bulk bytes. Within a priority, frames keep their order,
 /// so ops stay in causal order. Frames queued once `sealing` is on (after the handshake) are written
 /// with their CRC-32 trailer; the frames queued before keep the handshake's plain layout.
-struct OutboundQueue {
+package struct OutboundQueue {
     /// The most queued bytes; a push beyond it fails (the peer is too slow).
     let limit: Int
     private var frames: [[Frame]] = Array(repeating: [], count: FramePriority.allCases.count)
@@ -21,15 +21,15 @@ struct OutboundQueue {
     /// Whether frames pushed from now on carry a checksum trailer: on once the handshake is over.
     var sealing = false
 
-    init(limit: Int) {
+    package init(limit: Int) {
         self.limit = limit
     }
 
-    var isEmpty: Bool { byteCount == 0 && zip(frames, heads).allSatisfy { $0.count == $1 } }
+    package var isEmpty: Bool { byteCount == 0 && zip(frames, heads).allSatisfy { $0.count == $1 } }
 
     /// Queues a frame; false when the queued bytes that count would exceed the limit. Errors always
     /// fit; `exempt` frames (a catch-up backlog) fit and do not count.
-    mutating func push(_ frame: Frame, priority: FramePriority, exempt isExempt: Bool = false) -> Bool {
+    package mutating func push(_ frame: Frame, priority: FramePriority, exempt isExempt: Bool = false) -> Bool {
         let counted = byteCount - exemptCount
         let size = frame.encodedSize(checksummed: sealing)
         guard isExempt || counted + size <= limit || frame.knownType == .error else { return false }
@@ -42,7 +42,7 @@ struct OutboundQueue {
     }
 
     /// Takes frames, highest priority first, up to about `maximumBytes`, as bytes to write.
-    mutating func popBytes(maximumBytes: Int) -> [UInt8] {
+    package mutating func popBytes(maximumBytes: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         for priority in frames.indices {
             while heads[priority] < frames[priority].count {
@@ -67,7 +67,7 @@ struct OutboundQueue {
     }
 
     /// Drops everything queued.
-    mutating func removeAll() {
+    package mutating func removeAll() {
         frames = Array(repeating: [], count: FramePriority.allCases.count)
         exempt = Array(repeating: [], count: FramePriority.allCases.count)
         sealed = Array(repeating: [], count: FramePriority.allCases.count)

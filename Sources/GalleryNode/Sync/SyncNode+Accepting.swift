@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryWire
 
 /// Taking inbound connections: admission before anything is made for a connection, and backing

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryModel
 import GalleryWire
 
@@ -12,28 +13,27 @@ public final class SyncNode: @unchecked Sendable {
     /// The node's configuration.
     public let configuration: NodeConfiguration
     let settings: HandshakeSettings
-    let condition = NSCondition()
+    package let condition = NSCondition()
     /// Fills this node's placeholders, when it keeps blobs.
-    let transfers: TransferManager?
+    package let transfers: TransferManager?
     /// Which inbound connections are kept before they authenticate, and shed first.
     let admission: AdmissionController
     /// The node's log for events that can come in floods: a few lines per second at most.
     let throttledLog: ThrottledLog
 
     // Guarded by `condition`.
-    var replica: Replica
+    package var replica: Replica
     var connections: [Int: Connection] = [:]
     var sessions: [Int: Session] = [:]
     var nextConnectionID = 0
     var running = false
     var listener: Listener?
     var boundEndpoint: Endpoint?
-    var changeCount = 0
-    var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
+    package var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
     /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
     /// changes are refused, ops received meanwhile wait in `unstoredOps`, nothing is sent to peers
     /// until storing works again (`SyncNode+StorageFault`).
-    var storageFault: String?
+    package var storageFault: String?
     /// Ops applied here but not yet durable, in the order applied: never sent to any peer.
     var unstoredOps: [Op] = []
     /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
@@ -43,12 +43,12 @@ public final class SyncNode: @unchecked Sendable {
     /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
     var divergentOpCount = 0
     /// Observers of transfer progress (`watch`), by the same IDs as `observers`.
-    var progressObservers: [Int: @Sendable ([TransferProgress], Replica) -> Void] = [:]
-    var nextObserverID = 0
+    package var progressObservers: [Int: @Sendable ([TransferProgress], Replica) -> Void] = [:]
+    package var nextObserverID = 0
     /// Commands from the command line (the control socket) being carried out, each on its own thread.
-    var runningCommands = 0
+    package var runningCommands = 0
     /// The most commands carried out at once; more are refused as busy.
-    static let maximumRunningCommands = 64
+    package static let maximumRunningCommands = 64
 
     /// What the node knows of one authenticated connection.
     struct Session {
@@ -223,7 +223,6 @@ public final class SyncNode: @unchecked Sendable {
         if durable { send(ops, except: source) }
         transfers?.applied(ops)
         for observer in observers.values { observer(ops, replica) }
-        changeCount += 1
         condition.broadcast()
         return durable
     }

@@ -1,4 +1,6 @@
+import GalleryModel
 import GalleryWire
+import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -19,7 +21,7 @@ final class ChunkStream: @unchecked Sendable {
     let request: UInt64
     /// The blob's whole size.
     let total: Int
-    private let file: StorageFile
+    private let file: any BlobReader
     private var offset: Int
     private let end: Int
     private let chunkLength: Int
@@ -28,8 +30,8 @@ final class ChunkStream: @unchecked Sendable {
     ///
     /// - Throws: `StorageError.blobNotFound` when the store does not hold the blob, and
     ///   `rangeOutOfBounds` when `offset` is past its end.
-    init(request: FetchRequest, hash: String, store: BlobStore, chunkLength: Int) throws(StorageError) {
-        guard BlobStore.isValidHash(hash), let file = try? StorageFile.open(store.path(of: hash), flags: O_RDONLY) else {
+    init(request: FetchRequest, hash: String, store: any BlobSource, chunkLength: Int) throws(StorageError) {
+        guard FieldLimits.isContentHash(hash), let file = try? store.openForReading(hash) else {
             throw .blobNotFound(hash)
         }
         let size: Int

@@ -28,7 +28,7 @@ struct Download {
     /// The replicas to ask first: the nodes that added or copied the dragged items.
     var preferred: [ReplicaID]
     /// Where the bytes go; opened before the first fetch (resuming a partial file if there is one).
-    var writer: BlobWriter?
+    var writer: (any BlobSink)?
     var phase: Phase = .waiting(until: 0)
     /// Peers that answered `not_found` since the last round of attempts began.
     var refusedBy: Set<ReplicaID> = []

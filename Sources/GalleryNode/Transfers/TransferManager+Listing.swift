@@ -1,4 +1,5 @@
 import Foundation
+import GalleryWire
 import GalleryModel
 import GalleryWire
 

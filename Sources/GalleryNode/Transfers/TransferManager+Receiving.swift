@@ -7,8 +7,8 @@ extension TransferManager {
     /// Appends a chunk to its download (hashing it on the way), reports progress, and finishes the
     /// download at its last byte. A chunk of a request no longer open is dropped.
     func received(_ chunk: Chunk, on connection: Connection) {
-        var writerToSync: BlobWriter?
-        var finished: BlobWriter?
+        var writerToSync: (any BlobSink)?
+        var finished: (any BlobSink)?
         var failure: (placeholders: [OpID], reason: String)?
         var cancel: UInt64?
         var next: FetchRequest?
@@ -106,7 +106,7 @@ extension TransferManager {
 
     /// Verifies the whole download and moves it into the store, then commits its placeholders.
     /// A resumed partial file that fails to verify is fetched once more from the start.
-    func finish(_ hash: String, _ writer: BlobWriter) {
+    func finish(_ hash: String, _ writer: any BlobSink) {
         do {
             try writer.finish()
         } catch .hashMismatch(let expected, let actual) {

@@ -80,7 +80,7 @@ extension TransferManager {
     /// Cancels transfers in flight (`gallery cancel`): their placeholders are deleted.
     ///
     /// - Throws: `ActionFailure` naming an ID that is not a transfer in flight.
-    func cancel(_ ids: [OpID]) throws {
+    package func cancel(_ ids: [OpID]) throws {
         try lock.withLock {
             for id in ids where transfers[id] == nil {
                 if let outcome = outcomes[id] { throw ActionFailure("transfer \(id) already ended: \(outcome)") }
@@ -112,7 +112,7 @@ extension TransferManager {
     }
 
     /// Calls `callback` once every transfer of `ids` has ended (at once if they have).
-    func whenEnded(_ ids: [OpID], _ callback: @escaping @Sendable ([OpID: TransferOutcome]) -> Void) {
+    package func whenEnded(_ ids: [OpID], _ callback: @escaping @Sendable ([OpID: TransferOutcome]) -> Void) {
         let ready = lock.withLock { () -> [OpID: TransferOutcome]? in
             let set = Set(ids)
             if set.allSatisfy({ transfers[$0] == nil }) {

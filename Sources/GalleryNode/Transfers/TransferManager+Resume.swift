@@ -17,7 +17,7 @@ extension TransferManager {
             for item in replica.livePlaceholders(insertedBy: replica.id) {
                 // A placeholder that names no bytes is not a transfer of this node's: left alone.
                 guard let hash = item.contentHash else { continue }
-                guard BlobStore.isValidHash(hash), let size = item.byteSize, size >= 0 else {
+                guard FieldLimits.isContentHash(hash), let size = item.byteSize, size >= 0 else {
                     broken.append(item.id)
                     continue
                 }

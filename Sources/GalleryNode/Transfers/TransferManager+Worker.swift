@@ -18,7 +18,7 @@ extension TransferManager {
         var fetches: [(Connection, FetchRequest)] = []
         var cancels: [(Connection, UInt64)] = []
         var opens: [String] = []
-        var finishes: [(String, BlobWriter)] = []
+        var finishes: [(String, any BlobSink)] = []
         var completions: [String] = []
         var failures: [(placeholders: [OpID], reason: String)] = []
     }
@@ -171,7 +171,7 @@ extension TransferManager {
     /// Opens (or resumes) the partial file of a download, then lets the worker ask a peer.
     private func open(_ hash: String) {
         guard let size = lock.withLock({ downloads[hash]?.size }) else { return }
-        let writer: BlobWriter
+        let writer: any BlobSink
         do {
             writer = try blobs.makeWriter(expecting: hash, size: size)
         } catch .transferInProgress {

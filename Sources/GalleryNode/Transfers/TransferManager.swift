@@ -15,9 +15,9 @@ import GalleryWire
 /// `@unchecked Sendable`: all mutable state is guarded by `lock`. Lock order: the node's lock may
 /// be held when `lock` is taken (the node's observers and listings call in), never the reverse:
 /// the manager calls the node (`perform`, `read`, peers, progress) only without holding `lock`.
-final class TransferManager: @unchecked Sendable {
+package final class TransferManager: @unchecked Sendable {
     /// How long a transfer may take when the drag gives no timeout.
-    static let defaultTimeout: Duration = .seconds(300)
+    package static let defaultTimeout: Duration = .seconds(300)
     /// The largest chunk asked of a peer; one chunk per fetch.
     static let chunkLength = 256 << 10
     /// A fetch that has received nothing for this long while its connection carried fewer than
@@ -36,8 +36,8 @@ final class TransferManager: @unchecked Sendable {
 
     /// The node whose placeholders these are; set once, before `start`.
     weak var node: SyncNode?
-    let blobs: BlobStore
-    let journal: TransferJournal
+    let blobs: any BlobSource
+    let journal: any TransferRecords
     /// The chunk asked for: `chunkLength`, or less when this node accepts smaller frames.
     let chunkLength: Int
     let lock = NSCondition()
@@ -65,10 +65,10 @@ final class TransferManager: @unchecked Sendable {
     let progressLock = NSLock()
     var progressTable: [OpID: (done: Int, total: Int)] = [:]
 
-    init(blobs: BlobStore, maximumFrameSize: UInt32) {
+    init(blobs: any BlobSource, maximumFrameSize: UInt32) {
         self.blobs = blobs
         self.chunkLength = max(1, min(Self.chunkLength, Int(maximumFrameSize) - 64))
-        self.journal = TransferJournal(file: blobs.directory.appendingPathComponent("transfers.json"))
+        self.journal = blobs.transferRecords
     }
 
     /// Resumes the placeholders this node left unresolved, and starts the worker that asks peers,
@@ -84,7 +84,7 @@ final class TransferManager: @unchecked Sendable {
 
     /// Stops the worker; partial files are made durable and kept for a resume after a restart.
     func stop() {
-        let (wasRunning, writers) = lock.withLock { () -> (Bool, [BlobWriter]) in
+        let (wasRunning, writers) = lock.withLock { () -> (Bool, [any BlobSink]) in
             defer { running = false }
             lock.broadcast()
             return (running, downloads.values.compactMap(\.writer))
@@ -100,7 +100,7 @@ final class TransferManager: @unchecked Sendable {
     /// Starts filling placeholders just inserted (or found unresolved at start). Callable with the
     /// node's lock held: the journal is written by `flushJournal()`, which the caller runs once it
     /// released the node's lock, so that the placeholders' ops are not held back by it.
-    func begin(_ new: [Transfer], preferred: [OpID: [ReplicaID]] = [:]) {
+    package func begin(_ new: [Transfer], preferred: [OpID: [ReplicaID]] = [:]) {
         guard !new.isEmpty else { return }
         lock.withLock {
             for transfer in new {
@@ -135,7 +135,7 @@ final class TransferManager: @unchecked Sendable {
     /// Writes the journal if transfers began or ended since it was last written. Call without the
     /// node's lock or `lock`. A failure is logged: the placeholders are in the op log, so a restart
     /// still resumes them, as copies with a fresh deadline.
-    func flushJournal() {
+    package func flushJournal() {
         journalLock.withLock {
             let snapshot = lock.withLock { () -> [Transfer]? in
                 guard journalDirty else { return nil }
@@ -144,15 +144,15 @@ final class TransferManager: @unchecked Sendable {
             }
             guard let snapshot else { return }
             do {
-                try journal.save(snapshot)
+                try journal.save(snapshot.sorted { $0.placeholder < $1.placeholder })
             } catch {
-                node?.configuration.log("cannot record transfers in \(journal.file.path): \(error.localizedDescription)")
+                node?.configuration.log("cannot record transfers in \(journal.location): \(error.localizedDescription)")
             }
         }
     }
 
     /// Bytes done / total of a placeholder in flight.
-    func progress(of placeholder: OpID) -> (done: Int, total: Int)? {
+    package func progress(of placeholder: OpID) -> (done: Int, total: Int)? {
         progressLock.withLock { progressTable[placeholder] }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import GalleryModel
 
 /// The nodes of a chaos run in one temporary folder: `n0` creates the space's secret, the others
@@ -59,9 +60,10 @@ final class ChaosCluster: Sendable {
     }
 
     /// Runs `gallery -C DIR(node) ARGUMENTS`, and logs it with its outcome.
-    func gallery(_ node: ChaosNode, _ arguments: [String], timeout: Double = 30) -> GalleryCLI.Result {
+    func gallery(_ node: ChaosNode, _ arguments: [String], timeout: Double = 30) -> GalleryProcess.Result {
         let begun = Date()
-        let result = GalleryCLI.run(["-C", node.directory.path] + arguments, scratch: scratch, timeout: timeout)
+        let result = (try? GalleryProcess.run(["-C", node.directory.path] + arguments, timeout: timeout, scratch: scratch))
+            ?? GalleryProcess.Result(status: -1, stdout: "", stderr: "cannot run \(GalleryProcess.executable.path) with its output in \(scratch.path)")
         let output = (result.stdout + (result.ok ? "" : result.stderr)).split(separator: "\n").joined(separator: " | ")
         let times = String(format: "%.3f +%.3f", begun.timeIntervalSince(started), Date().timeIntervalSince(begun))
         log("\(times) \(node.name) \(arguments.joined(separator: " ")) -> \(result.status) \(output.prefix(600))")

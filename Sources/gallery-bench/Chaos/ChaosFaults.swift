@@ -1,4 +1,5 @@
 import Foundation
+import GallerySimulation
 import GalleryModel
 
 /// The fault thread of the chaos schedule: at random moments, kill -9 of a running node and its

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 
 /// A node's `list --json` of every gallery, parsed, with a canonical form (progress left out) to
 /// compare nodes.

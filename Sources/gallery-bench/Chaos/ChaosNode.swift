@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 
 /// One `gallery serve` child of a chaos run: started, killed with SIGKILL, paused with SIGSTOP,
 /// resumed, and restarted on the same directory and the same address (so that its peers redial it).
@@ -129,7 +130,7 @@ final class ChaosNode: @unchecked Sendable {
         try? log.write(contentsOf: Data("--- chaos: start \(run) of \(name) on \(listen)\n".utf8))
         defer { try? fileManager.removeItem(at: outURL) }
         let process = Process()
-        process.executableURL = GalleryCLI.executable
+        process.executableURL = GalleryProcess.executable
         process.arguments = arguments
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = out
@@ -139,7 +140,7 @@ final class ChaosNode: @unchecked Sendable {
         } catch {
             try? out.close()
             try? log.close()
-            throw .setup("cannot start \(GalleryCLI.executable.path): \(error.localizedDescription)")
+            throw .setup("cannot start \(GalleryProcess.executable.path): \(error.localizedDescription)")
         }
         try? out.close()
         try? log.close()

@@ -1,4 +1,6 @@
 import Foundation
+import GallerySimulation
+import GalleryTestSupport
 import GalleryModel
 
 /// One thread of the chaos schedule: issues random commands (add, move, delete, update, drag
@@ -157,7 +159,7 @@ struct ChaosWorker {
     // MARK: Helpers
 
     /// Counts the command, and an acknowledgement.
-    private func finish(_ result: GalleryCLI.Result) {
+    private func finish(_ result: GalleryProcess.Result) {
         ledger.update { record in
             record.counts.issued += 1
             if result.ok { record.counts.acknowledged += 1 }
@@ -166,7 +168,7 @@ struct ChaosWorker {
 
     /// Records what a drag's output says it did. The drop lines are trusted when the command
     /// exited 0, or when it waited and printed an outcome for every transfer (exit 1: one failed).
-    private func record(drag result: GalleryCLI.Result, on node: ChaosNode, sources: [String], move: Bool, wait: Bool) {
+    private func record(drag result: GalleryProcess.Result, on node: ChaosNode, sources: [String], move: Bool, wait: Bool) {
         let output = lines(result.stdout)
         var drops: [ChaosLedger.Drop] = []
         var outcomes: [String: String] = [:]

@@ -1,4 +1,6 @@
 import Foundation
+import GallerySimulation
+import GalleryIO
 import GalleryModel
 import GalleryNode
 import GalleryWire
@@ -121,7 +123,7 @@ enum FloodBenchmark {
         defer { streams.close() }
         var handshake = ClientHandshake(settings: HandshakeSettings(secret: secret, replica: ReplicaID(deriving: "honest"), name: "honest"))
         let hello = handshake.hello.frame.encoded
-        write(hello, to: streams)
+        streams.output.writeAll(hello)
         var decoder = FrameDecoder()
         guard let welcome = read(&decoder, from: streams).first, case .send(let auth)? = try? handshake.receive(Message(frame: welcome)) else {
             throw BenchFailure.failed("flood: the honest handshake failed")
@@ -146,41 +148,30 @@ enum FloodBenchmark {
         case .connectAndClose:
             return nil
         case .garbage:
-            write((0..<Int.random(in: 16...4_096, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }, to: streams)
+            streams.output.writeAll((0..<Int.random(in: 16...4_096, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) })
         case .hugeHeader:
-            write([0x00, 0x00, 0x00, 0x80, FrameType.ops.rawValue, 0x00], to: streams)
+            streams.output.writeAll([0x00, 0x00, 0x00, 0x80, FrameType.ops.rawValue, 0x00])
         case .wrongSecret:
-            write(wrongHello, to: streams)
+            streams.output.writeAll(wrongHello)
             // Closed without a frame: refused at accept (over the unauthenticated caps), which is behaving.
             guard let first = read(&decoder, from: streams, until: 1).first else { return nil }
             guard first.knownType == .welcome else { return "no welcome" }
-            write(Message.auth(proof: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).frame.encoded, to: streams)
+            streams.output.writeAll(Message.auth(proof: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).frame.encoded)
         case .replayedAuth:
-            write(recorded.hello, to: streams)
+            streams.output.writeAll(recorded.hello)
             guard let first = read(&decoder, from: streams, until: 1).first else { return nil }
             guard first.knownType == .welcome else { return "no welcome" }
-            write(recorded.auth, to: streams)
+            streams.output.writeAll(recorded.auth)
         case .fetchBeforeAuth:
-            write(Message.fetch(FetchRequest(id: 1, hash: Array(repeating: 1, count: 32), offset: 0, length: 0)).frame.encoded, to: streams)
+            streams.output.writeAll(Message.fetch(FetchRequest(id: 1, hash: Array(repeating: 1, count: 32), offset: 0, length: 0)).frame.encoded)
         case .controlBeforeAuth:
-            write(Message.controlRequest(Array(#"{"id":1,"command":"galleries"}"#.utf8)).frame.encoded, to: streams)
+            streams.output.writeAll(Message.controlRequest(Array(#"{"id":1,"command":"galleries"}"#.utf8)).frame.encoded)
         }
         let frames = read(&decoder, from: streams)
         if let other = frames.first(where: { $0.knownType != .welcome && $0.knownType != .error }) {
             return "got a \(other.knownType.map { "\($0)" } ?? "type \(other.type)") frame"
         }
         return nil
-    }
-
-    private static func write(_ bytes: [UInt8], to streams: StreamPair) {
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = streams.output.write(buffer.baseAddress! + offset, maxLength: buffer.count - offset)
-                if written <= 0 { return }
-                offset += written
-            }
-        }
     }
 
     /// Frames read until the peer closes (or `count` frames arrived); a malformed stream ends it.

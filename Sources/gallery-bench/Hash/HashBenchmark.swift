@@ -1,6 +1,7 @@
 import Foundation
 import GalleryCrypto
 import GalleryModel
+import GallerySimulation
 import GalleryWire
 
 /// `gallery-bench hash`: the throughput of each `SHA256` kernel and of `CRC32` over 256 MiB, with

@@ -1,4 +1,6 @@
 import Foundation
+import GalleryIO
+import GalleryHost
 import GalleryModel
 import GalleryNode
 

@@ -1,4 +1,5 @@
 import GalleryModel
+import GallerySimulation
 
 /// The model benchmarks W1-W6: local inserts, moves and deletes, remote merges, and memory.
 ///

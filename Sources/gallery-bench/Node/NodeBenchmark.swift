@@ -1,4 +1,7 @@
 import Foundation
+import GalleryControl
+import GalleryWire
+import GalleryHost
 import GalleryModel
 import GalleryNode
 import GalleryWire

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryHost
 import GalleryNode
 
 /// `gallery-bench node --serve DIR`: a node on DIR in this process, for the parent to measure;

@@ -1,5 +1,6 @@
 import GalleryCrypto
 import GalleryModel
+import GallerySimulation
 import GalleryWire
 
 /// Small, valid PNG files made in code: 8-bit RGB, each pixel from a seeded generator, the image

@@ -1,4 +1,7 @@
 import Foundation
+import GallerySimulation
+import GalleryIO
+import GalleryHost
 import GalleryModel
 import GalleryNode
 #if canImport(Glibc)

@@ -1,4 +1,6 @@
+import GalleryWire
 /// The help text of `gallery-bench`.
+import GalleryWire
 enum BenchUsage {
     static let text = """
         usage: gallery-bench model [--only WORKLOAD]

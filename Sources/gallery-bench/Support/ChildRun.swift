@@ -1,17 +1,11 @@
 import Foundation
+import GalleryTestSupport
 
 /// Runs this executable again as a child process, so that each workload gets a fresh process and
 /// its own peak resident set size.
 enum ChildRun {
     /// The path of the running executable.
-    static var executablePath: String {
-        #if os(Linux)
-        if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
-            return path
-        }
-        #endif
-        return Bundle.main.executablePath ?? CommandLine.arguments[0]
-    }
+    static var executablePath: String { GalleryProcess.currentExecutablePath }
 
     /// Runs the executable with `arguments`, its standard error passed through, and returns what
     /// it wrote to standard output and its exit status.

@@ -1,4 +1,5 @@
 import GalleryModel
+import GallerySimulation
 
 /// Seeded pseudo-random bytes for benchmark data.
 enum PseudoRandomBytes {

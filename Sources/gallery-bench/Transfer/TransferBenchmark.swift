@@ -1,6 +1,8 @@
 import Foundation
 import GalleryCrypto
+import GalleryStorage
 import GalleryModel
+import GallerySimulation
 import GalleryNode
 import GalleryWire
 import Synchronization
@@ -87,7 +89,7 @@ enum TransferBenchmark {
         }
         let cpu = CPUTime.busiest(from: threads, to: CPUTime.threads())
         // The writer verified the SHA-256 before installing the blob; it must now be in B's store, whole.
-        guard nodes.sink.node.configuration.blobs?.size(of: digest) == blobByteCount else {
+        guard (nodes.sink.node.configuration.blobs as? BlobStore)?.size(of: digest) == blobByteCount else {
             throw BenchFailure.failed("transfer: B's store does not hold the 256 MiB blob after the commit")
         }
         return (Double(committed - start) / 1e9, cpu)

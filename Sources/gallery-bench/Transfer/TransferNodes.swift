@@ -1,4 +1,8 @@
 import Foundation
+import GalleryStorage
+import GalleryControl
+import GalleryWire
+import GalleryHost
 import GalleryModel
 import GalleryNode
 import GalleryWire
@@ -66,7 +70,7 @@ final class TransferNodes: Sendable {
     /// Stores each image as a blob on A, inserts them into A's gallery in one op, and waits until
     /// B knows them. Returns their item IDs, in order.
     func addImages(_ images: [[UInt8]], titled prefix: String) throws -> [OpID] {
-        guard let blobs = source.node.configuration.blobs else { throw BenchFailure.failed("transfer: node A keeps no blobs") }
+        guard let blobs = source.node.configuration.blobs as? BlobStore else { throw BenchFailure.failed("transfer: node A keeps no blobs") }
         let drafts = try images.enumerated().map { index, bytes in
             ItemDraft(fields: [
                 .title: .text("\(prefix)\(index).png"), .contentHash: .text(try blobs.put(bytes)),

@@ -1,4 +1,6 @@
 import Foundation
+import GalleryIO
+import GalleryHost
 import GalleryNode
 
 /// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]`:

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySimulation
 import GalleryModel
 
 /// `gallery simulate FILE`: replays a schedule and prints the outcome as JSON.

@@ -1,6 +1,6 @@
 import Foundation
 import GalleryHTTP
-import GalleryNode
+import GalleryIO
 import GalleryTestSupport
 
 /// A tiny HTTP/1.1 server for browser tests: GalleryNode's `Listener` for sockets, GalleryHTTP's codec

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryNode
 import GalleryWire
 import Synchronization
@@ -104,8 +105,7 @@ final class FrameRelay: Sendable {
                 out += frame
             }
             guard !out.isEmpty else { continue }
-            let written = out.withUnsafeBufferPointer { destination.output.write($0.baseAddress!, maxLength: $0.count) }
-            if written != out.count { return }
+            guard destination.output.writeAll(out) else { return }
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import GallerySimulation
 import GalleryModel
 
 /// Small image files for `add FILE`: a PNG signature and header (the node reads only the header)

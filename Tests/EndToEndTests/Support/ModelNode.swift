@@ -1,4 +1,6 @@
 import Foundation
+import GalleryWire
+import GallerySimulation
 import GalleryModel
 import GalleryNode
 import GalleryWire

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryWire
 import GalleryNode
 import GalleryWire
 import Testing

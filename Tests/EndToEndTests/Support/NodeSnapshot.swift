@@ -1,4 +1,6 @@
 import Foundation
+import GalleryWire
+import GalleryTestSupport
 import GalleryNode
 import GalleryWire
 

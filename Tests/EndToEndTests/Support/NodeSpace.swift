@@ -1,4 +1,6 @@
 import Foundation
+import GalleryIO
+import GalleryTestSupport
 import GalleryNode
 import Testing
 

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #else

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -35,7 +36,7 @@ struct RawPeer {
 
     func send(_ message: Message) {
         let bytes = message.frame.encoded(checksummed: sealed)
-        _ = bytes.withUnsafeBufferPointer { streams.output.write($0.baseAddress!, maxLength: $0.count) }
+        streams.output.writeAll(bytes)
     }
 
     /// The next message, nil at the end of the stream.

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryTestSupport
 import Synchronization
 
 /// Runs a random workload of `gallery -C DIR` commands on a thread of its own, one command at a

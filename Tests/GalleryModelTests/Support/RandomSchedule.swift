@@ -1,4 +1,5 @@
 import Foundation
+@testable import GallerySimulation
 @testable import GalleryModel
 
 /// A seeded random history of one space, played on in-memory replicas, with its own record of what
@@ -63,13 +64,13 @@ struct RandomSchedule {
     /// Everything that went wrong, in order; empty when the history passed.
     private(set) var problems: [String] = []
 
-    private var rng: SeededGenerator
-    private var labels: [OpID: String] = [:]
-    private var reported: Set<String> = []
+    var rng: SeededGenerator
+    var labels: [OpID: String] = [:]
+    var reported: Set<String> = []
     /// Prefixed to problems while set, e.g. the step after which a view is checked.
-    private var context = ""
-    private var nextLabel = 0
-    private var syncProbability = 0.3
+    var context = ""
+    var nextLabel = 0
+    var syncProbability = 0.3
 
     /// Creates the history of `seed`; nothing happens before `run()`.
     init(seed: UInt64) {
@@ -97,7 +98,7 @@ struct RandomSchedule {
     // MARK: Setting up
 
     /// Makes the replicas and their concurrent gallery creations.
-    private mutating func setUp() {
+    mutating func setUp() {
         let replicaCount = Int.random(in: 3...5, using: &rng)
         // Random suffixes vary the order of replica IDs, which breaks ties between concurrent ops.
         names = (0..<replicaCount).map { "r\($0)-\(Int.random(in: 0..<1000, using: &rng))" }
@@ -127,7 +128,7 @@ struct RandomSchedule {
     // MARK: Local ops
 
     /// One random op at a replica, chosen among those its current view allows.
-    private mutating func randomOp(at replica: Int) {
+    mutating func randomOp(at replica: Int) {
         let live = liveItems(of: replica)
         let roll = Int.random(in: 0..<100, using: &rng)
         if live.isEmpty || roll < 30 {
@@ -149,7 +150,7 @@ struct RandomSchedule {
         }
     }
 
-    private mutating func createGallery(_ name: String, at replica: Int) {
+    mutating func createGallery(_ name: String, at replica: Int) {
         let step = Schedule.Step.createGallery(at: names[replica], name: name)
         guard let op = perform(step, at: replica, { try $0.createGallery(name) }) else { return }
         createdGalleries.insert(name)
@@ -158,7 +159,7 @@ struct RandomSchedule {
         }
     }
 
-    private mutating func insertRun(at replica: Int) {
+    mutating func insertRun(at replica: Int) {
         let gallery = replicas[replica].galleries.randomElement(using: &rng)!
         let count = (try? replicas[replica].count(in: gallery)) ?? 0
         let index = Int.random(in: 0...count, using: &rng)
@@ -182,7 +183,7 @@ struct RandomSchedule {
         }
     }
 
-    private mutating func move(_ item: Item, at replica: Int) {
+    mutating func move(_ item: Item, at replica: Int) {
         let sameGallery = chance(0.5)
         let target = sameGallery ? item.gallery : replicas[replica].galleries.randomElement(using: &rng)!
         let count = (try? replicas[replica].count(in: target)) ?? 0
@@ -199,7 +200,7 @@ struct RandomSchedule {
         problem("\(op.id) did not put \(label(item.id)) at \(target)[\(index)] on \(names[replica])")
     }
 
-    private mutating func delete(_ item: OpID, at replica: Int) {
+    mutating func delete(_ item: OpID, at replica: Int) {
         let step = Schedule.Step.delete(at: names[replica], label: label(item))
         guard let op = perform(step, at: replica, { try $0.delete(item) }) else { return }
         expectations[item]!.deleted = true
@@ -208,7 +209,7 @@ struct RandomSchedule {
         }
     }
 
-    private mutating func update(_ item: OpID, at replica: Int) {
+    mutating func update(_ item: OpID, at replica: Int) {
         let field = ItemField.allCases.randomElement(using: &rng)!
         let (value, json) = randomValue(for: field, at: replica)
         let step = Schedule.Step.update(at: names[replica], label: label(item), field: field, value: json)
@@ -222,7 +223,7 @@ struct RandomSchedule {
         }
     }
 
-    private mutating func commit(_ item: OpID, at replica: Int) {
+    mutating func commit(_ item: OpID, at replica: Int) {
         let step = Schedule.Step.commit(at: names[replica], label: label(item))
         guard let op = perform(step, at: replica, { try $0.commit(item) }) else { return }
         expectations[item]!.committed = true
@@ -232,7 +233,7 @@ struct RandomSchedule {
     }
 
     /// Runs a local command, records its step, and checks the op it returns.
-    private mutating func perform(
+    mutating func perform(
         _ step: Schedule.Step, at replica: Int, _ command: (inout Replica) throws -> Op
     ) -> Op? {
         steps.append(step)
@@ -253,7 +254,7 @@ struct RandomSchedule {
     }
 
     /// A random value of the field's type (sometimes `.none`), and the same value in a schedule.
-    private mutating func randomValue(for field: ItemField, at replica: Int) -> (FieldValue, JSONValue) {
+    mutating func randomValue(for field: ItemField, at replica: Int) -> (FieldValue, JSONValue) {
         if chance(0.1) { return (.none, .null) }
         let n = Int.random(in: 0..<1000, using: &rng)
         switch field {
@@ -281,7 +282,7 @@ struct RandomSchedule {
 
     /// One pairwise sync, in full (as `Schedule.Step.sync` does it) or, in some histories, of a
     /// random subset of the missing ops.
-    private mutating func randomSync() {
+    mutating func randomSync() {
         let from = Int.random(in: replicas.indices, using: &rng)
         var to = Int.random(in: 0..<(replicas.count - 1), using: &rng)
         if to >= from { to += 1 }
@@ -300,7 +301,7 @@ struct RandomSchedule {
     }
 
     /// Delivers to `to` every op `from` has and `to` lacks, exactly as `Simulator` does.
-    private mutating func sync(from: Int, to: Int, shuffle: UInt64?, duplicate: Bool) {
+    mutating func sync(from: Int, to: Int, shuffle: UInt64?, duplicate: Bool) {
         let step = Schedule.Step.sync(from: names[from], to: names[to], shuffle: shuffle, duplicate: duplicate)
         steps.append(step)
         trace.append(Self.json(step))
@@ -320,7 +321,7 @@ struct RandomSchedule {
 
     /// Makes every replica have every op: all to the first, then the first to all; shuffled and
     /// duplicated unless the history must stay a `Schedule` (whose `syncAll` does neither).
-    private mutating func syncEveryone() {
+    mutating func syncEveryone() {
         if !usesSubsetDelivery {
             steps.append(.syncAll)
             trace.append(Self.json(.syncAll))
@@ -333,7 +334,7 @@ struct RandomSchedule {
         }
     }
 
-    private mutating func everything(from: Int, to: Int) {
+    mutating func everything(from: Int, to: Int) {
         var deliveries = replicas[from].ops(missingFrom: replicas[to].version)
         if usesSubsetDelivery {
             if chance(0.3) { deliveries += deliveries }
@@ -344,7 +345,7 @@ struct RandomSchedule {
     }
 
     /// Hands ops to a replica one by one and checks each outcome.
-    private mutating func deliver(_ ops: [Op], to replica: Int) {
+    mutating func deliver(_ ops: [Op], to replica: Int) {
         for op in ops {
             let outcome = replicas[replica].receive(op)
             switch outcome {
@@ -364,174 +365,31 @@ struct RandomSchedule {
         }
     }
 
-    // MARK: Checking
-
-    /// Checks that a replica's view is consistent: each item shown once, where `location` says.
-    /// Mid-history (`step` non-nil) only the first inconsistency is reported, with its step.
-    private mutating func checkView(of replica: Int, afterStep step: Int? = nil) {
-        if step != nil && !problems.isEmpty { return }
-        context = step.map { "after step \($0): " } ?? ""
-        defer { context = "" }
-        var seen = Set<OpID>()
-        for gallery in replicas[replica].galleries {
-            let shown = (try? replicas[replica].items(in: gallery)) ?? []
-            if (try? replicas[replica].count(in: gallery)) != shown.count {
-                problem("\(names[replica]): count(in: \(gallery)) differs from items(in:)")
-            }
-            for (index, item) in shown.enumerated() {
-                if !seen.insert(item.id).inserted {
-                    problem("\(names[replica]) shows \(label(item.id)) twice")
-                }
-                if item.isDeleted || item.gallery != gallery {
-                    problem("\(names[replica]) shows \(label(item.id)) in \(gallery) as \(item)")
-                }
-                if let place = replicas[replica].location(of: item.id), place == (gallery, index) {
-                    continue
-                }
-                problem("\(names[replica]): location(of: \(label(item.id))) is not \(gallery)[\(index)]")
-            }
-        }
-    }
-
-    /// Checks the end state: all replicas equal, and equal to what the history implies.
-    mutating func verify() {
-        let reference = replicas[0]
-        let galleries = createdGalleries.sorted()
-        let allOps = Set(reference.ops.map(\.id))
-        var lastCounters: [ReplicaID: UInt64] = [:]
-        for replica in replicas {
-            for op in replica.ops where op.id.replica == replica.id {
-                lastCounters[replica.id] = max(lastCounters[replica.id] ?? 0, op.lastCounter)
-            }
-        }
-        if reference.version != VersionVector(lastCounters) {
-            problem("\(names[0]) has version \(reference.version), expected \(VersionVector(lastCounters))")
-        }
-        for (index, replica) in replicas.enumerated() {
-            let name = names[index]
-            if replica.bufferedCount != 0 || !replica.missingDependencies.isEmpty {
-                problem("\(name) still holds \(replica.bufferedCount) ops waiting for \(replica.missingDependencies)")
-            }
-            if replica.galleries != galleries {
-                problem("\(name) has galleries \(replica.galleries), expected \(galleries)")
-            }
-            if replica.version != reference.version || replica.opCount != reference.opCount
-                || Set(replica.ops.map(\.id)) != allOps {
-                problem("""
-                    \(name) has \(replica.opCount) ops, version \(replica.version); \
-                    \(names[0]) has \(reference.opCount), \(reference.version)
-                    """)
-            }
-            checkView(of: index)
-            for gallery in galleries {
-                let mine = (try? replica.items(in: gallery)) ?? []
-                let theirs = (try? reference.items(in: gallery)) ?? []
-                if mine.map(\.id) != theirs.map(\.id) {
-                    let (left, right) = (describe(mine.map(\.id)), describe(theirs.map(\.id)))
-                    problem("\(name) shows \(gallery) as \(left), \(names[0]) as \(right)")
-                } else if let (left, right) = zip(mine, theirs).first(where: { $0 != $1 }) {
-                    problem("\(name) shows \(left) in \(gallery), \(names[0]) shows \(right)")
-                }
-            }
-            let listed = galleries.flatMap { (try? replica.items(in: $0)) ?? [] }.map(\.id)
-            var timesShown: [OpID: Int] = [:]
-            for id in listed {
-                timesShown[id, default: 0] += 1
-                if expectations[id] == nil { problem("\(name) shows \(id), which no insert made") }
-            }
-            for (id, expected) in expectations.sorted(by: { $0.key < $1.key }) {
-                check(id, expected, shown: timesShown[id] ?? 0, on: index)
-            }
-        }
-    }
-
-    /// Checks one item on one replica against the history's record and against the first replica.
-    private mutating func check(_ id: OpID, _ expected: Expectation, shown: Int, on replica: Int) {
-        let name = names[replica]
-        guard let item = replicas[replica].item(id) else {
-            problem("\(name) does not know \(expected.label) (\(id))")
-            return
-        }
-        if item != replicas[0].item(id) {
-            let reference = replicas[0].item(id).map { "\($0)" } ?? "nothing"
-            problem("\(name) stores \(expected.label) as \(item), \(names[0]) as \(reference)")
-        }
-        if expected.deleted {
-            if !item.isDeleted || replicas[replica].location(of: id) != nil || shown != 0 {
-                problem("\(name) still shows deleted \(expected.label) (\(id)) \(shown) times")
-            }
-        } else if shown != 1 || item.isDeleted {
-            problem("\(name) shows \(expected.label) (\(id)) \(shown) times, isDeleted \(item.isDeleted)")
-        }
-        if item.gallery != expected.gallery {
-            let deleted = expected.deleted ? " (deleted)" : ""
-            let place = "\(expected.gallery) of \(expected.galleryStamp)"
-            problem("\(name) puts \(expected.label)\(deleted) in \(item.gallery), not \(place)")
-        }
-        if item.fields != expected.fields {
-            problem("\(name) has fields \(item.fields) for \(expected.label), expected \(expected.fields)")
-        }
-        if item.state != expected.state {
-            problem("\(name) has \(expected.label) \(item.state), expected \(expected.state)")
-        }
-    }
-
-    /// Replays `steps` with `Simulator` (only for histories without subset deliveries) and checks
-    /// that it shows what these replicas show.
-    mutating func crossCheckSimulator() {
-        guard !usesSubsetDelivery else { return }
-        let schedule = Schedule(replicas: names, steps: steps)
-        do {
-            // The printed schedule must be exactly this one, so that a failure replays elsewhere.
-            if try Schedule(json: Data(scheduleJSON.utf8)) != schedule {
-                problem("scheduleJSON does not read back as the same schedule")
-            }
-        } catch {
-            problem("scheduleJSON does not read back: \(error)")
-        }
-        let outcome: SimulationOutcome
-        do {
-            outcome = try Simulator.run(schedule)
-        } catch {
-            problem("Simulator failed on the same schedule: \(error)")
-            return
-        }
-        if !outcome.converged { problem("Simulator reports no convergence") }
-        for (index, name) in names.enumerated() {
-            for gallery in createdGalleries.sorted() {
-                let mine = ((try? replicas[index].items(in: gallery)) ?? []).map { label($0.id) }
-                if outcome.labels(name, gallery) != mine {
-                    problem("Simulator shows \(name).\(gallery) as \(outcome.labels(name, gallery)), not \(mine)")
-                }
-            }
-        }
-    }
-
     // MARK: Helpers
 
-    private mutating func chance(_ probability: Double) -> Bool {
+    mutating func chance(_ probability: Double) -> Bool {
         Double.random(in: 0..<1, using: &rng) < probability
     }
 
-    private mutating func makeLabel() -> String {
+    mutating func makeLabel() -> String {
         nextLabel += 1
         return "i\(nextLabel)"
     }
 
-    private func label(_ id: OpID) -> String {
+    func label(_ id: OpID) -> String {
         labels[id] ?? id.description
     }
 
-    private func describe(_ ids: [OpID]) -> String {
+    func describe(_ ids: [OpID]) -> String {
         "[" + ids.map(label).joined(separator: " ") + "]"
     }
 
-    private func liveItems(of replica: Int) -> [Item] {
+    func liveItems(of replica: Int) -> [Item] {
         replicas[replica].galleries.flatMap { (try? replicas[replica].items(in: $0)) ?? [] }
     }
 
     /// Records a problem once, however many checks see it again.
-    private mutating func problem(_ text: String) {
+    mutating func problem(_ text: String) {
         if reported.insert(context + text).inserted { problems.append(context + text) }
     }
 
@@ -539,49 +397,5 @@ struct RandomSchedule {
     var scheduleJSON: String {
         "{\"replicas\": [" + names.map { "\"\($0)\"" }.joined(separator: ", ") + "], \"steps\": [\n  "
             + steps.map(Self.json).joined(separator: ",\n  ") + "\n]}"
-    }
-
-    /// One step in the schedule file format.
-    static func json(_ step: Schedule.Step) -> String {
-        var writer = JSONWriter()
-        func text(_ value: String) -> (inout JSONWriter) -> Void { { $0.string(value) } }
-        func raw(_ value: String) -> (inout JSONWriter) -> Void { { $0.raw(value) } }
-        var entries: [(String, (inout JSONWriter) -> Void)]
-        switch step {
-        case .createGallery(let at, let name):
-            entries = [("at", text(at)), ("createGallery", text(name))]
-        case .insert(let at, let labels, let gallery, let index, let placeholders):
-            entries = [
-                ("at", text(at)),
-                (placeholders ? "insertPlaceholder" : "insert", { writer in writer.array(labels) { $0.string($1) } }),
-                ("gallery", text(gallery)), ("index", raw("\(index)")),
-            ]
-        case .commit(let at, let label):
-            entries = [("at", text(at)), ("commit", text(label))]
-        case .move(let at, let label, let gallery, let index):
-            entries = [("at", text(at)), ("move", text(label)), ("gallery", text(gallery)), ("index", raw("\(index)"))]
-        case .delete(let at, let label):
-            entries = [("at", text(at)), ("delete", text(label))]
-        case .update(let at, let label, let field, let value):
-            let encoded: String = switch value {
-            case .string(let string): { var inner = JSONWriter(); inner.string(string); return inner.text }()
-            case .number(let number):
-                number == number.rounded() && abs(number) < 1e15 ? "\(Int64(number))" : "\(number)"
-            default: "null"
-            }
-            entries = [
-                ("at", text(at)), ("update", text(label)), ("field", text(field.description)), ("value", raw(encoded)),
-            ]
-        case .sync(let from, let to, let shuffle, let duplicate):
-            entries = [("sync", { writer in writer.array([from, to]) { $0.string($1) } })]
-            if let shuffle { entries.append(("shuffle", raw("\(shuffle)"))) }
-            entries.append(("duplicate", raw(duplicate ? "true" : "false")))
-        case .syncAll:
-            entries = [("syncAll", raw("true"))]
-        }
-        writer.object(entries.indices.map { $0 }, name: { entries[$0].0 }) { writer, index in
-            entries[index].1(&writer)
-        }
-        return writer.text
     }
 }

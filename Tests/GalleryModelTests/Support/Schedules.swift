@@ -1,4 +1,5 @@
 import Foundation
+import GallerySimulation
 @testable import GalleryModel
 
 /// Helpers to write simulator schedules in tests as JSON, the format of `gallery simulate`.

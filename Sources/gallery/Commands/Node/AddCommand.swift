@@ -1,3 +1,4 @@
+import GalleryIO
 import Foundation
 import GalleryNode
 import GalleryWire

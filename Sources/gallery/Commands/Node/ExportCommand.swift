@@ -1,3 +1,4 @@
+import GalleryControl
 import Foundation
 import GalleryNode
 import GalleryWire

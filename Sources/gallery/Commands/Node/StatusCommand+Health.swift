@@ -1,3 +1,4 @@
+import GalleryNode
 import GalleryWire
 
 /// The lines of human `status` about what the node could not do.

@@ -1,0 +1,182 @@
+import Foundation
+import GalleryNode
+import GalleryIO
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+import GalleryModel
+import GalleryWire
+
+/// Sends one command to the node serving a directory, over its local control socket
+/// (`DIR/control.sock`), and returns the node's answers.
+///
+/// It never waits for a node that is not alive: connecting is bounded, and every wait for an
+/// answer ends once `silenceLimit` passes without a frame from the node (the node sends a
+/// heartbeat every second while a command runs), however long the command itself takes.
+public enum ControlClient {
+    /// Why a command did not get an answer.
+    public enum Failure: Error, Hashable, Sendable, LocalizedError {
+        /// No node serves the directory, or it cannot be reached.
+        case notRunning(String)
+        /// The node refused this user.
+        case authRefused(String)
+        /// The connection failed in another way.
+        case failed(String)
+
+        public var errorDescription: String? {
+            switch self {
+            case .notRunning(let reason), .authRefused(let reason), .failed(let reason): reason
+            }
+        }
+    }
+
+    /// How long the client waits for any frame (an answer or a heartbeat) before it gives up on
+    /// the node.
+    public static let silenceLimit: Duration = .seconds(5)
+
+    /// The control socket of the node serving `directory`.
+    public static func socketPath(of directory: URL) -> String {
+        directory.appendingPathComponent("control.sock").path
+    }
+
+    /// Sends `request` and returns the first answer. Waits as long as the node is alive (it sends
+    /// heartbeats while it works), or at most `timeout` when one is given.
+    public static func send(_ request: ControlRequest, to directory: URL, timeout: Duration? = nil) throws(Failure) -> ControlResponse {
+        var answer: ControlResponse?
+        try stream(request, to: directory, timeout: timeout) { response in
+            answer = response
+            return false
+        }
+        guard let answer else { throw .failed("no answer from the node of \(directory.path) in time") }
+        return answer
+    }
+
+    /// Sends `request` and passes every answer to `handler` until it returns false, the node closes
+    /// the connection, or `timeout` (if any) passes; throws when the node falls silent for
+    /// `silenceLimit`.
+    public static func stream(
+        _ request: ControlRequest, to directory: URL, timeout: Duration?, _ handler: (ControlResponse) -> Bool
+    ) throws(Failure) {
+        let path = socketPath(of: directory)
+        if let problem = UnixSocket.pathProblem(path) { throw .failed("cannot reach the node's socket \(path): \(problem)") }
+        let fd: Int32
+        do {
+            fd = try UnixSocket.connect(to: path, deadline: .now + silenceLimit)
+        } catch {
+            var info = stat()
+            if lstat(path, &info) != 0 {
+                throw .notRunning("no node is running on \(directory.path) (no \(path))")
+            }
+            if access(path, R_OK | W_OK) != 0 && (errno == EACCES || errno == EPERM) {
+                throw .authRefused("the node of \(directory.path) refused this user: \(path) belongs to the user running the node")
+            }
+            throw .notRunning("the node of \(directory.path) is not running or unreachable: \(error.localizedDescription)")
+        }
+        defer { POSIX.closeDescriptor(fd) }
+        var request = request
+        request.sent = Date().timeIntervalSince1970
+        guard let json = try? JSONEncoder().encode(request) else { throw .failed("cannot encode the request") }
+        var channel = LocalFrameChannel(fd: fd)
+        // A node that refuses this user closes at once: its error frame is still read below.
+        let sent = channel.send(.controlRequest(Array(json)))
+        let closedEarly = "the node of \(directory.path) closed the connection before taking the command"
+        let end = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            let message: Message?
+            do throws(LocalFrameChannel.ReceiveFailure) {
+                message = try channel.receive(silenceLimit: silenceLimit, end: end)
+            } catch {
+                switch error {
+                case .silent:
+                    throw .failed("no answer from the node of \(directory.path) for \(silenceLimit.components.seconds) s (is it paused or hung?)")
+                case .ended:
+                    return
+                case .broken(let reason):
+                    throw .failed(sent ? "connection to the node failed: \(reason)" : closedEarly)
+                }
+            }
+            guard let message else { throw .failed(sent ? "the node closed the connection" : closedEarly) }
+            switch message {
+            case .controlResponse(let bytes):
+                guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
+                    throw .failed("malformed answer from the node")
+                }
+                if !handler(response) { return }
+            case .heartbeat:
+                // Answered so that the node does not drop a client that only listens (`watch`).
+                _ = channel.send(.heartbeat)
+            case .error(let code, let text):
+                if code == .authFailed { throw .authRefused("the node of \(directory.path) refused this user: \(text)") }
+                throw .failed("the node closed the connection: \(code): \(text)")
+            default:
+                break
+            }
+        }
+    }
+}
+
+/// Frames over a connected local socket, read with a bound on silence.
+struct LocalFrameChannel {
+    /// Why no message was received.
+    enum ReceiveFailure: Error {
+        /// Nothing arrived for the silence limit.
+        case silent
+        /// The caller's own deadline passed.
+        case ended
+        /// The connection or a frame is broken.
+        case broken(String)
+    }
+
+    let fd: Int32
+    private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+    private var buffer = [UInt8](repeating: 0, count: 64 << 10)
+
+    init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Writes a whole frame; false when the connection is gone.
+    func send(_ message: Message) -> Bool {
+        let bytes = message.frame.encoded
+        return bytes.withUnsafeBytes { POSIX.sendAll(fd, $0.baseAddress!, $0.count) == nil }
+    }
+
+    /// The next message (unknown ignorable frames skipped), nil at the end of the stream.
+    mutating func receive(silenceLimit: Duration, end: ContinuousClock.Instant?) throws(ReceiveFailure) -> Message? {
+        var silentUntil = ContinuousClock.now + silenceLimit
+        while true {
+            do {
+                if let frame = try decoder.next() {
+                    if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { continue }
+                    return try Message(frame: frame)
+                }
+            } catch {
+                throw .broken(error.localizedDescription)
+            }
+            let deadline = end.map { min($0, silentUntil) } ?? silentUntil
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&entry, 1, POSIX.pollTimeout(until: deadline))
+            if ready < 0 {
+                if errno == EINTR { continue }
+                throw .broken(POSIX.describe("poll", errno: errno))
+            }
+            if ready == 0 {
+                if let end, ContinuousClock.now >= end { throw .ended }
+                if ContinuousClock.now >= silentUntil { throw .silent }
+                continue
+            }
+            let result = buffer.withUnsafeMutableBytes { POSIX.receive(fd, $0.baseAddress!, $0.count) }
+            switch result {
+            case .success(0):
+                return nil
+            case .success(let count):
+                silentUntil = ContinuousClock.now + silenceLimit
+                buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
+            case .failure(let failure):
+                throw .broken(POSIX.describe("recv", errno: failure.code))
+            }
+        }
+    }
+}

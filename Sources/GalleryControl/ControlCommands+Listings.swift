@@ -1,0 +1,54 @@
+import GalleryNode
+import GalleryModel
+import GalleryWire
+
+/// The listings that answers carry: galleries, items, peers, the node's status.
+extension ControlCommands {
+    /// The listing of one gallery, or of all, as `list` answers it.
+    static func listings(_ replica: Replica, gallery: String?, transfers: TransferManager?) throws -> [GalleryListing] {
+        let names = try gallery.map { name -> [String] in
+            guard replica.hasGallery(name) else { throw ModelError.unknownGallery(name) }
+            return [name]
+        } ?? replica.galleries
+        return try names.map { name in
+            GalleryListing(gallery: name, items: try replica.items(in: name).map { listing($0, transfers: transfers) })
+        }
+    }
+
+    /// One item, with the progress of its transfer when it is a placeholder being filled.
+    static func listing(_ item: Item, transfers: TransferManager?) -> ItemListing {
+        let progress = item.state == .placeholder ? transfers?.progress(of: item.id) : nil
+        return ItemListing(
+            id: item.id.description, title: item.title, state: item.state.rawValue, hash: item.contentHash,
+            bytes: item.byteSize, mediaType: item.mediaType, aspectRatio: item.aspectRatio, url: item.url,
+            progress: progress.map { ItemListing.Progress(done: Int64($0.done), total: Int64($0.total)) })
+    }
+
+    /// The connected peers.
+    static func peerListings(_ node: SyncNode) -> [PeerListing] {
+        node.peers.map {
+            PeerListing(name: $0.name, replica: $0.replica?.description, address: $0.address,
+                        direction: $0.direction, state: $0.state.rawValue,
+                        syncedUpTo: $0.syncedUpTo.map(versionJSON))
+        }
+    }
+
+    /// The node's state: the replica's counts under the node's lock, then peers and transfers.
+    static func status(of node: SyncNode) -> NodeStatus {
+        var status = node.read { replica in
+            NodeStatus(
+                name: node.configuration.name, replica: replica.id.description, address: nil,
+                version: versionJSON(replica.version), ops: replica.opCount, buffered: replica.bufferedCount,
+                peers: [], transfers: [], health: nil)
+        }
+        status.address = node.endpoint?.description
+        status.peers = peerListings(node)
+        status.transfers = node.transferListings
+        status.health = node.health
+        return status
+    }
+
+    private static func versionJSON(_ version: VersionVector) -> [String: UInt64] {
+        Dictionary(uniqueKeysWithValues: version.counters.map { ($0.key.description, $0.value) })
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import GalleryIO
+import GalleryNode
+import GalleryModel
+import GalleryWire
+
+/// Commands from the command line, taken on the local control socket (`ControlServer`) only.
+extension SyncNode {
+    /// Takes one `control_request` from a control session: refuses it when it is malformed, when
+    /// it waited too long to be read, or when every command slot is taken; otherwise carries it
+    /// out on its own thread, so that the session's reader keeps taking heartbeats meanwhile.
+    func takeControlRequest(_ json: [UInt8], from session: ControlSession) {
+        let request: ControlRequest
+        do {
+            request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
+        } catch {
+            session.send(ControlResponse(id: ControlRequest.identifier(ofMalformed: json), refused: ControlRequest.problem(with: error)))
+            return
+        }
+        if let sent = request.sent {
+            let waited = Date().timeIntervalSince1970 - sent
+            if waited > ControlServer.stalenessLimit {
+                session.send(ControlResponse(
+                    id: request.id, refused: "the request waited \(Int(waited)) s before the node could read it; nothing was done"))
+                return
+            }
+        }
+        let admitted = condition.withLock { () -> Bool in
+            guard runningCommands < Self.maximumRunningCommands else { return false }
+            runningCommands += 1
+            return true
+        }
+        guard admitted else {
+            session.send(ControlResponse(
+                id: request.id, refused: "the node is busy: \(Self.maximumRunningCommands) commands running; nothing was done"))
+            return
+        }
+        session.commandStarted()
+        Thread.detachNewThread { [self] in
+            control(request, for: session)
+            session.commandFinished()
+            condition.withLock { runningCommands -= 1 }
+        }
+    }
+
+    /// Carries out one command and answers it.
+    private func control(_ request: ControlRequest, for session: ControlSession) {
+        switch request.command {
+        case .watch(let gallery):
+            startWatch(gallery, id: request.id, for: session)
+        case .drag(let drag) where drag.wait:
+            dragAndWait(drag, id: request.id, for: session)
+        default:
+            let result = Result { try ControlCommands.execute(request.command, on: self) }
+            session.send(ControlResponse(id: request.id, result: result.mapError { ControlRefusal($0.localizedDescription) }))
+        }
+    }
+
+    /// `watch`: answers with the current listing, then sends the events of every batch of changes
+    /// (with the listing after them, for a redrawn view) until the session ends.
+    private func startWatch(_ gallery: String?, id: Int, for session: ControlSession) {
+        let observer = condition.withLock { () -> Int? in
+            guard let first = try? ControlCommands.listings(replica, gallery: gallery, transfers: transfers) else {
+                session.send(ControlResponse(id: id, refused: "no gallery named \"\(gallery ?? "")\""))
+                return nil
+            }
+            session.send(ControlResponse(id: id, .galleries(first)))
+            nextObserverID += 1
+            observers[nextObserverID] = { [transfers] ops, replica in
+                let events = WatchEvents.events(of: ops, in: replica, gallery: gallery)
+                guard !events.isEmpty else { return }
+                let listing = try? ControlCommands.listings(replica, gallery: gallery, transfers: transfers)
+                session.send(ControlResponse(id: id, .changes(events, listing: listing)))
+            }
+            progressObservers[nextObserverID] = { [transfers] progress, replica in
+                let events = WatchEvents.events(of: progress, in: replica, gallery: gallery)
+                guard !events.isEmpty else { return }
+                let listing = try? ControlCommands.listings(replica, gallery: gallery, transfers: transfers)
+                session.send(ControlResponse(id: id, .changes(events, listing: listing)))
+            }
+            return nextObserverID
+        }
+        guard let observer else { return }
+        session.onEnd { [self] in
+            condition.withLock {
+                observers[observer] = nil
+                progressObservers[observer] = nil
+            }
+        }
+    }
+
+    /// `drag --wait`: answers with what the drop did, then once more when every transfer it
+    /// started has ended, with their outcomes.
+    private func dragAndWait(_ request: DragRequest, id: Int, for session: ControlSession) {
+        let drops: [DropListing]
+        do {
+            drops = try Drop.perform(request, on: self)
+        } catch {
+            session.send(ControlResponse(id: id, refused: error.localizedDescription))
+            return
+        }
+        session.send(ControlResponse(id: id, .drops(drops)))
+        let ids = drops.compactMap { $0.transfer.flatMap(OpID.init) }
+        let finish: @Sendable ([OpID: TransferOutcome]) -> Void = { outcomes in
+            let ended = drops.map { drop -> DropListing in
+                var drop = drop
+                drop.outcome = drop.transfer.flatMap(OpID.init).map { outcomes[$0]?.description ?? "unknown" } ?? drop.action.rawValue
+                return drop
+            }
+            session.send(ControlResponse(id: id, .drops(ended)))
+        }
+        if let transfers { transfers.whenEnded(ids, finish) } else { finish([:]) }
+    }
+}

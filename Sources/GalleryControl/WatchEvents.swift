@@ -1,0 +1,50 @@
+import GalleryModel
+import GalleryWire
+import GalleryNode
+
+/// Turns applied ops into the events `watch` reports, read against the replica right after them.
+enum WatchEvents {
+    /// The events of a batch of ops, limited to one gallery when `gallery` is given.
+    static func events(of ops: [Op], in replica: Replica, gallery: String?) -> [WatchEvent] {
+        var events: [WatchEvent] = []
+        func add(_ event: WatchEventKind, _ id: OpID?, field: String? = nil) {
+            let item = id.flatMap { replica.item($0) }
+            let location = id.flatMap { replica.location(of: $0) }
+            let galleryName = location?.gallery ?? item?.gallery
+            if let gallery, galleryName != gallery { return }
+            events.append(WatchEvent(
+                event: event, id: id?.description, gallery: galleryName, index: location?.index,
+                title: item?.title, state: item?.state.rawValue, field: field))
+        }
+        for op in ops {
+            switch op.action {
+            case .createGallery(let name):
+                if gallery == nil || gallery == name {
+                    events.append(WatchEvent(event: .galleryCreated, gallery: name))
+                }
+            case .insert(_, _, _, let items):
+                for offset in items.indices { add(.inserted, op.id.advanced(by: offset)) }
+            case .move(let item, _, _, _):
+                if replica.location(of: item) != nil { add(.moved, item) }
+            case .delete(let item):
+                add(.deleted, item)
+            case .update(let item, let field, _):
+                add(.updated, item, field: field.description)
+            case .commit(let item):
+                add(.committed, item)
+            }
+        }
+        return events
+    }
+
+    /// The `progress` events of placeholders being filled, limited to one gallery when given.
+    static func events(of progress: [TransferProgress], in replica: Replica, gallery: String?) -> [WatchEvent] {
+        progress.compactMap { entry in
+            guard let location = replica.location(of: entry.transfer), gallery == nil || location.gallery == gallery else { return nil }
+            return WatchEvent(
+                event: .progress, id: entry.transfer.description, gallery: location.gallery, index: location.index,
+                title: replica.item(entry.transfer)?.title, state: Item.State.placeholder.rawValue,
+                done: entry.done, total: entry.total)
+        }
+    }
+}

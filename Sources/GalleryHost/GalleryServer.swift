@@ -1,0 +1,165 @@
+import Foundation
+import GalleryIO
+import GalleryStorage
+import GalleryNode
+import GalleryControl
+#if canImport(Darwin)
+import Darwin
+#else
+import Glibc
+#endif
+import GalleryModel
+import GalleryWire
+
+/// A node serving a directory: its replica restored from its snapshot and op files, synced with
+/// its peers, every applied op written to the op log before it is sent on.
+///
+/// Local ops are synced to disk before `perform` returns and before any peer sees them; ops from
+/// peers are written and synced once per received frame. Checkpoints (a snapshot of the state,
+/// and the op log's ops moved to the compacted op file; see `NodeStorage`) run in the background
+/// as `CheckpointPolicy` says, and at a clean stop.
+public final class GalleryServer: @unchecked Sendable {
+    // `@unchecked Sendable`: every stored property is immutable after `init`; the storage and the
+    // checkpointer are thread-safe themselves.
+
+    /// The sync node.
+    public let node: SyncNode
+    /// The directory served.
+    public let directory: URL
+    /// What replaying the op log found.
+    public let recovery: RecoveryReport
+    /// How the replica was restored: from a snapshot or not, ops replayed, anything ignored or cut.
+    public let startup: StartupReport
+    /// The node's name.
+    public let name: String
+    private let storage: NodeStorage
+    private let checkpoints: CheckpointPolicy
+    private let checkpointer = Checkpointer()
+    private let nodeLog: NodeLog
+
+    /// The op log's fsyncs since the node started (for benchmarks).
+    public var opLogSyncCount: Int { storage.recordLog.syncCount }
+    private let lockDescriptor: Int32
+    /// The local control socket, once started (guarded by `controlLock`).
+    private var control: ControlServer?
+    private let controlLock = NSLock()
+
+    /// Opens (creating if needed) a node directory, replays its op log, and starts the node.
+    ///
+    /// - Parameters:
+    ///   - name: The node's name; defaults to the directory's name. The node creates the gallery of
+    ///     that name on first start.
+    ///   - secretFile: A file with the space's secret, to join an existing space.
+    ///   - checkpoints: When to take checkpoints.
+    public init(
+        directory: URL, name: String? = nil, listen: Endpoint = Endpoint(host: "127.0.0.1", port: 0),
+        peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
+        checkpoints: CheckpointPolicy = CheckpointPolicy()
+    ) throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let files = NodeDirectory(url: directory)
+        let lockDescriptor = try files.lock()
+        do {
+            let secret = try files.secret(copiedFrom: secretFile)
+            let logExisted = FileManager.default.fileExists(atPath: files.opLog.path)
+            let (storage, replica, report) = try NodeStorage.open(
+                files, replicaID: try files.replicaID(logExisted: logExisted),
+                renewReplicaID: { () throws(StorageError) -> ReplicaID in
+                    do {
+                        return try files.renewReplicaID()
+                    } catch {
+                        throw .io(operation: "write (\(error.localizedDescription))", path: files.replicaFile.path, errno: EIO)
+                    }
+                })
+            let name = name ?? directory.lastPathComponent
+            self.name = name
+            self.directory = directory
+            self.recovery = report.log
+            self.startup = report
+            self.storage = storage
+            self.checkpoints = checkpoints
+            self.nodeLog = nodeLog
+            self.lockDescriptor = lockDescriptor
+            let checkpointer = self.checkpointer
+            self.node = SyncNode(
+                configuration: NodeConfiguration(
+                    name: name, secret: secret, listen: listen, peers: peers, log: nodeLog,
+                    persist: { ops, _ in
+                        // One write and one fsync per local command or received frame.
+                        try storage.persist(ops)
+                        if storage.opsSinceCheckpoint >= checkpoints.every { checkpointer.request() }
+                    },
+                    blobs: try BlobStore(directory: directory)),
+                replica: replica)
+        } catch {
+            close(lockDescriptor)
+            throw error
+        }
+        checkpointer.start { [self] in
+            do {
+                try checkpoint()
+            } catch {
+                nodeLog("\(self.name): checkpoint failed: \(error.localizedDescription)")
+            }
+        }
+        if storage.opsSinceCheckpoint >= checkpoints.every { checkpointer.request() }
+    }
+
+    /// Opens the control socket (`DIR/control.sock`, replacing a stale one), starts listening and
+    /// dialing, creates the node's own gallery on first start, and writes `node.json` (address,
+    /// name, replica ID, pid).
+    @discardableResult
+    public func start() throws -> Endpoint? {
+        let control = try ControlServer(node: node, path: NodeDirectory(url: directory).controlSocket.path)
+        controlLock.withLock { self.control = control }
+        let endpoint: Endpoint?
+        do {
+            endpoint = try node.start()
+        } catch {
+            control.stop()
+            throw error
+        }
+        if !node.read({ $0.hasGallery(name) }) {
+            try node.perform { try $0.createGallery(name) }
+        }
+        let info: [String: Any] = [
+            "address": endpoint?.description ?? NSNull(), "name": name,
+            "replica": node.read { $0.id.description }, "pid": Int(getpid()),
+        ]
+        let data = try JSONSerialization.data(withJSONObject: info, options: [.sortedKeys])
+        try NodeDirectory(url: directory).writeAtomically(Array(data) + [0x0A], to: NodeDirectory(url: directory).info)
+        return endpoint
+    }
+
+    /// Takes a checkpoint now, on the calling thread (after one that is running, if any): writes
+    /// the snapshot and moves the op log's ops to the compacted op file. Does nothing when the
+    /// node stopped serving after a storage failure, or nothing changed since the last one.
+    public func checkpoint() throws {
+        try storage.checkpoint {
+            node.condition.withLock { node.storageFault == nil ? storage.capture(node.replica) : nil }
+        }
+    }
+
+    /// Stops the node, takes a checkpoint if `CheckpointPolicy.atStopAfter` ops came since the
+    /// last, syncs and closes the op files, and releases the directory.
+    public func stop() {
+        // No command is taken once the node begins to stop.
+        controlLock.withLock { control }?.stop()
+        node.stop()
+        let unstored = node.health.unstoredOps
+        if unstored > 0 {
+            nodeLog("\(name): stopping with \(unstored) ops applied but never stored (storage failed); they are lost here")
+        }
+        checkpointer.stop()
+        if storage.opsSinceCheckpoint >= checkpoints.atStopAfter {
+            do {
+                try checkpoint()
+            } catch {
+                nodeLog("\(name): checkpoint at stop failed: \(error.localizedDescription)")
+            }
+        }
+        try? storage.close()
+        try? FileManager.default.removeItem(at: NodeDirectory(url: directory).info)
+        close(lockDescriptor)
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+import GalleryNode
+import GalleryStorage
+
+// GalleryStorage's types serve the node core through GalleryNode's ports (Ports/): the one place
+// where the two layers meet, so that neither imports the other.
+
+/// The blob store of a node's directory, as the node core sees it.
+extension BlobStore: BlobSource {
+    /// `DIR/transfers.json`, next to the blobs.
+    public var transferRecords: any TransferRecords {
+        TransferJournal<Transfer>(file: directory.appendingPathComponent("transfers.json"))
+    }
+}
+
+/// A blob being received.
+extension BlobWriter: BlobSink {}
+
+/// A stored blob opened for a fetch.
+extension StorageFile: BlobReader {}
+
+/// The journal of transfers in flight.
+extension TransferJournal: TransferRecords where Record == Transfer {
+    /// The journal's path.
+    public var location: String { file.path }
+}

@@ -1,0 +1,13 @@
+import GalleryIO
+
+/// A stored blob opened for reading (`BlobSource.openForReading`), read a range at a time.
+public protocol BlobReader: Sendable {
+    /// Where the blob is, for messages.
+    var path: String { get }
+    /// The blob's size.
+    func size() throws(StorageError) -> Int
+    /// Up to `count` bytes from `offset` (fewer at the end).
+    func read(count: Int, at offset: Int) throws(StorageError) -> [UInt8]
+    /// Closes the blob; no read follows.
+    func close()
+}

@@ -1,0 +1,27 @@
+import Foundation
+import GalleryIO
+
+/// Where a node keeps image bytes, named by their SHA-256: what transfers, fetch serving and
+/// commands ask of a blob store.
+///
+/// GalleryNode never imports GalleryStorage: GalleryHost conforms its `BlobStore` to this protocol,
+/// so that the node core holds no files and a test can give it any store.
+public protocol BlobSource: AnyObject, Sendable {
+    /// What receives the bytes of one blob (`makeWriter`).
+    associatedtype Writer: BlobSink
+    /// What reads a stored blob (`openForReading`).
+    associatedtype Reader: BlobReader
+
+    /// Whether the store holds the blob.
+    func contains(_ hash: String) -> Bool
+    /// Starts (or resumes, from the bytes already held) receiving the blob `hash` of `size` bytes.
+    ///
+    /// - Throws: `StorageError.transferInProgress` while another writer receives it.
+    func makeWriter(expecting hash: String, size: Int) throws(StorageError) -> Writer
+    /// Opens a stored blob to read it.
+    func openForReading(_ hash: String) throws(StorageError) -> Reader
+    /// Stores a copy of a file; returns its SHA-256 (hex) and size.
+    func put(contentsOf source: URL) throws(StorageError) -> (hash: String, size: Int)
+    /// Where the transfers into this store are recorded, to be resumed after a restart.
+    var transferRecords: any TransferRecords { get }
+}

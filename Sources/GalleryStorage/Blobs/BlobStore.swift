@@ -1,0 +1,222 @@
+import Foundation
+import GalleryCrypto
+import GalleryIO
+import GalleryModel
+import GalleryWire
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// Image bytes stored by content: `DIR/blobs/ab/abcdef…` named by their SHA-256 in lowercase hex.
+///
+/// Every blob is written to a file in `DIR/blobs/tmp/`, fsynced, hashed as it is written and
+/// renamed into place only when its hash is known to match; the fan-out directory is fsynced after
+/// the rename. A blob already present is never written again, so the same bytes are stored once,
+/// whichever thread or transfer brings them. A transfer from a peer goes through a `BlobWriter`,
+/// which keeps its partial file (`tmp/<hash>.partial`) so that it can resume after a restart.
+///
+/// Thread-safe: `@unchecked Sendable` because the set of transfers in progress is mutable state
+/// read and written only while holding `lock`, which also serializes installing blobs.
+public final class BlobStore: @unchecked Sendable {
+    /// The size of the chunks in which files are copied and hashed.
+    static let chunkLength = 1 << 20
+
+    /// The node directory given at creation.
+    public let directory: URL
+    /// `DIR/blobs`.
+    let blobsPath: String
+    /// `DIR/blobs/tmp`.
+    let temporaryPath: String
+
+    private let lock = NSLock()
+    private var receiving: Set<String> = []
+
+    /// Opens the store under `directory`, creating it, `blobs/` and `blobs/tmp/` as needed, and removes
+    /// temporary files left by interrupted writes (partial transfers are kept for resuming unless
+    /// `keepPartialTransfers` is false).
+    public init(directory: URL, keepPartialTransfers: Bool = true) throws(StorageError) {
+        self.directory = directory
+        blobsPath = directory.appendingPathComponent("blobs").path
+        temporaryPath = blobsPath + "/tmp"
+        try StorageFile.makeDirectory(directory.path)
+        if try StorageFile.makeDirectory(blobsPath) {
+            try StorageFile.syncDirectory(directory.path)
+        }
+        try StorageFile.makeDirectory(temporaryPath)
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporaryPath)) ?? []
+        for name in names {
+            let isPartial = name.hasSuffix(".partial") && Self.isValidHash(String(name.dropLast(8)))
+            if !isPartial || !keepPartialTransfers { StorageFile.remove(temporaryPath + "/" + name) }
+        }
+    }
+
+    /// Whether `text` is a SHA-256 as the store names blobs: 64 lowercase hex characters.
+    public static func isValidHash(_ text: String) -> Bool {
+        FieldLimits.isContentHash(text)
+    }
+
+    /// Stores `bytes` and returns their SHA-256 (hex); bytes already stored are not written again.
+    @discardableResult
+    public func put(_ bytes: [UInt8]) throws(StorageError) -> String {
+        let hash = SHA256.hex(SHA256.hash(bytes))
+        if contains(hash) { return hash }
+        let temporary = try makeTemporaryFile()
+        var hasher = SHA256()
+        do throws(StorageError) {
+            defer { temporary.file.close() }
+            var offset = 0
+            while offset < bytes.count {
+                let end = min(offset + Self.chunkLength, bytes.count)
+                let result = bytes[offset..<end].withUnsafeBytes { chunk in
+                    hasher.update(chunk)
+                    return Result { () throws(StorageError) in try temporary.file.write(chunk, at: offset) }
+                }
+                try result.get()
+                offset = end
+            }
+            try temporary.file.sync()
+        } catch {
+            StorageFile.remove(temporary.path)
+            throw error
+        }
+        // The bytes written were hashed on their way to the file: they must be the bytes asked for.
+        let written = SHA256.hex(hasher.finalize())
+        guard written == hash else {
+            StorageFile.remove(temporary.path)
+            throw .hashMismatch(expected: hash, actual: written)
+        }
+        try install(temporary.path, as: hash)
+        return hash
+    }
+
+    /// Stores the contents of a regular file, streamed in 1 MiB chunks, and returns their hash and size.
+    @discardableResult
+    public func put(contentsOf source: URL) throws(StorageError) -> (hash: String, size: Int) {
+        // Never blocks on a FIFO or a device swapped in after the caller's checks.
+        let input: StorageFile
+        do {
+            input = StorageFile(fd: try RegularFile.openForReading(source.path), path: source.path)
+        } catch {
+            throw .io(operation: "open (\(error.localizedDescription))", path: source.path, errno: EINVAL)
+        }
+        defer { input.close() }
+        let temporary = try makeTemporaryFile()
+        var hasher = SHA256()
+        var size = 0
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkLength, alignment: 16)
+        defer { buffer.deallocate() }
+        do throws(StorageError) {
+            defer { temporary.file.close() }
+            while true {
+                let count = try input.read(into: buffer, at: size)
+                if count == 0 { break }
+                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                hasher.update(chunk)
+                try temporary.file.write(chunk, at: size)
+                size += count
+            }
+            try temporary.file.sync()
+        } catch {
+            StorageFile.remove(temporary.path)
+            throw error
+        }
+        let hash = SHA256.hex(hasher.finalize())
+        try install(temporary.path, as: hash)
+        return (hash, size)
+    }
+
+    /// Whether the store holds the blob (false for anything that is not a valid hash).
+    public func contains(_ hash: String) -> Bool {
+        size(of: hash) != nil
+    }
+
+    /// The blob's length in bytes, or nil if the store does not hold it.
+    public func size(of hash: String) -> Int? {
+        guard Self.isValidHash(hash) else { return nil }
+        return StorageFile.fileSize(path(of: hash))
+    }
+
+    /// Reads up to `length` bytes of a blob from `offset`; fewer only at the blob's end, none at it.
+    public func read(_ hash: String, offset: Int, length: Int) throws(StorageError) -> [UInt8] {
+        guard Self.isValidHash(hash) else { throw .invalidHash(hash) }
+        let file: StorageFile
+        do {
+            file = try StorageFile.open(path(of: hash), flags: O_RDONLY)
+        } catch .io(_, _, ENOENT) {
+            throw .blobNotFound(hash)
+        }
+        defer { file.close() }
+        let size = try file.size()
+        guard offset >= 0, length >= 0, offset <= size else {
+            throw .rangeOutOfBounds(hash: hash, offset: offset, length: length, size: size)
+        }
+        return try file.read(count: min(length, size - offset), at: offset)
+    }
+
+    /// Starts (or resumes) receiving the blob `hash` of `size` bytes; the writer's `resumeOffset`
+    /// says how many bytes a partial file from an earlier attempt already holds.
+    public func makeWriter(expecting hash: String, size: Int) throws(StorageError) -> BlobWriter {
+        guard Self.isValidHash(hash) else { throw .invalidHash(hash) }
+        guard size >= 0 else { throw .sizeMismatch(hash: hash, expected: size, actual: 0) }
+        lock.lock()
+        guard receiving.insert(hash).inserted else {
+            lock.unlock()
+            throw .transferInProgress(hash)
+        }
+        lock.unlock()
+        do throws(StorageError) {
+            return try BlobWriter(store: self, hash: hash, size: size, path: temporaryPath + "/\(hash).partial")
+        } catch {
+            endReceiving(hash)
+            throw error
+        }
+    }
+
+    /// Opens a stored blob to read it (for fetches served from it).
+    ///
+    /// - Throws: `StorageError.io` when the store holds no such blob (or it cannot be opened).
+    public func openForReading(_ hash: String) throws(StorageError) -> StorageFile {
+        try StorageFile.open(path(of: hash), flags: O_RDONLY)
+    }
+
+    /// The final path of a blob (the hash must be valid).
+    func path(of hash: String) -> String {
+        "\(blobsPath)/\(hash.prefix(2))/\(hash)"
+    }
+
+    /// Forgets that a writer is receiving `hash`.
+    func endReceiving(_ hash: String) {
+        lock.lock()
+        receiving.remove(hash)
+        lock.unlock()
+    }
+
+    /// Renames a verified, fsynced temporary file into place, or removes it if the blob is already
+    /// there; then fsyncs the directories whose entries changed.
+    func install(_ temporary: String, as hash: String) throws(StorageError) {
+        let fanOut = "\(blobsPath)/\(hash.prefix(2))"
+        lock.lock()
+        defer { lock.unlock() }
+        if StorageFile.fileSize(path(of: hash)) != nil {
+            StorageFile.remove(temporary)
+            return
+        }
+        do throws(StorageError) {
+            if try StorageFile.makeDirectory(fanOut) { try StorageFile.syncDirectory(blobsPath) }
+            try StorageFile.rename(temporary, to: path(of: hash))
+        } catch {
+            StorageFile.remove(temporary)
+            throw error
+        }
+        try StorageFile.syncDirectory(fanOut)
+    }
+
+    /// Creates a new, uniquely named temporary file for writing.
+    private func makeTemporaryFile() throws(StorageError) -> (file: StorageFile, path: String) {
+        let path = "\(temporaryPath)/\(UUID().uuidString).tmp"
+        return (try StorageFile.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644), path)
+    }
+}

@@ -1,0 +1,154 @@
+import Foundation
+import GalleryCrypto
+import GalleryIO
+import GalleryWire
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// Receives one blob from a transfer: bytes are appended to `tmp/<hash>.partial` and become the
+/// blob only when `finish()` finds exactly the announced size and hash.
+///
+/// The partial file outlives the writer (and the process) unless the transfer fails: a later
+/// `makeWriter` for the same hash resumes at `resumeOffset`. `checkpoint()` makes the bytes so far
+/// durable. A wrong hash or too many bytes delete the partial file: the next attempt starts at 0.
+///
+/// Thread-safe: `@unchecked Sendable` because the descriptor, the hasher and the count are mutable
+/// state accessed only while holding `lock`.
+public final class BlobWriter: @unchecked Sendable {
+    /// The SHA-256 the bytes must have.
+    public let hash: String
+    /// The announced length.
+    public let size: Int
+    /// Bytes already held when the writer was made (from a partial file of an earlier attempt).
+    public let resumeOffset: Int
+
+    private let store: BlobStore
+    private let path: String
+    private let lock = NSLock()
+    private var file: StorageFile?
+    private var hasher = SHA256()
+    private var count: Int
+
+    init(store: BlobStore, hash: String, size: Int, path: String) throws(StorageError) {
+        self.store = store
+        self.hash = hash
+        self.size = size
+        self.path = path
+        let file = try StorageFile.open(path, flags: O_RDWR | O_CREAT, mode: 0o644)
+        do throws(StorageError) {
+            var held = try file.size()
+            if held > size {
+                try file.truncate(to: 0)
+                held = 0
+            }
+            // The hash of the bytes already held, so that appending continues the same digest.
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: BlobStore.chunkLength, alignment: 16)
+            defer { buffer.deallocate() }
+            var offset = 0
+            while offset < held {
+                let read = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<min(buffer.count, held - offset)]), at: offset)
+                guard read > 0 else { break }
+                hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<read]))
+                offset += read
+            }
+            if offset < held { try file.truncate(to: offset) }
+            count = offset
+            resumeOffset = offset
+            self.file = file
+        } catch {
+            file.close()
+            throw error
+        }
+    }
+
+    deinit {
+        if let file {
+            file.close()
+            store.endReceiving(hash)
+        }
+    }
+
+    /// Bytes held so far, including `resumeOffset`.
+    public var receivedCount: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return count
+    }
+
+    /// Appends the next bytes of the blob; more bytes than announced abandon the transfer.
+    public func append(_ bytes: [UInt8]) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file else { throw .closed(path: path) }
+        guard bytes.count <= size - count else {
+            abandon(file)
+            throw .sizeMismatch(hash: hash, expected: size, actual: count + bytes.count)
+        }
+        try file.write(bytes, at: count)
+        bytes.withUnsafeBytes { hasher.update($0) }
+        count += bytes.count
+    }
+
+    /// Fsyncs the bytes received so far, so that a restart resumes after them.
+    public func checkpoint() throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file else { throw .closed(path: path) }
+        try file.sync()
+    }
+
+    /// Verifies size and hash, then moves the bytes into the store. Fewer bytes than announced throw
+    /// `sizeMismatch` and leave the writer open for more; a wrong hash throws `hashMismatch` and
+    /// deletes the partial file.
+    public func finish() throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file else { throw .closed(path: path) }
+        guard count == size else { throw .sizeMismatch(hash: hash, expected: size, actual: count) }
+        let actual = SHA256.hex(hasher.finalize())
+        hasher = SHA256()
+        guard actual == hash else {
+            abandon(file)
+            throw .hashMismatch(expected: hash, actual: actual)
+        }
+        do throws(StorageError) {
+            try file.sync()
+        } catch {
+            abandon(file)
+            throw error
+        }
+        file.close()
+        self.file = nil
+        defer { store.endReceiving(hash) }
+        try store.install(path, as: hash)
+    }
+
+    /// Gives up on the transfer and deletes the partial file.
+    public func cancel() {
+        lock.lock()
+        defer { lock.unlock() }
+        if let file { abandon(file) }
+    }
+
+    /// Stops writing but keeps the partial file for a later resume.
+    public func suspend() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file else { return }
+        file.close()
+        self.file = nil
+        store.endReceiving(hash)
+    }
+
+    /// Closes and deletes the partial file (lock held).
+    private func abandon(_ file: StorageFile) {
+        file.close()
+        StorageFile.remove(path)
+        self.file = nil
+        store.endReceiving(hash)
+    }
+}
