@@ -1,7 +1,7 @@
 import Foundation
-import GalleryNode
-import GalleryModel
 import GalleryIO
+import GalleryModel
+import GalleryNode
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

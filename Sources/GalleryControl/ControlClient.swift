@@ -1,6 +1,6 @@
 import Foundation
-import GalleryNode
 import GalleryIO
+import GalleryNode
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

@@ -1,5 +1,5 @@
-import GalleryNode
 import GalleryModel
+import GalleryNode
 import GalleryWire
 
 /// The listings that answers carry: galleries, items, peers, the node's status.

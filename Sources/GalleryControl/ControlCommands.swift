@@ -1,7 +1,7 @@
 import Foundation
-import GalleryNode
 import GalleryIO
 import GalleryModel
+import GalleryNode
 import GalleryWire
 
 /// Carries out typed control commands on a node: a thin dispatcher to the use cases of `Actions/`

@@ -1,6 +1,6 @@
 import Foundation
-import GalleryModel
 import GalleryIO
+import GalleryModel
 import GalleryNode
 import GalleryWire
 

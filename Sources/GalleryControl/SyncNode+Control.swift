@@ -1,7 +1,7 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 import GalleryModel
+import GalleryNode
 import GalleryWire
 
 /// Commands from the command line, taken on the local control socket (`ControlServer`) only.
@@ -25,7 +25,9 @@ extension SyncNode {
                 return
             }
         }
-        let admitted = condition.withLock { () -> Bool in
+        // Commands that only read take no slot: they cannot be locked out by commands that wait.
+        let takesSlot = !request.command.onlyReads
+        let admitted = !takesSlot || condition.withLock { () -> Bool in
             guard runningCommands < Self.maximumRunningCommands else { return false }
             runningCommands += 1
             return true
@@ -39,7 +41,7 @@ extension SyncNode {
         Thread.detachNewThread { [self] in
             control(request, for: session)
             session.commandFinished()
-            condition.withLock { runningCommands -= 1 }
+            if takesSlot { condition.withLock { runningCommands -= 1 } }
         }
     }
 

@@ -1,6 +1,6 @@
 import GalleryModel
-import GalleryWire
 import GalleryNode
+import GalleryWire
 
 /// Turns applied ops into the events `watch` reports, read against the replica right after them.
 enum WatchEvents {

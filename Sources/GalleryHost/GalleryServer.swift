@@ -1,8 +1,8 @@
 import Foundation
-import GalleryIO
-import GalleryStorage
-import GalleryNode
 import GalleryControl
+import GalleryIO
+import GalleryNode
+import GalleryStorage
 #if canImport(Darwin)
 import Darwin
 #else

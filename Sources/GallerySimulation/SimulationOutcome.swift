@@ -1,6 +1,5 @@
 import GalleryModel
 /// What each replica of a simulation shows, and whether they all agree.
-import GalleryModel
 public struct SimulationOutcome: Hashable, Sendable {
     /// One listed item.
     public struct Entry: Hashable, Sendable {

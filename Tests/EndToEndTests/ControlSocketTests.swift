@@ -1,9 +1,9 @@
 import Foundation
 import GalleryControl
 import GalleryCrypto
-import GalleryTestSupport
 import GalleryModel
 import GalleryNode
+import GalleryTestSupport
 import GalleryWire
 import Testing
 

@@ -1,8 +1,7 @@
 import Foundation
-import GalleryWire
 import GalleryControl
-import GalleryTestSupport
 import GalleryNode
+import GalleryTestSupport
 import GalleryWire
 import Testing
 

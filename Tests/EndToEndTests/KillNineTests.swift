@@ -1,7 +1,7 @@
 import Foundation
+import GalleryModel
 import GallerySimulation
 import GalleryTestSupport
-import GalleryModel
 import Synchronization
 import Testing
 

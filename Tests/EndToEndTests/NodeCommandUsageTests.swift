@@ -1,5 +1,5 @@
-import GalleryTestSupport
 import Foundation
+import GalleryTestSupport
 import Testing
 
 /// Bad arguments of `gallery -C DIR COMMAND` are found by the one argument parser before any node is

@@ -1,9 +1,9 @@
 import Foundation
-import GallerySimulation
 import GalleryIO
-import GalleryTestSupport
 import GalleryModel
 import GalleryNode
+import GallerySimulation
+import GalleryTestSupport
 import Testing
 
 /// `gallery serve` as real processes: durable op log, restart after kill -9, torn tails, bad usage.

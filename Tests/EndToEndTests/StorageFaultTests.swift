@@ -1,6 +1,6 @@
 import Foundation
-import GalleryTestSupport
 import GalleryNode
+import GalleryTestSupport
 import Testing
 
 /// A storage fault injected for real into a running `gallery serve`: its file size limit lowered

@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import GalleryCrypto
+import Testing
 
 /// CRC-32 against zlib's `crc32` (constants computed once with Python's `zlib.crc32`).
 @Suite("CRC-32")

@@ -1,7 +1,7 @@
+@testable import GalleryCrypto
 import GalleryModel
 import GallerySimulation
 import Testing
-@testable import GalleryCrypto
 
 /// ChaCha20, Poly1305 and the AEAD against every vector of RFC 8439 (sections 2.3.2-2.8.2 and
 /// appendix A), random round trips against incremental and one-shot use, and the AEAD's refusals.

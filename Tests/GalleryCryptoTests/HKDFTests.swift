@@ -1,5 +1,5 @@
-import Testing
 import GalleryCrypto
+import Testing
 
 /// HKDF-SHA256 against RFC 5869's test cases 1-3 (PRK and OKM), and its length limit.
 @Suite("HKDF-SHA256 (RFC 5869)")

@@ -1,5 +1,5 @@
-import Testing
 import GalleryCrypto
+import Testing
 
 /// HMAC-SHA256 against RFC 4231's test cases, and constant-time verification.
 @Suite("HMAC-SHA256")

@@ -1,7 +1,7 @@
+@testable import GalleryCrypto
 import GalleryModel
 import GallerySimulation
 import Testing
-@testable import GalleryCrypto
 
 /// The XXpsk3 handshake between this module's initiator and responder: the golden transcript,
 /// interop with fresh keys, and every way a handshake must fail cleanly (a typed error, the state

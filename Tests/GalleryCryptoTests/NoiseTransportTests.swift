@@ -1,7 +1,7 @@
+@testable import GalleryCrypto
 import GalleryModel
 import GallerySimulation
 import Testing
-@testable import GalleryCrypto
 
 /// The transport after an XXpsk3 handshake: records both ways, and a record flipped, replayed,
 /// reordered, dropped, injected or cut fails with a typed error and closes the transport; nonce

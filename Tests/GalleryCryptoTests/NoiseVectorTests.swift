@@ -1,5 +1,5 @@
-import Testing
 @testable import GalleryCrypto
+import Testing
 
 /// The Noise state machine against the cacophony vectors of Noise_XX_25519_ChaChaPoly_SHA256 and
 /// Noise_XXpsk3_25519_ChaChaPoly_SHA256: every handshake message byte for byte, the handshake

@@ -1,8 +1,8 @@
 import Foundation
-import GallerySimulation
-import GalleryModel
-import Testing
 @testable import GalleryCrypto
+import GalleryModel
+import GallerySimulation
+import Testing
 
 /// Each SHA-256 kernel against NIST's vectors, the hardware kernel against the portable one on
 /// random inputs, and the choice of the default kernel (`GALLERY_SHA256_PORTABLE`).

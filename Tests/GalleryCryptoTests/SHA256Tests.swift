@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 import GalleryCrypto
+import Testing
 
 /// SHA-256 against the FIPS 180-4 / NIST examples, padding edges, and incremental feeding.
 @Suite("SHA-256")

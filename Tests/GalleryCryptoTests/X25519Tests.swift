@@ -1,6 +1,6 @@
 import Foundation
-import Testing
 @testable import GalleryCrypto
+import Testing
 
 /// X25519 against RFC 7748: the two vectors of section 5.2, the iterated test (1 and 1,000
 /// iterations; 1,000,000 when `GALLERY_X25519_MILLION=1`), the Diffie-Hellman example of section

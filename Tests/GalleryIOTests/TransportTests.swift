@@ -1,6 +1,6 @@
 import Dispatch
-@testable import GalleryIO
 import Foundation
+@testable import GalleryIO
 import Testing
 
 

@@ -1,5 +1,5 @@
-import Testing
 @testable import GalleryModel
+import Testing
 
 /// `Replica.insertRun`: a run too large for one op becomes chained ops that every replica orders
 /// exactly as it would order one insert of the whole run, concurrent inserts included.

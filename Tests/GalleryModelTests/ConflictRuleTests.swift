@@ -1,5 +1,5 @@
-import Testing
 @testable import GalleryModel
+import Testing
 
 /// One test per conflict rule of design.md section 3 that the model covers (1-11 and 14).
 @Suite("Conflict rules")

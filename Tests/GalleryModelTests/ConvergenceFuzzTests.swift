@@ -1,7 +1,7 @@
 import Foundation
+@testable import GalleryModel
 import GallerySimulation
 import Testing
-@testable import GalleryModel
 
 /// Seeded randomized tests of convergence: many random histories of concurrent ops and partial,
 /// shuffled, duplicated deliveries must leave every replica showing the same thing, and what the

@@ -1,5 +1,5 @@
-import Testing
 @testable import GalleryModel
+import Testing
 
 /// Causal delivery of ops between replicas: exactly once, after their dependencies, early ops held
 /// in a bounded buffer, malformed or contradictory ops refused without a trace, and the Lamport

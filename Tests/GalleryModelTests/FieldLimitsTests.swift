@@ -1,5 +1,5 @@
-import Testing
 @testable import GalleryModel
+import Testing
 
 /// Every bound of `FieldLimits`, just under, at and just over, at the model's commands and at the
 /// op decoder; and the ops a refused value would have made are never made.

@@ -1,5 +1,5 @@
-import Testing
 @testable import GalleryModel
+import Testing
 
 /// The cases the model issue names, each starting from `[a, b, c, d, e]` on two or three replicas.
 @Suite("Named cases")

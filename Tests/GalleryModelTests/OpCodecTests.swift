@@ -1,6 +1,6 @@
-import Testing
-import GallerySimulation
 @testable import GalleryModel
+import GallerySimulation
+import Testing
 
 /// The binary op encoding: exact round trips, known bytes, and clean errors on bad input.
 @Suite("Op codec")

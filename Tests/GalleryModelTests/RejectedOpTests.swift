@@ -1,5 +1,5 @@
-import Testing
 @testable import GalleryModel
+import Testing
 
 /// A refused op leaves nothing behind.
 @Suite("Rejected ops")

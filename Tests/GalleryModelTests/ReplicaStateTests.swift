@@ -1,6 +1,6 @@
-import Testing
-import GallerySimulation
 @testable import GalleryModel
+import GallerySimulation
+import Testing
 
 /// A replica's encoded state (what a node's snapshot holds): decoding gives back the same replica,
 /// the one that replaying its ops gives, and it goes on making the same op IDs.

@@ -1,6 +1,6 @@
-import Testing
-import GallerySimulation
 @testable import GalleryModel
+import GallerySimulation
+import Testing
 
 /// The counted B+tree against a plain array model, under seeded random operations.
 @Suite("Slot forest")

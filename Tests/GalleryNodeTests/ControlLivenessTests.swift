@@ -1,9 +1,8 @@
 import Foundation
-import GalleryWire
-import GalleryIO
 import GalleryControl
+import GalleryIO
 import GalleryModel
-import GalleryNode
+@testable import GalleryNode
 import GalleryWire
 import Synchronization
 import Testing
@@ -60,6 +59,27 @@ extension NodeSuites {
             #expect(response.ok, "\(response.error ?? "")")
             #expect(ContinuousClock.now - started > ControlClient.silenceLimit)
             #expect(node.read { $0.hasGallery("slow") })
+        }
+
+        @Test("With every command slot taken, commands that only read are still answered; changes are refused as busy")
+        func readsBypassCommandSlots() throws {
+            let (node, directory, control) = try node()
+            defer {
+                control.stop()
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            // As if 64 long commands (large adds, a slow disk) held every slot.
+            node.condition.withLock { node.runningCommands = SyncNode.maximumRunningCommands }
+            for (id, command) in [(1, ControlCommand.list(gallery: nil)), (2, .status), (3, .galleries), (4, .peers)] {
+                let response = try ControlClient.send(ControlRequest(id: id, command: command), to: directory)
+                #expect(response.ok, "\(command.name): \(response.error ?? "")")
+            }
+            let refused = try ControlClient.send(ControlRequest(id: 5, command: .newGallery("late")), to: directory)
+            #expect(!refused.ok && refused.error?.contains("busy") == true, "\(refused)")
+            #expect(!node.read { $0.hasGallery("late") })
+            node.condition.withLock { node.runningCommands = 0 }
+            #expect(try ControlClient.send(ControlRequest(id: 6, command: .newGallery("late")), to: directory).ok)
         }
 
         @Test("watch stays open while nothing changes for longer than the peer timeout")

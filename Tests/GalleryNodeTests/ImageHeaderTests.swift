@@ -1,7 +1,7 @@
 import GalleryModel
+@testable import GalleryNode
 import GallerySimulation
 import Testing
-@testable import GalleryNode
 
 /// Media type and size from PNG, GIF and JPEG headers.
 @Suite("Image headers")

@@ -1,10 +1,10 @@
 import Foundation
-import GallerySimulation
-@testable import GalleryStorage
 @testable import GalleryHost
-import GalleryTestSupport
 import GalleryModel
 @testable import GalleryNode
+import GallerySimulation
+@testable import GalleryStorage
+import GalleryTestSupport
 import Testing
 
 extension NodeSuites {

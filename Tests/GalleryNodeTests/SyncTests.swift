@@ -1,7 +1,7 @@
 import Foundation
-import GallerySimulation
 import GalleryModel
 import GalleryNode
+import GallerySimulation
 import Synchronization
 import Testing
 

@@ -1,10 +1,10 @@
 import Foundation
 @testable import GalleryControl
 import GalleryCrypto
-import GallerySimulation
-@testable import GalleryStorage
 import GalleryModel
 @testable import GalleryNode
+import GallerySimulation
+@testable import GalleryStorage
 import GalleryWire
 import Synchronization
 import Testing

@@ -1,9 +1,9 @@
 import Foundation
 @testable import GalleryIO
-@testable import GalleryStorage
-import GalleryTestSupport
 import GalleryModel
 import GallerySimulation
+@testable import GalleryStorage
+import GalleryTestSupport
 import GalleryWire
 import Testing
 

@@ -1,8 +1,8 @@
 import Foundation
-@testable import GalleryStorage
-import GalleryTestSupport
 import GalleryModel
 import GallerySimulation
+@testable import GalleryStorage
+import GalleryTestSupport
 import GalleryWire
 import Testing
 

@@ -1,10 +1,10 @@
 import Foundation
 import GalleryCrypto
 @testable import GalleryIO
-@testable import GalleryStorage
-import GalleryTestSupport
 import GalleryModel
 import GallerySimulation
+@testable import GalleryStorage
+import GalleryTestSupport
 import GalleryWire
 import Testing
 

@@ -1,6 +1,6 @@
 import Foundation
-import GallerySimulation
 import GalleryModel
+import GallerySimulation
 import GalleryWire
 import Synchronization
 import Testing

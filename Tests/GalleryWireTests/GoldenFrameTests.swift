@@ -1,8 +1,8 @@
 import Foundation
 import GalleryCrypto
 import GalleryModel
-import Testing
 @testable import GalleryWire
+import Testing
 
 /// The example frames of protocol.md, decoded and re-encoded byte for byte, so that the document
 /// and the code cannot drift apart.

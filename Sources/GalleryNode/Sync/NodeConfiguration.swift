@@ -1,5 +1,5 @@
-import GalleryModel
 import GalleryIO
+import GalleryModel
 import GalleryWire
 
 /// How a sync node identifies itself, whom it connects to, and its timings and limits.

@@ -1,6 +1,6 @@
+import GalleryIO
 import GalleryModel
 import GalleryWire
-import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)

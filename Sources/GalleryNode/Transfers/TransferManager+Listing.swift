@@ -1,5 +1,4 @@
 import Foundation
-import GalleryWire
 import GalleryModel
 import GalleryWire
 

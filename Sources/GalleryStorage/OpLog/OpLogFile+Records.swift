@@ -1,6 +1,6 @@
 import GalleryCrypto
-import GalleryModel
 import GalleryIO
+import GalleryModel
 import GalleryWire
 
 /// Encoding records, and reading them back up to the first damaged one.

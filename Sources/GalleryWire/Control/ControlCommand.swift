@@ -58,6 +58,16 @@ public enum ControlCommand: Hashable, Sendable {
         }
     }
 
+    /// Whether the command only reads the node's state, quickly and without touching files: such
+    /// commands are never refused for want of a command slot, so that commands that wait (a large
+    /// `add`, a slow disk) cannot lock `list` and `status` out.
+    public var onlyReads: Bool {
+        switch self {
+        case .galleries, .list, .peers, .status, .export: true
+        case .newGallery, .add, .move, .delete, .update, .connect, .disconnect, .watch, .drag, .cancel: false
+        }
+    }
+
     /// Why the command carries a value that no op may hold (`FieldLimits`), or nil. The command
     /// line checks it before it contacts the node (a usage error); the node checks it again before
     /// the command changes anything.

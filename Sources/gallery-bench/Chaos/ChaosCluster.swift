@@ -1,6 +1,6 @@
 import Foundation
-import GalleryTestSupport
 import GalleryModel
+import GalleryTestSupport
 
 /// The nodes of a chaos run in one temporary folder: `n0` creates the space's secret, the others
 /// join it and dial the node before them (a chain) or every node before them (a mesh).

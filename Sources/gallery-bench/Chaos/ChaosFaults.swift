@@ -1,6 +1,6 @@
 import Foundation
-import GallerySimulation
 import GalleryModel
+import GallerySimulation
 
 /// The fault thread of the chaos schedule: at random moments, kill -9 of a running node and its
 /// restart on the same address, a node told to drop its connection to a neighbour, or a node

@@ -1,6 +1,6 @@
 import Foundation
-import GallerySimulation
 import GalleryModel
+import GallerySimulation
 import Synchronization
 
 /// `gallery-bench chaos`: real `gallery serve` processes under a seeded schedule of commands and

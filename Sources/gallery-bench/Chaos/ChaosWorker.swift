@@ -1,7 +1,7 @@
 import Foundation
+import GalleryModel
 import GallerySimulation
 import GalleryTestSupport
-import GalleryModel
 
 /// One thread of the chaos schedule: issues random commands (add, move, delete, update, drag
 /// with `--copy` or `--move`, cancel, new-gallery) on random running nodes until the deadline,

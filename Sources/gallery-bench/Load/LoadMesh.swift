@@ -1,6 +1,6 @@
 import Foundation
-import GalleryIO
 import GalleryHost
+import GalleryIO
 import GalleryModel
 import GalleryNode
 

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryControl
-import GalleryWire
 import GalleryHost
 import GalleryModel
 import GalleryNode

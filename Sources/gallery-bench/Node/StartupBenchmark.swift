@@ -1,9 +1,9 @@
 import Foundation
-import GallerySimulation
-import GalleryStorage
 import GalleryHost
 import GalleryModel
 import GalleryNode
+import GallerySimulation
+import GalleryStorage
 #if canImport(Glibc)
 import Glibc
 #endif

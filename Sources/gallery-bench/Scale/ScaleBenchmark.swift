@@ -1,9 +1,9 @@
 import Foundation
-import GallerySimulation
-import GalleryIO
 import GalleryHost
+import GalleryIO
 import GalleryModel
 import GalleryNode
+import GallerySimulation
 #if canImport(Glibc)
 import Glibc
 #endif

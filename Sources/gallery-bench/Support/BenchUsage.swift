@@ -1,6 +1,5 @@
 import GalleryWire
 /// The help text of `gallery-bench`.
-import GalleryWire
 enum BenchUsage {
     static let text = """
         usage: gallery-bench model [--only WORKLOAD]

@@ -1,7 +1,7 @@
 import Foundation
-import GallerySimulation
 import GalleryModel
 import GalleryNode
+import GallerySimulation
 import Synchronization
 
 /// `gallery-bench sync`: catch-up time and bytes, and live op latency, between two nodes on loopback.

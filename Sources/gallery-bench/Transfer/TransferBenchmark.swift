@@ -1,9 +1,9 @@
 import Foundation
 import GalleryCrypto
-import GalleryStorage
 import GalleryModel
-import GallerySimulation
 import GalleryNode
+import GallerySimulation
+import GalleryStorage
 import GalleryWire
 import Synchronization
 

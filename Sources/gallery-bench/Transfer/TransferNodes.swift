@@ -1,10 +1,9 @@
 import Foundation
-import GalleryStorage
 import GalleryControl
-import GalleryWire
 import GalleryHost
 import GalleryModel
 import GalleryNode
+import GalleryStorage
 import GalleryWire
 import Synchronization
 

@@ -1,7 +1,6 @@
 import Foundation
-import GalleryWire
-import GalleryIO
 import GalleryControl
+import GalleryIO
 import GalleryNode
 import GalleryWire
 

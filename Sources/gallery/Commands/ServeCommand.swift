@@ -1,6 +1,6 @@
 import Foundation
-import GalleryIO
 import GalleryHost
+import GalleryIO
 import GalleryNode
 
 /// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]`:

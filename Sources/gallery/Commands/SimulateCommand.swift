@@ -1,6 +1,6 @@
 import Foundation
-import GallerySimulation
 import GalleryModel
+import GallerySimulation
 
 /// `gallery simulate FILE`: replays a schedule and prints the outcome as JSON.
 struct SimulateCommand {

@@ -1,6 +1,6 @@
 import Foundation
-import GallerySimulation
 import GalleryModel
+import GallerySimulation
 
 /// Small image files for `add FILE`: a PNG signature and header (the node reads only the header)
 /// followed by seeded bytes, so that each file has its own content hash.

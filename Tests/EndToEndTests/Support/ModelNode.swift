@@ -1,8 +1,7 @@
 import Foundation
-import GalleryWire
-import GallerySimulation
 import GalleryModel
 import GalleryNode
+import GallerySimulation
 import GalleryWire
 
 /// What one node must show of the commands it acknowledged: a model `Replica` that replays them in

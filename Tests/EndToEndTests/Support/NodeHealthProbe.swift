@@ -1,5 +1,4 @@
 import Foundation
-import GalleryWire
 import GalleryNode
 import GalleryWire
 import Testing

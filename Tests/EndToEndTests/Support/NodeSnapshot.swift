@@ -1,7 +1,6 @@
 import Foundation
-import GalleryWire
-import GalleryTestSupport
 import GalleryNode
+import GalleryTestSupport
 import GalleryWire
 
 /// What a running node shows, read through the command line: every gallery (`list --json`) and

@@ -1,7 +1,7 @@
 import Foundation
 import GalleryIO
-import GalleryTestSupport
 import GalleryNode
+import GalleryTestSupport
 import Testing
 
 /// A space of named `gallery serve` processes in one temporary folder, sharing the first node's

@@ -1,5 +1,5 @@
-import GalleryCrypto
 import Foundation
+import GalleryCrypto
 import GalleryModel
 import GalleryWire
 

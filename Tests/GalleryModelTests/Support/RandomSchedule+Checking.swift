@@ -1,6 +1,6 @@
 import Foundation
-@testable import GallerySimulation
 @testable import GalleryModel
+@testable import GallerySimulation
 
 /// Checking what the replicas show against what the schedule expects, and against the simulator.
 extension RandomSchedule {

@@ -1,6 +1,6 @@
 import Foundation
-@testable import GallerySimulation
 @testable import GalleryModel
+@testable import GallerySimulation
 
 /// A schedule step as `gallery simulate` reads it.
 extension RandomSchedule {

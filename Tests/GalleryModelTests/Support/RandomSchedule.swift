@@ -1,6 +1,6 @@
 import Foundation
-@testable import GallerySimulation
 @testable import GalleryModel
+@testable import GallerySimulation
 
 /// A seeded random history of one space, played on in-memory replicas, with its own record of what
 /// the history must lead to.

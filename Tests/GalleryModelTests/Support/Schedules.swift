@@ -1,6 +1,6 @@
 import Foundation
-import GallerySimulation
 @testable import GalleryModel
+import GallerySimulation
 
 /// Helpers to write simulator schedules in tests as JSON, the format of `gallery simulate`.
 enum Schedules {

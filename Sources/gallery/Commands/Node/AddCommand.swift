@@ -1,5 +1,5 @@
-import GalleryIO
 import Foundation
+import GalleryIO
 import GalleryNode
 import GalleryWire
 

@@ -1,5 +1,5 @@
-import GalleryControl
 import Foundation
+import GalleryControl
 import GalleryNode
 import GalleryWire
 

@@ -1,8 +1,8 @@
 import Foundation
-import GallerySimulation
 import GalleryIO
 import GalleryModel
 import GalleryNode
+import GallerySimulation
 import GalleryWire
 import Synchronization
 import Testing
