@@ -1,6 +1,9 @@
 import Foundation
+import GalleryIO
 
-/// Where a node reports what happens to its connections: one line per event.
+/// Where a node reports what happens to its connections: one line per event. Every line is made
+/// safe for a terminal first (`TerminalText`): lines quote what peers and unauthenticated clients
+/// send (error texts, names, titles), which must not move the cursor or forge other lines.
 public struct NodeLog: Sendable {
     private let sink: @Sendable (String) -> Void
 
@@ -18,6 +21,6 @@ public struct NodeLog: Sendable {
     public static let silent = NodeLog { _ in }
 
     package func callAsFunction(_ line: String) {
-        sink(line)
+        sink(TerminalText.escaped(line))
     }
 }

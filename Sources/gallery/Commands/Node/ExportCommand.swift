@@ -1,5 +1,6 @@
 import Foundation
 import GalleryControl
+import GalleryIO
 import GalleryNode
 import GalleryWire
 

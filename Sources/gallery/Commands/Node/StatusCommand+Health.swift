@@ -1,3 +1,4 @@
+import GalleryIO
 import GalleryNode
 import GalleryWire
 

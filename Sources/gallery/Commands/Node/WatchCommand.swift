@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryNode
 import GalleryWire
 
