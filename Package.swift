@@ -16,7 +16,9 @@ let package = Package(
         // SHA-256 block compression with the CPU's SHA instructions (C: Swift cannot emit them).
         .target(name: "CSHA256Kernels"),
         .target(name: "GalleryWire", dependencies: ["GalleryModel", "CSHA256Kernels"]),
-        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire"]),
+        // epoll for the event loops (the Glibc module does not export it).
+        .target(name: "CEventPoll"),
+        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryWire", "CEventPoll"]),
         .executableTarget(name: "gallery", dependencies: ["GalleryModel", "GalleryNode"]),
         .executableTarget(name: "gallery-bench", dependencies: ["GalleryModel", "GalleryWire", "GalleryNode"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel"]),
