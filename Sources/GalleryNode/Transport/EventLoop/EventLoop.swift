@@ -33,6 +33,9 @@ final class EventLoop: @unchecked Sendable {
     private var timers: [(deadline: UInt64, id: UInt64, task: @Sendable () -> Void)] = []
     private var nextTimer: UInt64 = 0
     private var cancelled: Set<UInt64> = []
+    /// One read buffer shared by every socket of the loop (loop thread only): an idle connection
+    /// holds no read buffer of its own.
+    let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 << 10)
     /// The loop's thread, for `inEventLoop`.
     private nonisolated(unsafe) var thread: pthread_t?
 
@@ -55,6 +58,10 @@ final class EventLoop: @unchecked Sendable {
         thread.start()
         started.wait()
         threadStarted = true
+    }
+
+    deinit {
+        readBuffer.deallocate()
     }
 
     /// Whether the caller runs on this loop's thread.
