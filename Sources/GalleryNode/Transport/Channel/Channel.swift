@@ -39,4 +39,7 @@ protocol OutboundByteSource: AnyObject, Sendable {
     func pull(waiting: Bool) -> OutboundPull
     /// Counts bytes that reached the socket.
     func wrote(_ count: Int)
+    /// The channel is ending (its input ended or a write failed): drop what waits; `pull` returns
+    /// `.finished` once a farewell already queued is out.
+    func closeSource()
 }
