@@ -27,6 +27,8 @@ public final class SyncNode: @unchecked Sendable {
     var nextConnectionID = 0
     var running = false
     var listener: Listener?
+    /// The event loops, accept and liveness of a node using `PeerIO.eventLoop` (SyncNode+EventLoop).
+    var eventLoops: NodeEventLoops?
     var boundEndpoint: Endpoint?
     var changeCount = 0
     var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
