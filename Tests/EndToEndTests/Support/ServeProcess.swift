@@ -73,6 +73,9 @@ final class ServeProcess: Sendable {
 
     var standardError: String { output.withLock { $0.stderr } }
 
+    /// The process's ID (to read /proc/PID).
+    var processID: Int32 { process.processIdentifier }
+
     /// Whether the process is still running.
     var isRunning: Bool { process.isRunning }
 
