@@ -106,7 +106,11 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
     func send(_ buffer: UnsafePointer<UInt8>, _ length: Int) -> Result<Int, SocketErrno> {
         guard !isClosed else { return .failure(SocketErrno(EBADF)) }
         while true {
-            let sent = Foundation.send(descriptor, buffer, length, POSIX.sendFlags)
+            #if canImport(Darwin)
+            let sent = Darwin.send(descriptor, buffer, length, POSIX.sendFlags)
+            #else
+            let sent = Glibc.send(descriptor, buffer, length, POSIX.sendFlags)
+            #endif
             if sent >= 0 { return .success(sent) }
             let code = errno
             if code == EINTR { continue }
