@@ -1,5 +1,6 @@
 import Foundation
 import GalleryWire
+import Synchronization
 
 /// A node on event loops (`PeerIO.eventLoop`): accept, dial with backoff, every connection's
 /// reads and writes, and the liveness pass run on a few loop threads, whatever the number of
@@ -59,31 +60,14 @@ extension SyncNode {
     /// for it.
     private func accepted(_ descriptor: Int32, remote: String, loops: NodeEventLoops) {
         loops.acceptBackoff = 0
-        let host = AdmissionController.host(of: remote)
-        if let refusal = admission.refusal(for: host) {
-            POSIX.closeDescriptor(descriptor)
-            throttledLog("refused", "\(configuration.name): refused a connection from \(remote): \(refusal)")
-            return
-        }
+        guard let host = admit(remote, close: { POSIX.closeDescriptor(descriptor) }) else { return }
         guard let connection = adopt(descriptor: descriptor, remote: remote, role: .server, loops: loops) else { return }
         admission.track(connection, host: host)
     }
 
-    /// Accepting failed: at the descriptor limit the oldest unauthenticated connection is shed and
-    /// accepting pauses, longer while nothing can be shed. Returns the pause in nanoseconds.
+    /// Accepting failed: the listener pauses for the returned nanoseconds (`acceptBackoff`).
     private func acceptFailed(_ error: TransportError, loops: NodeEventLoops) -> UInt64 {
-        if case .descriptorsExhausted(let reason) = error {
-            let shed = admission.shedOldest(reason: "the node is out of descriptors: try again later")
-            // A shed connection frees its descriptor as soon as its error frame is out: try again
-            // soon. With nothing to shed, wait longer and longer (up to a second).
-            loops.acceptBackoff = shed
-                ? Self.minimumAcceptBackoff : min(max(loops.acceptBackoff * 2, Self.minimumAcceptBackoff), Self.maximumAcceptBackoff)
-            throttledLog("exhausted", "\(configuration.name): accept failed: \(reason); "
-                + (shed ? "shed the oldest unauthenticated connection" : "no unauthenticated connection to shed, pausing"))
-        } else {
-            loops.acceptBackoff = min(max(loops.acceptBackoff * 2, Self.minimumAcceptBackoff), Self.maximumAcceptBackoff)
-            throttledLog("accept", "\(configuration.name): accept failed: \(error.localizedDescription)")
-        }
+        loops.acceptBackoff = acceptBackoff(after: error, previous: loops.acceptBackoff)
         return loops.acceptBackoff
     }
 
@@ -116,14 +100,14 @@ extension SyncNode {
     /// Connects once on a loop, waiting for the outcome on the caller's thread.
     func connectOnce(to peer: Endpoint, timeout: Duration, loops: NodeEventLoops) throws(TransportError) -> (Int32, String) {
         let done = DispatchSemaphore(value: 0)
-        let outcome = LockedBox<Result<(Int32, String), TransportError>?>(nil)
+        let outcome = Mutex<Result<(Int32, String), TransportError>?>(nil)
         LoopConnector.connect(to: peer, on: loops.group.next(), timeout: timeout) { result in
-            outcome.value = result
+            outcome.withLock { $0 = result }
             done.signal()
         }
         // The connector's own deadline answers first; a loop stopped meanwhile never answers.
         _ = done.wait(timeout: .now() + .nanoseconds(Int(clamping: max(timeout.nanoseconds, 0) + 1_000_000_000)))
-        switch outcome.value {
+        switch outcome.withLock({ $0 }) {
         case .success(let connected)?: return connected
         case .failure(let error)?: throw error
         case nil: throw .connect(peer.description, "the node stopped")
@@ -137,19 +121,5 @@ extension SyncNode {
             livenessPass(&loops.liveness)
             scheduleLiveness(loops)
         }
-    }
-}
-
-/// A value shared between threads behind a lock.
-final class LockedBox<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) { stored = value }
-
-    /// The value, read or written under the lock.
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }

@@ -16,11 +16,6 @@ final class ChannelPipeline {
         handlers.append(handler)
     }
 
-    /// The first handler of type `T`, if any.
-    func handler<T: ChannelHandler>(of type: T.Type) -> T? {
-        handlers.lazy.compactMap { $0 as? T }.first
-    }
-
     /// The channel is connected.
     func fireChannelActive() { inbound(from: 0) { $0.channelActive(context: $1) } }
     /// Data arrived from the peer.

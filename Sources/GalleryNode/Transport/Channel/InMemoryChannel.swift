@@ -10,8 +10,6 @@ final class InMemoryChannel: Channel, @unchecked Sendable {
     let remote: String
     /// Everything that reached the head of the pipeline, oldest first.
     private(set) var written: [Any] = []
-    /// How many flushes reached the channel.
-    private(set) var flushCount = 0
     /// Whether `close()` was called.
     private(set) var isClosed = false
     /// Whether the channel reads (false after `setReading(false)`).
@@ -31,7 +29,6 @@ final class InMemoryChannel: Channel, @unchecked Sendable {
     func writeOutbound(_ data: Any) { written.append(data) }
 
     func flush() {
-        flushCount += 1
         guard let source else { return }
         while case .bytes(let bytes) = source.pull(waiting: false) {
             written.append(bytes)

@@ -24,7 +24,7 @@ final class EventLoop: @unchecked Sendable {
     private var tasks: [@Sendable () -> Void] = []
     /// Guarded by `lock`.
     private var stopping = false
-    /// Guarded by `lock`: set once the loop's thread has ended.
+    /// Signalled once the loop's thread has ended.
     private let finished = DispatchSemaphore(value: 0)
     private var threadStarted = false
 
@@ -130,9 +130,6 @@ final class EventLoop: @unchecked Sendable {
         guard handlers.removeValue(forKey: descriptor) != nil else { return }
         selector.deregister(descriptor)
     }
-
-    /// How many descriptors the loop watches (a test and balancing hook). Loop thread only.
-    var registeredCount: Int { handlers.count }
 
     /// Ends the loop after the tasks queued so far and waits for its thread; pending timers are
     /// dropped. Do not call from the loop's own thread.
