@@ -52,6 +52,26 @@ struct EventLoopTests {
         #expect(!loop.inEventLoop)
     }
 
+    @Test("A long turn of a loop excuses the silence of its sockets' peers: while it runs, and up to its end")
+    func longTurnExcusesSilence() throws {
+        let loop = try EventLoop(name: "test-turns")
+        defer { loop.shutdown() }
+        #expect(loop.unheardUntil(now: DispatchTime.now().uptimeNanoseconds) == 0)
+        let release = DispatchSemaphore(value: 0)
+        loop.execute { release.wait() }
+        usleep(UInt32(EventLoop.longTurn / 1_000) + 50_000)
+        let during = DispatchTime.now().uptimeNanoseconds
+        #expect(loop.unheardUntil(now: during) == during)
+        release.signal()
+        // Asked with `now: 0`, the loop tells the end of its last long turn.
+        #expect(Self.waitUntil { loop.unheardUntil(now: 0) >= during })
+        // Short turns excuse nothing more.
+        let after = loop.unheardUntil(now: 0)
+        for _ in 0..<10 { loop.execute {} }
+        usleep(20_000)
+        #expect(loop.unheardUntil(now: DispatchTime.now().uptimeNanoseconds) == after)
+    }
+
     /// Records the stream events a loop delivers.
     final class EventRecorder: NSObject, StreamDelegate, @unchecked Sendable {
         let events = Mutex<[Stream.Event]>([])

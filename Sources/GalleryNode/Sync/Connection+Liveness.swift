@@ -17,6 +17,9 @@ extension Connection {
     /// the handshake within `handshakeDeadline` of connecting (whatever it sent meanwhile), and
     /// closes the channel of a connection whose close is taking longer than `closeGrace`.
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64, handshakeDeadline: UInt64) {
+        // A turn of this connection's event loop that ran long (another connection's slow
+        // handling) kept the peer's bytes waiting in the socket: its silence then is not its own.
+        if let loop = eventLoop { excuseSilence(until: loop.unheardUntil(now: now)) }
         let sentAt = lastSent
         // Frames may have arrived after `now` was read: differences saturate at 0.
         let (silent, authenticated, closeStuck) = lock.withLock {

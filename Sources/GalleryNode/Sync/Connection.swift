@@ -128,6 +128,11 @@ final class Connection: @unchecked Sendable {
         (lock.withLock { receivedBytes }, outbox.sent.bytes)
     }
 
+    /// The event loop the connection runs on; nil for a threaded connection.
+    var eventLoop: EventLoop? {
+        (lock.withLock { channel } as? StreamChannel)?.loop
+    }
+
     /// When bytes were last written to the peer (uptime, nanoseconds).
     var lastSent: UInt64 { outbox.sent.last }
 

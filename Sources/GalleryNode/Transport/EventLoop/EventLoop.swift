@@ -1,9 +1,12 @@
 import Foundation
+import Synchronization
 
 /// What an event loop calls when a registered descriptor is ready, on the loop's thread.
 protocol ReadinessHandler: AnyObject {
     /// The descriptor is ready as the event says.
     func ready(_ event: ReadinessEvent)
+    /// The loop is ending with the descriptor still registered: release it.
+    func loopClosing()
 }
 
 /// One thread that waits for readiness of many descriptors (epoll on Linux, kqueue on Darwin)
@@ -33,6 +36,11 @@ final class EventLoop: @unchecked Sendable {
     private var timers: [(deadline: UInt64, id: UInt64, task: @Sendable () -> Void)] = []
     private var nextTimer: UInt64 = 0
     private var cancelled: Set<UInt64> = []
+    /// Descriptors deregistered while the current batch of events is handled.
+    private var deregisteredThisTurn: Set<Int32> = []
+    /// When the current turn started (0 while waiting for readiness), and when the last turn
+    /// longer than `longTurn` ended.
+    private let turns = Mutex<(started: UInt64, lastLongEnded: UInt64)>((0, 0))
     /// One read buffer shared by every socket of the loop (loop thread only): an idle connection
     /// holds no read buffer of its own.
     let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 << 10)
@@ -129,6 +137,7 @@ final class EventLoop: @unchecked Sendable {
     func deregister(_ descriptor: Int32) {
         guard handlers.removeValue(forKey: descriptor) != nil else { return }
         selector.deregister(descriptor)
+        deregisteredThisTurn.insert(descriptor)
     }
 
     /// Ends the loop after the tasks queued so far and waits for its thread; pending timers are
@@ -147,8 +156,44 @@ final class EventLoop: @unchecked Sendable {
         }
     }
 
+    /// A turn of the loop (the work between two waits for readiness) longer than this holds up
+    /// every socket of the loop: their peers cannot be heard meanwhile.
+    static let longTurn: UInt64 = 100_000_000
+
+    /// Until when the peers of this loop's sockets could not be heard, whatever they sent: `now`
+    /// while the current turn has run longer than `longTurn` (bytes wait in the sockets), else the
+    /// end of the last such turn, 0 if none. Any thread.
+    func unheardUntil(now: UInt64) -> UInt64 {
+        turns.withLock { turns in
+            turns.started != 0 && now > turns.started && now - turns.started > Self.longTurn ? now : turns.lastLongEnded
+        }
+    }
+
+    private func beginTurn() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        turns.withLock { $0.started = now }
+    }
+
+    private func endTurn() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        turns.withLock { turns in
+            if now > turns.started && now - turns.started > Self.longTurn { turns.lastLongEnded = now }
+            turns.started = 0
+        }
+    }
+
     private func run() {
+        var ready: [ReadinessEvent] = []
         while true {
+            beginTurn()
+            deregisteredThisTurn.removeAll(keepingCapacity: true)
+            for event in ready {
+                // A descriptor closed by an earlier handler of this batch may already be reused
+                // (a new accept): its stale event is not the new socket's. Level-triggered, the
+                // new socket's own readiness comes with the next wait.
+                guard !deregisteredThisTurn.contains(event.descriptor) else { continue }
+                handlers[event.descriptor]?.ready(event)
+            }
             let (batch, stop) = lock.withLock { () -> ([@Sendable () -> Void], Bool) in
                 let batch = tasks
                 tasks.removeAll(keepingCapacity: true)
@@ -167,10 +212,10 @@ final class EventLoop: @unchecked Sendable {
             } else {
                 timeout = -1
             }
-            for event in selector.wait(timeoutMilliseconds: timeout) {
-                handlers[event.descriptor]?.ready(event)
-            }
+            endTurn()
+            ready = selector.wait(timeoutMilliseconds: timeout)
         }
+        for handler in handlers.values { handler.loopClosing() }
         handlers.removeAll()
         timers.removeAll()
         selector.close()

@@ -95,6 +95,12 @@ final class LoopConnector: ReadinessHandler, @unchecked Sendable {
         }
     }
 
+    func loopClosing() {
+        if descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
+        descriptor = -1
+        completion = nil
+    }
+
     private func succeed() {
         let fd = descriptor
         descriptor = -1

@@ -89,6 +89,12 @@ final class LoopListener: ReadinessHandler, @unchecked Sendable {
         }
     }
 
+    func loopClosing() {
+        guard !closed else { return }
+        closed = true
+        POSIX.closeDescriptor(descriptor)
+    }
+
     private func pause(_ nanoseconds: UInt64) {
         paused = true
         loop.setInterest(descriptor, [])

@@ -84,6 +84,11 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
         }
     }
 
+    func loopClosing() {
+        isClosed = true
+        POSIX.closeDescriptor(descriptor)
+    }
+
     /// Stops watching and closes the descriptor; both streams report closed. Loop thread only; idempotent.
     func close() {
         guard !isClosed else { return }
