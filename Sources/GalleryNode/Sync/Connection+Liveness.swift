@@ -42,6 +42,12 @@ extension Connection {
     /// read after `closeGrace` (the liveness timer, which otherwise does it, is gone once the
     /// node stops).
     func waitUntilClosed() {
+        // On the connection's own loop (a stop from a handler), waiting would block the very
+        // thread that closes it: close now instead.
+        if let loop = eventLoop, loop.inEventLoop {
+            lock.withLock { channel }?.close()
+            return
+        }
         if finished.wait(timeout: .now() + .nanoseconds(Int(Self.closeGrace))) == .timedOut {
             closeChannel()
             finished.wait()

@@ -41,7 +41,8 @@ final class Connection: @unchecked Sendable {
     let lock = NSLock()
 
     // Guarded by `lock`.
-    private var channel: (any Channel)?
+    /// The channel (the reference guarded by `lock`; its methods run on its channel thread, except `execute`).
+    private(set) var channel: (any Channel)?
     private var closing = false
     private var closeReason: String?
     private var identity: PeerIdentity?
