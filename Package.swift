@@ -36,8 +36,11 @@ let package = Package(
         .target(name: "GalleryIO"),
         // The node's directory: op log, snapshot, blob store, checkpoints, transfer journal.
         .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
-        // The node core: connections, sync sessions, relay, transfers, use cases; no storage types.
-        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
+        // C header: epoll for the event loops (the Glibc module does not export it).
+        .target(name: "CEventPoll"),
+        // The node core: event loops and handler pipelines, sync sessions, relay, transfers, use
+        // cases; no storage types.
+        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "CEventPoll"]),
         // The adapter of `gallery -C DIR`: control socket, commands, client.
         .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode"]),
         // Sans-I/O HTTP/1.1 codec for the web adapter (issue 13).

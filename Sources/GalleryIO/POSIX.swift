@@ -7,7 +7,7 @@ import Glibc
 /// Thin wrappers over the socket system calls, hiding Glibc/Darwin spelling differences.
 package enum POSIX {
     /// `SIGPIPE` ignored for the whole process; evaluated once, before the first socket is made.
-    static let ignoreSIGPIPE: Void = {
+    package static let ignoreSIGPIPE: Void = {
         _ = signal(SIGPIPE, SIG_IGN)
     }()
 
@@ -27,9 +27,9 @@ package enum POSIX {
 
     /// Flags for `send`: never raise `SIGPIPE` (Darwin uses `SO_NOSIGPIPE` on the socket instead).
     #if canImport(Darwin)
-    static let sendFlags: Int32 = 0
+    package static let sendFlags: Int32 = 0
     #else
-    static let sendFlags = Int32(MSG_NOSIGNAL)
+    package static let sendFlags = Int32(MSG_NOSIGNAL)
     #endif
 
     /// `errno` as "what: strerror (errno N)".
@@ -38,7 +38,7 @@ package enum POSIX {
     }
 
     /// Makes a TCP socket for `family`, or returns the `errno`.
-    static func makeSocket(family: Int32) -> Result<Int32, SocketErrno> {
+    package static func makeSocket(family: Int32) -> Result<Int32, SocketErrno> {
         let fd = socket(family, streamSocketType, 0)
         guard fd >= 0 else { return .failure(SocketErrno(errno)) }
         #if canImport(Darwin)
@@ -57,7 +57,7 @@ package enum POSIX {
     }
 
     /// Turns Nagle's algorithm off: frames are small and latency matters.
-    static func setNoDelay(_ fd: Int32) {
+    package static func setNoDelay(_ fd: Int32) {
         #if canImport(Darwin)
         setOption(fd, IPPROTO_TCP, TCP_NODELAY, 1)
         #else
@@ -67,7 +67,7 @@ package enum POSIX {
 
     /// Switches `O_NONBLOCK` on or off; returns `errno` on failure.
     @discardableResult
-    static func setNonBlocking(_ fd: Int32, _ on: Bool) -> Int32 {
+    package static func setNonBlocking(_ fd: Int32, _ on: Bool) -> Int32 {
         let flags = fcntl(fd, F_GETFL)
         guard flags >= 0 else { return errno }
         let wanted = on ? flags | O_NONBLOCK : flags & ~O_NONBLOCK
@@ -94,7 +94,7 @@ package enum POSIX {
     }
 
     /// `connect(2)` (named apart from the `connect` methods of this module).
-    static func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
+    package static func systemConnect(_ fd: Int32, _ address: UnsafePointer<sockaddr>, _ length: socklen_t) -> Int32 {
         #if canImport(Darwin)
         return Darwin.connect(fd, address, length)
         #else
@@ -103,7 +103,7 @@ package enum POSIX {
     }
 
     /// `accept(2)` of a connection, close-on-exec and blocking, with its peer address.
-    static func systemAccept(_ fd: Int32) -> Result<(Int32, SocketAddress), SocketErrno> {
+    package static func systemAccept(_ fd: Int32) -> Result<(Int32, SocketAddress), SocketErrno> {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let accepted = withUnsafeMutableBytes(of: &storage) { raw in
@@ -180,5 +180,5 @@ package enum POSIX {
 package struct SocketErrno: Error, Hashable {
     /// The raw `errno`.
     package var code: Int32
-    init(_ code: Int32) { self.code = code }
+    package init(_ code: Int32) { self.code = code }
 }

@@ -5,17 +5,17 @@ import Glibc
 #endif
 
 /// One resolved socket address (IPv4 or IPv6), as `getaddrinfo` or `accept` produced it.
-struct SocketAddress: Sendable {
+package struct SocketAddress: Sendable {
     /// The raw address; only the first `length` bytes are meaningful.
-    var storage: sockaddr_storage
+    package var storage: sockaddr_storage
     /// The length of the address in `storage`.
-    var length: socklen_t
+    package var length: socklen_t
 
     /// `AF_INET` or `AF_INET6`.
-    var family: Int32 { Int32(storage.ss_family) }
+    package var family: Int32 { Int32(storage.ss_family) }
 
     /// Copies an address of `length` bytes.
-    init(_ address: UnsafePointer<sockaddr>, length: socklen_t) {
+    package init(_ address: UnsafePointer<sockaddr>, length: socklen_t) {
         var storage = sockaddr_storage()
         let size = min(Int(length), MemoryLayout<sockaddr_storage>.size)
         withUnsafeMutableBytes(of: &storage) { target in
@@ -26,14 +26,14 @@ struct SocketAddress: Sendable {
     }
 
     /// Calls `body` with the address as the `sockaddr` pointer the socket calls take.
-    func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
+    package func withSockaddr<R>(_ body: (UnsafePointer<sockaddr>, socklen_t) -> R) -> R {
         withUnsafeBytes(of: storage) { raw in
             body(raw.baseAddress!.assumingMemoryBound(to: sockaddr.self), length)
         }
     }
 
     /// The numeric host ("127.0.0.1", "::1") and port.
-    var numeric: (host: String, port: UInt16) {
+    package var numeric: (host: String, port: UInt16) {
         var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
         var service = [CChar](repeating: 0, count: 32)
         let status = withSockaddr { address, length in
@@ -51,16 +51,16 @@ struct SocketAddress: Sendable {
     }
 
     /// The address as an `Endpoint` with a numeric host.
-    var endpoint: Endpoint {
+    package var endpoint: Endpoint {
         let (host, port) = numeric
         return Endpoint(host: host, port: port)
     }
 
     /// "ip:port", or "[ip]:port" for IPv6.
-    var text: String { endpoint.description }
+    package var text: String { endpoint.description }
 
     /// The local address a socket is bound to.
-    static func local(of fd: Int32) -> SocketAddress? {
+    package static func local(of fd: Int32) -> SocketAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let status = withUnsafeMutableBytes(of: &storage) { raw in
@@ -73,7 +73,7 @@ struct SocketAddress: Sendable {
     }
 
     /// The peer address of a connected socket.
-    static func peer(of fd: Int32) -> SocketAddress? {
+    package static func peer(of fd: Int32) -> SocketAddress? {
         var storage = sockaddr_storage()
         var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let status = withUnsafeMutableBytes(of: &storage) { raw in
@@ -87,7 +87,7 @@ struct SocketAddress: Sendable {
 
     /// All TCP addresses of `endpoint` (IPv4 and IPv6, in resolver order, duplicates dropped).
     /// `passive` asks for addresses to bind rather than to connect to.
-    static func resolve(_ endpoint: Endpoint, passive: Bool) throws(TransportError) -> [SocketAddress] {
+    package static func resolve(_ endpoint: Endpoint, passive: Bool) throws(TransportError) -> [SocketAddress] {
         guard Endpoint.isPlausibleHost(endpoint.host) else {
             throw .invalidEndpoint(endpoint.description)
         }

@@ -73,6 +73,9 @@ public final class ServeProcess: Sendable {
 
     public var standardError: String { output.withLock { $0.stderr } }
 
+    /// The process's ID (to read /proc/PID).
+    public var processID: Int32 { process.processIdentifier }
+
     /// Whether the process is still running.
     public var isRunning: Bool { process.isRunning }
 

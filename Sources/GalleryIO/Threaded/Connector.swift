@@ -37,9 +37,9 @@ public enum Connector {
     }
 
     /// Why one address failed.
-    struct Failure: Error {
+    package struct Failure: Error {
         /// "call: strerror (errno N)".
-        var message: String
+        package var message: String
     }
 
     /// A non-blocking connect bounded by `deadline`, then back to blocking with `TCP_NODELAY` set.

@@ -127,7 +127,7 @@ public final class Listener: @unchecked Sendable {
     }
 
     /// Makes a socket bound to `address` and listening, non-blocking so a lost race in `accept` cannot hang.
-    private static func bindAndListen(_ address: SocketAddress, backlog: Int32) -> Result<Int32, Connector.Failure> {
+    package static func bindAndListen(_ address: SocketAddress, backlog: Int32) -> Result<Int32, Connector.Failure> {
         let fd: Int32
         switch POSIX.makeSocket(family: address.family) {
         case .success(let made): fd = made

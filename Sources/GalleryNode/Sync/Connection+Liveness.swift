@@ -2,10 +2,10 @@ import Foundation
 import GalleryWire
 
 /// Liveness of a connection: heartbeats, the silence limit, the handshake deadline, and closing
-/// the streams under a writer stuck on a peer that does not read.
+/// the channel under a peer that does not read its farewell.
 extension Connection {
-    /// How long the writer may take to send the error frame of a close before the streams are
-    /// closed under it.
+    /// How long the farewell (error frame) of a close may take before the channel is closed
+    /// under it.
     static let closeGrace: UInt64 = 1_000_000_000
 
     /// Counts the peer's silence from `now` at the earliest: the node could not hear it before.
@@ -15,15 +15,20 @@ extension Connection {
 
     /// Liveness: sends a heartbeat when idle, drops a silent peer and one that has not completed
     /// the handshake within `handshakeDeadline` of connecting (whatever it sent meanwhile), and
-    /// closes the streams of a connection whose close is taking longer than `closeGrace`.
+    /// closes the channel of a connection whose close is taking longer than `closeGrace`.
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64, handshakeDeadline: UInt64) {
+        // A turn of this connection's event loop that ran long (another connection's slow
+        // handling) kept the peer's bytes waiting in the socket: its silence then is not its own.
+        if let loop = eventLoop { excuseSilence(until: loop.unheardUntil(now: now)) }
+        let sentAt = lastSent
         // Frames may have arrived after `now` was read: differences saturate at 0.
-        let (silent, idle, authenticated, closeStuck) = lock.withLock {
-            (handlingFrames || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0, identity != nil,
+        let (silent, authenticated, closeStuck) = lock.withLock {
+            (handlingFrames || now <= lastReceived ? 0 : now - lastReceived, peerKnown,
              closingSince.map { now > $0 && now - $0 > Self.closeGrace } ?? false)
         }
+        let idle = now > sentAt ? now - sentAt : 0
         if closeStuck {
-            streams.close()
+            closeChannel()
         } else if !authenticated && now > startedAt && now - startedAt > handshakeDeadline {
             close(.timeout, "handshake not completed within \(handshakeDeadline / 1_000_000) ms")
         } else if silent > timeout {
@@ -33,12 +38,18 @@ extension Connection {
         }
     }
 
-    /// After `close`: blocks until both threads have ended, closing the streams under a writer
-    /// still stuck on a peer that does not read after `closeGrace` (the liveness loop, which
-    /// otherwise does it, is gone once the node stops).
+    /// After `close`: blocks until the channel has closed, closing it under a peer that does not
+    /// read after `closeGrace` (the liveness timer, which otherwise does it, is gone once the
+    /// node stops).
     func waitUntilClosed() {
+        // On the connection's own loop (a stop from a handler), waiting would block the very
+        // thread that closes it: close now instead.
+        if let loop = eventLoop, loop.inEventLoop {
+            lock.withLock { channel }?.close()
+            return
+        }
         if finished.wait(timeout: .now() + .nanoseconds(Int(Self.closeGrace))) == .timedOut {
-            streams.close()
+            closeChannel()
             finished.wait()
         }
         finished.signal()

@@ -13,11 +13,14 @@ protocol ConnectionDelegate: AnyObject, Sendable {
     func connectionClosed(_ connection: Connection, reason: String)
 }
 
-/// One TCP connection to a peer: the handshake, a reader thread, and a writer thread that drains
-/// a bounded priority queue.
+/// One connection to a peer, as its node sees it: a channel whose pipeline decodes frames,
+/// runs the handshake and turns frames into messages (`FrameCodecHandler` -> `HandshakeHandler`
+/// -> `MessageHandler`), and an outbox of frames by priority that the channel drains as the
+/// socket has room.
 ///
-/// Blocking reads and writes run on the connection's own threads, never on the Swift concurrency
-/// pool. `@unchecked Sendable`: every mutable property is guarded by `lock`.
+/// The channel is either a `StreamChannel` on one of the node's event loops or a `ThreadedChannel`
+/// with a reader and a writer thread (`NodeConfiguration.io`). Any thread may send or close.
+/// `@unchecked Sendable`: every mutable property is guarded by `lock`.
 final class Connection: @unchecked Sendable {
     /// Who opened the connection.
     enum Role: String, Sendable {
@@ -32,56 +35,75 @@ final class Connection: @unchecked Sendable {
     let remote: String
     /// When the connection was made (uptime, nanoseconds): the handshake deadline counts from it.
     let startedAt = DispatchTime.now().uptimeNanoseconds
-    /// The socket streams (closed under a stuck writer by the liveness methods).
-    let streams: StreamPair
-    private let settings: HandshakeSettings
+    /// What waits to be written to the peer.
+    let outbox: PeerOutbox
     private weak var delegate: (any ConnectionDelegate)?
     /// Guards the mutable state below.
-    let lock = NSCondition()
+    let lock = NSLock()
 
     // Guarded by `lock`.
-    private var queue: OutboundQueue
+    /// The channel (the reference guarded by `lock`; its methods run on its channel thread, except `execute`).
+    private(set) var channel: (any Channel)?
     private var closing = false
     private var closeReason: String?
-    var identity: PeerIdentity?
+    private var identity: PeerIdentity?
     private var receivedBytes = 0
-    private var sentBytes = 0
     var lastReceived = DispatchTime.now().uptimeNanoseconds
-    /// Whether the reader is handling frames (e.g. running a long control command); the peer is
-    /// not silent meanwhile, whatever it sends waits in the socket.
+    /// Whether the pipeline is handling received bytes (e.g. a long catch-up); the peer is not
+    /// silent meanwhile, whatever it sends waits in the socket.
     var handlingFrames = false
-    var lastSent = DispatchTime.now().uptimeNanoseconds
-    /// When `close` was first called (uptime, nanoseconds); the streams are closed a second later
-    /// at the latest, even if the writer is stuck on a peer that does not read.
+    /// When `close` was first called (uptime, nanoseconds); the channel is closed a second later
+    /// at the latest, even if the peer does not read the farewell.
     var closingSince: UInt64?
-    /// Whether the writer thread has ended (it closes the streams when it does).
-    private var writerFinished = false
-    private var threadsRunning = 0
-    /// Fetches being served, sent a chunk at a time, round robin, when nothing else is queued.
-    private var bulk: [ChunkStream] = []
-    private var bulkTurn = 0
-    /// Signalled once both threads have ended.
+    /// Called once the connection has closed and the node was told (after `finished`).
+    private var onFinished: (@Sendable (Connection) -> Void)?
+    /// Signalled once the channel has closed and the node was told.
     let finished = DispatchSemaphore(value: 0)
 
-    // Reader thread only.
-    private var decoder = FrameDecoder()
-    private var clientHandshake: ClientHandshake?
-    private var serverHandshake: ServerHandshake?
+    /// A connection over blocking `streams`, with its own reader and writer threads.
+    convenience init(id: Int, role: Role, streams: StreamPair, settings: HandshakeSettings, queueLimit: Int,
+                     delegate: any ConnectionDelegate) {
+        self.init(id: id, role: role, remote: streams.remote, queueLimit: queueLimit, delegate: delegate)
+        let handlers = Self.handlers(for: self, role: role, settings: settings)
+        install(ThreadedChannel(
+            streams: streams, source: outbox, handlers: handlers,
+            initialReadBufferSize: FrameLimits.handshakeMaximum, closeGrace: Self.closeGrace))
+    }
 
-    init(id: Int, role: Role, streams: StreamPair, settings: HandshakeSettings, queueLimit: Int,
-         delegate: any ConnectionDelegate) {
+    /// A connection over a non-blocking socket on an event loop.
+    convenience init(id: Int, role: Role, socket: NonBlockingSocket, settings: HandshakeSettings, queueLimit: Int,
+                     delegate: any ConnectionDelegate) {
+        self.init(id: id, role: role, remote: socket.remote, queueLimit: queueLimit, delegate: delegate)
+        let handlers = Self.handlers(for: self, role: role, settings: settings)
+        install(StreamChannel(socket: socket, source: outbox, handlers: handlers))
+    }
+
+    private init(id: Int, role: Role, remote: String, queueLimit: Int, delegate: any ConnectionDelegate) {
         self.id = id
         self.role = role
-        self.remote = streams.remote
-        self.streams = streams
-        self.settings = settings
+        self.remote = remote
         self.delegate = delegate
-        self.queue = OutboundQueue(limit: queueLimit)
-        switch role {
-        case .client: clientHandshake = ClientHandshake(settings: settings)
-        case .server: serverHandshake = ServerHandshake(settings: settings)
-        }
+        self.outbox = PeerOutbox(limit: queueLimit)
     }
+
+    private func install(_ channel: any Channel) {
+        lock.withLock { self.channel = channel }
+    }
+
+    /// The pipeline of a peer connection, head first; the handlers hold the connection weakly.
+    private static func handlers(for connection: Connection, role: Role, settings: HandshakeSettings) -> [any ChannelHandler] {
+        [
+            ReceiveActivityHandler(connection),
+            FrameCodecHandler(outbox: connection.outbox),
+            HandshakeHandler(dialing: role == .client, settings: settings),
+            // A SecureChannelHandler (the encrypted channel) will slot in here.
+            MessageHandler(),
+            ConnectionEndHandler(connection),
+        ]
+    }
+
+    /// Whether the handshake is over. Caller holds `lock`.
+    var peerKnown: Bool { identity != nil }
 
     /// The authenticated peer, nil during the handshake.
     var peer: PeerIdentity? {
@@ -105,28 +127,31 @@ final class Connection: @unchecked Sendable {
 
     /// Bytes received and sent on this connection so far.
     var byteCounts: (received: Int, sent: Int) {
-        lock.withLock { (receivedBytes, sentBytes) }
+        (lock.withLock { receivedBytes }, outbox.sent.bytes)
     }
 
-    /// Starts the reader and writer threads (and, for a client, sends `hello`).
-    func start() {
-        lock.withLock { threadsRunning = 2 }
-        if let hello = clientHandshake?.hello { send(hello) }
-        Thread.detachNewThread { [self] in
-            readLoop()
-            threadFinished()
+    /// The event loop the connection runs on; nil for a threaded connection.
+    var eventLoop: EventLoop? {
+        (lock.withLock { channel } as? StreamChannel)?.loop
+    }
+
+    /// When bytes were last written to the peer (uptime, nanoseconds).
+    var lastSent: UInt64 { outbox.sent.last }
+
+    /// Starts the channel (a client sends `hello` first); `onFinished` runs once it has closed.
+    func start(onFinished: (@Sendable (Connection) -> Void)? = nil) {
+        let channel = lock.withLock { () -> (any Channel)? in
+            self.onFinished = onFinished
+            return self.channel
         }
-        Thread.detachNewThread { [self] in
-            writeLoop()
-            lock.withLock {
-                writerFinished = true
-                lock.broadcast()
-            }
-            threadFinished()
+        switch channel {
+        case let threaded as ThreadedChannel: threaded.start()
+        case let stream as StreamChannel: stream.activate()
+        default: break
         }
     }
 
-    /// Blocks until both threads have ended.
+    /// Blocks until the channel has closed and the node was told.
     func waitUntilFinished() {
         finished.wait()
         finished.signal()
@@ -146,243 +171,166 @@ final class Connection: @unchecked Sendable {
     ///   against the slow-peer limit, which bounds what piles up on top of it.
     @discardableResult
     func send(_ frame: Frame, priority: FramePriority, backlog: Bool = false) -> Bool {
-        let accepted = lock.withLock { () -> Bool? in
-            guard !closing else { return nil }
-            guard queue.push(frame, priority: priority, exempt: backlog) else { return false }
-            lock.broadcast()
+        switch outbox.push(frame, priority: priority, backlog: backlog) {
+        case .queued(let wake):
+            if wake { flushChannel() }
             return true
+        case .closed:
+            return false
+        case .full:
+            close(.slowPeer, "outbound queue over \(outbox.limit) bytes")
+            return false
         }
-        if accepted == false {
-            close(.slowPeer, "outbound queue over \(queue.limit) bytes")
-        }
-        return accepted == true
     }
 
     /// The most fetches one connection serves at once.
-    static let maximumServedFetches = 32
+    static let maximumServedFetches = PeerOutbox.maximumServedFetches
 
     /// Starts sending the chunks of a fetch, interleaved with the other fetches served and sent
     /// only when no control or ops frame waits; false when the connection already serves the
     /// most fetches it may.
     func serve(_ stream: ChunkStream) -> Bool {
-        lock.withLock {
-            guard !closing, bulk.count < Self.maximumServedFetches else { return false }
-            bulk.removeAll { $0.request == stream.request }
-            bulk.append(stream)
-            lock.broadcast()
+        switch outbox.serve(stream) {
+        case nil: return false
+        case .queued(let wake)?:
+            if wake { flushChannel() }
             return true
+        case .closed?, .full?: return false
         }
     }
 
     /// Stops sending the chunks of a fetch (the peer cancelled it).
     func stopServing(_ request: UInt64) {
-        lock.withLock { bulk.removeAll { $0.request == request } }
+        outbox.stopServing(request)
+    }
+
+    /// Asks the channel, on its thread, to write what the outbox holds.
+    private func flushChannel() {
+        guard let channel = lock.withLock({ self.channel }) else { return }
+        channel.execute { [weak channel] in channel?.flush() }
+    }
+
+    /// Closes the channel now, on its thread, whatever waits in the outbox.
+    func closeChannel() {
+        guard let channel = lock.withLock({ self.channel }) else { return }
+        channel.execute { [weak channel] in channel?.close() }
     }
 
     /// Sends an error frame (when a code is given), then closes. Idempotent.
     ///
-    /// The writer closes the streams once the error frame is out. A peer that does not read gets
-    /// its socket closed anyway after a second: by the reader when it ends, by `tick` while it
-    /// still waits, or by `waitUntilClosed` at a stop. No Dispatch queue or timer is used here:
-    /// libdispatch makes its descriptors (epoll, eventfd, timerfd) on first use of a global queue or
-    /// timer and traps when it cannot, so a node at its descriptor limit that had not used Dispatch
-    /// yet died (SIGILL) the first time it closed a connection.
+    /// The channel closes once the error frame is out. A peer that does not read gets its socket
+    /// closed anyway after a second: by `tick` while the node runs, by `waitUntilClosed` at a stop.
+    /// No Dispatch queue or timer is used here: libdispatch makes its descriptors (epoll, eventfd,
+    /// timerfd) on first use of a global queue or timer and traps when it cannot, so a node at its
+    /// descriptor limit that had not used Dispatch yet died (SIGILL) the first time it closed a
+    /// connection.
     func close(_ code: ErrorCode?, _ reason: String) {
-        lock.withLock {
-            guard !closing else { return }
+        let first = lock.withLock { () -> Bool in
+            guard !closing else { return false }
             closing = true
             closingSince = DispatchTime.now().uptimeNanoseconds
             closeReason = code.map { "\($0): \(reason)" } ?? reason
-            queue.removeAll()
-            bulk.removeAll()
-            if let code { _ = queue.push(Message.error(code: code, message: reason).frame, priority: .control) }
-            lock.broadcast()
-        }
-    }
-
-    // MARK: Threads
-
-    private func threadFinished() {
-        let last = lock.withLock { () -> Bool in
-            threadsRunning -= 1
-            return threadsRunning == 0
-        }
-        if last { finished.signal() }
-    }
-
-    /// What the writer sends next: queued frames, or the next chunk of a fetch being served.
-    private enum Work {
-        case frames([UInt8])
-        case chunk(ChunkStream)
-    }
-
-    private func writeLoop() {
-        writing: while true {
-            let work: Work? = lock.withLock {
-                while queue.isEmpty && bulk.isEmpty && !closing { lock.wait() }
-                if !queue.isEmpty { return .frames(queue.popBytes(maximumBytes: 256 << 10)) }
-                if closing || bulk.isEmpty { return nil }
-                bulkTurn = (bulkTurn + 1) % bulk.count
-                return .chunk(bulk[bulkTurn])
-            }
-            let bytes: [UInt8]
-            switch work {
-            case nil:
-                break writing
-            case .frames(let frames):
-                bytes = frames
-            case .chunk(let stream):
-                // Read outside the lock: ops and heartbeats queued meanwhile go out right after it.
-                do {
-                    guard let frame = try stream.nextFrame() else {
-                        stopServing(stream.request)
-                        continue writing
-                    }
-                    // The fetch stops counting against `maximumServedFetches` before its last chunk
-                    // is written, so that the requester, which may ask again as soon as that chunk
-                    // arrives, never finds the slot still taken.
-                    if stream.isFinished { stopServing(stream.request) }
-                    bytes = frame.encoded(checksummed: true)
-                } catch {
-                    stopServing(stream.request)
-                    send(.fetchError(id: stream.request, code: .internalError, message: "cannot read the blob: \(error.localizedDescription)"))
-                    continue writing
-                }
-            }
-            guard write(bytes) else {
-                close(nil, "write failed")
-                break writing
-            }
-            lock.withLock {
-                lastSent = DispatchTime.now().uptimeNanoseconds
-                sentBytes += bytes.count
-            }
-        }
-        streams.close()
-    }
-
-    private func write(_ bytes: [UInt8]) -> Bool {
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = streams.output.write(buffer.baseAddress! + offset, maxLength: buffer.count - offset)
-                if written <= 0 { return false }
-                offset += written
-            }
             return true
         }
+        guard first else { return }
+        outbox.close(farewell: code.map { Message.error(code: $0, message: reason).frame })
+        flushChannel()
     }
 
-    private func readLoop() {
-        // Small until the peer is authenticated: a connection still in its handshake costs little.
-        var buffer = [UInt8](repeating: 0, count: FrameLimits.handshakeMaximum)
-        var reason = "closed by peer"
-        reading: while true {
-            if buffer.count < 64 << 10 && decoder.checksummed { buffer = [UInt8](repeating: 0, count: 64 << 10) }
-            let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
-            if count <= 0 {
-                if count < 0 { reason = streams.input.streamError.map { "read failed: \($0.localizedDescription)" } ?? "read failed" }
-                break
-            }
-            lock.withLock {
-                lastReceived = DispatchTime.now().uptimeNanoseconds
-                receivedBytes += count
-                handlingFrames = true
-            }
-            // Silence is counted from the end of the handling, not from the read.
-            defer {
-                lock.withLock {
-                    handlingFrames = false
-                    lastReceived = DispatchTime.now().uptimeNanoseconds
-                }
-            }
-            buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-            do {
-                while let frame = try decoder.next() {
-                    if lock.withLock({ closing }) { break reading }
-                    try handle(frame)
-                }
-            } catch let failure as HandshakeFailure {
-                close(failure.code, failure.reason)
-                reason = "\(failure.code): \(failure.reason)"
-                break
-            } catch let error as WireError {
-                let code: ErrorCode = switch error {
-                case .frameTooLarge: .frameTooLarge
-                case .unknownFrameType: .unknownFrameType
-                case .rejectedOp: .rejectedOp
-                case .checksumMismatch: .corruptFrame
-                default: .protocolError
-                }
-                close(code, error.localizedDescription)
-                reason = "\(code): \(error.localizedDescription)"
-                break
-            } catch is ConnectionClosed {
-                break
-            } catch {
-                close(.internalError, error.localizedDescription)
-                break
-            }
-        }
-        // The writer closes the streams once it has sent what `close` queued (an error frame); a
-        // writer stuck on a peer that does not read has them closed under it after `closeGrace`.
-        close(nil, reason)
+    // MARK: Pipeline events (channel thread)
+
+    /// Bytes arrived: the peer is not silent, and is not while they are handled.
+    fileprivate func willHandle(_ count: Int) {
         lock.withLock {
-            let deadline = Date().addingTimeInterval(Double(Self.closeGrace) / 1e9)
-            while !writerFinished && lock.wait(until: deadline) {}
+            lastReceived = DispatchTime.now().uptimeNanoseconds
+            receivedBytes += count
+            handlingFrames = true
         }
-        streams.close()
-        let finalReason = lock.withLock { closeReason ?? reason }
-        delegate?.connectionClosed(self, reason: finalReason)
     }
 
-    /// Takes one frame: the handshake until authenticated, then messages for the node.
-    private func handle(_ frame: Frame) throws {
-        // A frame of a type this version does not know is skipped when its sender marked it so.
-        if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { return }
-        let message = try Message(frame: frame)
-        if case .error(let code, let text) = message {
-            close(nil, "peer reported \(code): \(text)")
-            throw ConnectionClosed()
+    /// Silence is counted from the end of the handling, not from the read.
+    fileprivate func didHandle() {
+        lock.withLock {
+            handlingFrames = false
+            lastReceived = DispatchTime.now().uptimeNanoseconds
         }
-        if lock.withLock({ identity != nil }) {
-            switch message {
-            case .hello, .welcome, .auth, .authOK:
-                throw WireError.unexpected("\(message.type) after authentication")
-            default:
-                delegate?.connection(self, received: message)
+    }
+
+    fileprivate func authenticated(_ peer: PeerIdentity, channel: (any Channel)?) {
+        (channel as? ThreadedChannel)?.useFullReadBuffer()
+        lock.withLock { identity = peer }
+        delegate?.connectionAuthenticated(self)
+    }
+
+    fileprivate func received(_ message: Message) {
+        delegate?.connection(self, received: message)
+    }
+
+    /// A handler failed: the peer gets an error frame saying why (except after its own error).
+    fileprivate func failed(_ error: any Error) {
+        switch error {
+        case let failure as HandshakeFailure:
+            close(failure.code, failure.reason)
+        case let reported as PeerReportedError:
+            close(nil, "peer reported \(reported.code): \(reported.message)")
+        case let error as WireError:
+            let code: ErrorCode = switch error {
+            case .frameTooLarge: .frameTooLarge
+            case .unknownFrameType: .unknownFrameType
+            case .rejectedOp: .rejectedOp
+            case .checksumMismatch: .corruptFrame
+            default: .protocolError
             }
-            return
+            close(code, error.localizedDescription)
+        default:
+            close(.internalError, error.localizedDescription)
         }
-        var peer: PeerIdentity?
-        if var handshake = clientHandshake {
-            switch try handshake.receive(message) {
-            case .send(let reply): send(reply)
-            case .done(let identity): peer = identity
-            }
-            clientHandshake = handshake
-        } else if var handshake = serverHandshake {
-            switch try handshake.receive(message) {
-            case .send(let reply): send(reply)
-            case .sendAndFinish(let reply, let identity):
-                send(reply)
-                peer = identity
-            }
-            serverHandshake = handshake
-        }
-        if let peer {
-            // From here on every frame, both ways, carries a checksum trailer: the frames queued
-            // before (the last handshake reply) keep the plain layout.
-            decoder.maximumPayload = Int(settings.maximumFrameSize)
-            decoder.checksummed = true
-            lock.withLock {
-                queue.sealing = true
-                identity = peer
-            }
-            delegate?.connectionAuthenticated(self)
-        }
+    }
+
+    fileprivate func channelClosed(reason: String) {
+        close(nil, reason)
+        let (finalReason, onFinished) = lock.withLock { (closeReason ?? reason, self.onFinished) }
+        delegate?.connectionClosed(self, reason: finalReason)
+        finished.signal()
+        onFinished?(self)
     }
 }
 
-/// Thrown to stop reading after the peer sent an error frame.
-private struct ConnectionClosed: Error {}
+/// The head of a peer pipeline: counts received bytes and marks the connection busy while the
+/// pipeline handles them (liveness).
+private final class ReceiveActivityHandler: ChannelHandler {
+    private weak var connection: Connection?
+
+    init(_ connection: Connection) { self.connection = connection }
+
+    func channelRead(context: ChannelHandlerContext, _ data: Any) {
+        let count = (data as? [UInt8])?.count ?? 0
+        connection?.willHandle(count)
+        defer { connection?.didHandle() }
+        context.fireChannelRead(data)
+    }
+}
+
+/// The tail of a peer pipeline: hands messages, authentication, failures and the close to the
+/// connection (and so to its node).
+private final class ConnectionEndHandler: ChannelHandler {
+    private weak var connection: Connection?
+
+    init(_ connection: Connection) { self.connection = connection }
+
+    func channelRead(context: ChannelHandlerContext, _ data: Any) {
+        if let message = data as? Message { connection?.received(message) }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, _ event: Any) {
+        if let completed = event as? HandshakeCompleted { connection?.authenticated(completed.peer, channel: context.channel) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, _ error: any Error) {
+        connection?.failed(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext, reason: String) {
+        connection?.channelClosed(reason: reason)
+    }
+}

@@ -28,6 +28,8 @@ public final class SyncNode: @unchecked Sendable {
     var nextConnectionID = 0
     var running = false
     var listener: Listener?
+    /// The event loops, accept and liveness of a node using `PeerIO.eventLoop` (SyncNode+EventLoop).
+    var eventLoops: NodeEventLoops?
     var boundEndpoint: Endpoint?
     package var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
     /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local

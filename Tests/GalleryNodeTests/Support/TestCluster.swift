@@ -14,7 +14,7 @@ final class TestCluster: Sendable {
 
     /// Starts one listening node per name; `peers[i]` lists the indices node i dials.
     init(_ names: [String], peers: [Int: [Int]] = [:], secrets: [Int: [UInt8]] = [:],
-         catchUpBatchBytes: Int = 1 << 20, peerTimeout: Duration = .seconds(3)) throws {
+         catchUpBatchBytes: Int = 1 << 20, peerTimeout: Duration = .seconds(3), io: PeerIO = .eventLoop) throws {
         var nodes: [SyncNode] = []
         let lines = self.lines
         let log = NodeLog { line in lines.append(line) }
@@ -24,7 +24,9 @@ final class TestCluster: Sendable {
                 heartbeatInterval: .milliseconds(100), peerTimeout: peerTimeout,
                 reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
                 catchUpBatchBytes: catchUpBatchBytes, log: log)
-            let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: name)))
+            var configured = configuration
+            configured.io = io
+            let node = SyncNode(configuration: configured, replica: Replica(id: ReplicaID(deriving: name)))
             try node.start()
             nodes.append(node)
         }

@@ -1,0 +1,40 @@
+import GalleryWire
+
+/// Frames to messages after the handshake, and messages to frames: the last handler before the
+/// node's connection.
+///
+/// Inbound, an `error` frame ends the connection (`PeerReportedError`), a handshake message after
+/// authentication is a protocol error, and every other message is passed on. Outbound, a
+/// `Message` becomes an `OutboundFrame` at its type's priority.
+final class MessageHandler: ChannelHandler {
+    init() {}
+
+    func channelRead(context: ChannelHandlerContext, _ data: Any) {
+        guard let frame = data as? Frame else {
+            context.fireChannelRead(data)
+            return
+        }
+        if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { return }
+        do {
+            let message = try Message(frame: frame)
+            switch message {
+            case .error(let code, let text):
+                throw PeerReportedError(code: code, message: text)
+            case .hello, .welcome, .auth, .authOK:
+                throw WireError.unexpected("\(message.type) after authentication")
+            default:
+                context.fireChannelRead(message)
+            }
+        } catch {
+            context.fireErrorCaught(error)
+        }
+    }
+
+    func write(context: ChannelHandlerContext, _ data: Any) {
+        if let message = data as? Message {
+            context.write(OutboundFrame(frame: message.frame, priority: message.type.priority))
+        } else {
+            context.write(data)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import GalleryWire
+
+/// What waits to go to one peer: frames by priority (control before ops before bulk, bounded by
+/// the slow-peer limit) and the fetches being served, a chunk at a time, round robin, only when no
+/// frame waits. Its channel pulls bytes from it when the socket has room.
+///
+/// Any thread may push; `@unchecked Sendable`: all state is guarded by `condition`.
+final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
+    /// What a push did.
+    enum PushResult: Equatable {
+        /// Queued; `wake`: the channel had found the outbox empty, so it must be told to flush.
+        case queued(wake: Bool)
+        /// Over the slow-peer limit: nothing queued.
+        case full
+        /// The outbox is closing: nothing queued.
+        case closed
+    }
+
+    /// The most fetches one connection serves at once.
+    static let maximumServedFetches = 32
+    /// The most bytes of queued frames handed to the channel in one pull.
+    static let pullBytes = 256 << 10
+
+    private let condition = NSCondition()
+    private var queue: OutboundQueue
+    /// Fetches being served, sent a chunk at a time, round robin, when no frame waits.
+    private var servedFetches: [ChunkStream] = []
+    private var servedTurn = 0
+    private var closing = false
+    /// Whether the channel last found nothing to write: the next push must wake it.
+    private var drained = true
+    private var sentBytes = 0
+    private var lastSent = DispatchTime.now().uptimeNanoseconds
+
+    /// An outbox dropping a peer whose queued frames pass `limit` bytes.
+    init(limit: Int) {
+        queue = OutboundQueue(limit: limit)
+    }
+
+    /// The slow-peer limit in bytes.
+    var limit: Int { queue.limit }
+
+    /// Queues a frame; `backlog` frames (a catch-up) do not count against the limit.
+    func push(_ frame: Frame, priority: FramePriority, backlog: Bool = false) -> PushResult {
+        condition.withLock {
+            guard !closing else { return .closed }
+            guard queue.push(frame, priority: priority, exempt: backlog) else { return .full }
+            return wakeLocked()
+        }
+    }
+
+    private func wakeLocked() -> PushResult {
+        condition.broadcast()
+        let wake = drained
+        drained = false
+        return .queued(wake: wake)
+    }
+
+    /// Starts serving a fetch; nil when closing, false when the most fetches are served already,
+    /// else whether the channel must be woken.
+    func serve(_ stream: ChunkStream) -> PushResult? {
+        condition.withLock {
+            guard !closing else { return .closed }
+            guard servedFetches.count < Self.maximumServedFetches else { return nil }
+            servedFetches.removeAll { $0.request == stream.request }
+            servedFetches.append(stream)
+            return wakeLocked()
+        }
+    }
+
+    /// Stops serving a fetch.
+    func stopServing(_ request: UInt64) {
+        condition.withLock { servedFetches.removeAll { $0.request == request } }
+    }
+
+    /// From now on frames carry the checksum trailer (the handshake is over).
+    func startSealing() {
+        condition.withLock { queue.sealing = true }
+    }
+
+    /// Drops everything waiting and closes, after `farewell` (an error frame) when given; false
+    /// when already closing. The channel closes once the farewell is out.
+    @discardableResult
+    func close(farewell: Frame?) -> Bool {
+        condition.withLock {
+            guard !closing else { return false }
+            closing = true
+            queue.removeAll()
+            servedFetches.removeAll()
+            if let farewell { _ = queue.push(farewell, priority: .control) }
+            condition.broadcast()
+            return true
+        }
+    }
+
+    func closeSource() {
+        close(farewell: nil)
+    }
+
+    /// Whether `close` was called.
+    var isClosing: Bool { condition.withLock { closing } }
+
+    /// Bytes written to the socket, and when the last were (uptime, nanoseconds).
+    var sent: (bytes: Int, last: UInt64) { condition.withLock { (sentBytes, lastSent) } }
+
+    func wrote(_ count: Int) {
+        condition.withLock {
+            sentBytes += count
+            lastSent = DispatchTime.now().uptimeNanoseconds
+        }
+    }
+
+    /// What the channel writes next: queued frames, else the next chunk of a served fetch.
+    private enum Work {
+        case frames([UInt8])
+        case chunk(ChunkStream)
+        case idle
+        case finished
+    }
+
+    func pull(waiting: Bool) -> OutboundPull {
+        while true {
+            let work: Work = condition.withLock {
+                while waiting && queue.isEmpty && servedFetches.isEmpty && !closing { condition.wait() }
+                if !queue.isEmpty { return .frames(queue.popBytes(maximumBytes: Self.pullBytes)) }
+                if closing { return .finished }
+                if servedFetches.isEmpty {
+                    drained = true
+                    return .idle
+                }
+                servedTurn = (servedTurn + 1) % servedFetches.count
+                return .chunk(servedFetches[servedTurn])
+            }
+            switch work {
+            case .frames(let bytes): return .bytes(bytes)
+            case .idle: return .idle
+            case .finished: return .finished
+            case .chunk(let stream):
+                // Read outside the lock: ops and heartbeats queued meanwhile go out right after it.
+                do {
+                    guard let frame = try stream.nextFrame() else {
+                        stopServing(stream.request)
+                        continue
+                    }
+                    // The fetch stops counting against `maximumServedFetches` before its last chunk
+                    // is written, so that the requester, which may ask again as soon as that chunk
+                    // arrives, never finds the slot still taken.
+                    if stream.isFinished { stopServing(stream.request) }
+                    return .bytes(frame.encoded(checksummed: true))
+                } catch {
+                    stopServing(stream.request)
+                    let failure = Message.fetchError(
+                        id: stream.request, code: .internalError, message: "cannot read the blob: \(error.localizedDescription)")
+                    _ = push(failure.frame, priority: failure.type.priority)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import GalleryIO
+import GalleryWire
+import Synchronization
+
+/// A node on event loops (`PeerIO.eventLoop`): accept, dial with backoff, every connection's
+/// reads and writes, and the liveness pass run on a few loop threads, whatever the number of
+/// peers. Connections are assigned to the loops round robin.
+extension SyncNode {
+    /// Starts the loops, the listener (on the first loop), the dialers and the liveness timer.
+    func startEventLoops() throws(TransportError) -> Endpoint? {
+        let group = try EventLoopGroup(name: "gallery-io")
+        let loops = NodeEventLoops(
+            group: group, liveness: LivenessState(gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000)))))
+        var bound: Endpoint?
+        if let listen = configuration.listen {
+            let listener: LoopListener
+            do {
+                listener = try LoopListener(listen, loop: loops.first)
+            } catch {
+                group.shutdown()
+                throw error
+            }
+            loops.listener = listener
+            bound = listener.endpoint
+        }
+        condition.withLock {
+            eventLoops = loops
+            boundEndpoint = bound
+            running = true
+        }
+        loops.listener?.start(
+            accepted: { [self] descriptor, remote in accepted(descriptor, remote: remote, loops: loops) },
+            failed: { [self] error in acceptFailed(error, loops: loops) })
+        for peer in configuration.peers { dial(peer, attempt: 0, loops: loops) }
+        scheduleLiveness(loops)
+        return bound
+    }
+
+    /// Wraps a connected descriptor in a connection on the next loop, registered with the node.
+    func adopt(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
+               onFinished: (@Sendable (Connection) -> Void)? = nil) -> Connection? {
+        condition.withLock { () -> Connection? in
+            guard running else {
+                POSIX.closeDescriptor(descriptor)
+                return nil
+            }
+            nextConnectionID += 1
+            let socket = NonBlockingSocket(descriptor: descriptor, remote: remote, loop: loops.group.next())
+            let connection = Connection(
+                id: nextConnectionID, role: role, socket: socket, settings: settings,
+                queueLimit: configuration.outboundQueueLimit, delegate: self)
+            connections[connection.id] = connection
+            condition.broadcast()
+            connection.start(onFinished: onFinished)
+            return connection
+        }
+    }
+
+    /// An inbound connection (on the first loop): admitted, or closed at once with nothing made
+    /// for it.
+    private func accepted(_ descriptor: Int32, remote: String, loops: NodeEventLoops) {
+        loops.acceptBackoff = 0
+        guard let host = admit(remote, close: { POSIX.closeDescriptor(descriptor) }) else { return }
+        guard let connection = adopt(descriptor: descriptor, remote: remote, role: .server, loops: loops) else { return }
+        admission.track(connection, host: host)
+    }
+
+    /// Accepting failed: the listener pauses for the returned nanoseconds (`acceptBackoff`).
+    private func acceptFailed(_ error: TransportError, loops: NodeEventLoops) -> UInt64 {
+        loops.acceptBackoff = acceptBackoff(after: error, previous: loops.acceptBackoff)
+        return loops.acceptBackoff
+    }
+
+    /// Dials `peer` on a loop; once the connection ends or the attempt fails, dials again after
+    /// the backoff for `attempt`, until the node stops.
+    func dial(_ peer: Endpoint, attempt: Int, loops: NodeEventLoops) {
+        guard isRunning else { return }
+        let loop = loops.group.next()
+        LoopConnector.connect(to: peer, on: loop, timeout: configuration.peerTimeout) { [self] result in
+            switch result {
+            case .success(let (descriptor, remote)):
+                let adopted = adopt(descriptor: descriptor, remote: remote, role: .client, loops: loops) { [self] connection in
+                    redial(peer, attempt: Self.resetsBackoff(connection) ? 0 : attempt, on: loop, loops: loops)
+                }
+                if adopted == nil { return }
+            case .failure(let error):
+                if attempt == 0 { configuration.log("\(configuration.name): cannot reach \(peer): \(error.localizedDescription)") }
+                redial(peer, attempt: attempt, on: loop, loops: loops)
+            }
+        }
+    }
+
+    private func redial(_ peer: Endpoint, attempt: Int, on loop: EventLoop, loops: NodeEventLoops) {
+        guard isRunning else { return }
+        var generator = SystemRandomNumberGenerator()
+        let delay = configuration.reconnect.delay(attempt: attempt, using: &generator)
+        loop.schedule(after: UInt64(max(delay.nanoseconds, 0))) { [self] in dial(peer, attempt: attempt + 1, loops: loops) }
+    }
+
+    /// Connects once on a loop, waiting for the outcome on the caller's thread.
+    func connectOnce(to peer: Endpoint, timeout: Duration, loops: NodeEventLoops) throws(TransportError) -> (Int32, String) {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<(Int32, String), TransportError>?>(nil)
+        LoopConnector.connect(to: peer, on: loops.group.next(), timeout: timeout) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        // The connector's own deadline answers first; a loop stopped meanwhile never answers.
+        _ = done.wait(timeout: .now() + .nanoseconds(Int(clamping: max(timeout.nanoseconds, 0) + 1_000_000_000)))
+        switch outcome.withLock({ $0 }) {
+        case .success(let connected)?: return connected
+        case .failure(let error)?: throw error
+        case nil: throw .connect(peer.description, "the node stopped")
+        }
+    }
+
+    /// Runs the liveness pass on the first loop, ten times per heartbeat interval, until the node stops.
+    private func scheduleLiveness(_ loops: NodeEventLoops) {
+        loops.first.schedule(after: livenessInterval) { [self] in
+            guard isRunning else { return }
+            livenessPass(&loops.liveness)
+            scheduleLiveness(loops)
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import GalleryIO
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// An outbound connection made on an event loop: non-blocking `connect` to each resolved address
+/// in turn, the loop told when the socket becomes writable, all within a deadline.
+///
+/// Name resolution (`getaddrinfo`) runs on the loop and blocks it for a host name that is not a
+/// numeric address. `@unchecked Sendable`: the state is touched on the loop's thread only.
+final class LoopConnector: ReadinessHandler, @unchecked Sendable {
+    private let loop: EventLoop
+    private let label: String
+    private var addresses: [SocketAddress]
+    private var reasons: [String] = []
+    private var descriptor: Int32 = -1
+    private var current: SocketAddress?
+    private var deadlineTimer: EventLoop.TimerID?
+    private var completion: ((Result<(Int32, String), TransportError>) -> Void)?
+
+    private init(loop: EventLoop, label: String, addresses: [SocketAddress], completion: @escaping (Result<(Int32, String), TransportError>) -> Void) {
+        self.loop = loop
+        self.label = label
+        self.addresses = addresses
+        self.completion = completion
+    }
+
+    /// Connects to `endpoint` within `timeout`; `completion` runs on the loop with the connected
+    /// descriptor (close-on-exec, `TCP_NODELAY` set) and its address, or why it failed.
+    static func connect(
+        to endpoint: Endpoint, on loop: EventLoop, timeout: Duration,
+        completion: @escaping @Sendable (Result<(Int32, String), TransportError>) -> Void
+    ) {
+        loop.execute {
+            _ = POSIX.ignoreSIGPIPE
+            let addresses: [SocketAddress]
+            do throws(TransportError) {
+                addresses = try SocketAddress.resolve(endpoint, passive: false)
+            } catch {
+                completion(.failure(error))
+                return
+            }
+            let connector = LoopConnector(loop: loop, label: endpoint.description, addresses: addresses, completion: completion)
+            connector.deadlineTimer = loop.schedule(after: UInt64(max(timeout.nanoseconds, 1_000_000))) {
+                connector.fail(ETIMEDOUT, what: "connect", giveUp: true)
+            }
+            connector.tryNext()
+        }
+    }
+
+    private func tryNext() {
+        guard completion != nil else { return }
+        guard !addresses.isEmpty else {
+            finish(.failure(.connect(label, reasons.isEmpty ? "no addresses" : reasons.joined(separator: "; "))))
+            return
+        }
+        let address = addresses.removeFirst()
+        current = address
+        switch POSIX.makeSocket(family: address.family) {
+        case .success(let made): descriptor = made
+        case .failure(let failure):
+            reasons.append("\(address.text): \(POSIX.describe("socket", errno: failure.code))")
+            tryNext()
+            return
+        }
+        POSIX.setNonBlocking(descriptor, true)
+        let status = address.withSockaddr { POSIX.systemConnect(descriptor, $0, $1) }
+        if status == 0 {
+            succeed()
+            return
+        }
+        let code = errno
+        guard code == EINPROGRESS || code == EINTR else {
+            fail(code, what: "connect", giveUp: false)
+            return
+        }
+        do {
+            try loop.register(descriptor, interest: .writable, handler: self)
+        } catch {
+            fail(EBADF, what: "epoll", giveUp: false)
+        }
+    }
+
+    func ready(_ event: ReadinessEvent) {
+        loop.deregister(descriptor)
+        var socketError: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        if getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &socketError, &length) != 0 { socketError = errno }
+        if socketError != 0 {
+            fail(socketError, what: "connect", giveUp: false)
+        } else {
+            succeed()
+        }
+    }
+
+    func loopClosing() {
+        if descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
+        descriptor = -1
+        completion = nil
+    }
+
+    private func succeed() {
+        let fd = descriptor
+        descriptor = -1
+        POSIX.setNoDelay(fd)
+        finish(.success((fd, current?.text ?? label)))
+    }
+
+    private func fail(_ code: Int32, what: String, giveUp: Bool) {
+        if descriptor >= 0 {
+            loop.deregister(descriptor)
+            POSIX.closeDescriptor(descriptor)
+            descriptor = -1
+        }
+        if let current { reasons.append("\(current.text): \(POSIX.describe(what, errno: code))") }
+        if giveUp { addresses = [] }
+        tryNext()
+    }
+
+    private func finish(_ result: Result<(Int32, String), TransportError>) {
+        if let deadlineTimer { loop.cancel(deadlineTimer) }
+        deadlineTimer = nil
+        let completion = self.completion
+        self.completion = nil
+        completion?(result)
+    }
+}

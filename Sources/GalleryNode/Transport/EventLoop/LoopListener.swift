@@ -1,0 +1,121 @@
+import Foundation
+import GalleryIO
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// A listening TCP socket watched by an event loop: it accepts every waiting connection when the
+/// loop finds it readable and hands each descriptor to `accepted`, on the loop's thread.
+///
+/// When accepting fails, `failed` decides how long to stop watching (descriptor exhaustion leaves
+/// the connection in the backlog, so a level-triggered loop would otherwise spin on it).
+/// `@unchecked Sendable`: the state is touched on the loop's thread only.
+final class LoopListener: ReadinessHandler, @unchecked Sendable {
+    /// The address and port actually bound.
+    let endpoint: Endpoint
+    let loop: EventLoop
+    private let descriptor: Int32
+    private var accepted: ((Int32, String) -> Void)?
+    private var failed: ((TransportError) -> UInt64)?
+    private var paused = false
+    private var closed = false
+
+    /// Binds and listens on the first resolved address of `endpoint` that works (non-blocking).
+    init(_ endpoint: Endpoint, loop: EventLoop, backlog: Int32 = 128) throws(TransportError) {
+        _ = POSIX.ignoreSIGPIPE
+        var reasons: [String] = []
+        var bound: Int32?
+        for address in try SocketAddress.resolve(endpoint, passive: true) where bound == nil {
+            switch Listener.bindAndListen(address, backlog: backlog) {
+            case .success(let fd): bound = fd
+            case .failure(let failure): reasons.append("\(address.text): \(failure.message)")
+            }
+        }
+        guard let fd = bound else { throw .bind(endpoint.description, reasons.joined(separator: "; ")) }
+        guard let local = SocketAddress.local(of: fd) else {
+            let reason = POSIX.describe("getsockname", errno: errno)
+            POSIX.closeDescriptor(fd)
+            throw .bind(endpoint.description, reason)
+        }
+        descriptor = fd
+        self.endpoint = local.endpoint
+        self.loop = loop
+    }
+
+    deinit {
+        if !closed { POSIX.closeDescriptor(descriptor) }
+    }
+
+    /// Starts accepting on the loop. `accepted` gets each connection's descriptor (blocking,
+    /// close-on-exec, `TCP_NODELAY` set) and peer address; `failed` gets an accept error and
+    /// returns how many nanoseconds to pause (0: go on).
+    func start(accepted: @escaping (Int32, String) -> Void, failed: @escaping (TransportError) -> UInt64) {
+        nonisolated(unsafe) let accepted = accepted
+        nonisolated(unsafe) let failed = failed
+        loop.execute { [self] in
+            guard !closed else { return }
+            self.accepted = accepted
+            self.failed = failed
+            do throws(TransportError) {
+                try loop.register(descriptor, interest: .readable, handler: self)
+            } catch {
+                _ = failed(error)
+            }
+        }
+    }
+
+    func ready(_ event: ReadinessEvent) {
+        while !closed && !paused {
+            switch POSIX.systemAccept(descriptor) {
+            case .success(let (connection, peer)):
+                POSIX.setNoDelay(connection)
+                accepted?(connection, peer.text)
+            case .failure(let failure):
+                let error: TransportError
+                switch failure.code {
+                case EAGAIN, EWOULDBLOCK:
+                    return
+                case EINTR, ECONNABORTED, EPROTO:
+                    continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    error = .descriptorsExhausted(POSIX.describe("accept", errno: failure.code))
+                default:
+                    error = .io(POSIX.describe("accept", errno: failure.code))
+                }
+                let pause = failed?(error) ?? 0
+                if pause > 0 { self.pause(pause) }
+            }
+        }
+    }
+
+    func loopClosing() {
+        guard !closed else { return }
+        closed = true
+        POSIX.closeDescriptor(descriptor)
+    }
+
+    private func pause(_ nanoseconds: UInt64) {
+        paused = true
+        loop.setInterest(descriptor, [])
+        loop.schedule(after: nanoseconds) { [self] in
+            guard !closed else { return }
+            paused = false
+            loop.setInterest(descriptor, .readable)
+        }
+    }
+
+    /// Stops listening (on the loop); connections already accepted stay open. Idempotent.
+    func close() {
+        let work: @Sendable () -> Void = { [self] in
+            guard !closed else { return }
+            closed = true
+            accepted = nil
+            failed = nil
+            loop.deregister(descriptor)
+            POSIX.closeDescriptor(descriptor)
+        }
+        if loop.inEventLoop { work() } else { loop.execute(work) }
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import GalleryIO
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// A connected non-blocking TCP socket on one event loop, seen as a Foundation stream pair whose
+/// delegates the loop tells `hasBytesAvailable`, `hasSpaceAvailable`, `endEncountered` and
+/// `errorOccurred`.
+///
+/// The socket owns its descriptor and closes it once (`close()` or deinit). It watches for
+/// readability while reading is on (`setReading`), and for writability only after a write found
+/// the socket full. `@unchecked Sendable`: everything but `loop` and the constants is touched on
+/// the loop's thread only.
+final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
+    /// The loop the socket is registered with.
+    let loop: EventLoop
+    /// The peer's address.
+    let remote: String
+    /// Bytes from the peer.
+    private(set) var input: NonBlockingInputStream!
+    /// Bytes to the peer.
+    private(set) var output: NonBlockingOutputStream!
+    let descriptor: Int32
+    private var reading = true
+    private var waitingForSpace = false
+    private var registered = false
+    private(set) var isClosed = false
+
+    /// Takes ownership of a connected descriptor (made non-blocking here); call `register()` on
+    /// the loop's thread before use.
+    init(descriptor: Int32, remote: String, loop: EventLoop) {
+        self.descriptor = descriptor
+        self.remote = remote
+        self.loop = loop
+        POSIX.setNonBlocking(descriptor, true)
+        input = NonBlockingInputStream(socket: self)
+        output = NonBlockingOutputStream(socket: self)
+    }
+
+    deinit {
+        if !isClosed { POSIX.closeDescriptor(descriptor) }
+    }
+
+    /// Starts watching the socket. Loop thread only.
+    func register() throws(TransportError) {
+        try loop.register(descriptor, interest: .readable, handler: self)
+        registered = true
+        input.open()
+        output.open()
+    }
+
+    /// Stops or resumes watching for bytes from the peer. Loop thread only.
+    func setReading(_ on: Bool) {
+        guard on != reading else { return }
+        reading = on
+        updateInterest()
+    }
+
+    /// Asks to be told `hasSpaceAvailable` once the socket can take bytes again. Loop thread only.
+    func waitForSpace() {
+        guard !waitingForSpace else { return }
+        waitingForSpace = true
+        updateInterest()
+    }
+
+    private func updateInterest() {
+        guard registered && !isClosed else { return }
+        var interest: ReadinessInterest = []
+        if reading { interest.insert(.readable) }
+        if waitingForSpace { interest.insert(.writable) }
+        loop.setInterest(descriptor, interest)
+    }
+
+    func ready(_ event: ReadinessEvent) {
+        if event.writable || (event.hangup && waitingForSpace) {
+            waitingForSpace = false
+            updateInterest()
+            output.notify(.hasSpaceAvailable)
+        }
+        if (event.readable || event.hangup) && reading && !isClosed {
+            input.notify(.hasBytesAvailable)
+        }
+    }
+
+    func loopClosing() {
+        isClosed = true
+        POSIX.closeDescriptor(descriptor)
+    }
+
+    /// Stops watching and closes the descriptor; both streams report closed. Loop thread only; idempotent.
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        if registered { loop.deregister(descriptor) }
+        POSIX.closeDescriptor(descriptor)
+    }
+
+    /// `recv` once: >0 bytes, 0 at end of stream, nil when nothing is there now, or an errno.
+    func receive(_ buffer: UnsafeMutablePointer<UInt8>, _ length: Int) -> Result<Int?, SocketErrno> {
+        guard !isClosed else { return .success(0) }
+        switch POSIX.receive(descriptor, buffer, length) {
+        case .success(let count): return .success(count)
+        case .failure(let failure) where failure.code == EAGAIN || failure.code == EWOULDBLOCK: return .success(nil)
+        case .failure(let failure): return .failure(failure)
+        }
+    }
+
+    /// `send` once: the bytes taken (0 when the socket is full), or an errno.
+    func send(_ buffer: UnsafePointer<UInt8>, _ length: Int) -> Result<Int, SocketErrno> {
+        guard !isClosed else { return .failure(SocketErrno(EBADF)) }
+        while true {
+            #if canImport(Darwin)
+            let sent = Darwin.send(descriptor, buffer, length, POSIX.sendFlags)
+            #else
+            let sent = Glibc.send(descriptor, buffer, length, POSIX.sendFlags)
+            #endif
+            if sent >= 0 { return .success(sent) }
+            let code = errno
+            if code == EINTR { continue }
+            if code == EAGAIN || code == EWOULDBLOCK { return .success(0) }
+            return .failure(SocketErrno(code))
+        }
+    }
+}

@@ -1,0 +1,99 @@
+#if canImport(Darwin)
+import Darwin
+
+/// Darwin readiness selector: one `kqueue`, woken by a pipe.
+///
+/// Not exercised by the Linux test suite (kept compiling in principle). `@unchecked Sendable`:
+/// the kqueue is used by the loop's thread only; `wakeUp()` writes to a non-blocking pipe.
+final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
+    private let queue: Int32
+    private let wakeRead: Int32
+    private let wakeWrite: Int32
+    private var interests: [Int32: ReadinessInterest] = [:]
+    private var closed = false
+
+    /// Makes the kqueue and its wake-up pipe.
+    init() throws(TransportError) {
+        let made = kqueue()
+        guard made >= 0 else { throw .io(POSIX.describe("kqueue", errno: errno)) }
+        switch POSIX.makePipe() {
+        case .success(let ends):
+            (wakeRead, wakeWrite) = ends
+        case .failure(let failure):
+            POSIX.closeDescriptor(made)
+            throw .io(POSIX.describe("pipe", errno: failure.code))
+        }
+        queue = made
+        change(wakeRead, filter: Int16(EVFILT_READ), add: true)
+    }
+
+    deinit { close() }
+
+    private func change(_ descriptor: Int32, filter: Int16, add: Bool) {
+        var event = kevent(
+            ident: UInt(descriptor), filter: filter, flags: UInt16(add ? EV_ADD : EV_DELETE),
+            fflags: 0, data: 0, udata: nil)
+        _ = kevent(queue, &event, 1, nil, 0, nil)
+    }
+
+    private func apply(_ descriptor: Int32, from old: ReadinessInterest, to new: ReadinessInterest) {
+        if old.contains(.readable) != new.contains(.readable) {
+            change(descriptor, filter: Int16(EVFILT_READ), add: new.contains(.readable))
+        }
+        if old.contains(.writable) != new.contains(.writable) {
+            change(descriptor, filter: Int16(EVFILT_WRITE), add: new.contains(.writable))
+        }
+        interests[descriptor] = new
+    }
+
+    func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
+        apply(descriptor, from: [], to: interest)
+    }
+
+    func modify(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
+        apply(descriptor, from: interests[descriptor] ?? [], to: interest)
+    }
+
+    func deregister(_ descriptor: Int32) {
+        apply(descriptor, from: interests[descriptor] ?? [], to: [])
+        interests[descriptor] = nil
+    }
+
+    func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent] {
+        var events = [kevent](repeating: kevent(), count: 256)
+        var timeout = timespec(tv_sec: Int(timeoutMilliseconds / 1000), tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000)
+        let count = timeoutMilliseconds < 0
+            ? kevent(queue, nil, 0, &events, Int32(events.count), nil)
+            : kevent(queue, nil, 0, &events, Int32(events.count), &timeout)
+        guard count > 0 else { return [] }
+        var ready: [Int32: ReadinessEvent] = [:]
+        for event in events[..<Int(count)] {
+            let descriptor = Int32(event.ident)
+            if descriptor == wakeRead {
+                var sink = [UInt8](repeating: 0, count: 64)
+                while read(wakeRead, &sink, sink.count) > 0 {}
+                continue
+            }
+            var entry = ready[descriptor] ?? ReadinessEvent(descriptor: descriptor, readable: false, writable: false, hangup: false)
+            if event.filter == Int16(EVFILT_READ) { entry.readable = true }
+            if event.filter == Int16(EVFILT_WRITE) { entry.writable = true }
+            if event.flags & UInt16(EV_EOF) != 0 || event.flags & UInt16(EV_ERROR) != 0 { entry.hangup = true }
+            ready[descriptor] = entry
+        }
+        return Array(ready.values)
+    }
+
+    func wakeUp() {
+        var byte: UInt8 = 1
+        _ = write(wakeWrite, &byte, 1)
+    }
+
+    func close() {
+        if closed { return }
+        closed = true
+        POSIX.closeDescriptor(queue)
+        POSIX.closeDescriptor(wakeRead)
+        POSIX.closeDescriptor(wakeWrite)
+    }
+}
+#endif

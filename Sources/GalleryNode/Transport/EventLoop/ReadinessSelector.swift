@@ -1,0 +1,42 @@
+import GalleryIO
+
+/// Which readiness of a descriptor an event loop waits for.
+struct ReadinessInterest: OptionSet, Sendable {
+    let rawValue: UInt8
+    /// Bytes can be read, the peer closed, or a connection waits to be accepted.
+    static let readable = ReadinessInterest(rawValue: 1)
+    /// Bytes can be written (or a non-blocking connect finished).
+    static let writable = ReadinessInterest(rawValue: 2)
+}
+
+/// One descriptor found ready by `ReadinessSelector.wait`.
+struct ReadinessEvent: Sendable {
+    /// The ready descriptor.
+    var descriptor: Int32
+    /// Readable, or at end of stream.
+    var readable: Bool
+    /// Writable.
+    var writable: Bool
+    /// The peer hung up or the socket has an error: reading tells which.
+    var hangup: Bool
+}
+
+/// The operations every platform's readiness selector offers (epoll on Linux, kqueue on Darwin).
+///
+/// A selector is used by its event loop's thread only, except `wakeUp()`, which any thread may
+/// call to end a `wait` early.
+protocol ReadinessSelecting: AnyObject {
+    /// Starts watching `descriptor` for `interest` (level-triggered).
+    func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError)
+    /// Changes what `descriptor` is watched for.
+    func modify(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError)
+    /// Stops watching `descriptor` (call before closing it).
+    func deregister(_ descriptor: Int32)
+    /// Waits until a descriptor is ready, `wakeUp()` is called, or `timeoutMilliseconds` pass
+    /// (-1: no limit); returns the ready descriptors (the wake-up itself is not reported).
+    func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent]
+    /// Ends the current or next `wait` early; callable from any thread.
+    func wakeUp()
+    /// Releases the selector's descriptors.
+    func close()
+}

@@ -1,0 +1,141 @@
+import Foundation
+
+/// A channel over a `NonBlockingSocket` on an event loop: it is the delegate of the socket's
+/// Foundation streams, reads when told `hasBytesAvailable` (into the loop's shared buffer, so an
+/// idle connection holds none), and writes what its outbound source holds while the socket has
+/// room, resuming on `hasSpaceAvailable`. Its channel thread is the loop's thread.
+///
+/// `@unchecked Sendable`: all state is touched on the loop's thread only.
+final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendable {
+    let pipeline = ChannelPipeline()
+    let socket: NonBlockingSocket
+    /// Where outbound bytes come from when the socket has room.
+    let source: any OutboundByteSource
+    private var pending: [UInt8] = []
+    private var pendingOffset = 0
+    private var reading = true
+    private(set) var isClosed = false
+    private var active = false
+    /// The most reads per readiness event, so one busy peer cannot starve the loop's others.
+    private static let readsPerEvent = 4
+
+    /// Makes a channel for a socket (not yet registered) with `handlers`, head first.
+    init(socket: NonBlockingSocket, source: any OutboundByteSource, handlers: [any ChannelHandler]) {
+        self.socket = socket
+        self.source = source
+        super.init()
+        for handler in handlers { pipeline.addLast(handler) }
+        pipeline.channel = self
+    }
+
+    var remote: String { socket.remote }
+
+    /// The loop the channel runs on.
+    var loop: EventLoop { socket.loop }
+
+    /// Registers the socket with its loop and fires `channelActive`; closes (with the reason)
+    /// when the loop cannot watch it. Runs on the loop.
+    func activate() {
+        execute { [self] in
+            socket.input.delegate = self
+            socket.output.delegate = self
+            do {
+                try socket.register()
+            } catch {
+                close(reason: "cannot watch the socket: \(error.localizedDescription)")
+                return
+            }
+            active = true
+            pipeline.fireChannelActive()
+            if reading { readAvailable() }
+        }
+    }
+
+    func execute(_ task: @escaping @Sendable () -> Void) {
+        socket.loop.execute(task)
+    }
+
+    func writeOutbound(_ data: Any) {
+        guard let bytes = data as? [UInt8], !isClosed else { return }
+        pending += bytes
+        drain()
+    }
+
+    func flush() {
+        drain()
+    }
+
+    func setReading(_ on: Bool) {
+        guard on != reading else { return }
+        reading = on
+        socket.setReading(on)
+    }
+
+    func close() {
+        close(reason: "closed")
+    }
+
+    /// Closes the socket and tells the pipeline why, once.
+    func close(reason: String) {
+        guard !isClosed else { return }
+        isClosed = true
+        pending = []
+        socket.close()
+        pipeline.fireChannelInactive(reason: reason)
+    }
+
+    // MARK: Stream events
+
+    func stream(_ aStream: Stream, handle eventCode: Stream.Event) {
+        guard !isClosed else { return }
+        switch eventCode {
+        case .hasBytesAvailable:
+            readAvailable()
+        case .hasSpaceAvailable:
+            drain()
+        case .endEncountered:
+            close(reason: "closed by peer")
+        case .errorOccurred:
+            let what = aStream === socket.input ? "read failed" : "write failed"
+            close(reason: aStream.streamError.map { "\(what): \($0.localizedDescription)" } ?? what)
+        default:
+            break
+        }
+    }
+
+    private func readAvailable() {
+        let buffer = socket.loop.readBuffer
+        for _ in 0..<Self.readsPerEvent {
+            guard reading, !isClosed else { return }
+            let count = socket.input.read(buffer.baseAddress!, maxLength: buffer.count)
+            guard count > 0 else { return }
+            pipeline.fireChannelRead(Array(buffer[..<count]))
+        }
+    }
+
+    /// Writes pending bytes, then what the source holds, until the socket is full or nothing
+    /// waits; closes once the source is finished and everything is written.
+    private func drain() {
+        guard active else { return }
+        while !isClosed {
+            if pendingOffset == pending.count {
+                pending.removeAll(keepingCapacity: pending.count <= 64 << 10)
+                pendingOffset = 0
+                switch source.pull(waiting: false) {
+                case .bytes(let bytes): pending = bytes
+                case .idle: return
+                case .finished:
+                    close(reason: "closed")
+                    return
+                }
+            }
+            let written = pending.withUnsafeBufferPointer {
+                socket.output.write($0.baseAddress! + pendingOffset, maxLength: $0.count - pendingOffset)
+            }
+            if written < 0 { return }  // `errorOccurred` closed the channel.
+            if written > 0 { source.wrote(written) }
+            pendingOffset += written
+            if pendingOffset < pending.count { return }  // Full: `hasSpaceAvailable` resumes.
+        }
+    }
+}

@@ -1,0 +1,95 @@
+import Foundation
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+import GalleryNode
+import GalleryWire
+import Synchronization
+import Testing
+
+/// What 200 connected, authenticated, idle peers cost a real `gallery serve` process: threads,
+/// memory and CPU (Linux: read from /proc/PID).
+@Suite("idle peers", .serialized)
+struct IdlePeersTests {
+    /// The process's threads.
+    static func threadCount(_ pid: Int32) -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task").count) ?? -1
+    }
+
+    /// The process's resident set, in bytes.
+    static func residentBytes(_ pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return -1 }
+        return kilobytes << 10
+    }
+
+    /// The process's user + system CPU time, in seconds.
+    static func cpuSeconds(_ pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let close = stat.lastIndex(of: ")") else { return -1 }
+        // After "pid (comm)": state is field 3, utime 14, stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return -1 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    @Test("200 idle authenticated peers: at most 16 threads in the node, under 64 KiB each, under 2% of a core")
+    func twoHundredIdlePeers() throws {
+        #if os(Linux)
+        let space = NodeSpace()
+        defer { space.tearDown() }
+        try space.start("hub")
+        let hub = try #require(space.process("hub"))
+        let endpoint = try #require(space.address("hub"))
+        let secret = try #require(FileManager.default.contents(atPath: space.directory("hub").appendingPathComponent("secret").path))
+        let pid = hub.processID
+        let threadsBefore = Self.threadCount(pid)
+        let residentBefore = Self.residentBytes(pid)
+
+        var peers: [RawPeer] = []
+        for _ in 0..<200 { peers.append(try RawPeer(connectingTo: endpoint, secret: Array(secret))) }
+        // The peers stay live: each sends a heartbeat a second, as an idle node does.
+        let stop = Mutex(false)
+        let heartbeats = DispatchSemaphore(value: 0)
+        let streams = peers
+        Thread.detachNewThread {
+            while !stop.withLock({ $0 }) {
+                for peer in streams { peer.send(.heartbeat) }
+                usleep(1_000_000)
+            }
+            heartbeats.signal()
+        }
+        defer {
+            stop.withLock { $0 = true }
+            heartbeats.wait()
+            for peer in peers { peer.streams.close() }
+        }
+        func authenticatedPeers() -> Int {
+            guard let status = try? space.gallery("hub", "status", "--json"),
+                  let object = try? JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any],
+                  let listed = object["peers"] as? [[String: Any]] else { return 0 }
+            return listed.filter { ($0["state"] as? String) != "handshaking" }.count
+        }
+        let connected = space.waitUntil(timeout: 10) { authenticatedPeers() == 200 }
+        #expect(connected, "not every peer is live: \(hub.standardError.suffix(1_000))")
+        // Settle, then measure an idle stretch.
+        usleep(500_000)
+        let threads = Self.threadCount(pid)
+        let resident = Self.residentBytes(pid)
+        let cpuStart = Self.cpuSeconds(pid)
+        let wallStart = Date()
+        usleep(4_000_000)
+        let cpu = (Self.cpuSeconds(pid) - cpuStart) / Date().timeIntervalSince(wallStart)
+        let perConnection = (resident - residentBefore) / 200
+        print("idle peers: threads \(threadsBefore) -> \(threads); RSS \(residentBefore >> 10) KiB -> \(resident >> 10) KiB "
+            + "(\(perConnection >> 10) KiB per connection); CPU \(String(format: "%.2f", cpu * 100))% of a core over 4 s")
+        #expect(threads <= 16, "\(threads) threads with 200 peers")
+        #expect(perConnection < 64 << 10, "\(perConnection) bytes per idle connection")
+        #expect(cpu < 0.02, "\(cpu * 100)% of a core with 200 idle peers")
+        #expect(hub.isRunning)
+        #endif
+    }
+}
