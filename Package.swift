@@ -32,7 +32,7 @@ let package = Package(
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire"]),
         .testTarget(name: "GalleryNodeTests", dependencies: ["GalleryCrypto", "GalleryNode"]),
         .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GalleryHTTP", "GalleryNode", "GalleryTestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["GalleryCrypto", "GalleryHTTP", "GalleryNode", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["gallery", "gallery-bench", "GalleryModel", "GalleryCrypto", "GalleryNode", "GalleryWire"]),
     ],
     swiftLanguageModes: [.v6]
