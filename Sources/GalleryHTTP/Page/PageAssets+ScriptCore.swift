@@ -29,7 +29,7 @@ extension PageAssets {
 
         // What tests (and curious people) can read: window.__state.
         const T = window.__state = { ready: false, connected: false, requests: [], toasts: [], batches: 0,
-                                     lastBatchAt: 0, renderMs: 0, lastEventId: 0 };
+                                     lastBatchAt: 0, renderMs: 0, lastEventId: 0, animated: 0 };
 
         const $ = (id) => document.getElementById(id);
 
@@ -144,10 +144,12 @@ extension PageAssets {
           const started = performance.now();
           const reply = await api('GET', `/api/galleries/${encodeURIComponent(S.gallery)}/items`);
           if (reply.gallery !== S.gallery) return;
+          const fetched = performance.now();
           S.items = reply.items;
           S.byId = new Map(S.items.map((item) => [item.id, item]));
           renderGrid();
-          T.renderMs = performance.now() - started;
+          T.fetchMs = fetched - started;
+          T.renderMs = performance.now() - fetched;
           return reply;
         }
 

@@ -245,7 +245,7 @@ extension PageAssets {
 
         function wireChrome() {
           const saved = Number((() => { try { return localStorage.getItem('gallery.zoom'); } catch (_) { return null; } })());
-          setZoom(saved > 0 ? saved : 180);
+          setZoom(saved > 0 ? saved : 160);
           $('zoom').addEventListener('input', (e) => setZoom(Number(e.target.value)));
           $('scroller').addEventListener('wheel', (e) => {
             if (!e.ctrlKey) return;

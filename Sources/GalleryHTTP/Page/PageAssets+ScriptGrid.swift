@@ -178,6 +178,7 @@ extension PageAssets {
               if (Math.abs(dx) < 1 && Math.abs(dy) < 1) continue;
               tile.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: 'none' }],
                            { duration: 180, easing: 'cubic-bezier(.2,.7,.3,1)' });
+              T.animated += 1;
             }
           };
         }

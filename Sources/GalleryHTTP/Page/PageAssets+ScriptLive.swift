@@ -39,6 +39,7 @@ extension PageAssets {
           const events = batch.events || [];
           const named = events.filter((e) => e.id).map((e) => e.id);
           const finishFlip = flipStart(named);
+          const focused = document.activeElement && document.activeElement.closest('#grid') ? S.focusId : null;
           let galleriesChanged = false;
           const places = [];
           const removed = new Set();
@@ -93,6 +94,9 @@ extension PageAssets {
             if (fresh) tile.animate([{ opacity: 0, transform: 'scale(.92)' }, { opacity: 1, transform: 'none' }], { duration: 180 });
           }
           if (removed.size || places.length) updateCount();
+          // Moving a tile in the DOM takes the keyboard focus away from it: give it back.
+          const tile = focused && S.tiles.get(focused);
+          if (tile && document.activeElement !== tile) tile.focus({ preventScroll: true });
           finishFlip();
           if (galleriesChanged) refreshGalleriesSoon();
           T.batches += 1;

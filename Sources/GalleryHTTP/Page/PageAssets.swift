@@ -45,7 +45,7 @@ public enum PageAssets {
               <h1 id="gallery-title"></h1>
               <span id="count" class="count"></span>
               <label class="zoom"><span class="zoom-small" aria-hidden="true"></span>
-                <input id="zoom" type="range" min="80" max="480" step="1" value="180" aria-label="Zoom">
+                <input id="zoom" type="range" min="80" max="480" step="1" value="160" aria-label="Zoom">
                 <span class="zoom-large" aria-hidden="true"></span></label>
             </header>
             <div id="scroller">
@@ -63,7 +63,7 @@ public enum PageAssets {
     /// `GET /assets/app.css`.
     public static let css = #"""
         :root {
-          --h: 180px;
+          --h: 160px;
           --bg: #f6f5f2; --panel: #ffffff; --ink: #1f2328; --muted: #6b7078; --line: #e4e2dc;
           --accent: #2f6fde; --accent-soft: #e3ecfc; --danger: #c2412d; --danger-soft: #fbe7e3;
           --radius: 10px;
@@ -126,6 +126,7 @@ public enum PageAssets {
         /* Tiles: the height is the zoom; the width keeps the aspect ratio. */
         .tile { width: calc(var(--h) * var(--a, 1)); max-width: 100%; flex: 0 0 auto; display: flex; flex-direction: column;
                 gap: 6px; user-select: none; border-radius: var(--radius); outline: none;
+                /* 10,000 tiles: off-screen tiles are laid out at their known size and never painted. */
                 content-visibility: auto; contain-intrinsic-size: auto calc(var(--h) * var(--a, 1)) calc(var(--h) + 24px); }
         .frame { height: var(--h); border-radius: var(--radius); overflow: hidden; background: #e9e7e1; position: relative;
                  box-shadow: 0 1px 2px #0000000f, 0 2px 10px #0000000a; transition: box-shadow .15s, transform .15s; }
