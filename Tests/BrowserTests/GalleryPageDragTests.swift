@@ -60,6 +60,19 @@ struct GalleryPageDragTests {
             #expect(b.node.requests(to: "/api/drops")[1]["operation"] as? String == "move")
             try pageB.waitFor("document.querySelector('#grid').textContent === 'alice-3bob-0alice-1bob-1bob-2'")
             try pageA.waitFor("document.querySelector('#grid').textContent === 'alice-0alice-1alice-2alice-4'")
+
+            // A transfer cancelled with the placeholder's button: the tile says why and goes; the source stays.
+            b.node.holdTransfers = true
+            try pageA.waitFor("document.getAnimations().length === 0")  // Tiles gliding after the move have landed.
+            try pageA.drag(BrowserPage.tile(sourceIDs[4]), to: BrowserPage.tile(targetIDs[2]), in: pageB)
+            try pageB.waitFor("document.querySelector('#grid .tile.placeholder .cancel') !== null")
+            try pageB.click("#grid .tile.placeholder .cancel")
+            try pageB.waitFor("__state.toasts.includes('alice-4: cancelled')")
+            try pageB.waitFor("document.querySelectorAll('#grid .tile.failed').length === 0 && "
+                              + "document.querySelector('#grid').textContent === 'alice-3bob-0alice-1bob-1bob-2'")
+            #expect(b.node.requests(to: "/api/transfers/cancel").count == 1)
+            b.node.releaseTransfers()
+            #expect(try pageA.tileTitles() == "alice-0,alice-1,alice-2,alice-4")
         }
     }
 
@@ -88,6 +101,14 @@ struct GalleryPageDragTests {
             try page.waitFor("document.querySelector('#grid').textContent === 'alice-0sunset <b>.pngalice-1alice-2'")
             try page.waitFor("__state.toasts.some(t => t.includes('notes.txt') && t.includes('not a PNG, JPEG or GIF'))")
             #expect(try page.evaluate("document.querySelectorAll('#toasts b, #grid b').length") as? Int == 0)
+
+            // An image dragged from another web page arrives as text/uri-list: added by URL reference.
+            let link = DragData(raw: ["items": [["mimeType": "text/uri-list", "data": "https://example.org/rome.jpg"]],
+                                      "dragOperationsMask": 1])
+            try page.drop(link, at: page.point(in: BrowserPage.tile(ids[0]), fx: 0.1))
+            try #require(server.node.waitUntil { $0.items("alice").first?.url == "https://example.org/rome.jpg" })
+            #expect(server.node.requests(to: "/api/items/add-url").first?["index"] as? Int == 0)
+            try page.waitFor("document.querySelector('#grid .tile .caption').textContent === 'rome.jpg'")
         }
     }
 
@@ -141,7 +162,13 @@ struct GalleryPageDragTests {
             let painted = ContinuousClock.now - started
             let render = try page.evaluate("__state.renderMs") as? Double ?? -1
             let fetch = try page.evaluate("__state.fetchMs") as? Double ?? -1
-            // Frames of a smooth scroll (150 px each), then of jumps of 500 tiles (each frame all new tiles).
+            // Frames with no scrolling (the machine's baseline), of a smooth scroll (150 px each), then of
+            // jumps of 500 tiles (each frame all new tiles).
+            let idle = try page.evaluate("""
+                (async () => { const t0 = performance.now();
+                  for (let i = 1; i <= 30; i++) await new Promise(r => requestAnimationFrame(r));
+                  return (performance.now() - t0) / 30; })()
+                """) as? Double ?? -1
             let smooth = try page.evaluate("""
                 (async () => { const s = document.getElementById('scroller'); const t0 = performance.now();
                   for (let i = 1; i <= 30; i++) { s.scrollTop += 150; await new Promise(r => requestAnimationFrame(r)); }
@@ -155,7 +182,7 @@ struct GalleryPageDragTests {
                 """) as? Double ?? -1
             let memory = try page.evaluate("performance.memory ? performance.memory.usedJSHeapSize / 1048576 : -1") as? Double ?? -1
             print("page test page-10k: open to painted \(painted), items fetched in \(Int(fetch)) ms, tiles built in \(Int(render)) ms, "
-                  + "smooth scroll \(String(format: "%.1f", smooth)) ms per frame, jump scroll \(String(format: "%.1f", scroll)) ms per frame, "
+                  + "idle \(String(format: "%.1f", idle)) ms per frame, smooth scroll \(String(format: "%.1f", smooth)) ms per frame, jump scroll \(String(format: "%.1f", scroll)) ms per frame, "
                   + "JS heap \(Int(memory)) MiB")
             #expect(painted < .seconds(10))
             #expect(smooth < 250 && scroll < 500)

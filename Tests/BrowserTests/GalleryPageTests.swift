@@ -82,7 +82,8 @@ struct GalleryPageTests {
             #expect(move["items"] as? [String] == [ids[0], ids[2], ids[4]])
             #expect(move["index"] as? Int == 3)
             try page.waitFor("document.querySelector('#grid').textContent === 'alice-1alice-3alice-5alice-0alice-2alice-4'")
-            // Shift-click selects a range.
+            // Shift-click selects a range (once the tiles gliding to their new places have landed).
+            try page.waitFor("document.getAnimations().length === 0")
             try page.click(BrowserPage.tile(ids[1]))
             try page.click(BrowserPage.tile(ids[5]), modifiers: .shift)
             #expect(try page.evaluate("document.querySelectorAll('.tile[aria-selected=true]').length") as? Int == 3)
