@@ -83,7 +83,7 @@ struct GalleryPageTests {
             #expect(move["index"] as? Int == 3)
             try page.waitFor("document.querySelector('#grid').textContent === 'alice-1alice-3alice-5alice-0alice-2alice-4'")
             // Shift-click selects a range (once the tiles gliding to their new places have landed).
-            try page.waitFor("document.getAnimations().length === 0")
+            try page.settle()
             try page.click(BrowserPage.tile(ids[1]))
             try page.click(BrowserPage.tile(ids[5]), modifiers: .shift)
             #expect(try page.evaluate("document.querySelectorAll('.tile[aria-selected=true]').length") as? Int == 3)
@@ -101,6 +101,7 @@ struct GalleryPageTests {
             try page.waitFor("document.querySelector('#grid').textContent === 'alice-0alice-2alice-3alice-4'")
             #expect(server.node.requests(to: "/api/items/delete").first?["items"] as? [String] == [ids[1]])
 
+            try page.settle()
             try page.click(BrowserPage.tile(ids[0]))
             try page.press(.arrowRight)
             #expect(try page.evaluateString("document.activeElement.dataset.id") == ids[2])

@@ -9,7 +9,6 @@ extension PageAssets {
         const SPACE_PREFIX = 'application/x-gallerysync-space.';
         const GALLERY_PREFIX = 'application/x-gallerysync-gallery.';
         const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif'];
-        const FLIP_LIMIT = 1500;   // beyond this many tiles, only the tiles a change names are animated
 
         const S = {
           status: null,          // GET /api/status
@@ -29,7 +28,7 @@ extension PageAssets {
 
         // What tests (and curious people) can read: window.__state.
         const T = window.__state = { ready: false, connected: false, requests: [], toasts: [], batches: 0,
-                                     lastBatchAt: 0, renderMs: 0, lastEventId: 0, animated: 0 };
+                                     lastBatchAt: 0, renderMs: 0, lastEventId: 0, animated: 0, itemCount: 0 };
 
         const $ = (id) => document.getElementById(id);
 

@@ -78,36 +78,29 @@ extension PageAssets {
           return effect;
         }
 
-        // The insertion index under the pointer, counted in S.items, and where to draw the indicator.
+        // The insertion index under the pointer, counted in S.items, from the layout (tiles off screen
+        // are not in the DOM), and where the indicator goes, in grid coordinates.
         function insertionAt(e) {
-          let tile = e.target.closest && e.target.closest('.tile');
-          if (!tile || !tile.isConnected || !S.tiles.has(tile.dataset.id)) {
-            for (const dx of [-14, 14, -40, 40]) {
-              const probe = document.elementFromPoint(e.clientX + dx, e.clientY);
-              tile = probe && probe.closest && probe.closest('.tile');
-              if (tile && S.tiles.has(tile.dataset.id)) break;
-              tile = null;
-            }
+          const n = S.items.length;
+          if (!n) return { index: 0, x: 0, y: 0 };
+          const box = $('grid').getBoundingClientRect();
+          const gx = e.clientX - box.left, gy = e.clientY - box.top;
+          if (gy > L.height) {   // below the last row: at the end
+            const last = n - 1;
+            return { index: n, x: L.xs[last] + L.ws[last] + GAP / 2, y: L.ys[last] };
           }
-          if (!tile) return { index: S.items.length, rect: null, after: true };
-          const rect = tile.getBoundingClientRect();
-          const after = e.clientX > rect.left + rect.width / 2;
-          return { index: indexOfId(tile.dataset.id) + (after ? 1 : 0), rect, after };
+          const row = rowAt(gy), start = L.rows[row], end = rowEnd(row);
+          let index = start;
+          while (index < end && L.xs[index] + L.ws[index] / 2 < gx) index++;
+          const x = index < end ? L.xs[index] - GAP / 2 : L.xs[end - 1] + L.ws[end - 1] + GAP / 2;
+          return { index, x, y: L.ys[start] };
         }
 
         function showIndicator(spot) {
-          const bar = $('indicator');
-          let rect = spot.rect;
-          if (!rect) {
-            const last = S.items.length ? S.tiles.get(S.items[S.items.length - 1].id) : null;
-            if (!last) { hideIndicator(); return; }
-            rect = last.getBoundingClientRect();
-            spot = { after: true };
-          }
-          const host = $('scroller').getBoundingClientRect();
-          const x = (spot.after ? rect.right + 6 : rect.left - 6) - host.left + $('scroller').scrollLeft;
-          bar.style.transform = `translate(${Math.round(x - 2)}px, ${Math.round(rect.top - host.top + $('scroller').scrollTop)}px)`;
-          bar.style.height = `${Math.round(rect.height)}px`;
+          if (!S.items.length) { hideIndicator(); return; }
+          const grid = $('grid'), bar = $('indicator');
+          bar.style.transform = `translate(${Math.round(grid.offsetLeft + spot.x - 2)}px, ${Math.round(grid.offsetTop + spot.y)}px)`;
+          bar.style.height = `${L.h}px`;
           bar.hidden = false;
         }
 
@@ -263,6 +256,8 @@ extension PageAssets {
           grid.addEventListener('dragstart', onTileDragStart);
           grid.addEventListener('dragend', onDragEnd);
           const scroller = $('scroller');
+          scroller.addEventListener('scroll', renderWindowSoon, { passive: true });
+          new ResizeObserver(() => { layout(); renderWindow(); }).observe(scroller);
           scroller.addEventListener('dragover', onGridDragOver);
           scroller.addEventListener('dragleave', (e) => {
             if (!scroller.contains(e.relatedTarget)) { hideIndicator(); scroller.classList.remove('forbidden'); }

@@ -118,35 +118,101 @@ extension PageAssets {
           }
         }
 
-        function renderGrid() {
-          const grid = $('grid');
-          S.tiles = new Map();
-          const fragment = document.createDocumentFragment();
-          for (const item of S.items) {
-            const tile = makeTile(item);
-            S.tiles.set(item.id, tile);
-            fragment.appendChild(tile);
+        // The grid is virtual: the layout of every tile is computed here (rows of the zoom's height, each
+        // tile as wide as its aspect ratio asks), and only the tiles near the viewport exist in the DOM, in
+        // gallery order. 10,000 items cost a few milliseconds of arithmetic, not 10,000 elements.
+        const GAP = 14;        // between tiles, both ways
+        const CAPTION = 24;    // the caption under the image, with its gap
+        const OVERSCAN = 900;  // pixels rendered above and below the viewport
+        const L = { xs: [], ys: [], ws: [], rows: [], h: 160, height: 0 };
+
+        function layout() {
+          const width = Math.max(120, $('grid').clientWidth);
+          const h = L.h;
+          L.xs = new Array(S.items.length); L.ys = new Array(S.items.length); L.ws = new Array(S.items.length);
+          L.rows = [];
+          let x = 0, y = 0;
+          for (let i = 0; i < S.items.length; i++) {
+            const w = Math.min(width, Math.round(h * aspectOf(S.items[i])));
+            if (i === 0 || x + w > width) {
+              if (i > 0) y += h + CAPTION + GAP;
+              x = 0;
+              L.rows.push(i);
+            }
+            L.xs[i] = x; L.ys[i] = y; L.ws[i] = w;
+            x += w + GAP;
           }
-          fragment.appendChild(el('div', 'end'));
-          grid.replaceChildren(fragment);
+          L.height = S.items.length ? y + h + CAPTION : 0;
+          $('grid').style.height = `${L.height}px`;
+        }
+
+        // The row holding grid coordinate y (0 when above, the last when below).
+        function rowAt(y) {
+          let low = 0, high = L.rows.length - 1;
+          while (low < high) {
+            const mid = (low + high + 1) >> 1;
+            if (L.ys[L.rows[mid]] <= y) low = mid; else high = mid - 1;
+          }
+          return Math.max(0, low);
+        }
+
+        function rowEnd(row) { return row + 1 < L.rows.length ? L.rows[row + 1] : S.items.length; }
+
+        // Renders the tiles near the viewport (and the focused one), in gallery order; returns the new ones.
+        function renderWindow() {
+          const grid = $('grid'), scroller = $('scroller');
+          const fresh = new Set();
+          const wanted = [];
+          if (S.items.length) {
+            const top = scroller.scrollTop - grid.offsetTop - OVERSCAN;
+            const bottom = scroller.scrollTop - grid.offsetTop + scroller.clientHeight + OVERSCAN;
+            const from = L.rows[rowAt(top)], to = rowEnd(rowAt(bottom));
+            for (let i = from; i < to; i++) wanted.push(i);
+            const focused = S.focusId ? indexOfId(S.focusId) : -1;
+            if (focused >= 0 && (focused < from || focused >= to)) wanted.push(focused);
+            wanted.sort((a, b) => a - b);
+          }
+          const keep = new Set(wanted.map((i) => S.items[i].id));
+          for (const [id, tile] of S.tiles) {
+            if (!keep.has(id)) { tile.remove(); S.tiles.delete(id); }
+          }
+          let previous = null;
+          for (const i of wanted) {
+            const item = S.items[i];
+            let tile = S.tiles.get(item.id);
+            if (!tile) { tile = makeTile(item); S.tiles.set(item.id, tile); fresh.add(item.id); }
+            tile.style.left = `${L.xs[i]}px`;
+            tile.style.top = `${L.ys[i]}px`;
+            tile.style.width = `${L.ws[i]}px`;
+            // Keep the DOM in gallery order (screen readers and tests read it so), moving only what is out of place.
+            const expected = previous ? previous.nextElementSibling : grid.firstElementChild;
+            if (expected !== tile) grid.insertBefore(tile, expected);
+            previous = tile;
+          }
+          return fresh;
+        }
+
+        function renderGrid() {
+          S.tiles = new Map();
+          $('grid').replaceChildren();
+          layout();
+          renderWindow();
           $('gallery-title').textContent = S.gallery || '';
           updateCount();
+        }
+
+        let windowQueued = false;
+        function renderWindowSoon() {
+          if (windowQueued) return;
+          windowQueued = true;
+          requestAnimationFrame(() => { windowQueued = false; renderWindow(); });
         }
 
         function updateCount() {
           const n = S.items.length;
           $('count').textContent = n === 1 ? '1 item' : `${n.toLocaleString('en')} items`;
           $('empty').hidden = n > 0;
-        }
-
-        // Puts the tile of S.items[index] in its place in the DOM (before the next item's tile).
-        function placeTile(index) {
-          const item = S.items[index];
-          let tile = S.tiles.get(item.id);
-          if (!tile) { tile = makeTile(item); S.tiles.set(item.id, tile); }
-          const next = index + 1 < S.items.length ? S.tiles.get(S.items[index + 1].id) : $('grid').querySelector('.end');
-          $('grid').insertBefore(tile, next);
-          return tile;
+          T.itemCount = n;
         }
 
         // ---- Zoom: slider and ctrl+wheel (trackpad pinch arrives as ctrl+wheel) ----
@@ -155,13 +221,16 @@ extension PageAssets {
           const clamped = Math.max(80, Math.min(480, Math.round(height)));
           document.documentElement.style.setProperty('--h', clamped + 'px');
           $('zoom').value = String(clamped);
+          L.h = clamped;
+          layout();
+          renderWindow();
           try { localStorage.setItem('gallery.zoom', String(clamped)); } catch (_) { /* private mode */ }
         }
 
         // ---- FLIP: tiles glide from where they were to where a change put them ----
 
         function flipStart(ids) {
-          const tiles = S.items.length <= FLIP_LIMIT ? [...S.tiles.values()] : ids.map((id) => S.tiles.get(id)).filter(Boolean);
+          const tiles = [...S.tiles.values()];
           const first = new Map();
           const viewport = $('scroller').getBoundingClientRect();
           for (const tile of tiles) {

@@ -78,8 +78,9 @@ extension PageAssets {
             for (const id of removed) {
               const tile = S.tiles.get(id);
               const staying = places.some((p) => p.id === id);
-              if (tile && !staying && !tile.classList.contains('failed')) tile.remove();
-              if (!staying) { S.tiles.delete(id); S.byId.delete(id); S.selected.delete(id); }
+              if (staying) continue;
+              if (tile && !tile.classList.contains('failed')) tile.remove();
+              S.tiles.delete(id); S.byId.delete(id); S.selected.delete(id);
             }
           }
           places.sort((a, b) => a.index - b.index);
@@ -89,9 +90,14 @@ extension PageAssets {
             S.byId.set(item.id, item);
             const index = Math.max(0, Math.min(event.index == null ? S.items.length : event.index, S.items.length));
             S.items.splice(index, 0, item);
-            const fresh = !S.tiles.has(item.id);
-            const tile = placeTile(index);
-            if (fresh) tile.animate([{ opacity: 0, transform: 'scale(.92)' }, { opacity: 1, transform: 'none' }], { duration: 180 });
+          }
+          if (removed.size || places.length) {
+            layout();
+            const fresh = renderWindow();
+            for (const event of places) {
+              const tile = fresh.has(event.id) && S.tiles.get(event.id);
+              if (tile) tile.animate([{ opacity: 0, transform: 'scale(.92)' }, { opacity: 1, transform: 'none' }], { duration: 180 });
+            }
           }
           if (removed.size || places.length) updateCount();
           // Moving a tile in the DOM takes the keyboard focus away from it: give it back.
@@ -131,11 +137,17 @@ extension PageAssets {
           const previous = S.tiles.get(S.focusId);
           if (previous) previous.tabIndex = -1;
           S.focusId = id;
+          const index = indexOfId(id);
+          if (index < 0) return;
+          const scroller = $('scroller'), top = L.ys[index] + $('grid').offsetTop;
+          if (top < scroller.scrollTop || top + L.h + CAPTION > scroller.scrollTop + scroller.clientHeight) {
+            scroller.scrollTop = Math.max(0, top - (scroller.clientHeight - L.h - CAPTION) / 2);
+          }
+          renderWindow();
           const tile = S.tiles.get(id);
           if (!tile) return;
           tile.tabIndex = 0;
           tile.focus({ preventScroll: true });
-          tile.scrollIntoView({ block: 'nearest' });
         }
 
         function indexOfId(id) { return S.items.findIndex((item) => item.id === id); }
@@ -214,13 +226,12 @@ extension PageAssets {
           }
         }
 
-        // How many tiles the first row holds (for up/down).
+        // How many tiles the row of the focused tile holds (for up/down).
         function rowLength() {
-          const tiles = [...S.tiles.values()].slice(0, 200);
-          if (!tiles.length) return 1;
-          const top = tiles[0].offsetTop;
-          const n = tiles.findIndex((tile) => tile.offsetTop !== top);
-          return n < 0 ? tiles.length : Math.max(1, n);
+          const index = S.focusId ? indexOfId(S.focusId) : 0;
+          if (index < 0 || !L.rows.length) return 1;
+          const row = rowAt(L.ys[index]);
+          return Math.max(1, rowEnd(row) - L.rows[row]);
         }
         """#
 }

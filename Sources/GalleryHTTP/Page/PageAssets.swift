@@ -118,16 +118,15 @@ public enum PageAssets {
         .zoom-small { width: 9px; height: 7px; } .zoom-large { width: 15px; height: 11px; }
         #scroller { position: relative; flex: 1; overflow: auto; padding: 4px 28px 40px; min-height: 0; }
         #scroller.forbidden { cursor: not-allowed; }
-        #grid { display: flex; flex-wrap: wrap; gap: 14px; align-content: flex-start; outline: none; min-height: 100%; }
+        #grid { position: relative; outline: none; }
         #grid:focus-visible { outline: 2px solid var(--accent-soft); outline-offset: 6px; border-radius: 6px; }
-        .end { flex: 1 0 40px; height: var(--h); }
         #empty { position: absolute; inset: 80px 28px auto; text-align: center; color: var(--muted); font-size: 15px; }
 
         /* Tiles: the height is the zoom; the width keeps the aspect ratio. */
-        .tile { width: calc(var(--h) * var(--a, 1)); max-width: 100%; flex: 0 0 auto; display: flex; flex-direction: column;
-                gap: 6px; user-select: none; border-radius: var(--radius); outline: none;
-                /* 10,000 tiles: off-screen tiles are laid out at their known size and never painted. */
-                content-visibility: auto; contain-intrinsic-size: auto calc(var(--h) * var(--a, 1)) calc(var(--h) + 24px); }
+        /* Tiles: the height is the zoom; the width keeps the aspect ratio. The script places them (left,
+           top, width): the grid is virtual, only tiles near the viewport exist. */
+        .tile { position: absolute; display: flex; flex-direction: column; gap: 6px; user-select: none;
+                border-radius: var(--radius); outline: none; }
         .frame { height: var(--h); border-radius: var(--radius); overflow: hidden; background: #e9e7e1; position: relative;
                  box-shadow: 0 1px 2px #0000000f, 0 2px 10px #0000000a; transition: box-shadow .15s, transform .15s; }
         .frame img { width: 100%; height: 100%; object-fit: cover; display: block; }

@@ -8,6 +8,12 @@ extension BrowserPage {
         try evaluateString("[...document.querySelectorAll('#grid .tile:not(.failed)')].map(t => t.querySelector('.caption').textContent).join(',')") ?? ""
     }
 
+    /// Waits until no tile is gliding or fading (finite animations ended), so that what the mouse hits
+    /// is where the tile rests, as a person would wait to see it.
+    func settle() throws {
+        try waitFor("document.getAnimations().filter(a => a.effect.getTiming().iterations !== Infinity).length === 0")
+    }
+
     /// The selector of the tile of item `id`.
     static func tile(_ id: String) -> String { ".tile[data-id=\"\(id)\"]" }
 
