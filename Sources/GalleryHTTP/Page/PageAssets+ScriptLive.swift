@@ -10,7 +10,8 @@ extension PageAssets {
           source.addEventListener('open', () => setConnection('live', 'Live'));
           source.addEventListener('changes', (e) => applyBatch(JSON.parse(e.data)));
           source.addEventListener('progress', (e) => applyProgress(JSON.parse(e.data)));
-          source.addEventListener('reset', () => { resync().catch(() => {}); });
+          // The node no longer has the changes after our ID: load everything again, then follow from there.
+          source.addEventListener('reset', () => { resync().then(connectEvents).catch(() => {}); });
           source.addEventListener('error', () => {
             if (source.readyState === EventSource.CLOSED) {
               // The node answered with a refusal (or not an event stream): try again from what we have.
