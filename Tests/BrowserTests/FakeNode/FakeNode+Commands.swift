@@ -27,8 +27,10 @@ extension FakeNode {
                 galleries[gallery] = []
             }
             var ids: [String] = []
+            var last: (bytes: [UInt8], hash: String)?
             for picture in pictures {
-                let hash = Self.hash(picture.bytes)
+                let hash = last.flatMap { $0.bytes == picture.bytes ? $0.hash : nil } ?? Self.hash(picture.bytes)
+                last = (picture.bytes, hash)
                 blobs[hash] = (picture.bytes, "image/png")
                 let id = nextID()
                 ids.append(id)

@@ -119,10 +119,15 @@ final class FakeNode: @unchecked Sendable {
     func emit(_ events: [(event: String, id: String?, gallery: String?, extra: [String: Any])]) {
         guard !events.isEmpty else { return }
         lastBatchID += 1
+        // Positions after the whole batch, found once (a seed of 10,000 items is one batch).
+        var positions: [String: (gallery: String, index: Int)] = [:]
+        for name in galleryNames {
+            for (index, item) in (galleries[name] ?? []).enumerated() { positions[item.id] = (name, index) }
+        }
         let list: [[String: Any]] = events.map { entry in
             var json: [String: Any] = ["event": entry.event, "id": entry.id ?? NSNull(), "gallery": entry.gallery ?? NSNull(),
                                        "index": NSNull(), "title": NSNull(), "state": NSNull(), "field": NSNull()]
-            if let id = entry.id, let place = locate(id) {
+            if let id = entry.id, let place = positions[id] {
                 let item = galleries[place.gallery]![place.index]
                 json["gallery"] = place.gallery
                 json["index"] = place.index
