@@ -114,6 +114,33 @@ struct GalleryPageTests {
         }
     }
 
+    @Test("A gallery made from the sidebar takes tiles dropped on its name; clicking it shows them")
+    func sidebarCreateAndDropOnName() throws {
+        try PageScenario.run("page-sidebar") { scenario in
+            let server = try scenario.node("alice", pictures: 4)
+            let ids = server.node.items("alice").map(\.id)
+            let page = try scenario.open(server)
+            try page.click("#new-gallery-name")
+            for character in "trip" { try page.press(.character(character)) }
+            try page.click("#new-gallery button")
+            try page.waitFor("document.querySelector('.gallery-row[data-gallery=trip]') !== null")
+            #expect(server.node.requests(to: "/api/galleries").first?["name"] as? String == "trip")
+            try page.waitFor("document.querySelector('.gallery-row[aria-selected=true]').dataset.gallery === 'trip'")
+            try page.click(".gallery-row[data-gallery=alice]")
+            try page.waitFor("document.querySelector('#grid').textContent === 'alice-0alice-1alice-2alice-3'")
+
+            try page.click(BrowserPage.tile(ids[1]))
+            try page.click(BrowserPage.tile(ids[2]), modifiers: .shift)
+            try page.dragAndDrop(from: BrowserPage.tile(ids[2]), to: page.center(of: ".gallery-row[data-gallery=trip]"))
+            try #require(server.node.waitUntil { $0.titles("trip") == ["alice-1", "alice-2"] })
+            #expect(server.node.requests(to: "/api/items/move").first?["to"] as? String == "trip")
+            try page.waitFor("document.querySelector('#grid').textContent === 'alice-0alice-3'")
+            try page.click(".gallery-row[data-gallery=trip]")
+            try page.waitFor("document.querySelector('#grid').textContent === 'alice-1alice-2'")
+            #expect(try page.evaluateString("document.getElementById('gallery-title').textContent") == "trip")
+        }
+    }
+
     @Test("A change made elsewhere moves the tile live, animated; after a restart the page shows what it missed")
     func liveEventsAndReconnect() throws {
         try PageScenario.run("page-live") { scenario in
