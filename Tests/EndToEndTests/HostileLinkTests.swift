@@ -108,16 +108,22 @@ struct HostileLinkTests {
         }
         #expect(refused == 4, "\(refused) of 20 refused")
         #expect(crowd.allSatisfy { $0.received.isEmpty }, "a refused connection was sent something")
-        // 7 more addresses x 16 fill the total (128); one more, from a fresh address, is refused.
+        // 7 more addresses x 16 fill the total (128). One more, from a fresh address, gets in: the
+        // oldest connection of the most crowded address makes room (a flood from a few addresses
+        // cannot lock a peer out), and that address's next one is refused (its group is full).
         let more = (0..<112).compactMap { RawSocket(to: endpoint, from: "127.0.0.\(41 + $0 / 16)") }
         #expect(more.count == 112)
         let extra = try #require(RawSocket(to: endpoint, from: "127.0.0.60"))
-        #expect(extra.isClosedByPeer(within: 2), "the 129th unauthenticated connection was kept")
+        #expect(!extra.isClosedByPeer(within: 1), "the newcomer from a quiet address was refused")
+        _ = space.waitUntil(timeout: 2) { (crowd + more).filter { $0.isClosedByPeer() }.count >= 5 }
         refused = (crowd + more).filter { $0.isClosedByPeer() }.count
-        #expect(refused == 4, "\(refused) refused among the first 132")
+        #expect(refused == 5, "\(refused) closed among the first 132: the 4 refused and 1 evicted")
+        #expect(crowd[0].isClosedByPeer(), "the oldest connection of the most crowded addresses was not the one evicted")
+        let crowded = try #require(RawSocket(to: endpoint, from: "127.0.0.41"))
+        #expect(crowded.isClosedByPeer(within: 2), "a crowded address got past the full table")
         #expect(alpha.standardError.contains("refused a connection from"))
         // Once the crowd is gone, the node takes connections again.
-        for socket in crowd + more { socket.close() }
+        for socket in crowd + more + [extra, crowded] { socket.close() }
         #expect(try space.waitUntil(timeout: 15) { try space.gallery("alpha", "status").status == 0 })
     }
 }

@@ -36,6 +36,16 @@ extension NodeSuites {
             #expect(AdmissionController.host(of: "[fe80::1%lo]:1") == "fe80::1%lo")
         }
 
+        @Test("Address groups: IPv4 by address, IPv4-mapped IPv6 as IPv4, IPv6 by its /64, zones dropped")
+        func addressGroups() {
+            #expect(AdmissionController.addressGroup(ofHost: "127.0.0.1") == "127.0.0.1")
+            #expect(AdmissionController.addressGroup(ofHost: "::ffff:10.1.2.3") == "10.1.2.3")
+            let oneHost = ["2001:db8:0:7::1", "2001:db8:0:7:ffff::9", "2001:0db8:0000:0007:1:2:3:4"]
+            #expect(Set(oneHost.map(AdmissionController.addressGroup(ofHost:))) == ["2001:db8:0:7::/64"])
+            #expect(AdmissionController.addressGroup(ofHost: "2001:db8:0:8::1") == "2001:db8:0:8::/64")
+            #expect(AdmissionController.addressGroup(ofHost: "fe80::1%lo") == "fe80:0:0:0::/64")
+        }
+
         @Test("Unauthenticated connections over the caps are closed at accept; authenticated peers are not counted")
         func capsAndAuthenticatedPeers() throws {
             var configuration = NodeConfiguration(name: "capped", secret: TestCluster.secret, log: .silent)

@@ -33,16 +33,23 @@ extension SyncNode {
         }
     }
 
-    /// The admission check of an accepted connection: its host when admitted; else `close` is
-    /// called at once (nothing made for it) and the refusal logged (throttled).
+    /// The admission check of an accepted connection: its address group when admitted (an older
+    /// unauthenticated connection may be closed to make room); else `close` is called at once
+    /// (nothing made for it) and the refusal logged (throttled).
     func admit(_ remote: String, close: () -> Void) -> String? {
-        let host = AdmissionController.host(of: remote)
-        if let refusal = admission.refusal(for: host) {
+        let group = AdmissionController.addressGroup(ofHost: AdmissionController.host(of: remote))
+        switch admission.decision(for: group) {
+        case .admit:
+            return group
+        case .admitEvicting(let evicted):
+            evicted.close(.internalError, "too many unauthenticated connections: the oldest of the most crowded address goes")
+            throttledLog("evicted", "\(configuration.name): closed an unauthenticated connection from \(evicted.remote) to let \(remote) in")
+            return group
+        case .refuse(let refusal):
             close()
             throttledLog("refused", "\(configuration.name): refused a connection from \(remote): \(refusal)")
             return nil
         }
-        return host
     }
 
     /// After a failed accept: at the descriptor limit, sheds the oldest unauthenticated
