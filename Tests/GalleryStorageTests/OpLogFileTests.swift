@@ -11,20 +11,6 @@ import Testing
 /// The op log on disk: exact round trips, recovery from torn and corrupt tails, refusing foreign files.
 @Suite("OpLogFile")
 struct OpLogFileTests {
-    /// Writes `ops` one record at a time and returns the file offset after each record
-    /// (`boundaries[0]` is the end of the header, `boundaries[i]` the end of record `i - 1`).
-    private func writeLog(_ ops: [Op], at url: URL) throws -> [Int] {
-        let (log, recovered, _) = try OpLogFile.open(at: url)
-        #expect(recovered.isEmpty)
-        var boundaries = [log.byteCount]
-        for op in ops {
-            try log.append([op])
-            boundaries.append(log.byteCount)
-        }
-        try log.close()
-        return boundaries
-    }
-
     @Test("syncCount counts the fsyncs that flushed records, not the empty ones")
     func syncCount() throws {
         let (ops, _) = StorageFixtures.workload(count: 10, seed: 3)
@@ -99,7 +85,7 @@ struct OpLogFileTests {
         let ops = StorageFixtures.workload(count: 20, seed: 3).ops
         try StorageFixtures.withScratchDirectory { dir in
             let source = dir.appendingPathComponent("source.log")
-            let boundaries = try writeLog(ops, at: source)
+            let boundaries = try writeOpLog(ops, at: source)
             let full = try StorageFixtures.contents(source)
             let lastStart = boundaries[ops.count - 1]
             #expect(full.count == boundaries[ops.count])
@@ -128,7 +114,7 @@ struct OpLogFileTests {
         let ops = StorageFixtures.workload(count: 200, seed: 5).ops
         try StorageFixtures.withScratchDirectory { dir in
             let source = dir.appendingPathComponent("source.log")
-            let boundaries = try writeLog(ops, at: source)
+            let boundaries = try writeOpLog(ops, at: source)
             let full = try StorageFixtures.contents(source)
             let url = dir.appendingPathComponent("cut.log")
             var generator = SeededGenerator(seed: 200)
@@ -156,7 +142,7 @@ struct OpLogFileTests {
         let ops = StorageFixtures.workload(count: 60, seed: 9).ops
         try StorageFixtures.withScratchDirectory { dir in
             let source = dir.appendingPathComponent("source.log")
-            let boundaries = try writeLog(ops, at: source)
+            let boundaries = try writeOpLog(ops, at: source)
             let full = try StorageFixtures.contents(source)
             let url = dir.appendingPathComponent("flipped.log")
             var generator = SeededGenerator(seed: 60)
@@ -191,7 +177,7 @@ struct OpLogFileTests {
         let ops = StorageFixtures.workload(count: 30, seed: 4).ops
         try StorageFixtures.withScratchDirectory { dir in
             let url = dir.appendingPathComponent("ops.log")
-            let boundaries = try writeLog(ops, at: url)
+            let boundaries = try writeOpLog(ops, at: url)
             let full = try StorageFixtures.contents(url)
             // Random garbage (with plausible little lengths in it) replacing records 5 and 6 and the
             // first half of 7, and 3 bytes cut out of record 20.
@@ -210,7 +196,7 @@ struct OpLogFileTests {
         let ops = StorageFixtures.workload(count: 5, seed: 1).ops
         try StorageFixtures.withScratchDirectory { dir in
             let url = dir.appendingPathComponent("ops.log")
-            let boundaries = try writeLog(ops, at: url)
+            let boundaries = try writeOpLog(ops, at: url)
             let valid = try StorageFixtures.contents(url)
             let tails: [(bytes: [UInt8], reason: String)] = [
                 ([0xFF, 0xFF, 0xFF, 0xFF, 1, 2, 3, 4] + [UInt8](repeating: 7, count: 100), "declares 4294967295 bytes"),
@@ -236,7 +222,7 @@ struct OpLogFileTests {
         let ops = StorageFixtures.workload(count: 4, seed: 2).ops
         try StorageFixtures.withScratchDirectory { dir in
             let url = dir.appendingPathComponent("ops.log")
-            _ = try writeLog(ops, at: url)
+            _ = try writeOpLog(ops, at: url)
             let valid = try StorageFixtures.contents(url)
             let twoOps = OpCodec.encode(Array(ops[0..<2]))
             for payload: [UInt8] in [twoOps, [0x00], [0x01, 0x09]] {

@@ -8,24 +8,12 @@ import Testing
 /// record kept when a torn tail follows it.
 @Suite("OpLogFile resynchronisation")
 struct OpLogResyncTests {
-    /// Writes `ops` one record each and returns the offsets of the record boundaries.
-    private func writeLog(_ ops: [Op], at url: URL) throws -> [Int] {
-        let (log, _, _) = try OpLogFile.open(at: url)
-        var boundaries = [log.byteCount]
-        for op in ops {
-            try log.append([op])
-            boundaries.append(log.byteCount)
-        }
-        try log.close()
-        return boundaries
-    }
-
     @Test("A crafted region where every offset declares a 16 MB record costs work linear in the file, not a stalled start")
     func craftedRegionIsBounded() throws {
         let ops = StorageFixtures.workload(count: 20, seed: 11).ops
         try StorageFixtures.withScratchDirectory { dir in
             let url = dir.appendingPathComponent("crafted.log")
-            let boundaries = try writeLog(ops, at: url)
+            let boundaries = try writeOpLog(ops, at: url)
             let full = try StorageFixtures.contents(url)
             // 0x01 bytes: at every offset a length of 0x01010101 (16.8 MB, within the file) and an
             // op count of 1 pass the cheap filters, so each candidate would be checksummed whole.
@@ -48,7 +36,7 @@ struct OpLogResyncTests {
         let ops = StorageFixtures.workload(count: 4, seed: 12).ops
         try StorageFixtures.withScratchDirectory { dir in
             let url = dir.appendingPathComponent("torn.log")
-            let boundaries = try writeLog(ops, at: url)
+            let boundaries = try writeOpLog(ops, at: url)
             var bytes = try StorageFixtures.contents(url)
             // Flip a payload byte of B (record 1), then cut D (record 3) in half.
             bytes[boundaries[1] + OpLogFile.recordHeaderLength + 1] ^= 0x5A
