@@ -100,7 +100,7 @@ extension NodeSuites {
             let transfers = try #require(pair.bob.transfers)
             // Bytes bob held when each op made by alice arrived, by gallery name.
             let arrivals = Mutex<[String: Int]>([:])
-            pair.bob.observe { ops, _ in
+            pair.bob.observe { ops in
                 for op in ops {
                     if case .createGallery(let name) = op.action {
                         let done = transfers.progress(of: placeholder)?.done ?? Int.max
@@ -115,6 +115,8 @@ extension NodeSuites {
                 guard before < bytes.count / 2 else { break }
                 try pair.alice.perform { try $0.createGallery("during-\(round)") }
                 #expect(pair.bob.wait(timeout: .seconds(20)) { $0.hasGallery("during-\(round)") })
+                // Observers run off the node's loop, just after the op is applied and durable.
+                #expect(Self.poll { arrivals.withLock { $0["during-\(round)"] } != nil })
                 let arrived = try #require(arrivals.withLock { $0["during-\(round)"] })
                 #expect(arrived - before <= 2 * transfers.chunkLength,
                         "round \(round): \(arrived - before) bytes of chunks arrived before the op")

@@ -32,7 +32,7 @@ extension SyncNode {
     /// Asks again while the gap stays, after `gapTimeout`, then twice as long each time (at most
     /// `GapWatch.maximumInterval`).
     func checkForGaps(_ watch: inout GapWatch, now: UInt64) {
-        let buffered = condition.withLock { replica.bufferedCount }
+        let buffered = loop.sync { replica.bufferedCount }
         guard buffered > 0 else {
             watch.waitingSince = nil
             watch.interval = watch.timeout
@@ -45,7 +45,7 @@ extension SyncNode {
         guard now > since, now - since >= watch.timeout, now - watch.lastRequest >= watch.interval else { return }
         if watch.lastRequest > since { watch.interval = min(watch.interval * 2, GapWatch.maximumInterval) }
         watch.lastRequest = now
-        let (version, missing, peers) = condition.withLock { () -> (VersionVector, [OpID], [Connection]) in
+        let (version, missing, peers) = loop.sync { () -> (VersionVector, [OpID], [Connection]) in
             let live = sessions.compactMap { id, session -> (Connection, Bool)? in
                 guard session.live, let connection = connections[id] else { return nil }
                 return (connection, session.syncedUpTo != nil)

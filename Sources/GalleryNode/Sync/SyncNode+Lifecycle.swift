@@ -41,14 +41,18 @@ extension SyncNode {
     /// Closes every connection (telling peers `shutting_down`) and stops listening and dialing.
     public func stop() {
         transfers?.stop()
-        let (listener, open) = condition.withLock { () -> (Listener?, [Connection]) in
+        let listener = condition.withLock { () -> Listener? in
             running = false
             condition.broadcast()
-            return (self.listener, Array(connections.values))
+            return self.listener
         }
+        let open = loop.sync { Array(connections.values) }
         listener?.close()
         for connection in open { connection.close(.shuttingDown, "node stopping") }
         for connection in open { connection.waitUntilClosed() }
+        // What was applied is stored before the node's storage may be closed.
+        loop.drain()
+        writer?.stop()
     }
 
     /// Whether `stop()` has not been called.
@@ -58,20 +62,24 @@ extension SyncNode {
 
     /// Wraps streams in a started connection registered with the node.
     func adopt(_ streams: StreamPair, role: Connection.Role) -> Connection? {
-        condition.withLock { () -> Connection? in
-            guard running else {
-                streams.close()
-                return nil
-            }
+        // On the loop, so that `stop` (which stops running, then closes what the loop holds)
+        // either sees the connection or makes it refused here.
+        let adopted = loop.sync { () -> Connection? in
+            guard isRunning else { return nil }
             nextConnectionID += 1
             let connection = Connection(
                 id: nextConnectionID, role: role, streams: streams, settings: settings,
                 queueLimit: configuration.outboundQueueLimit, delegate: self)
             connections[connection.id] = connection
-            condition.broadcast()
-            connection.start()
+            notifyChange()
             return connection
         }
+        guard let connection = adopted else {
+            streams.close()
+            return nil
+        }
+        connection.start()
+        return connection
     }
 
     /// Keeps one configured peer connected: connect, wait for the connection to end, back off.
@@ -107,7 +115,7 @@ extension SyncNode {
         var previous = DispatchTime.now().uptimeNanoseconds
         var gaps = GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000)))
         while isRunning {
-            let open = condition.withLock { Array(connections.values) }
+            let open = loop.sync { Array(connections.values) }
             let now = DispatchTime.now().uptimeNanoseconds
             // This loop was held up (the node's lock taken by a slow store, a paused process): no
             // heartbeat went out meanwhile, so peers' silence over that time is not theirs.
