@@ -58,16 +58,14 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     /// Runs `body` on the writer once everything queued before is durable; with false at once
-    /// while storing fails or after `stop`.
+    /// while storing fails.
     func barrier(_ body: @escaping @Sendable (Bool) -> Void) {
-        let now = condition.withLock { () -> Bool in
-            guard failing || stopping else { return false }
-            return true
-        }
+        let now = condition.withLock { failing }
         if now { body(false) } else { enqueue(.barrier(body)) }
     }
 
-    /// Stops retrying; returns once the writer is idle (a batch being stored is finished).
+    /// Stops retrying; returns once the writer is idle (a batch being stored is finished). Ops
+    /// and barriers queued afterwards are still stored and run, but not retried.
     func stop() {
         condition.withLock {
             stopping = true

@@ -63,10 +63,12 @@ final class WorkThread: @unchecked Sendable {
         if isCurrent { return try body() }
         return try withoutActuallyEscaping(body) { body in
             let box = UncheckedBox<Result<T, any Error>?>(nil)
-            let job = UncheckedBox(body)
+            // Released before the caller is woken: `body` must not outlive this call.
+            let job = UncheckedBox<(() throws -> T)?>(body)
             let done = Completion()
             async {
-                box.value = Result { try job.value() }
+                box.value = Result { try job.value!() }
+                job.value = nil
                 done.signal()
             }
             done.wait()
@@ -104,6 +106,7 @@ final class WorkThread: @unchecked Sendable {
                     deadline = Date().addingTimeInterval(idleTimeout)
                 }
                 let job = jobs[head]
+                jobs[head] = {}
                 head += 1
                 if head > 1_024 && head * 2 > jobs.count {
                     jobs.removeFirst(head)
