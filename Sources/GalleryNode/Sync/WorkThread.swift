@@ -25,8 +25,11 @@ final class WorkThread: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
     private var thread: Thread?
+    /// Whether the thread waits for work (only then does `async` wake it).
+    private var idle = false
+    /// Producers waiting for room in the queue.
+    private var blocked = 0
 
     /// Creates an executor; its thread starts with the first job.
     init(name: String, limit: Int = 4_096, idleTimeout: TimeInterval = 2) {
@@ -44,14 +47,18 @@ final class WorkThread: @unchecked Sendable {
     func async(_ job: @escaping @Sendable () -> Void) {
         condition.withLock {
             let onThread = thread != nil && thread === Thread.current
-            while !onThread && jobs.count - head >= limit { condition.wait() }
+            while !onThread && jobs.count >= limit {
+                blocked += 1
+                condition.wait()
+                blocked -= 1
+            }
             jobs.append(job)
             if thread == nil {
                 let worker = Thread { [self] in run() }
                 worker.name = name
                 thread = worker
                 worker.start()
-            } else {
+            } else if idle {
                 condition.broadcast()
             }
         }
@@ -88,35 +95,30 @@ final class WorkThread: @unchecked Sendable {
         sync {}
     }
 
+    /// Runs what is queued, a batch at a time (one lock round per batch), until idle for
+    /// `idleTimeout`.
     private func run() {
         while true {
-            let job = condition.withLock { () -> (@Sendable () -> Void)? in
-                var deadline = Date().addingTimeInterval(idleTimeout)
-                if head == jobs.count {
-                    // Nothing queued: let go of the jobs run (and what they hold).
-                    jobs.removeAll(keepingCapacity: true)
-                    head = 0
-                }
-                while head == jobs.count {
-                    if !condition.wait(until: deadline) && head == jobs.count {
-                        thread = nil
-                        return nil
+            let batch = condition.withLock { () -> [@Sendable () -> Void]? in
+                if jobs.isEmpty {
+                    let deadline = Date().addingTimeInterval(idleTimeout)
+                    while jobs.isEmpty {
+                        idle = true
+                        let woken = condition.wait(until: deadline)
+                        idle = false
+                        if !woken && jobs.isEmpty {
+                            thread = nil
+                            return nil
+                        }
                     }
-                    if head == jobs.count { continue }
-                    deadline = Date().addingTimeInterval(idleTimeout)
                 }
-                let job = jobs[head]
-                jobs[head] = {}
-                head += 1
-                if head > 1_024 && head * 2 > jobs.count {
-                    jobs.removeFirst(head)
-                    head = 0
-                }
-                condition.broadcast()
-                return job
+                let batch = jobs
+                jobs.removeAll(keepingCapacity: true)
+                if blocked > 0 { condition.broadcast() }
+                return batch
             }
-            guard let job else { return }
-            job()
+            guard let batch else { return }
+            for job in batch { job() }
         }
     }
 }
