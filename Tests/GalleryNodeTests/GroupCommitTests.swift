@@ -145,3 +145,57 @@ extension NodeSuites {
         }
     }
 }
+
+extension NodeSuites.GroupCommitTests {
+    /// A large catch-up goes out a batch per turn of the loop: commands and live ops to other peers
+    /// go on meanwhile, and the peer being caught up still gets every op in causal order.
+    @Test("A catch-up in small batches while ops are made: the new peer gets everything, in causal order")
+    func catchUpInBatchesKeepsOrder() throws {
+        func node(_ name: String) throws -> SyncNode {
+            // 2 KiB batches: a catch-up of thousands of ops takes hundreds of loop turns.
+            let configuration = NodeConfiguration(
+                name: name, secret: Self.secret, heartbeatInterval: .milliseconds(100), peerTimeout: .seconds(3),
+                reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
+                catchUpBatchBytes: 2_048, log: .silent, store: CountingStore())
+            let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: name)))
+            try node.start()
+            return node
+        }
+        let source = try node("source")
+        let live = try node("live")
+        let late = try node("late")
+        defer {
+            source.stop()
+            live.stop()
+            late.stop()
+        }
+        try live.connect(to: source.endpoint!)
+        #expect(live.waitForPeers(timeout: .seconds(5)) { $0.first?.state == .live })
+        try source.perform { try $0.createGallery("g") }
+        for batch in 0..<40 {
+            try source.perform { replica in
+                for index in 0..<100 { try replica.insert([.titled("\(batch)-\(index)")], into: "g", at: 0) }
+            }
+        }
+        #expect(source.read { $0.encodedLogSize } > 40 * 2_048, "a catch-up of dozens of batches")
+        // The late peer connects while ops keep coming: some reach it in the catch-up, the rest live.
+        let making = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            for index in 0..<200 {
+                _ = try? source.perform { try $0.insert([.titled("during-\(index)")], into: "g", at: 0) }
+            }
+            making.signal()
+        }
+        try late.connect(to: source.endpoint!)
+        #expect(making.wait(timeout: .now() + 30) == .success)
+        let target = source.read { $0.version }
+        #expect(late.wait(timeout: .seconds(20)) { $0.version.includes(target) })
+        #expect(live.wait(timeout: .seconds(20)) { $0.version.includes(target) })
+        // Nothing is left waiting for a dependency, the one session stayed up through the catch-up,
+        // and it ended with `caught_up`.
+        #expect(late.read { $0.bufferedCount } == 0)
+        #expect(late.health.missingOps.isEmpty)
+        #expect(late.waitForPeers(timeout: .seconds(5)) { $0.count == 1 && $0.first?.syncedUpTo != nil })
+        #expect(late.read { $0.opCount } == source.read { $0.opCount })
+    }
+}

@@ -54,6 +54,12 @@ extension SyncNode {
         if !events.isEmpty {
             events.publish(.applied(batches.count == 1 ? batches[0].ops : batches.flatMap(\.ops)))
         }
+        var shown = 0
+        while shown < heldProgress.count && heldProgress[shown].end <= end {
+            events.publish(.transferProgress(heldProgress[shown].progress))
+            shown += 1
+        }
+        heldProgress.removeFirst(shown)
         var waiting = 0
         while waiting < durabilityWaiters.count && durabilityWaiters[waiting].end <= end {
             durabilityWaiters[waiting].ticket.succeed()

@@ -75,8 +75,8 @@ public final class SyncNode: @unchecked Sendable {
     var inFlight: [InFlight] = []
     /// `perform` calls waiting for their ops to be durable.
     var durabilityWaiters: [(end: Int, ticket: DurabilityTicket)] = []
-    /// `observe` subscriptions by their old-style IDs.
-    var observerSubscriptions: [Int: NodeEvents.Subscription] = [:]
+    /// Transfer progress waiting for the ops applied before it (up to `end`) to be durable.
+    var heldProgress: [(end: Int, progress: [TransferProgress])] = []
 
     /// What the node knows of one authenticated connection.
     struct Session {
@@ -270,8 +270,15 @@ public final class SyncNode: @unchecked Sendable {
         }
     }
 
-    /// Tells the subscribers how far transfers are.
+    /// Tells the subscribers how far transfers are, after the ops applied so far (a transfer's
+    /// placeholder among them) are reported durable: progress is never seen before its placeholder.
     func publishProgress(_ progress: [TransferProgress]) {
-        events.publish(.transferProgress(progress))
+        loop.async { [self] in
+            if replica.opCount <= durableCount {
+                events.publish(.transferProgress(progress))
+            } else {
+                heldProgress.append((replica.opCount, progress))
+            }
+        }
     }
 }

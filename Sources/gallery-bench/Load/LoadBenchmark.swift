@@ -16,7 +16,7 @@ enum LoadBenchmark {
         var store = LoadMesh.Store.disk
         var seed: UInt64 = 1
         /// Commands in flight per node: each node's rate is shared by this many pacer threads.
-        var clients = 4
+        var clients = 8
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
