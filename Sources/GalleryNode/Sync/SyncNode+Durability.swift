@@ -70,31 +70,35 @@ extension SyncNode {
     }
 
     /// Sends durable batches to every live peer but each batch's source, straight from the
-    /// replica's encoded log: each batch is encoded once, into one frame that every peer shares
-    /// (the common case), or into frames within a peer's smaller limit.
+    /// replica's encoded log: adjacent batches a peer gets go out together, in frames within the
+    /// peer's limit.
     func send(_ batches: [InFlight]) {
-        let live = sessions.compactMap { id, session -> (Int, Connection, Int)? in
-            guard session.live, let connection = connections[id] else { return nil }
-            return (id, connection, min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum)))
-        }
-        guard !live.isEmpty else { return }
-        for batch in batches {
-            let positions = (batch.end - batch.ops.count)..<batch.end
-            var whole: Frame?
-            var framesByLimit: [Int: [Frame]] = [:]
-            for (id, connection, limit) in live where id != batch.source {
-                let frame = whole ?? Frame(.ops, payload: replica.encodedOps(atLogPositions: positions, maximumBytes: Int.max)[0])
-                whole = frame
-                if frame.payload.count <= limit {
-                    connection.send(frame, priority: .ops)
-                    continue
-                }
-                let frames = framesByLimit[limit]
-                    ?? replica.encodedOps(atLogPositions: positions, maximumBytes: limit).map { Frame(.ops, payload: $0) }
-                framesByLimit[limit] = frames
+        var framesByRun: [String: [Frame]] = [:]
+        for (id, session) in sessions where session.live {
+            guard let connection = connections[id] else { continue }
+            let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
+            for run in Self.runs(of: batches, except: id) {
+                let key = "\(run.lowerBound)-\(run.upperBound)-\(limit)"
+                let frames = framesByRun[key]
+                    ?? replica.encodedOps(atLogPositions: run, maximumBytes: limit).map { Frame(.ops, payload: $0) }
+                framesByRun[key] = frames
                 for frame in frames { connection.send(frame, priority: .ops) }
             }
         }
+    }
+
+    /// The log positions of `batches` that did not come from `peer`, as ranges of adjacent ones.
+    static func runs(of batches: [InFlight], except peer: Int) -> [Range<Int>] {
+        var runs: [Range<Int>] = []
+        for batch in batches where batch.source != peer {
+            let range = (batch.end - batch.ops.count)..<batch.end
+            if let last = runs.last, last.upperBound == range.lowerBound {
+                runs[runs.count - 1] = last.lowerBound..<range.upperBound
+            } else {
+                runs.append(range)
+            }
+        }
+        return runs
     }
 
     /// A barrier through the writer: `body` runs on the writer with the replica as it is now, once
