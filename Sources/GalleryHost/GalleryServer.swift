@@ -14,8 +14,8 @@ import GalleryWire
 /// A node serving a directory: its replica restored from its snapshot and op files, synced with
 /// its peers, every applied op written to the op log before it is sent on.
 ///
-/// Local ops are synced to disk before `perform` returns and before any peer sees them; ops from
-/// peers are written and synced once per received frame. Checkpoints (a snapshot of the state,
+/// Applied ops are synced to disk before `perform` returns and before any peer sees them: the
+/// node's group commit stores every op waiting in one write and one fsync (`DirectoryOpStore`). Checkpoints (a snapshot of the state,
 /// and the op log's ops moved to the compacted op file; see `NodeStorage`) run in the background
 /// as `CheckpointPolicy` says, and at a clean stop.
 public final class GalleryServer: @unchecked Sendable {
@@ -37,7 +37,7 @@ public final class GalleryServer: @unchecked Sendable {
     private let checkpointer = Checkpointer()
     private let nodeLog: NodeLog
 
-    /// The op log's fsyncs since the node started (for benchmarks).
+    /// The op log's fsyncs since the node started (for benchmarks and tests).
     public var opLogSyncCount: Int { storage.recordLog.syncCount }
     private let lockDescriptor: Int32
     /// The local control socket, once started (guarded by `controlLock`).
@@ -84,12 +84,8 @@ public final class GalleryServer: @unchecked Sendable {
             self.node = SyncNode(
                 configuration: NodeConfiguration(
                     name: name, secret: secret, listen: listen, peers: peers, log: nodeLog,
-                    persist: { ops, _ in
-                        // One write and one fsync per local command or received frame.
-                        try storage.persist(ops)
-                        if storage.opsSinceCheckpoint >= checkpoints.every { checkpointer.request() }
-                    },
-                    blobs: try BlobStore(directory: directory)),
+                    blobs: try BlobStore(directory: directory),
+                    store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer)),
                 replica: replica)
         } catch {
             close(lockDescriptor)
@@ -135,8 +131,11 @@ public final class GalleryServer: @unchecked Sendable {
     /// the snapshot and moves the op log's ops to the compacted op file. Does nothing when the
     /// node stopped serving after a storage failure, or nothing changed since the last one.
     public func checkpoint() throws {
+        let storage = storage
         try storage.checkpoint {
-            node.condition.withLock { node.storageFault == nil ? storage.capture(node.replica) : nil }
+            // On the group-commit writer, once every op of the copy is durable and before any
+            // later op is appended: the record log holds exactly the copy's ops up to its end.
+            node.withDurableReplica { storage.capture($0) }
         }
     }
 

@@ -21,6 +21,9 @@ extension NodeSuites {
                     try replica.insert([.titled("x")], into: "no such gallery", at: 0)
                 }
             }
+            // Observers get the ops once durable, on their own thread.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while stored.count < 1 && ContinuousClock.now < deadline { usleep(1_000) }
             #expect(stored.count == 1)
             cluster.expectConvergence()
             #expect(cluster.nodes[1].read { $0.hasGallery("kept") })

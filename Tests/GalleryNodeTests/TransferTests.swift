@@ -94,7 +94,7 @@ extension NodeSuites {
             return words.withUnsafeBytes { Array($0.prefix(count)) }
         }
 
-        @Test("ops overtake a large transfer: each arrives with at most two chunks received in between")
+        @Test("ops overtake a large transfer: each arrives with at most a few chunks received in between")
         func opsOvertakeChunks() throws {
             let pair = try Pair()
             let bytes = Self.random(16 << 20, seed: 1)
@@ -103,7 +103,7 @@ extension NodeSuites {
             let transfers = try #require(pair.bob.transfers)
             // Bytes bob held when each op made by alice arrived, by gallery name.
             let arrivals = Mutex<[String: Int]>([:])
-            pair.bob.observe { ops, _ in
+            pair.bob.observe { ops in
                 for op in ops {
                     if case .createGallery(let name) = op.action {
                         let done = transfers.progress(of: placeholder)?.done ?? Int.max
@@ -118,8 +118,13 @@ extension NodeSuites {
                 guard before < bytes.count / 2 else { break }
                 try pair.alice.perform { try $0.createGallery("during-\(round)") }
                 #expect(pair.bob.wait(timeout: .seconds(20)) { $0.hasGallery("during-\(round)") })
+                // Observers run off the node's loop, after the op went from bob's reader to its
+                // loop and on to the observer's thread, while the reader goes on taking chunks: two
+                // thread hops on a busy machine, so a few chunks more than the two that may be on the
+                // wire. A transfer not overtaken would show most of its 64 chunks here.
+                #expect(Self.poll { arrivals.withLock { $0["during-\(round)"] } != nil })
                 let arrived = try #require(arrivals.withLock { $0["during-\(round)"] })
-                #expect(arrived - before <= 2 * transfers.chunkLength,
+                #expect(arrived - before <= 8 * transfers.chunkLength,
                         "round \(round): \(arrived - before) bytes of chunks arrived before the op")
                 measured += 1
             }

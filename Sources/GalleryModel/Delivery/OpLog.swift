@@ -69,7 +69,7 @@ struct OpLog {
     }
 
     /// The ops at the given log positions, in that order, as `OpCodec` batches.
-    private func encodedBatches(of selected: some Sequence<Int32>, maximumBytes: Int) -> [[UInt8]] {
+    func encodedBatches(of selected: some Sequence<Int32>, maximumBytes: Int) -> [[UInt8]] {
         var batches: [[UInt8]] = []
         var body: [UInt8] = []
         var count = 0
@@ -95,7 +95,7 @@ struct OpLog {
     }
 
     /// The log positions of the ops not included in `version`, in log order.
-    private func positions(missingFrom version: VersionVector, replicas: ReplicaTable) -> [Int32] {
+    func positions(missingFrom version: VersionVector, replicas: ReplicaTable) -> [Int32] {
         var selected: [Int32] = []
         for (index, list) in positions.enumerated() where !list.isEmpty {
             let known = version[replicas.ids[index]]
@@ -109,6 +109,15 @@ struct OpLog {
         }
         selected.sort()
         return selected
+    }
+
+    /// The encoded size in bytes of the op at a log position.
+    ///
+    /// - Complexity: O(1).
+    func encodedSize(at position: Int32) -> Int {
+        let (chunk, start) = location(of: position)
+        let next = Int(position) + 1 < starts.count ? location(of: position + 1) : (chunk + 1, 0)
+        return (next.0 == chunk ? next.1 : chunks[chunk].bytes.count) - start
     }
 
     /// The chunk and offset where the op at a log position starts.

@@ -38,16 +38,18 @@ public struct NodeConfiguration: Sendable {
     public var log: NodeLog
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
     public var blobs: (any BlobSource)?
-    /// Makes applied ops durable before they are sent to any peer: called under the node's lock
-    /// with the ops of one local command (`local`: sync before returning) or of one received frame.
-    public var persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)?
+    /// Where applied ops are made durable before they are sent to any peer or acknowledged: the
+    /// node's group-commit writer hands it every op waiting, in batches, off the node's loop. Nil
+    /// for a node that keeps nothing (ops count as durable once applied).
+    public var store: (any OpStore)?
 
     public init(
         name: String, secret: [UInt8], listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),
         peers: [Endpoint] = [], heartbeatInterval: Duration = .seconds(1), peerTimeout: Duration = .seconds(5),
         reconnect: Backoff = Backoff(), maximumFrameSize: UInt32 = FrameLimits.defaultMaximum,
         outboundQueueLimit: Int = 64 << 20, catchUpBatchBytes: Int = 1 << 20, log: NodeLog = .standardError,
-        persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)? = nil, blobs: (any BlobSource)? = nil
+        persist: (@Sendable (_ ops: [Op], _ local: Bool) throws -> Void)? = nil, blobs: (any BlobSource)? = nil,
+        store: (any OpStore)? = nil
     ) {
         self.name = name
         self.secret = secret
@@ -60,7 +62,8 @@ public struct NodeConfiguration: Sendable {
         self.outboundQueueLimit = outboundQueueLimit
         self.catchUpBatchBytes = catchUpBatchBytes
         self.log = log
-        self.persist = persist
+        // `persist`: a closure store, for tests (called with one batch of waiting ops at a time).
+        self.store = store ?? persist.map { ClosureOpStore(body: $0) }
         self.blobs = blobs
     }
 }

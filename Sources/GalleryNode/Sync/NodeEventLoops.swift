@@ -1,26 +1,23 @@
 import Foundation
 
 /// The event loops of a node using `PeerIO.eventLoop`, and what runs on them: the listener and
-/// the liveness pass.
+/// the liveness timer (which queues the pass on the node's loop).
 ///
-/// `@unchecked Sendable`: the group is fixed; `listener` is guarded by `lock`; `liveness` is
-/// touched by the liveness timer only (on the first loop).
+/// `@unchecked Sendable`: the group is fixed; `listener` is guarded by `lock`; `acceptBackoff` is
+/// touched on the first loop only.
 final class NodeEventLoops: @unchecked Sendable {
     /// The loops: connections are assigned to them round robin.
     let group: EventLoopGroup
     private let lock = NSLock()
     private var storedListener: LoopListener?
-    /// What the liveness pass carries from one run to the next. First loop only.
-    var liveness: LivenessState
     /// The pause after accept failures (grows while descriptors stay exhausted). First loop only.
     var acceptBackoff: UInt64 = 0
 
-    init(group: EventLoopGroup, liveness: LivenessState) {
+    init(group: EventLoopGroup) {
         self.group = group
-        self.liveness = liveness
     }
 
-    /// The loop that accepts and runs the liveness pass.
+    /// The loop that accepts and runs the liveness timer.
     var first: EventLoop { group.loops[0] }
 
     /// The listener, once listening.
@@ -28,12 +25,4 @@ final class NodeEventLoops: @unchecked Sendable {
         get { lock.withLock { storedListener } }
         set { lock.withLock { storedListener = newValue } }
     }
-}
-
-/// What the liveness pass carries from one run to the next.
-struct LivenessState {
-    /// When the pass last ran (uptime, nanoseconds).
-    var previous = DispatchTime.now().uptimeNanoseconds
-    /// When ops waiting on a missing dependency were last re-requested.
-    var gaps: GapWatch
 }

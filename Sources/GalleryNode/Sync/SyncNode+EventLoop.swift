@@ -10,8 +10,7 @@ extension SyncNode {
     /// Starts the loops, the listener (on the first loop), the dialers and the liveness timer.
     func startEventLoops() throws(TransportError) -> Endpoint? {
         let group = try EventLoopGroup(name: "gallery-io")
-        let loops = NodeEventLoops(
-            group: group, liveness: LivenessState(gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000)))))
+        let loops = NodeEventLoops(group: group)
         var bound: Endpoint?
         if let listen = configuration.listen {
             let listener: LoopListener
@@ -37,28 +36,36 @@ extension SyncNode {
         return bound
     }
 
-    /// Wraps a connected descriptor in a connection on the next loop, registered with the node.
+    /// Wraps a connected descriptor in a connection on the next event loop, registered with the
+    /// node and started; waits for the node's loop, which owns `connections`.
     func adopt(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
                onFinished: (@Sendable (Connection) -> Void)? = nil) -> Connection? {
-        condition.withLock { () -> Connection? in
-            guard running else {
-                POSIX.closeDescriptor(descriptor)
-                return nil
-            }
-            nextConnectionID += 1
-            let socket = NonBlockingSocket(descriptor: descriptor, remote: remote, loop: loops.group.next())
-            let connection = Connection(
-                id: nextConnectionID, role: role, socket: socket, settings: settings,
-                queueLimit: configuration.outboundQueueLimit, delegate: self)
-            connections[connection.id] = connection
-            condition.broadcast()
-            connection.start(onFinished: onFinished)
-            return connection
+        loop.sync { register(descriptor: descriptor, remote: remote, role: role, loops: loops, onFinished: onFinished) }
+    }
+
+    /// Registers a connection for a connected descriptor and starts it, or closes the descriptor
+    /// when the node stopped. On the node's loop, so that `stop` (which stops running, then closes
+    /// what the loop holds) either sees the connection or makes it refused here.
+    private func register(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
+                          onFinished: (@Sendable (Connection) -> Void)?) -> Connection? {
+        guard isRunning else {
+            POSIX.closeDescriptor(descriptor)
+            return nil
         }
+        nextConnectionID += 1
+        let socket = NonBlockingSocket(descriptor: descriptor, remote: remote, loop: loops.group.next())
+        let connection = Connection(
+            id: nextConnectionID, role: role, socket: socket, settings: settings,
+            queueLimit: configuration.outboundQueueLimit, delegate: self)
+        connections[connection.id] = connection
+        notifyChange()
+        connection.start(onFinished: onFinished)
+        return connection
     }
 
     /// An inbound connection (on the first loop): admitted, or closed at once with nothing made
-    /// for it.
+    /// for it. Admission is decided and tracked here, one connection at a time, so the caps hold
+    /// exactly: the first loop waits for the node's loop to register an admitted connection.
     private func accepted(_ descriptor: Int32, remote: String, loops: NodeEventLoops) {
         loops.acceptBackoff = 0
         guard let host = admit(remote, close: { POSIX.closeDescriptor(descriptor) }) else { return }
@@ -80,10 +87,13 @@ extension SyncNode {
         LoopConnector.connect(to: peer, on: loop, timeout: configuration.peerTimeout) { [self] result in
             switch result {
             case .success(let (descriptor, remote)):
-                let adopted = adopt(descriptor: descriptor, remote: remote, role: .client, loops: loops) { [self] connection in
-                    redial(peer, attempt: Self.resetsBackoff(connection) ? 0 : attempt, on: loop, loops: loops)
+                // Registered on the node's loop; this event loop goes on with its I/O meanwhile.
+                // A node that stopped meanwhile closes the descriptor and dials no more.
+                self.loop.async { [self] in
+                    _ = register(descriptor: descriptor, remote: remote, role: .client, loops: loops) { [self] connection in
+                        redial(peer, attempt: Self.resetsBackoff(connection) ? 0 : attempt, on: loop, loops: loops)
+                    }
                 }
-                if adopted == nil { return }
             case .failure(let error):
                 if attempt == 0 { configuration.log("\(configuration.name): cannot reach \(peer): \(error.localizedDescription)") }
                 redial(peer, attempt: attempt, on: loop, loops: loops)
@@ -115,11 +125,12 @@ extension SyncNode {
         }
     }
 
-    /// Runs the liveness pass on the first loop, ten times per heartbeat interval, until the node stops.
+    /// Queues the liveness pass on the node's loop from a timer on the first event loop, ten times
+    /// per heartbeat interval, until the node stops.
     private func scheduleLiveness(_ loops: NodeEventLoops) {
         loops.first.schedule(after: livenessInterval) { [self] in
             guard isRunning else { return }
-            livenessPass(&loops.liveness)
+            requestLivenessPass()
             scheduleLiveness(loops)
         }
     }

@@ -30,9 +30,9 @@ extension SyncNode {
     /// Peers still sending their catch-up are not asked (what is missing may be on its way), unless
     /// no peer has finished its catch-up.
     /// Asks again while the gap stays, after `gapTimeout`, then twice as long each time (at most
-    /// `GapWatch.maximumInterval`).
+    /// `GapWatch.maximumInterval`). On the loop.
     func checkForGaps(_ watch: inout GapWatch, now: UInt64) {
-        let buffered = condition.withLock { replica.bufferedCount }
+        let buffered = replica.bufferedCount
         guard buffered > 0 else {
             watch.waitingSince = nil
             watch.interval = watch.timeout
@@ -45,16 +45,16 @@ extension SyncNode {
         guard now > since, now - since >= watch.timeout, now - watch.lastRequest >= watch.interval else { return }
         if watch.lastRequest > since { watch.interval = min(watch.interval * 2, GapWatch.maximumInterval) }
         watch.lastRequest = now
-        let (version, missing, peers) = condition.withLock { () -> (VersionVector, [OpID], [Connection]) in
-            let live = sessions.compactMap { id, session -> (Connection, Bool)? in
-                guard session.live, let connection = connections[id] else { return nil }
-                return (connection, session.syncedUpTo != nil)
-            }
-            // Peers still sending their catch-up may be bringing what is missing: ask the others,
-            // or every live peer when none has finished (its `caught_up` may be what was lost).
-            let synced = live.filter(\.1).map(\.0)
-            return (replica.version, replica.missingDependencies, synced.isEmpty ? live.map(\.0) : synced)
+        let live = sessions.compactMap { id, session -> (Connection, Bool)? in
+            guard session.live, let connection = connections[id] else { return nil }
+            return (connection, session.syncedUpTo != nil)
         }
+        // Peers still sending their catch-up may be bringing what is missing: ask the others, or
+        // every live peer when none has finished (its `caught_up` may be what was lost).
+        let synced = live.filter(\.1).map(\.0)
+        let peers = synced.isEmpty ? live.map(\.0) : synced
+        let version = replica.version
+        let missing = replica.missingDependencies
         for connection in peers { connection.send(.syncRequest(version)) }
         let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
         throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - since) / 1_000_000) ms for \(named); "

@@ -61,16 +61,20 @@ extension SyncNode {
     /// Closes every connection (telling peers `shutting_down`) and stops listening and dialing.
     public func stop() {
         transfers?.stop()
-        let (listener, loops, open) = condition.withLock { () -> (Listener?, NodeEventLoops?, [Connection]) in
+        let (listener, loops) = condition.withLock { () -> (Listener?, NodeEventLoops?) in
             running = false
             condition.broadcast()
-            return (self.listener, eventLoops, Array(connections.values))
+            return (self.listener, eventLoops)
         }
+        let open = loop.sync { Array(connections.values) }
         listener?.close()
         loops?.listener?.close()
         for connection in open { connection.close(.shuttingDown, "node stopping") }
         for connection in open { connection.waitUntilClosed() }
         loops?.group.shutdown()
+        // What was applied is stored before the node's storage may be closed.
+        loop.drain()
+        writer?.stop()
     }
 
     /// Whether `stop()` has not been called.
@@ -80,20 +84,24 @@ extension SyncNode {
 
     /// Wraps streams in a started connection registered with the node.
     func adopt(_ streams: StreamPair, role: Connection.Role) -> Connection? {
-        condition.withLock { () -> Connection? in
-            guard running else {
-                streams.close()
-                return nil
-            }
+        // On the loop, so that `stop` (which stops running, then closes what the loop holds)
+        // either sees the connection or makes it refused here.
+        let adopted = loop.sync { () -> Connection? in
+            guard isRunning else { return nil }
             nextConnectionID += 1
             let connection = Connection(
                 id: nextConnectionID, role: role, streams: streams, settings: settings,
                 queueLimit: configuration.outboundQueueLimit, delegate: self)
             connections[connection.id] = connection
-            condition.broadcast()
-            connection.start()
+            notifyChange()
             return connection
         }
+        guard let connection = adopted else {
+            streams.close()
+            return nil
+        }
+        connection.start()
+        return connection
     }
 
     /// Keeps one configured peer connected: connect, wait for the connection to end, back off.
@@ -125,11 +133,10 @@ extension SyncNode {
         return connection.peer != nil && !duplicate
     }
 
-    /// Sends heartbeats to idle peers and drops silent ones, ten times per heartbeat interval.
+    /// Runs the liveness pass ten times per heartbeat interval until the node stops (threaded I/O).
     private func livenessLoop() {
-        var state = LivenessState(gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
         while isRunning {
-            livenessPass(&state)
+            requestLivenessPass()
             Thread.sleep(forTimeInterval: Double(livenessInterval) / 1e9)
         }
     }
@@ -139,24 +146,40 @@ extension SyncNode {
         UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000)) / 10
     }
 
+    /// Queues a liveness pass on the node's loop (unless one waits there already), which owns the
+    /// connections and the replica; flushes the throttled log here, whatever the loop is doing.
+    /// Called by the liveness thread (threaded I/O) or timer (the first event loop).
+    func requestLivenessPass() {
+        let queue = condition.withLock { () -> Bool in
+            guard !livenessQueued else { return false }
+            livenessQueued = true
+            return true
+        }
+        if queue {
+            loop.async { [self] in
+                condition.withLock { livenessQueued = false }
+                livenessPass()
+            }
+        }
+        throttledLog.flush(now: DispatchTime.now().uptimeNanoseconds)
+    }
+
     /// One liveness pass: heartbeats, silence and handshake deadlines, closes stuck closes,
-    /// re-requests gaps, flushes the throttled log.
-    func livenessPass(_ state: inout LivenessState) {
+    /// re-requests gaps. On the loop.
+    private func livenessPass() {
         let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
         let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
         let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
-        let open = condition.withLock { Array(connections.values) }
         let now = DispatchTime.now().uptimeNanoseconds
-        // The pass was held up (the node's lock taken by a slow store, a paused process): no
-        // heartbeat went out meanwhile, so peers' silence over that time is not theirs.
-        if now - state.previous > interval {
-            for connection in open { connection.excuseSilence(until: now) }
+        // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
+        // meanwhile, so peers' silence over that time is not theirs.
+        if now > liveness.previous && now - liveness.previous > interval {
+            for connection in connections.values { connection.excuseSilence(until: now) }
         }
-        state.previous = now
-        for connection in open {
+        liveness.previous = now
+        for connection in connections.values {
             connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
         }
-        checkForGaps(&state.gaps, now: now)
-        throttledLog.flush(now: now)
+        checkForGaps(&liveness.gaps, now: now)
     }
 }

@@ -9,41 +9,42 @@ import GalleryWire
 /// The answer to a `sync_request` is every op the requester lacks, in `ops` batches in causal
 /// order, then `caught_up`; from then on every op this node applies is pushed to that peer. Nothing
 /// of a session outlives its connection: a reconnect starts a new exchange of version vectors.
+///
+/// The delegate calls come on each connection's reader thread or event loop; everything that
+/// touches the replica or the sessions is queued on the node's loop, in the order received.
 extension SyncNode: ConnectionDelegate {
     func connectionAuthenticated(_ connection: Connection) {
         guard let peer = connection.peer else { return }
-        let duplicate = condition.withLock { () -> Bool in
-            // One connection per pair of nodes: when both dialed, keep the one opened by the
-            // node with the smaller replica ID, on both sides.
+        loop.async { [self] in
+            // One connection per pair of nodes: when both dialed, keep the one opened by the node
+            // with the smaller replica ID, on both sides.
             let keepOutbound = replica.id < peer.replica
             for (id, other) in connections where id != connection.id && other.peer?.replica == peer.replica {
                 let otherPreferred = (other.role == .client) == keepOutbound
                 let thisPreferred = (connection.role == .client) == keepOutbound
-                if otherPreferred || !thisPreferred { return true }
+                if otherPreferred || !thisPreferred {
+                    connection.close(.duplicateConnection, "already connected to \(peer.name)")
+                    return
+                }
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
             }
             sessions[connection.id] = Session()
-            condition.broadcast()
-            return false
+            connection.send(.syncRequest(replica.version))
+            publishPeerChange(connection)
+            configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
         }
-        if duplicate {
-            connection.close(.duplicateConnection, "already connected to \(peer.name)")
-            return
-        }
-        configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
-        connection.send(.syncRequest(read { $0.version }))
     }
 
     func connection(_ connection: Connection, received message: Message) {
         switch message {
         case .syncRequest(let version):
-            catchUp(connection, from: version)
+            loop.async { [self] in startCatchUp(connection.id, from: version) }
         case .ops(let ops):
-            receive(ops, from: connection)
+            loop.async { [self] in receive(ops, from: connection) }
         case .caughtUp(let version):
-            condition.withLock {
+            loop.async { [self] in
                 sessions[connection.id]?.syncedUpTo = version
-                condition.broadcast()
+                publishPeerChange(connection)
             }
             configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
         case .heartbeat:
@@ -67,11 +68,12 @@ extension SyncNode: ConnectionDelegate {
 
     func connectionClosed(_ connection: Connection, reason: String) {
         let name = connection.peer?.name ?? connection.remote
-        condition.withLock {
+        loop.async { [self] in
             connections[connection.id] = nil
             sessions[connection.id] = nil
             deferredCatchUps[connection.id] = nil
-            condition.broadcast()
+            notifyChange()
+            if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
         }
         transfers?.connectionClosed(connection)
         if connection.peer == nil {
@@ -80,6 +82,12 @@ extension SyncNode: ConnectionDelegate {
         } else {
             configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
         }
+    }
+
+    /// Wakes the waiters and tells the subscribers that a connection changed state. On the loop.
+    func publishPeerChange(_ connection: Connection) {
+        notifyChange()
+        if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: status(of: connection))) }
     }
 
     /// Answers a `fetch`: the blob's chunks, sent as the connection has room (protocol.md,
@@ -111,39 +119,19 @@ extension SyncNode: ConnectionDelegate {
         }
     }
 
-    /// Queues every op the peer lacks, then `caught_up`, and makes the session live: all under the
-    /// lock, so that ops applied afterwards are queued after the catch-up, in causal order.
-    func catchUp(_ connection: Connection, from version: VersionVector) {
-        let budget = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
-        condition.withLock {
-            guard sessions[connection.id] != nil else { return }
-            if storageFault != nil {
-                // The replica holds ops that are not durable: answer once they are.
-                deferredCatchUps[connection.id] = version
-                return
-            }
-            for batch in replica.encodedOps(missingFrom: version, maximumBytes: budget) {
-                connection.send(Frame(.ops, payload: batch), priority: .ops, backlog: true)
-            }
-            connection.send(.caughtUp(replica.version))
-            sessions[connection.id]?.live = true
-        }
-    }
-
-    /// Applies received ops and relays the ones that were new to every other peer.
+    /// Applies received ops and hands the ones that were new to the writer; once durable they go
+    /// to every other live peer. On the loop.
     private func receive(_ ops: [Op], from connection: Connection) {
+        var applied: [Op] = []
         var failure: (Op, ModelError)?
-        condition.withLock {
-            var applied: [Op] = []
-            for op in ops {
-                let outcome = replica.receive(op) { applied.append($0) }
-                if case .rejected(let error) = outcome {
-                    failure = (op, error)
-                    break
-                }
+        for op in ops {
+            let outcome = replica.receive(op) { applied.append($0) }
+            if case .rejected(let error) = outcome {
+                failure = (op, error)
+                break
             }
-            broadcast(applied, except: connection.id, local: false)
         }
+        _ = self.applied(applied, source: connection.id, waits: false)
         if let (op, error) = failure {
             if case .divergentOp = error {
                 reportDivergentOp(op, from: connection)

@@ -7,13 +7,36 @@ import GalleryWire
 /// secret, catches each up by version vector, then pushes every new op to every peer and relays
 /// what it receives to the others.
 ///
-/// Local changes go through `perform(_:)`; everything a peer sends goes through the replica's
-/// `receive`. `@unchecked Sendable`: all mutable state is guarded by `condition`.
+/// **One serial inbox.** Every input becomes a job on `loop`, one `WorkThread` that alone owns the
+/// replica and the session and fan-out state: ops, `sync_request` and `caught_up` from peers
+/// (queued by each connection's reader: its thread, or its event loop), local commands (`perform`,
+/// which waits for its job), reports of the group-commit writer, connections to register (accepted
+/// or dialed), the liveness pass (heartbeats, silence, gaps) queued by a timer. The I/O threads and
+/// event loops only read, write and hand over. A dedicated thread rather than a lock: no input ever
+/// waits for another input's I/O, and the state needs no lock at all. Nothing on the loop blocks:
+/// storing goes to the group-commit writer (`GroupCommit`), sending only queues frames on a
+/// connection's bounded outbound queue, subscribers get events on their own threads (`NodeEvents`),
+/// and a catch-up is answered a batch per turn (`SyncNode+CatchUp`).
+///
+/// **Durability before anything leaves.** Ops applied on the loop go to the writer, which stores
+/// and syncs every op waiting in one batch; only when it reports them durable are they sent to
+/// peers, reported to subscribers and acknowledged to the `perform` that made them
+/// (`SyncNode+Durability`).
+///
+/// `@unchecked Sendable`: the loop's state is touched only on `loop`; the lifecycle state
+/// (`running`, the listener, command slots, the change counter) is guarded by `condition`.
 public final class SyncNode: @unchecked Sendable {
     /// The node's configuration.
     public let configuration: NodeConfiguration
     let settings: HandshakeSettings
+    /// Guards the lifecycle state; broadcast whenever the loop changed the node's state.
     package let condition = NSCondition()
+    /// The node's one serial inbox.
+    let loop: WorkThread
+    /// Stores applied ops in batches, off the loop; nil for a node that does not persist.
+    let writer: GroupCommit?
+    /// The node's event stream: ops applied and durable, transfer progress, peer changes.
+    public let events = NodeEvents()
     /// Fills this node's placeholders, when it keeps blobs.
     package let transfers: TransferManager?
     /// Which inbound connections are kept before they authenticate, and shed first.
@@ -22,160 +45,210 @@ public final class SyncNode: @unchecked Sendable {
     let throttledLog: ThrottledLog
 
     // Guarded by `condition`.
-    package var replica: Replica
-    var connections: [Int: Connection] = [:]
-    var sessions: [Int: Session] = [:]
-    var nextConnectionID = 0
     var running = false
     var listener: Listener?
     /// The event loops, accept and liveness of a node using `PeerIO.eventLoop` (SyncNode+EventLoop).
     var eventLoops: NodeEventLoops?
     var boundEndpoint: Endpoint?
-    package var observers: [Int: @Sendable ([Op], Replica) -> Void] = [:]
+    /// Whether a liveness pass waits on the loop (another is not queued meanwhile).
+    var livenessQueued = false
+    /// Counts the loop's state changes, for `wait` and `waitForPeers`.
+    var changes = 0
+    /// Commands from the command line (the control socket) being carried out, each on its own thread.
+    package var runningCommands = 0
+    /// The most commands carried out at once; more are refused as busy.
+    package static let maximumRunningCommands = 64
+
+    // Owned by `loop`.
+    package var replica: Replica
+    var connections: [Int: Connection] = [:]
+    var sessions: [Int: Session] = [:]
+    var nextConnectionID = 0
+    /// What the liveness pass carries from one run to the next.
+    var liveness: LivenessState
     /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
-    /// changes are refused, ops received meanwhile wait in `unstoredOps`, nothing is sent to peers
-    /// until storing works again (`SyncNode+StorageFault`).
+    /// changes are refused, and nothing more is sent to peers until storing works again
+    /// (`SyncNode+StorageFault`).
     package var storageFault: String?
-    /// Ops applied here but not yet durable, in the order applied: never sent to any peer.
-    var unstoredOps: [Op] = []
     /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
     var deferredCatchUps: [Int: VersionVector] = [:]
     /// Ops received under an ID this node holds with other content, most recent last.
     var divergentOps: [DivergentOp] = []
     /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
     var divergentOpCount = 0
-    /// Observers of transfer progress (`watch`), by the same IDs as `observers`.
-    package var progressObservers: [Int: @Sendable ([TransferProgress], Replica) -> Void] = [:]
-    package var nextObserverID = 0
-    /// Commands from the command line (the control socket) being carried out, each on its own thread.
-    package var runningCommands = 0
-    /// The most commands carried out at once; more are refused as busy.
-    package static let maximumRunningCommands = 64
+    /// The replica's first `durableCount` ops are durable: only they are ever sent.
+    var durableCount: Int
+    /// The version vector of the durable ops (what a `caught_up` may claim).
+    var durableVersion: VersionVector
+    /// Batches applied and handed to the writer, not yet durable, in the order applied.
+    var inFlight: [InFlight] = []
+    /// `perform` calls waiting for their ops to be durable.
+    var durabilityWaiters: [(end: Int, ticket: DurabilityTicket)] = []
+    /// Transfer progress waiting for the ops applied before it (up to `end`) to be durable.
+    var heldProgress: [(end: Int, progress: [TransferProgress])] = []
 
     /// What the node knows of one authenticated connection.
     struct Session {
-        /// Ops flow to the peer live once its catch-up is queued.
+        /// Ops flow to the peer live once its catch-up is sent.
         var live = false
         /// The peer's version vector at its `caught_up`.
         var syncedUpTo: VersionVector?
+        /// The catch-up being sent, a batch per loop turn.
+        var catchUp: CatchUp?
+    }
+
+    /// Ops applied in one turn (a command, a received frame) and not yet durable.
+    struct InFlight {
+        /// The ops, in the order applied.
+        var ops: [Op]
+        /// The replica's op count after them: they are at log positions `end - ops.count ..< end`.
+        var end: Int
+        /// The connection they came from (not sent back there), nil for local ops.
+        var source: Int?
     }
 
     /// Creates a node serving `replica`; call `start()` to listen and dial.
     public init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
         self.replica = replica
+        self.durableCount = replica.opCount
+        self.durableVersion = replica.version
+        self.liveness = LivenessState(gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
         self.settings = HandshakeSettings(
             secret: configuration.secret, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
         self.admission = AdmissionController(limits: configuration.admission)
         self.throttledLog = ThrottledLog(configuration.log)
+        self.loop = WorkThread(name: "node-loop \(configuration.name)")
+        let report = UncheckedBox<SyncNode?>(nil)
+        self.writer = configuration.store.map { store in
+            GroupCommit(store: store, retryInterval: Self.storageRetryInterval) { outcome in
+                guard let node = report.value else { return }
+                node.loop.async { node.handle(outcome) }
+            }
+        }
         self.transfers = configuration.blobs.map { TransferManager(blobs: $0, maximumFrameSize: configuration.maximumFrameSize) }
+        report.value = self
         transfers?.node = self
+        if let transfers {
+            events.subscribe { [weak transfers] event in
+                switch event {
+                case .applied(let ops): transfers?.applied(ops)
+                case .resyncNeeded: transfers?.resync()
+                case .transferProgress, .peerChanged: break
+                }
+            }
+        }
     }
 
     // MARK: Local use
 
-    /// Runs a command on the replica; the ops it made are stored (when the node persists), then
-    /// sent to every peer.
+    /// Runs a command on the replica (on the node's loop), then waits until the ops it made are
+    /// durable (when the node persists); they are sent to every peer once they are.
     ///
     /// Ops made before a later command of the closure throws are applied: they are stored and sent
     /// all the same, so that no applied op is left unsaved (or its ID reused).
     ///
-    /// - Parameter command: Makes ops through the replica's commands.
+    /// - Parameter command: Makes ops through the replica's commands. It runs on the node's loop:
+    ///   it must not wait for I/O nor call back into the node.
     /// - Throws: The command's error; `SyncNodeError.storageUnavailable` (nothing done) while ops
     ///   cannot be stored; `SyncNodeError.notDurable` when this command's ops could not be stored
     ///   (they stay applied here, unsent, and are stored and sent once storing works again).
     @discardableResult
     public func perform<Result>(_ command: (inout Replica) throws -> Result) throws -> Result {
-        try condition.withLock {
+        // Called from a job of the loop (which must not wait for the loop's own reports): the ops
+        // are stored and sent all the same, without waiting.
+        let waits = !loop.isCurrent
+        let (outcome, ticket) = try loop.sync { () throws -> (Swift.Result<Result, any Error>, DurabilityTicket?) in
             if let storageFault { throw SyncNodeError.storageUnavailable(storageFault) }
             let before = replica.opCount
-            let result: Result
-            do {
-                result = try command(&replica)
-            } catch {
-                publishLocal(since: before)
-                throw error
-            }
-            guard publishLocal(since: before) else { throw SyncNodeError.notDurable(storageFault ?? "unknown") }
-            return result
+            let outcome = Swift.Result { try command(&replica) }
+            let made = replica.opCount - before
+            let ticket = made > 0 ? applied(replica.lastOps(made), source: nil, waits: waits) : nil
+            return (outcome, ticket)
         }
+        if let ticket, let failure = ticket.wait() {
+            if case .failure(let error) = outcome { throw error }
+            throw SyncNodeError.notDurable(failure)
+        }
+        return try outcome.get()
     }
 
-    /// Stores and sends the ops made since the replica had `before` ops; false when they could not
-    /// be stored. Caller holds `condition`.
-    @discardableResult
-    private func publishLocal(since before: Int) -> Bool {
-        guard replica.opCount > before else { return true }
-        return broadcast(replica.lastOps(replica.opCount - before), except: nil, local: true)
-    }
-
-    /// Reads the replica.
-    public func read<Result>(_ body: (Replica) throws -> Result) rethrows -> Result {
-        try condition.withLock { try body(replica) }
+    /// Reads the replica (on the node's loop; `body` must not call back into the node).
+    public func read<Result, Failure: Error>(_ body: (Replica) throws(Failure) -> Result) throws(Failure) -> Result {
+        let outcome = loop.sync { () -> Swift.Result<Result, Failure> in
+            Swift.Result { () throws(Failure) -> Result in try body(replica) }
+        }
+        return try outcome.get()
     }
 
     /// Waits until `predicate` holds for the replica, or `timeout` passes; true when it holds.
     public func wait(timeout: Duration, until predicate: (Replica) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(Double(timeout.nanoseconds) / 1e9)
-        return condition.withLock {
-            while !predicate(replica) {
-                if !condition.wait(until: deadline) { return predicate(replica) }
-            }
-            return true
-        }
+        waitForChange(timeout: timeout) { read(predicate) }
     }
 
-    /// Calls `observer` with every batch of ops applied (local or received), under the node's lock.
+    /// Calls `observer` with every batch of ops applied (local or received) once durable, on a
+    /// thread of its own (`NodeEvents`); a `.resyncNeeded` is not passed on.
     @discardableResult
     public func observe(_ observer: @escaping @Sendable ([Op]) -> Void) -> Int {
-        observe { ops, _ in observer(ops) }
-    }
-
-    /// Calls `observer` with every batch of ops applied and the replica right after them, under
-    /// the node's lock (the observer must not call back into the node).
-    @discardableResult
-    public func observe(_ observer: @escaping @Sendable ([Op], Replica) -> Void) -> Int {
-        condition.withLock {
-            nextObserverID += 1
-            observers[nextObserverID] = observer
-            return nextObserverID
+        let subscription = events.subscribe { event in
+            if case .applied(let ops) = event { observer(ops) }
         }
+        return subscription.id
     }
 
     /// Stops calling an observer.
     public func removeObserver(_ id: Int) {
-        condition.withLock { observers[id] = nil }
+        events.unsubscribe(NodeEvents.Subscription(id: id))
     }
 
     /// The connected peers.
     public var peers: [PeerStatus] {
-        condition.withLock { peerStatuses() }
+        loop.sync { peerStatuses() }
     }
 
     /// Waits until `predicate` holds for the connected peers, or `timeout` passes; true when it holds.
     public func waitForPeers(timeout: Duration, until predicate: ([PeerStatus]) -> Bool) -> Bool {
+        waitForChange(timeout: timeout) { predicate(peers) }
+    }
+
+    /// Checks `holds` after every change of the node's state until it is true or `timeout` passes.
+    private func waitForChange(timeout: Duration, _ holds: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(Double(timeout.nanoseconds) / 1e9)
-        return condition.withLock {
-            while !predicate(peerStatuses()) {
-                if !condition.wait(until: deadline) { return predicate(peerStatuses()) }
+        while true {
+            let seen = condition.withLock { changes }
+            if holds() { return true }
+            let changed = condition.withLock { () -> Bool in
+                while changes == seen { if !condition.wait(until: deadline) { return changes != seen } }
+                return true
             }
-            return true
+            if !changed { return holds() }
         }
     }
 
-    /// The connected peers; the caller holds `condition`.
-    private func peerStatuses() -> [PeerStatus] {
-            connections.values.sorted { $0.id < $1.id }.map { connection in
-                let peer = connection.peer
-                let session = sessions[connection.id]
-                let state: PeerStatus.State = peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live
-                let bytes = connection.byteCounts
-                return PeerStatus(
-                    name: peer?.name, replica: peer?.replica, address: connection.remote,
-                    direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
-                    bytesReceived: bytes.received, bytesSent: bytes.sent)
-            }
+    /// Wakes `wait` and `waitForPeers`: the loop changed the node's state.
+    func notifyChange() {
+        condition.withLock {
+            changes &+= 1
+            condition.broadcast()
+        }
+    }
+
+    /// The connected peers. On the loop.
+    func peerStatuses() -> [PeerStatus] {
+        connections.values.sorted { $0.id < $1.id }.map(status(of:))
+    }
+
+    /// What the node knows of one connection. On the loop.
+    func status(of connection: Connection) -> PeerStatus {
+        let peer = connection.peer
+        let session = sessions[connection.id]
+        let state: PeerStatus.State = peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live
+        let bytes = connection.byteCounts
+        return PeerStatus(
+            name: peer?.name, replica: peer?.replica, address: connection.remote,
+            direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
+            bytesReceived: bytes.received, bytesSent: bytes.sent)
     }
 
     /// The address the node listens on (with the real port when it asked for port 0).
@@ -185,7 +258,7 @@ public final class SyncNode: @unchecked Sendable {
 
     /// Closes every connection to the peer with this replica ID (a test and operator hook).
     public func disconnect(_ peer: ReplicaID) {
-        let targets = condition.withLock { connections.values.filter { $0.peer?.replica == peer } }
+        let targets = loop.sync { connections.values.filter { $0.peer?.replica == peer } }
         for connection in targets { connection.close(nil, "disconnected by request") }
     }
 
@@ -198,7 +271,7 @@ public final class SyncNode: @unchecked Sendable {
 
     /// The live peers that can be asked for bytes.
     func fetchPeers() -> [TransferManager.FetchPeer] {
-        condition.withLock {
+        loop.sync {
             sessions.compactMap { id, session -> TransferManager.FetchPeer? in
                 guard session.live, let connection = connections[id], let peer = connection.peer else { return nil }
                 return TransferManager.FetchPeer(
@@ -207,47 +280,15 @@ public final class SyncNode: @unchecked Sendable {
         }
     }
 
-    /// Tells the watchers how far transfers are.
+    /// Tells the subscribers how far transfers are, after the ops applied so far (a transfer's
+    /// placeholder among them) are reported durable: progress is never seen before its placeholder.
     func publishProgress(_ progress: [TransferProgress]) {
-        condition.withLock {
-            for observer in progressObservers.values { observer(progress, replica) }
-        }
-    }
-
-    /// Makes ops durable (when the node persists), sends them to every live peer but `source` in
-    /// frames within each peer's limit, and tells observers and waiters. Ops that cannot be stored
-    /// are kept unsent until they can (`SyncNode+StorageFault`); returns false for them. Caller
-    /// holds `condition`.
-    @discardableResult
-    func broadcast(_ ops: [Op], except source: Int?, local: Bool) -> Bool {
-        guard !ops.isEmpty else { return true }
-        let durable = store(ops, local: local)
-        if durable { send(ops, except: source) }
-        transfers?.applied(ops)
-        for observer in observers.values { observer(ops, replica) }
-        condition.broadcast()
-        return durable
-    }
-
-    /// Sends durable ops to every live peer but `source`: one frame for all the ops when every
-    /// peer accepts it (the common case), else batches within each peer's limit. Caller holds
-    /// `condition`.
-    func send(_ ops: [Op], except source: Int?) {
-        var whole: Frame?
-        var framesByLimit: [Int: [Frame]] = [:]
-        for (id, session) in sessions where session.live && id != source {
-            guard let connection = connections[id] else { continue }
-            let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
-            let frame = whole ?? Message.ops(ops).frame
-            whole = frame
-            if frame.payload.count <= limit {
-                connection.send(frame, priority: .ops)
-                continue
+        loop.async { [self] in
+            if replica.opCount <= durableCount {
+                events.publish(.transferProgress(progress))
+            } else {
+                heldProgress.append((replica.opCount, progress))
             }
-            let frames = framesByLimit[limit]
-                ?? OpCodec.encodeBatches(ops, maximumBytes: limit).map { Frame(.ops, payload: $0) }
-            framesByLimit[limit] = frames
-            for frame in frames { connection.send(frame, priority: .ops) }
         }
     }
 }

@@ -93,14 +93,36 @@ extension TransferManager {
         if let id = committed.first { throw ActionFailure("transfer \(id) already ended: committed") }
     }
 
-    /// Sees every batch of ops applied by the node (called with the node's lock held): a delete of
-    /// a placeholder in flight ends its transfer (rule 10: delete wins over commit).
+    /// Sees every batch of ops applied by the node, once durable (from `NodeEvents`, on the
+    /// subscription's thread): a delete of a placeholder in flight ends its transfer (rule 10:
+    /// delete wins over commit).
     func applied(_ ops: [Op]) {
         var callbacks: [() -> Void] = []
         lock.withLock {
             guard !transfers.isEmpty else { return }
             for op in ops {
                 guard case .delete(let item) = op.action, transfers[item] != nil else { continue }
+                callbacks += finalize(item, .failed(failureReasons[item] ?? "cancelled: the placeholder was deleted"))
+            }
+            if !callbacks.isEmpty {
+                poked = true
+                lock.broadcast()
+            }
+        }
+        for callback in callbacks { callback() }
+    }
+
+    /// The node's events were dropped (`.resyncNeeded`): ends the transfers whose placeholder is
+    /// deleted, as `applied` would have.
+    func resync() {
+        let placeholders = lock.withLock { Array(transfers.keys) }
+        guard !placeholders.isEmpty, let node else { return }
+        let deleted = node.read { replica in
+            placeholders.filter { replica.item($0).map(\.isDeleted) ?? false }
+        }
+        var callbacks: [() -> Void] = []
+        lock.withLock {
+            for item in deleted {
                 callbacks += finalize(item, .failed(failureReasons[item] ?? "cancelled: the placeholder was deleted"))
             }
             if !callbacks.isEmpty {

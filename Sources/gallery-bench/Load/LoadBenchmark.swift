@@ -16,6 +16,8 @@ enum LoadBenchmark {
         var seconds = 60.0
         var store = LoadMesh.Store.disk
         var seed: UInt64 = 1
+        /// Commands in flight per node: each node's rate is shared by this many pacer threads.
+        var clients = 8
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
@@ -26,6 +28,7 @@ enum LoadBenchmark {
                 case "--rate": rate = try Self.number(value, flag, in: 1...100_000)
                 case "--seconds": seconds = Double(try Self.number(value, flag, in: 1...3_600))
                 case "--seed": seed = UInt64(try Self.number(value, flag, in: 0...Int.max))
+                case "--clients": clients = try Self.number(value, flag, in: 1...64)
                 case "--store":
                     guard let store = LoadMesh.Store(rawValue: value) else { throw BenchFailure.usage("--store is disk or memory") }
                     self.store = store
@@ -58,20 +61,27 @@ enum LoadBenchmark {
         let fsyncsBefore = mesh.fsyncCounts
         let cpuBefore = processCPUSeconds()
 
-        // The load: one pacer thread per node.
+        // The load: `clients` pacer threads per node, sharing its rate (client j makes slots
+        // j, j + clients, ...): commands in flight at once, as from several users, so that a node's
+        // rate is not bounded by one command's wait for its fsync.
         let interval = UInt64(1e9 / Double(options.rate))
         let slots = Int(Double(options.rate) * options.seconds)
         let start = uptimeNanoseconds() + 20_000_000
         let results = PacerResults(count: options.nodes)
         let group = DispatchGroup()
         for index in mesh.nodes.indices {
-            group.enter()
-            let pacer = Pacer(
-                node: mesh.nodes[index], index: index, names: mesh.names,
-                seed: options.seed &* 1_000_003 &+ UInt64(index))
-            Thread.detachNewThread {
-                results.set(index, pacer.run(start: start, interval: interval, slots: slots))
-                group.leave()
+            for client in 0..<options.clients {
+                group.enter()
+                let pacer = Pacer(
+                    node: mesh.nodes[index], index: index, names: mesh.names,
+                    seed: options.seed &* 1_000_003 &+ UInt64(index * 64 + client))
+                let clientSlots = slots / options.clients + (client < slots % options.clients ? 1 : 0)
+                Thread.detachNewThread {
+                    results.add(index, pacer.run(
+                        start: start + UInt64(client) * interval, interval: interval * UInt64(options.clients),
+                        slots: clientSlots, sequenceOffset: client, sequenceStride: options.clients))
+                    group.leave()
+                }
             }
         }
         group.wait()
@@ -156,7 +166,7 @@ enum LoadBenchmark {
         return [
             """
             {"workload": "load", "store": "\(options.store.rawValue)", "nodes": \(options.nodes), \
-            "targetOpsPerSecondPerNode": \(options.rate), "seconds": \(rounded(loadSeconds)), \
+            "targetOpsPerSecondPerNode": \(options.rate), "clientsPerNode": \(options.clients), "seconds": \(rounded(loadSeconds)), \
             "loadAverageBefore": \(loadBefore), "loadAverageAtStop": \(loadDuring), \
             "opsMade": \(made), "opsMadePerSecond": \(rounded(Double(made) / loadSeconds)), \
             "opsMadePerSecondPerNodeMinMedianMax": \(range(madePerNode)), \
@@ -223,7 +233,7 @@ enum LoadBenchmark {
     }
 }
 
-/// The results of the pacers, by node index.
+/// The results of the pacers, summed by node index.
 final class PacerResults: @unchecked Sendable {
     // `@unchecked Sendable`: `results` is read and written only under `lock`.
     private let lock = NSLock()
@@ -233,8 +243,16 @@ final class PacerResults: @unchecked Sendable {
         results = Array(repeating: PacerResult(), count: count)
     }
 
-    func set(_ index: Int, _ result: PacerResult) {
-        lock.withLock { results[index] = result }
+    /// Adds the result of one of a node's pacers to the node's.
+    func add(_ index: Int, _ result: PacerResult) {
+        lock.withLock {
+            results[index].made += result.made
+            results[index].skipped += result.skipped
+            results[index].failed += result.failed
+            results[index].performMicroseconds += result.performMicroseconds
+            results[index].mix.merge(result.mix, uniquingKeysWith: +)
+            results[index].created += result.created
+        }
     }
 
     var all: [PacerResult] { lock.withLock { results } }
@@ -255,7 +273,7 @@ struct Pacer: Sendable {
     let names: [String]
     let seed: UInt64
 
-    func run(start: UInt64, interval: UInt64, slots: Int) -> PacerResult {
+    func run(start: UInt64, interval: UInt64, slots: Int, sequenceOffset: Int = 0, sequenceStride: Int = 1) -> PacerResult {
         var result = PacerResult()
         result.performMicroseconds.reserveCapacity(slots)
         result.created.reserveCapacity(slots)
@@ -277,7 +295,7 @@ struct Pacer: Sendable {
                 if slot >= slots { break }
             }
             slot += 1
-            let sequence = slot
+            let sequence = slot * sequenceStride + sequenceOffset
             let stamp = uptimeNanoseconds()
             do {
                 let (op, kind) = try node.perform { replica in
