@@ -24,6 +24,8 @@ let package = Package(
     targets: [
         // The pure CRDT: identities, ops, the replica, the binary op codec.
         .target(name: "GalleryModel"),
+        // C header: epoll for the event loops (the Glibc module does not export it).
+        .target(name: "CEventPoll"),
         // Schedules and the simulator of `gallery simulate`.
         .target(name: "GallerySimulation", dependencies: ["GalleryModel"]),
         // SHA-256 block compression with the CPU's SHA instructions (C: Swift cannot emit them).
@@ -32,15 +34,13 @@ let package = Package(
         .target(name: "GalleryCrypto", dependencies: ["CSHA256Kernels"]),
         // The wire protocol, sans I/O: frames, messages, handshakes, typed control commands.
         .target(name: "GalleryWire", dependencies: ["GalleryModel", "GalleryCrypto"]),
-        // Bytes only: sockets, endpoints, stream pairs; imports no Gallery module.
-        .target(name: "GalleryIO"),
+        // Bytes only: sockets, endpoints, stream pairs, channels, event loops; imports no Gallery module.
+        .target(name: "GalleryIO", dependencies: ["CEventPoll"]),
         // The node's directory: op log, snapshot, blob store, checkpoints, transfer journal.
         .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
-        // C header: epoll for the event loops (the Glibc module does not export it).
-        .target(name: "CEventPoll"),
         // The node core: event loops and handler pipelines, sync sessions, relay, transfers, use
         // cases; no storage types.
-        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "CEventPoll"]),
+        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
         // The adapter of `gallery -C DIR`: control socket, commands, client.
         .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode"]),
         // Sans-I/O HTTP/1.1 codec for the web adapter (issue 13).

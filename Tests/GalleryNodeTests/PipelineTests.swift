@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryModel
 @testable import GalleryNode
 import GalleryWire

@@ -1,3 +1,4 @@
+import GalleryIO
 import GalleryWire
 
 /// Bytes to frames and frames to the peer's outbox: the head of a peer pipeline.

@@ -1,3 +1,4 @@
+import GalleryIO
 import GalleryWire
 
 /// The handshake (protocol.md, "Handshake"): a client sends `hello` when the channel becomes

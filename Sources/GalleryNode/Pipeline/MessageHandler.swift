@@ -1,3 +1,4 @@
+import GalleryIO
 import GalleryWire
 
 /// Frames to messages after the handshake, and messages to frames: the last handler before the

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryWire
 
 /// What waits to go to one peer: frames by priority (control before ops before bulk, bounded by

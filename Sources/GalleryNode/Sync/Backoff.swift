@@ -20,12 +20,3 @@ public struct Backoff: Hashable, Sendable {
         return .nanoseconds(Int64.random(in: (nanoseconds / 2)...nanoseconds, using: &generator))
     }
 }
-
-extension Duration {
-    /// The duration in whole nanoseconds (saturating).
-    package var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let (product, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
-        return overflow ? .max : product &+ attoseconds / 1_000_000_000
-    }
-}

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 
 /// The event loops of a node using `PeerIO.eventLoop`, and what runs on them: the listener and
 /// the liveness timer (which queues the pass on the node's loop).

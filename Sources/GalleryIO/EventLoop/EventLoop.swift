@@ -1,9 +1,8 @@
 import Foundation
-import GalleryIO
 import Synchronization
 
 /// What an event loop calls when a registered descriptor is ready, on the loop's thread.
-protocol ReadinessHandler: AnyObject {
+package protocol ReadinessHandler: AnyObject {
     /// The descriptor is ready as the event says.
     func ready(_ event: ReadinessEvent)
     /// The loop is ending with the descriptor still registered: release it.
@@ -16,9 +15,9 @@ protocol ReadinessHandler: AnyObject {
 /// Everything registered with a loop is touched on the loop's thread only; other threads hand it
 /// work with `execute` or `schedule`. `@unchecked Sendable`: the task queue is guarded by `lock`,
 /// the handlers and timers are confined to the loop's thread.
-final class EventLoop: @unchecked Sendable {
+package final class EventLoop: @unchecked Sendable {
     /// A timer's handle, to cancel it.
-    struct TimerID: Hashable, Sendable {
+    package struct TimerID: Hashable, Sendable {
         fileprivate let value: UInt64
     }
 
@@ -44,12 +43,12 @@ final class EventLoop: @unchecked Sendable {
     private let turns = Mutex<(started: UInt64, lastLongEnded: UInt64)>((0, 0))
     /// One read buffer shared by every socket of the loop (loop thread only): an idle connection
     /// holds no read buffer of its own.
-    let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 << 10)
+    package let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 << 10)
     /// The loop's thread, for `inEventLoop`.
     private nonisolated(unsafe) var thread: pthread_t?
 
     /// Makes a loop and starts its thread, named `name`.
-    init(name: String) throws(TransportError) {
+    package init(name: String) throws(TransportError) {
         #if canImport(Darwin)
         selector = try KqueueSelector()
         #else
@@ -74,13 +73,13 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Whether the caller runs on this loop's thread.
-    var inEventLoop: Bool {
+    package var inEventLoop: Bool {
         guard let thread else { return false }
         return pthread_equal(thread, pthread_self()) != 0
     }
 
     /// Runs `task` on the loop's thread, soon (after the events being handled).
-    func execute(_ task: @escaping @Sendable () -> Void) {
+    package func execute(_ task: @escaping @Sendable () -> Void) {
         let accepted = lock.withLock { () -> Bool in
             if stopping { return false }
             tasks.append(task)
@@ -91,7 +90,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Runs `task` on the loop's thread after `nanoseconds`; callable from any thread.
     @discardableResult
-    func schedule(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) -> TimerID {
+    package func schedule(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) -> TimerID {
         let id = lock.withLock { () -> UInt64 in
             nextTimer += 1
             return nextTimer
@@ -106,7 +105,7 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Cancels a timer that has not fired yet. Loop thread only.
-    func cancel(_ timer: TimerID) {
+    package func cancel(_ timer: TimerID) {
         if timers.contains(where: { $0.id == timer.value }) { cancelled.insert(timer.value) }
     }
 
@@ -123,19 +122,19 @@ final class EventLoop: @unchecked Sendable {
     }
 
     /// Watches `descriptor` for `interest` and calls `handler` when it is ready. Loop thread only.
-    func register(_ descriptor: Int32, interest: ReadinessInterest, handler: any ReadinessHandler) throws(TransportError) {
+    package func register(_ descriptor: Int32, interest: ReadinessInterest, handler: any ReadinessHandler) throws(TransportError) {
         try selector.register(descriptor, interest: interest)
         handlers[descriptor] = handler
     }
 
     /// Changes what `descriptor` is watched for. Loop thread only.
-    func setInterest(_ descriptor: Int32, _ interest: ReadinessInterest) {
+    package func setInterest(_ descriptor: Int32, _ interest: ReadinessInterest) {
         guard handlers[descriptor] != nil else { return }
         try? selector.modify(descriptor, interest: interest)
     }
 
     /// Stops watching `descriptor` (before it is closed). Loop thread only.
-    func deregister(_ descriptor: Int32) {
+    package func deregister(_ descriptor: Int32) {
         guard handlers.removeValue(forKey: descriptor) != nil else { return }
         selector.deregister(descriptor)
         deregisteredThisTurn.insert(descriptor)
@@ -143,7 +142,7 @@ final class EventLoop: @unchecked Sendable {
 
     /// Ends the loop after the tasks queued so far and waits for its thread; pending timers are
     /// dropped. Do not call from the loop's own thread.
-    func shutdown() {
+    package func shutdown() {
         let first = lock.withLock { () -> Bool in
             if stopping { return false }
             stopping = true
@@ -159,12 +158,12 @@ final class EventLoop: @unchecked Sendable {
 
     /// A turn of the loop (the work between two waits for readiness) longer than this holds up
     /// every socket of the loop: their peers cannot be heard meanwhile.
-    static let longTurn: UInt64 = 100_000_000
+    package static let longTurn: UInt64 = 100_000_000
 
     /// Until when the peers of this loop's sockets could not be heard, whatever they sent: `now`
     /// while the current turn has run longer than `longTurn` (bytes wait in the sockets), else the
     /// end of the last such turn, 0 if none. Any thread.
-    func unheardUntil(now: UInt64) -> UInt64 {
+    package func unheardUntil(now: UInt64) -> UInt64 {
         turns.withLock { turns in
             turns.started != 0 && now > turns.started && now - turns.started > Self.longTurn ? now : turns.lastLongEnded
         }

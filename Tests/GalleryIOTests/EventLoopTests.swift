@@ -1,10 +1,10 @@
 import Foundation
+@testable import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-@testable import GalleryNode
 import Synchronization
 import Testing
 

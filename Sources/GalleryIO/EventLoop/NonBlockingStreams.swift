@@ -1,5 +1,4 @@
 import Foundation
-import GalleryIO
 
 // Subclassing Foundation streams: see SocketStreams.swift (a subclass must call one of the
 // designated initializers of InputStream/OutputStream; their backing stream is never used).
@@ -20,38 +19,38 @@ private func tell(_ delegate: (any StreamDelegate)?, _ stream: Stream, _ event: 
 /// stays `.open` and `hasBytesAvailable` turns false until the loop says otherwise) or at end of
 /// stream (`streamStatus` is `.atEnd`, and the delegate gets `endEncountered`); -1 with
 /// `streamError` on failure (the delegate gets `errorOccurred`). Loop thread only.
-final class NonBlockingInputStream: InputStream {
+package final class NonBlockingInputStream: InputStream {
     private unowned let socket: NonBlockingSocket
     private var status: Stream.Status = .notOpen
     private var error: TransportError?
     private var available = false
     private weak var streamDelegate: (any StreamDelegate)?
 
-    init(socket: NonBlockingSocket) {
+    package init(socket: NonBlockingSocket) {
         self.socket = socket
         super.init(data: Data())
     }
 
-    override var delegate: (any StreamDelegate)? {
+    package override var delegate: (any StreamDelegate)? {
         get { streamDelegate }
         set { streamDelegate = newValue }
     }
 
     /// Called by the socket when the loop finds it readable.
-    func notify(_ event: Stream.Event) {
+    package func notify(_ event: Stream.Event) {
         if event == .hasBytesAvailable { available = true }
         tell(streamDelegate, self, event)
     }
 
-    override func open() { if status == .notOpen { status = .open } }
+    package override func open() { if status == .notOpen { status = .open } }
 
-    override func close() {
+    package override func close() {
         guard status != .closed else { return }
         status = .closed
         socket.close()
     }
 
-    override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
+    package override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
         guard status == .open else { return status == .atEnd || status == .closed ? 0 : -1 }
         switch socket.receive(buffer, len) {
         case .success(nil):
@@ -72,25 +71,25 @@ final class NonBlockingInputStream: InputStream {
         }
     }
 
-    override var hasBytesAvailable: Bool { status == .open && available }
-    override var streamStatus: Stream.Status { status }
-    override var streamError: Error? { error }
+    package override var hasBytesAvailable: Bool { status == .open && available }
+    package override var streamStatus: Stream.Status { status }
+    package override var streamError: Error? { error }
 
-    override func getBuffer(
+    package override func getBuffer(
         _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
     ) -> Bool { false }
 
     #if canImport(Darwin)
-    override func property(forKey key: Stream.PropertyKey) -> Any? { nil }
-    override func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool { false }
+    package override func property(forKey key: Stream.PropertyKey) -> Any? { nil }
+    package override func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool { false }
     #else
-    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
-    override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool { false }
+    package override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
+    package override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool { false }
     #endif
 
     /// The event loop, not a run loop, delivers this stream's events.
-    override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
-    override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+    package override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+    package override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
 }
 
 /// The writing half of a `NonBlockingSocket`, as a Foundation `OutputStream` whose `delegate`
@@ -99,14 +98,14 @@ final class NonBlockingInputStream: InputStream {
 ///
 /// `write` never blocks: it returns the bytes the kernel took (0 when the socket is full: the
 /// delegate gets `hasSpaceAvailable` once it has room), or -1 with `streamError`. Loop thread only.
-final class NonBlockingOutputStream: OutputStream {
+package final class NonBlockingOutputStream: OutputStream {
     private unowned let socket: NonBlockingSocket
     private var status: Stream.Status = .notOpen
     private var error: TransportError?
     private var full = false
     private weak var streamDelegate: (any StreamDelegate)?
 
-    init(socket: NonBlockingSocket) {
+    package init(socket: NonBlockingSocket) {
         self.socket = socket
         super.init(toMemory: ())
     }
@@ -114,31 +113,31 @@ final class NonBlockingOutputStream: OutputStream {
     #if !canImport(Darwin)
     /// Required by swift-corelibs-foundation's `OutputStream`; this stream needs a socket.
     @available(*, unavailable, message: "NonBlockingOutputStream wraps a socket")
-    required init(toMemory: ()) {
+    package required init(toMemory: ()) {
         fatalError("NonBlockingOutputStream wraps a socket")
     }
     #endif
 
-    override var delegate: (any StreamDelegate)? {
+    package override var delegate: (any StreamDelegate)? {
         get { streamDelegate }
         set { streamDelegate = newValue }
     }
 
     /// Called by the socket when the loop finds it writable.
-    func notify(_ event: Stream.Event) {
+    package func notify(_ event: Stream.Event) {
         if event == .hasSpaceAvailable { full = false }
         tell(streamDelegate, self, event)
     }
 
-    override func open() { if status == .notOpen { status = .open } }
+    package override func open() { if status == .notOpen { status = .open } }
 
-    override func close() {
+    package override func close() {
         guard status != .closed else { return }
         status = .closed
         socket.close()
     }
 
-    override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
+    package override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
         guard status == .open else {
             if error == nil { error = .closed }
             return -1
@@ -158,19 +157,19 @@ final class NonBlockingOutputStream: OutputStream {
         }
     }
 
-    override var hasSpaceAvailable: Bool { status == .open && !full }
-    override var streamStatus: Stream.Status { status }
-    override var streamError: Error? { error }
+    package override var hasSpaceAvailable: Bool { status == .open && !full }
+    package override var streamStatus: Stream.Status { status }
+    package override var streamError: Error? { error }
 
     #if canImport(Darwin)
-    override func property(forKey key: Stream.PropertyKey) -> Any? { nil }
-    override func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool { false }
+    package override func property(forKey key: Stream.PropertyKey) -> Any? { nil }
+    package override func setProperty(_ property: Any?, forKey key: Stream.PropertyKey) -> Bool { false }
     #else
-    override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
-    override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool { false }
+    package override func property(forKey key: Stream.PropertyKey) -> AnyObject? { nil }
+    package override func setProperty(_ property: AnyObject?, forKey key: Stream.PropertyKey) -> Bool { false }
     #endif
 
     /// The event loop, not a run loop, delivers this stream's events.
-    override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
-    override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+    package override func schedule(in aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
+    package override func remove(from aRunLoop: RunLoop, forMode mode: RunLoop.Mode) {}
 }

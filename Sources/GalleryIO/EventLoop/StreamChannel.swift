@@ -6,11 +6,11 @@ import Foundation
 /// room, resuming on `hasSpaceAvailable`. Its channel thread is the loop's thread.
 ///
 /// `@unchecked Sendable`: all state is touched on the loop's thread only.
-final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendable {
-    let pipeline = ChannelPipeline()
-    let socket: NonBlockingSocket
+package final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendable {
+    package let pipeline = ChannelPipeline()
+    package let socket: NonBlockingSocket
     /// Where outbound bytes come from when the socket has room.
-    let source: any OutboundByteSource
+    package let source: any OutboundByteSource
     private var pending: [UInt8] = []
     private var pendingOffset = 0
     private var reading = true
@@ -20,7 +20,7 @@ final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendabl
     private static let readsPerEvent = 4
 
     /// Makes a channel for a socket (not yet registered) with `handlers`, head first.
-    init(socket: NonBlockingSocket, source: any OutboundByteSource, handlers: [any ChannelHandler]) {
+    package init(socket: NonBlockingSocket, source: any OutboundByteSource, handlers: [any ChannelHandler]) {
         self.socket = socket
         self.source = source
         super.init()
@@ -28,14 +28,14 @@ final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendabl
         pipeline.channel = self
     }
 
-    var remote: String { socket.remote }
+    package var remote: String { socket.remote }
 
     /// The loop the channel runs on.
-    var loop: EventLoop { socket.loop }
+    package var loop: EventLoop { socket.loop }
 
     /// Registers the socket with its loop and fires `channelActive`; closes (with the reason)
     /// when the loop cannot watch it. Runs on the loop.
-    func activate() {
+    package func activate() {
         execute { [self] in
             socket.input.delegate = self
             socket.output.delegate = self
@@ -51,32 +51,32 @@ final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendabl
         }
     }
 
-    func execute(_ task: @escaping @Sendable () -> Void) {
+    package func execute(_ task: @escaping @Sendable () -> Void) {
         socket.loop.execute(task)
     }
 
-    func writeOutbound(_ data: Any) {
+    package func writeOutbound(_ data: Any) {
         guard let bytes = data as? [UInt8], !isClosed else { return }
         pending += bytes
         drain()
     }
 
-    func flush() {
+    package func flush() {
         drain()
     }
 
-    func setReading(_ on: Bool) {
+    package func setReading(_ on: Bool) {
         guard on != reading else { return }
         reading = on
         socket.setReading(on)
     }
 
-    func close() {
+    package func close() {
         close(reason: "closed")
     }
 
     /// Closes the socket and tells the pipeline why, once.
-    func close(reason: String) {
+    package func close(reason: String) {
         guard !isClosed else { return }
         isClosed = true
         pending = []
@@ -86,7 +86,7 @@ final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendabl
 
     // MARK: Stream events
 
-    func stream(_ aStream: Stream, handle eventCode: Stream.Event) {
+    package func stream(_ aStream: Stream, handle eventCode: Stream.Event) {
         guard !isClosed else { return }
         switch eventCode {
         case .hasBytesAvailable:

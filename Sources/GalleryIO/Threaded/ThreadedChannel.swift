@@ -1,5 +1,4 @@
 import Foundation
-import GalleryIO
 
 /// A channel over blocking socket streams with two threads of its own: a reader that feeds the
 /// pipeline (its channel thread) and a writer that writes what the outbound source holds.
@@ -9,13 +8,13 @@ import GalleryIO
 /// connection hands it (a flush, which the writer does not need, and a close) is thread-safe.
 /// `@unchecked Sendable`: the writer's state is guarded by `condition`; the pipeline and the read
 /// buffer are touched on the reader thread only.
-final class ThreadedChannel: Channel, @unchecked Sendable {
-    let pipeline = ChannelPipeline()
-    let streams: StreamPair
-    let source: any OutboundByteSource
+package final class ThreadedChannel: Channel, @unchecked Sendable {
+    package let pipeline = ChannelPipeline()
+    package let streams: StreamPair
+    package let source: any OutboundByteSource
     /// How long the writer may take to send a farewell once reading ended, before the streams are
     /// closed under it.
-    let closeGrace: UInt64
+    package let closeGrace: UInt64
     private let condition = NSCondition()
     private var writerFinished = false
     private var writeFailure: String?
@@ -25,7 +24,7 @@ final class ThreadedChannel: Channel, @unchecked Sendable {
     /// A channel over `streams` with `handlers`, head first. The reader starts with a buffer of
     /// `initialReadBufferSize` bytes (small: a connection still in its handshake costs little)
     /// until `useFullReadBuffer()`.
-    init(streams: StreamPair, source: any OutboundByteSource, handlers: [any ChannelHandler],
+    package init(streams: StreamPair, source: any OutboundByteSource, handlers: [any ChannelHandler],
          initialReadBufferSize: Int, fullReadBufferSize: Int = 64 << 10, closeGrace: UInt64) {
         self.streams = streams
         self.source = source
@@ -36,31 +35,31 @@ final class ThreadedChannel: Channel, @unchecked Sendable {
         pipeline.channel = self
     }
 
-    var remote: String { streams.remote }
+    package var remote: String { streams.remote }
 
     /// Starts the reader and writer threads; the reader fires `channelActive` first.
-    func start() {
+    package func start() {
         Thread.detachNewThread { [self] in readLoop() }
         Thread.detachNewThread { [self] in writeLoop() }
     }
 
     /// Reads with a full-size buffer from now on. Reader thread (the pipeline) only.
-    func useFullReadBuffer() {
+    package func useFullReadBuffer() {
         readBufferSize = fullReadBufferSize
     }
 
-    func execute(_ task: @escaping @Sendable () -> Void) { task() }
+    package func execute(_ task: @escaping @Sendable () -> Void) { task() }
 
-    func writeOutbound(_ data: Any) {}
+    package func writeOutbound(_ data: Any) {}
 
     /// The writer waits on the source: nothing to do.
-    func flush() {}
+    package func flush() {}
 
     /// The reader hands bytes to the pipeline synchronously: a pipeline that is behind holds it.
-    func setReading(_ on: Bool) {}
+    package func setReading(_ on: Bool) {}
 
     /// Closes both streams: blocked reads and writes return.
-    func close() { streams.close() }
+    package func close() { streams.close() }
 
     private func writeLoop() {
         writing: while true {

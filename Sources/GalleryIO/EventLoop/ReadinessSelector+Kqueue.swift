@@ -5,7 +5,7 @@ import Darwin
 ///
 /// Not exercised by the Linux test suite (kept compiling in principle). `@unchecked Sendable`:
 /// the kqueue is used by the loop's thread only; `wakeUp()` writes to a non-blocking pipe.
-final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
+package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
     private let queue: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -13,7 +13,7 @@ final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
     private var closed = false
 
     /// Makes the kqueue and its wake-up pipe.
-    init() throws(TransportError) {
+    package init() throws(TransportError) {
         let made = kqueue()
         guard made >= 0 else { throw .io(POSIX.describe("kqueue", errno: errno)) }
         switch POSIX.makePipe() {
@@ -46,20 +46,20 @@ final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
         interests[descriptor] = new
     }
 
-    func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
+    package func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
         apply(descriptor, from: [], to: interest)
     }
 
-    func modify(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
+    package func modify(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
         apply(descriptor, from: interests[descriptor] ?? [], to: interest)
     }
 
-    func deregister(_ descriptor: Int32) {
+    package func deregister(_ descriptor: Int32) {
         apply(descriptor, from: interests[descriptor] ?? [], to: [])
         interests[descriptor] = nil
     }
 
-    func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent] {
+    package func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent] {
         var events = [kevent](repeating: kevent(), count: 256)
         var timeout = timespec(tv_sec: Int(timeoutMilliseconds / 1000), tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000)
         let count = timeoutMilliseconds < 0
@@ -83,12 +83,12 @@ final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
         return Array(ready.values)
     }
 
-    func wakeUp() {
+    package func wakeUp() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
 
-    func close() {
+    package func close() {
         if closed { return }
         closed = true
         POSIX.closeDescriptor(queue)

@@ -1,5 +1,4 @@
 #if canImport(Glibc)
-import GalleryIO
 import CEventPoll
 import Glibc
 
@@ -7,7 +6,7 @@ import Glibc
 ///
 /// `@unchecked Sendable`: the epoll descriptor is used by the loop's thread only; `wakeUp()`
 /// writes one byte to a non-blocking pipe, which is safe from any thread.
-final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
+package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
     private let epoll: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
@@ -15,7 +14,7 @@ final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
     private var closed = false
 
     /// Makes the epoll instance and its wake-up pipe.
-    init(capacity: Int = 256) throws(TransportError) {
+    package init(capacity: Int = 256) throws(TransportError) {
         let made = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard made >= 0 else { throw .io(POSIX.describe("epoll_create1", errno: errno)) }
         switch POSIX.makePipe() {
@@ -49,20 +48,20 @@ final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
         }
     }
 
-    func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
+    package func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
         try control(EPOLL_CTL_ADD, descriptor, interest)
     }
 
-    func modify(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
+    package func modify(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
         try control(EPOLL_CTL_MOD, descriptor, interest)
     }
 
-    func deregister(_ descriptor: Int32) {
+    package func deregister(_ descriptor: Int32) {
         var event = epoll_event()
         _ = epoll_ctl(epoll, EPOLL_CTL_DEL, descriptor, &event)
     }
 
-    func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent] {
+    package func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent] {
         let count = events.withUnsafeMutableBufferPointer {
             epoll_wait(epoll, $0.baseAddress, Int32($0.count), timeoutMilliseconds)
         }
@@ -86,12 +85,12 @@ final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
         return ready
     }
 
-    func wakeUp() {
+    package func wakeUp() {
         var byte: UInt8 = 1
         _ = write(wakeWrite, &byte, 1)
     }
 
-    func close() {
+    package func close() {
         if closed { return }
         closed = true
         POSIX.closeDescriptor(epoll)

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -12,10 +11,10 @@ import Glibc
 /// When accepting fails, `failed` decides how long to stop watching (descriptor exhaustion leaves
 /// the connection in the backlog, so a level-triggered loop would otherwise spin on it).
 /// `@unchecked Sendable`: the state is touched on the loop's thread only.
-final class LoopListener: ReadinessHandler, @unchecked Sendable {
+package final class LoopListener: ReadinessHandler, @unchecked Sendable {
     /// The address and port actually bound.
-    let endpoint: Endpoint
-    let loop: EventLoop
+    package let endpoint: Endpoint
+    package let loop: EventLoop
     private let descriptor: Int32
     private var accepted: ((Int32, String) -> Void)?
     private var failed: ((TransportError) -> UInt64)?
@@ -23,7 +22,7 @@ final class LoopListener: ReadinessHandler, @unchecked Sendable {
     private var closed = false
 
     /// Binds and listens on the first resolved address of `endpoint` that works (non-blocking).
-    init(_ endpoint: Endpoint, loop: EventLoop, backlog: Int32 = 128) throws(TransportError) {
+    package init(_ endpoint: Endpoint, loop: EventLoop, backlog: Int32 = 128) throws(TransportError) {
         _ = POSIX.ignoreSIGPIPE
         var reasons: [String] = []
         var bound: Int32?
@@ -51,7 +50,7 @@ final class LoopListener: ReadinessHandler, @unchecked Sendable {
     /// Starts accepting on the loop. `accepted` gets each connection's descriptor (blocking,
     /// close-on-exec, `TCP_NODELAY` set) and peer address; `failed` gets an accept error and
     /// returns how many nanoseconds to pause (0: go on).
-    func start(accepted: @escaping (Int32, String) -> Void, failed: @escaping (TransportError) -> UInt64) {
+    package func start(accepted: @escaping (Int32, String) -> Void, failed: @escaping (TransportError) -> UInt64) {
         nonisolated(unsafe) let accepted = accepted
         nonisolated(unsafe) let failed = failed
         loop.execute { [self] in
@@ -66,7 +65,7 @@ final class LoopListener: ReadinessHandler, @unchecked Sendable {
         }
     }
 
-    func ready(_ event: ReadinessEvent) {
+    package func ready(_ event: ReadinessEvent) {
         while !closed && !paused {
             switch POSIX.systemAccept(descriptor) {
             case .success(let (connection, peer)):
@@ -90,7 +89,7 @@ final class LoopListener: ReadinessHandler, @unchecked Sendable {
         }
     }
 
-    func loopClosing() {
+    package func loopClosing() {
         guard !closed else { return }
         closed = true
         POSIX.closeDescriptor(descriptor)
@@ -107,7 +106,7 @@ final class LoopListener: ReadinessHandler, @unchecked Sendable {
     }
 
     /// Stops listening (on the loop); connections already accepted stay open. Idempotent.
-    func close() {
+    package func close() {
         let work: @Sendable () -> Void = { [self] in
             guard !closed else { return }
             closed = true

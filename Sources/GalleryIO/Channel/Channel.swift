@@ -5,7 +5,7 @@
 /// A channel runs its pipeline on one thread at a time, its *channel thread*: the event loop it is
 /// registered with, the reader thread of a threaded channel, or the caller for an in-memory
 /// channel. Methods marked "channel thread" are called there only; `execute` hands work to it.
-protocol Channel: AnyObject, Sendable {
+package protocol Channel: AnyObject, Sendable {
     /// The handlers, head first.
     var pipeline: ChannelPipeline { get }
     /// The peer's address as "ip:port" ("[ip]:port" for IPv6), or a label.
@@ -23,7 +23,7 @@ protocol Channel: AnyObject, Sendable {
 }
 
 /// What an outbound byte source has for its channel.
-enum OutboundPull: Sendable {
+package enum OutboundPull: Sendable {
     /// Bytes to write next.
     case bytes([UInt8])
     /// Nothing waits now.
@@ -34,7 +34,7 @@ enum OutboundPull: Sendable {
 
 /// Where a socket channel takes the bytes it writes, pulled only when the socket has room: the
 /// source keeps its own priorities and limits (per-connection backpressure stays with it).
-protocol OutboundByteSource: AnyObject, Sendable {
+package protocol OutboundByteSource: AnyObject, Sendable {
     /// The next bytes to write; with `waiting`, blocks until some wait or the source finishes.
     func pull(waiting: Bool) -> OutboundPull
     /// Counts bytes that reached the socket.

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -11,7 +10,7 @@ import Glibc
 ///
 /// Name resolution (`getaddrinfo`) runs on the loop and blocks it for a host name that is not a
 /// numeric address. `@unchecked Sendable`: the state is touched on the loop's thread only.
-final class LoopConnector: ReadinessHandler, @unchecked Sendable {
+package final class LoopConnector: ReadinessHandler, @unchecked Sendable {
     private let loop: EventLoop
     private let label: String
     private var addresses: [SocketAddress]
@@ -30,7 +29,7 @@ final class LoopConnector: ReadinessHandler, @unchecked Sendable {
 
     /// Connects to `endpoint` within `timeout`; `completion` runs on the loop with the connected
     /// descriptor (close-on-exec, `TCP_NODELAY` set) and its address, or why it failed.
-    static func connect(
+    package static func connect(
         to endpoint: Endpoint, on loop: EventLoop, timeout: Duration,
         completion: @escaping @Sendable (Result<(Int32, String), TransportError>) -> Void
     ) {
@@ -84,7 +83,7 @@ final class LoopConnector: ReadinessHandler, @unchecked Sendable {
         }
     }
 
-    func ready(_ event: ReadinessEvent) {
+    package func ready(_ event: ReadinessEvent) {
         loop.deregister(descriptor)
         var socketError: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
@@ -96,7 +95,7 @@ final class LoopConnector: ReadinessHandler, @unchecked Sendable {
         }
     }
 
-    func loopClosing() {
+    package func loopClosing() {
         if descriptor >= 0 { POSIX.closeDescriptor(descriptor) }
         descriptor = -1
         completion = nil

@@ -1,21 +1,20 @@
 import Foundation
-import GalleryIO
 
 /// A small fixed set of event loops (one per core, at most `maximumLoops`); connections are
 /// assigned to them round robin, so a node runs the same few threads whatever its number of peers.
 ///
 /// `@unchecked Sendable`: the loops are fixed at init; the round-robin cursor is guarded by `lock`.
-final class EventLoopGroup: @unchecked Sendable {
+package final class EventLoopGroup: @unchecked Sendable {
     /// The most loops a group starts by default.
-    static let maximumLoops = 4
+    package static let maximumLoops = 4
 
     /// The loops, fixed for the group's life.
-    let loops: [EventLoop]
+    package let loops: [EventLoop]
     private let lock = NSLock()
     private var cursor = 0
 
     /// Starts `count` loops (default: one per active core, 1 to `maximumLoops`), named `name-N`.
-    init(name: String, count: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), EventLoopGroup.maximumLoops)) throws(TransportError) {
+    package init(name: String, count: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), EventLoopGroup.maximumLoops)) throws(TransportError) {
         var loops: [EventLoop] = []
         for index in 0..<max(count, 1) {
             do {
@@ -29,7 +28,7 @@ final class EventLoopGroup: @unchecked Sendable {
     }
 
     /// The next loop, round robin.
-    func next() -> EventLoop {
+    package func next() -> EventLoop {
         lock.withLock {
             cursor = (cursor + 1) % loops.count
             return loops[cursor]
@@ -37,7 +36,7 @@ final class EventLoopGroup: @unchecked Sendable {
     }
 
     /// Ends every loop and waits for their threads.
-    func shutdown() {
+    package func shutdown() {
         for loop in loops { loop.shutdown() }
     }
 }

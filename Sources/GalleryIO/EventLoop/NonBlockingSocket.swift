@@ -1,5 +1,4 @@
 import Foundation
-import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -14,16 +13,16 @@ import Glibc
 /// readability while reading is on (`setReading`), and for writability only after a write found
 /// the socket full. `@unchecked Sendable`: everything but `loop` and the constants is touched on
 /// the loop's thread only.
-final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
+package final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
     /// The loop the socket is registered with.
-    let loop: EventLoop
+    package let loop: EventLoop
     /// The peer's address.
-    let remote: String
+    package let remote: String
     /// Bytes from the peer.
     private(set) var input: NonBlockingInputStream!
     /// Bytes to the peer.
     private(set) var output: NonBlockingOutputStream!
-    let descriptor: Int32
+    package let descriptor: Int32
     private var reading = true
     private var waitingForSpace = false
     private var registered = false
@@ -31,7 +30,7 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
 
     /// Takes ownership of a connected descriptor (made non-blocking here); call `register()` on
     /// the loop's thread before use.
-    init(descriptor: Int32, remote: String, loop: EventLoop) {
+    package init(descriptor: Int32, remote: String, loop: EventLoop) {
         self.descriptor = descriptor
         self.remote = remote
         self.loop = loop
@@ -45,7 +44,7 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
     }
 
     /// Starts watching the socket. Loop thread only.
-    func register() throws(TransportError) {
+    package func register() throws(TransportError) {
         try loop.register(descriptor, interest: .readable, handler: self)
         registered = true
         input.open()
@@ -53,14 +52,14 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
     }
 
     /// Stops or resumes watching for bytes from the peer. Loop thread only.
-    func setReading(_ on: Bool) {
+    package func setReading(_ on: Bool) {
         guard on != reading else { return }
         reading = on
         updateInterest()
     }
 
     /// Asks to be told `hasSpaceAvailable` once the socket can take bytes again. Loop thread only.
-    func waitForSpace() {
+    package func waitForSpace() {
         guard !waitingForSpace else { return }
         waitingForSpace = true
         updateInterest()
@@ -74,7 +73,7 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
         loop.setInterest(descriptor, interest)
     }
 
-    func ready(_ event: ReadinessEvent) {
+    package func ready(_ event: ReadinessEvent) {
         if event.writable || (event.hangup && waitingForSpace) {
             waitingForSpace = false
             updateInterest()
@@ -85,13 +84,13 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
         }
     }
 
-    func loopClosing() {
+    package func loopClosing() {
         isClosed = true
         POSIX.closeDescriptor(descriptor)
     }
 
     /// Stops watching and closes the descriptor; both streams report closed. Loop thread only; idempotent.
-    func close() {
+    package func close() {
         guard !isClosed else { return }
         isClosed = true
         if registered { loop.deregister(descriptor) }
@@ -99,7 +98,7 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
     }
 
     /// `recv` once: >0 bytes, 0 at end of stream, nil when nothing is there now, or an errno.
-    func receive(_ buffer: UnsafeMutablePointer<UInt8>, _ length: Int) -> Result<Int?, SocketErrno> {
+    package func receive(_ buffer: UnsafeMutablePointer<UInt8>, _ length: Int) -> Result<Int?, SocketErrno> {
         guard !isClosed else { return .success(0) }
         switch POSIX.receive(descriptor, buffer, length) {
         case .success(let count): return .success(count)
@@ -109,7 +108,7 @@ final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
     }
 
     /// `send` once: the bytes taken (0 when the socket is full), or an errno.
-    func send(_ buffer: UnsafePointer<UInt8>, _ length: Int) -> Result<Int, SocketErrno> {
+    package func send(_ buffer: UnsafePointer<UInt8>, _ length: Int) -> Result<Int, SocketErrno> {
         guard !isClosed else { return .failure(SocketErrno(EBADF)) }
         while true {
             #if canImport(Darwin)

@@ -1,31 +1,30 @@
-import GalleryIO
-
 /// Which readiness of a descriptor an event loop waits for.
-struct ReadinessInterest: OptionSet, Sendable {
-    let rawValue: UInt8
+package struct ReadinessInterest: OptionSet, Sendable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
     /// Bytes can be read, the peer closed, or a connection waits to be accepted.
-    static let readable = ReadinessInterest(rawValue: 1)
+    package static let readable = ReadinessInterest(rawValue: 1)
     /// Bytes can be written (or a non-blocking connect finished).
-    static let writable = ReadinessInterest(rawValue: 2)
+    package static let writable = ReadinessInterest(rawValue: 2)
 }
 
 /// One descriptor found ready by `ReadinessSelector.wait`.
-struct ReadinessEvent: Sendable {
+package struct ReadinessEvent: Sendable {
     /// The ready descriptor.
-    var descriptor: Int32
+    package var descriptor: Int32
     /// Readable, or at end of stream.
-    var readable: Bool
+    package var readable: Bool
     /// Writable.
-    var writable: Bool
+    package var writable: Bool
     /// The peer hung up or the socket has an error: reading tells which.
-    var hangup: Bool
+    package var hangup: Bool
 }
 
 /// The operations every platform's readiness selector offers (epoll on Linux, kqueue on Darwin).
 ///
 /// A selector is used by its event loop's thread only, except `wakeUp()`, which any thread may
 /// call to end a `wait` early.
-protocol ReadinessSelecting: AnyObject {
+package protocol ReadinessSelecting: AnyObject {
     /// Starts watching `descriptor` for `interest` (level-triggered).
     func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError)
     /// Changes what `descriptor` is watched for.

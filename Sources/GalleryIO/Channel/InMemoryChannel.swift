@@ -5,9 +5,9 @@ import Foundation
 /// runs at once on the caller's thread, which is the channel thread.
 ///
 /// `@unchecked Sendable`: a test drives it from one thread at a time.
-final class InMemoryChannel: Channel, @unchecked Sendable {
-    let pipeline = ChannelPipeline()
-    let remote: String
+package final class InMemoryChannel: Channel, @unchecked Sendable {
+    package let pipeline = ChannelPipeline()
+    package let remote: String
     /// Everything that reached the head of the pipeline, oldest first.
     private(set) var written: [Any] = []
     /// Whether `close()` was called.
@@ -15,20 +15,20 @@ final class InMemoryChannel: Channel, @unchecked Sendable {
     /// Whether the channel reads (false after `setReading(false)`).
     private(set) var isReading = true
     /// Where an outbound byte source is drained on `flush`, when one is set.
-    var source: (any OutboundByteSource)?
+    package var source: (any OutboundByteSource)?
 
     /// Makes a channel with `handlers`, head first.
-    init(remote: String = "in-memory", handlers: [any ChannelHandler]) {
+    package init(remote: String = "in-memory", handlers: [any ChannelHandler]) {
         self.remote = remote
         for handler in handlers { pipeline.addLast(handler) }
         pipeline.channel = self
     }
 
-    func execute(_ task: @escaping @Sendable () -> Void) { task() }
+    package func execute(_ task: @escaping @Sendable () -> Void) { task() }
 
-    func writeOutbound(_ data: Any) { written.append(data) }
+    package func writeOutbound(_ data: Any) { written.append(data) }
 
-    func flush() {
+    package func flush() {
         guard let source else { return }
         while case .bytes(let bytes) = source.pull(waiting: false) {
             written.append(bytes)
@@ -36,19 +36,19 @@ final class InMemoryChannel: Channel, @unchecked Sendable {
         }
     }
 
-    func setReading(_ on: Bool) { isReading = on }
+    package func setReading(_ on: Bool) { isReading = on }
 
-    func close() {
+    package func close() {
         guard !isClosed else { return }
         isClosed = true
         pipeline.fireChannelInactive(reason: "closed")
     }
 
     /// Feeds inbound data at the head of the pipeline.
-    func receive(_ data: Any) { pipeline.fireChannelRead(data) }
+    package func receive(_ data: Any) { pipeline.fireChannelRead(data) }
 
     /// Takes what was written so far, of type `T`.
-    func takeWritten<T>(_ type: T.Type = T.self) -> [T] {
+    package func takeWritten<T>(_ type: T.Type = T.self) -> [T] {
         defer { written.removeAll() }
         return written.compactMap { $0 as? T }
     }
