@@ -24,6 +24,10 @@ public struct NodeConfiguration: Sendable {
     /// How long ops may wait in the causal buffer for a missing dependency before the node asks
     /// its live peers again with a fresh `sync_request`.
     public var gapTimeout: Duration = .milliseconds(1_500)
+    /// How often the node sends a fresh `sync_request` on every caught-up session (anti-entropy):
+    /// a lost frame that no later op depends on (the last ops of a burst, a `caught_up`) is asked
+    /// for again within this time, without a reconnect.
+    public var versionExchangeInterval: Duration = .seconds(10)
     /// Delays between attempts to reach a configured peer.
     public var reconnect: Backoff
     /// The largest frame payload this node accepts.

@@ -60,4 +60,22 @@ extension SyncNode {
         throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - since) / 1_000_000) ms for \(named); "
             + "asking \(peers.count) peers again")
     }
+
+    /// Anti-entropy: sends a fresh `sync_request` on every session whose peer has caught it up and
+    /// that has not carried one for `versionExchangeInterval`. The peer answers with whatever this
+    /// node's version vector lacks (usually nothing, then just `caught_up`), so a lost frame that no
+    /// later op depends on is filled within the interval. On the loop.
+    func exchangeVersions(now: UInt64) {
+        let interval = UInt64(max(configuration.versionExchangeInterval.nanoseconds, 1_000_000))
+        let due = sessions.filter { _, session in
+            session.live && session.syncedUpTo != nil && now > session.lastVersionSent && now - session.lastVersionSent >= interval
+        }
+        guard !due.isEmpty else { return }
+        let version = replica.version
+        for (id, _) in due {
+            guard let connection = connections[id] else { continue }
+            connection.send(.syncRequest(version))
+            sessions[id]?.lastVersionSent = now
+        }
+    }
 }

@@ -165,7 +165,7 @@ extension SyncNode {
     }
 
     /// One liveness pass: heartbeats, silence and handshake deadlines, closes stuck closes,
-    /// re-requests gaps. On the loop.
+    /// re-requests gaps, exchanges version vectors with caught-up peers. On the loop.
     private func livenessPass() {
         let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
         let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
@@ -181,5 +181,6 @@ extension SyncNode {
             connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
         }
         checkForGaps(&liveness.gaps, now: now)
+        exchangeVersions(now: now)
     }
 }

@@ -43,10 +43,15 @@ extension SyncNode: ConnectionDelegate {
             loop.async { [self] in receive(ops, from: connection) }
         case .caughtUp(let version):
             loop.async { [self] in
+                // The first `caught_up` of a session is logged; those that answer the periodic
+                // version exchange only when they bring something new.
+                let previous = sessions[connection.id]?.syncedUpTo
                 sessions[connection.id]?.syncedUpTo = version
                 publishPeerChange(connection)
+                if previous != version {
+                    configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
+                }
             }
-            configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
         case .heartbeat:
             break
         case .fetch(let request):

@@ -95,6 +95,8 @@ public final class SyncNode: @unchecked Sendable {
         var syncedUpTo: VersionVector?
         /// The catch-up being sent, a batch per loop turn.
         var catchUp: CatchUp?
+        /// When (uptime, nanoseconds) this node last sent the peer its version vector.
+        var lastVersionSent = DispatchTime.now().uptimeNanoseconds
     }
 
     /// Ops applied in one turn (a command, a received frame) and not yet durable.
