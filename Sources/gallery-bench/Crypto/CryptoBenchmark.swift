@@ -103,26 +103,8 @@ enum CryptoBenchmark {
 
     /// The standard output of `openssl` with `arguments` and extra `environment`; nil if it is not on PATH.
     private static func openssl(_ arguments: [String], environment: [String: String]) throws -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        guard let executable = path.split(separator: ":").map({ "\($0)/openssl" })
-            .first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        do {
-            try process.run()
-        } catch {
-            throw BenchFailure.failed("cannot start openssl: \(error.localizedDescription)")
-        }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw BenchFailure.failed("openssl \(arguments.joined(separator: " ")) failed (exit status \(process.terminationStatus))")
-        }
+        guard let executable = try? ExternalHashTools.executablePath("openssl") else { return nil }
+        let output = try ExternalHashTools.runToEnd(executable, arguments, environment: environment)
         return String(decoding: output, as: UTF8.self)
     }
 }

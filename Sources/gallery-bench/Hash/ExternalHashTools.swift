@@ -55,11 +55,15 @@ enum ExternalHashTools {
         return thousands * 1_000
     }
 
-    /// Runs `executable` with `arguments` and returns its standard output; fails unless it exits 0.
-    private static func runToEnd(_ executable: String, _ arguments: [String]) throws -> Data {
+    /// Runs `executable` with `arguments` (and `environment` added to this process's) and returns
+    /// its standard output; fails unless it exits 0.
+    static func runToEnd(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Data {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
@@ -77,7 +81,7 @@ enum ExternalHashTools {
     }
 
     /// The first executable called `name` on `PATH` (or in /usr/bin and /bin without one).
-    private static func executablePath(_ name: String) throws -> String {
+    static func executablePath(_ name: String) throws -> String {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/\(name)"
