@@ -49,10 +49,12 @@ public final class GalleryServer: @unchecked Sendable {
     /// - Parameters:
     ///   - name: The node's name; defaults to the directory's name. The node creates the gallery of
     ///     that name on first start.
+    ///   - listen: Where to listen; nil: where the node listened last, when that port is free,
+    ///     else an ephemeral port (`KeptPort`).
     ///   - secretFile: A file with the space's secret, to join an existing space.
     ///   - checkpoints: When to take checkpoints.
     public init(
-        directory: URL, name: String? = nil, listen: Endpoint = Endpoint(host: "127.0.0.1", port: 0),
+        directory: URL, name: String? = nil, listen: Endpoint? = nil,
         peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
         checkpoints: CheckpointPolicy = CheckpointPolicy()
     ) throws {
@@ -81,12 +83,13 @@ public final class GalleryServer: @unchecked Sendable {
             self.nodeLog = nodeLog
             self.lockDescriptor = lockDescriptor
             let checkpointer = self.checkpointer
-            self.node = SyncNode(
-                configuration: NodeConfiguration(
-                    name: name, secret: secret, listen: listen, peers: peers, log: nodeLog,
-                    blobs: try BlobStore(directory: directory),
-                    store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer)),
-                replica: replica)
+            let book = ChecksummedFile<AddressBook>(file: files.addressBook)
+            var configuration = NodeConfiguration(
+                name: name, secret: secret, listen: listen ?? KeptPort.choose(from: book, log: nodeLog), peers: peers, log: nodeLog,
+                blobs: try BlobStore(directory: directory),
+                store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
+            configuration.addressBook = book
+            self.node = SyncNode(configuration: configuration, replica: replica)
         } catch {
             close(lockDescriptor)
             throw error

@@ -24,3 +24,20 @@ extension TransferJournal: TransferRecords where Record == Transfer {
     /// The journal's path.
     public var location: String { file.path }
 }
+
+/// `DIR/peers`: the address book.
+extension ChecksummedFile: AddressBookStore where Value == AddressBook {
+    public var location: String { file.path }
+
+    public func loadBook() -> AddressBookLoad {
+        switch load() {
+        case .absent: .absent
+        case .loaded(let book): .loaded(book)
+        case .damaged(let reason): .damaged(reason)
+        }
+    }
+
+    public func saveBook(_ book: AddressBook) throws {
+        try save(book)
+    }
+}

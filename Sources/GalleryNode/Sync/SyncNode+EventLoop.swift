@@ -31,7 +31,6 @@ extension SyncNode {
         loops.listener?.start(
             accepted: { [self] descriptor, remote in accepted(descriptor, remote: remote, loops: loops) },
             failed: { [self] error in acceptFailed(error, loops: loops) })
-        for peer in configuration.peers { dial(peer, attempt: 0, loops: loops) }
         scheduleLiveness(loops)
         return bound
     }
@@ -46,8 +45,8 @@ extension SyncNode {
     /// Registers a connection for a connected descriptor and starts it, or closes the descriptor
     /// when the node stopped. On the node's loop, so that `stop` (which stops running, then closes
     /// what the loop holds) either sees the connection or makes it refused here.
-    private func register(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
-                          onFinished: (@Sendable (Connection) -> Void)?) -> Connection? {
+    func register(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
+                  dialedAddress: String? = nil, onFinished: (@Sendable (Connection) -> Void)?) -> Connection? {
         guard isRunning else {
             POSIX.closeDescriptor(descriptor)
             return nil
@@ -58,6 +57,7 @@ extension SyncNode {
             id: nextConnectionID, role: role, socket: socket, settings: settings,
             queueLimit: configuration.outboundQueueLimit, delegate: self)
         connections[connection.id] = connection
+        addresses.dialed[connection.id] = dialedAddress
         notifyChange()
         connection.start(onFinished: onFinished)
         return connection
@@ -77,35 +77,6 @@ extension SyncNode {
     private func acceptFailed(_ error: TransportError, loops: NodeEventLoops) -> UInt64 {
         loops.acceptBackoff = acceptBackoff(after: error, previous: loops.acceptBackoff)
         return loops.acceptBackoff
-    }
-
-    /// Dials `peer` on a loop; once the connection ends or the attempt fails, dials again after
-    /// the backoff for `attempt`, until the node stops.
-    func dial(_ peer: Endpoint, attempt: Int, loops: NodeEventLoops) {
-        guard isRunning else { return }
-        let loop = loops.group.next()
-        LoopConnector.connect(to: peer, on: loop, timeout: configuration.peerTimeout) { [self] result in
-            switch result {
-            case .success(let (descriptor, remote)):
-                // Registered on the node's loop; this event loop goes on with its I/O meanwhile.
-                // A node that stopped meanwhile closes the descriptor and dials no more.
-                self.loop.async { [self] in
-                    _ = register(descriptor: descriptor, remote: remote, role: .client, loops: loops) { [self] connection in
-                        redial(peer, attempt: Self.resetsBackoff(connection) ? 0 : attempt, on: loop, loops: loops)
-                    }
-                }
-            case .failure(let error):
-                if attempt == 0 { configuration.log("\(configuration.name): cannot reach \(peer): \(error.localizedDescription)") }
-                redial(peer, attempt: attempt, on: loop, loops: loops)
-            }
-        }
-    }
-
-    private func redial(_ peer: Endpoint, attempt: Int, on loop: EventLoop, loops: NodeEventLoops) {
-        guard isRunning else { return }
-        var generator = SystemRandomNumberGenerator()
-        let delay = configuration.reconnect.delay(attempt: attempt, using: &generator)
-        loop.schedule(after: UInt64(max(delay.nanoseconds, 0))) { [self] in dial(peer, attempt: attempt + 1, loops: loops) }
     }
 
     /// Connects once on a loop, waiting for the outcome on the caller's thread.

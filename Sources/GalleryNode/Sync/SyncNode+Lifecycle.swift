@@ -10,12 +10,14 @@ extension SyncNode {
     /// - Returns: The bound endpoint, with its real port, when the node listens.
     @discardableResult
     public func start() throws(TransportError) -> Endpoint? {
+        loadAddressBook()
         let bound: Endpoint?
         switch configuration.io {
         case .threaded: bound = try startThreaded()
         case .eventLoop: bound = try startEventLoops()
         }
         transfers?.start()
+        loop.async { [self] in addressesStarted(listening: bound) }
         return bound
     }
 
@@ -33,18 +35,14 @@ extension SyncNode {
         }
         // Before any thread that loops `while isRunning` starts.
         condition.withLock { running = true }
-        for peer in configuration.peers { keepConnected(to: peer) }
         Thread.detachNewThread { [self] in livenessLoop() }
         return bound
     }
 
-    /// Dials a peer and stays connected to it: reconnects with backoff until the node stops.
+    /// Adds a peer's address to the address book and dials it; the peer is then redialed with
+    /// backoff whenever it is not connected, until the node stops or forgets it (`SyncNode+Redial`).
     public func keepConnected(to peer: Endpoint) {
-        if let loops = condition.withLock({ eventLoops }) {
-            dial(peer, attempt: 0, loops: loops)
-        } else {
-            Thread.detachNewThread { [self] in dialLoop(peer) }
-        }
+        loop.async { [self] in learn(peer, source: .connect) }
     }
 
     /// Connects to one more peer, once (no reconnection); returns when the attempt is made.
@@ -74,6 +72,7 @@ extension SyncNode {
         loops?.group.shutdown()
         // What was applied is stored before the node's storage may be closed.
         loop.drain()
+        flushAddressBook()
         writer?.stop()
     }
 
@@ -83,7 +82,7 @@ extension SyncNode {
     }
 
     /// Wraps streams in a started connection registered with the node.
-    func adopt(_ streams: StreamPair, role: Connection.Role) -> Connection? {
+    func adopt(_ streams: StreamPair, role: Connection.Role, dialedAddress: String? = nil) -> Connection? {
         // On the loop, so that `stop` (which stops running, then closes what the loop holds)
         // either sees the connection or makes it refused here.
         let adopted = loop.sync { () -> Connection? in
@@ -93,6 +92,7 @@ extension SyncNode {
                 id: nextConnectionID, role: role, streams: streams, settings: settings,
                 queueLimit: configuration.outboundQueueLimit, delegate: self)
             connections[connection.id] = connection
+            addresses.dialed[connection.id] = dialedAddress
             notifyChange()
             return connection
         }
@@ -102,28 +102,6 @@ extension SyncNode {
         }
         connection.start()
         return connection
-    }
-
-    /// Keeps one configured peer connected: connect, wait for the connection to end, back off.
-    private func dialLoop(_ peer: Endpoint) {
-        var generator = SystemRandomNumberGenerator()
-        var attempt = 0
-        while isRunning {
-            do {
-                let streams = try Connector.connect(to: peer, timeout: configuration.peerTimeout)
-                guard let connection = adopt(streams, role: .client) else { return }
-                connection.waitUntilFinished()
-                if Self.resetsBackoff(connection) { attempt = 0 }
-            } catch {
-                if attempt == 0 { configuration.log("\(configuration.name): cannot reach \(peer): \(error.localizedDescription)") }
-            }
-            let delay = configuration.reconnect.delay(attempt: attempt, using: &generator)
-            attempt += 1
-            let deadline = Date().addingTimeInterval(Double(delay.nanoseconds) / 1e9)
-            condition.withLock {
-                while running && condition.wait(until: deadline) {}
-            }
-        }
     }
 
     /// Whether a dialed connection that ended resets the backoff: it got through the handshake
@@ -182,5 +160,6 @@ extension SyncNode {
         }
         checkForGaps(&liveness.gaps, now: now)
         exchangeVersions(now: now)
+        addressPass(now: now)
     }
 }

@@ -16,6 +16,7 @@ extension SyncNode: ConnectionDelegate {
     func connectionAuthenticated(_ connection: Connection) {
         guard let peer = connection.peer else { return }
         loop.async { [self] in
+            recordConnected(connection, peer)
             // One connection per pair of nodes: when both dialed, keep the one opened by the node
             // with the smaller replica ID, on both sides.
             let keepOutbound = replica.id < peer.replica
@@ -30,6 +31,7 @@ extension SyncNode: ConnectionDelegate {
             }
             sessions[connection.id] = Session()
             connection.send(.syncRequest(replica.version))
+            announceAddresses(on: connection)
             publishPeerChange(connection)
             configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
         }
@@ -52,6 +54,8 @@ extension SyncNode: ConnectionDelegate {
                     configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
                 }
             }
+        case .addresses(let announcement):
+            loop.async { [self] in received(announcement, from: connection) }
         case .heartbeat:
             break
         case .fetch(let request):
@@ -77,6 +81,7 @@ extension SyncNode: ConnectionDelegate {
             connections[connection.id] = nil
             sessions[connection.id] = nil
             deferredCatchUps[connection.id] = nil
+            addressConnectionClosed(connection)
             notifyChange()
             if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
         }

@@ -86,6 +86,8 @@ public final class SyncNode: @unchecked Sendable {
     var durabilityWaiters: [(end: Int, ticket: DurabilityTicket)] = []
     /// Transfer progress waiting for the ops applied before it (up to `end`) to be durable.
     var heldProgress: [(end: Int, progress: [TransferProgress])] = []
+    /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
+    var addresses = AddressState()
 
     /// What the node knows of one authenticated connection.
     struct Session {

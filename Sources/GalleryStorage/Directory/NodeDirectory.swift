@@ -27,6 +27,8 @@ package struct NodeDirectory {
     var lockFile: URL { url.appendingPathComponent("lock") }
     /// The local control socket (protocol.md, section 15).
     package var controlSocket: URL { url.appendingPathComponent("control.sock") }
+    /// The address book: every peer ever connected and where it listens (`ChecksummedFile`).
+    package var addressBook: URL { url.appendingPathComponent("peers") }
 
     /// Takes the directory's lock, held until the process exits or `unlock` closes the descriptor.
     package func lock() throws(ServerError) -> Int32 {

@@ -30,6 +30,8 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     case controlRequest = 0x30
     /// The node's answer to a command (JSON).
     case controlResponse = 0x31
+    /// Where the sender listens and the members it knows (sent with the ignorable flag).
+    case addresses = 0x40
 
     /// Whether frames of this type go before ops and bulk bytes on a connection.
     public var priority: FramePriority {

@@ -49,6 +49,10 @@ extension Message {
             writer.varint(id)
         case .controlRequest(let json), .controlResponse(let json):
             return Frame(type, payload: json)
+        case .addresses(let announcement):
+            // Ignorable: a node that does not know the type skips it (protocol.md, section 14).
+            announcement.write(into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         }
         return Frame(type, payload: writer.bytes)
     }
@@ -125,6 +129,8 @@ extension Message {
             return .controlRequest(Array(try reader.bytes(reader.remaining)))
         case .controlResponse:
             return .controlResponse(Array(try reader.bytes(reader.remaining)))
+        case .addresses:
+            return .addresses(try AddressAnnouncement.read(from: &reader))
         }
     }
 

@@ -21,6 +21,8 @@ public enum Message: Hashable, Sendable {
     case controlRequest([UInt8])
     /// The node's answer to a command, as JSON.
     case controlResponse([UInt8])
+    /// Where the sender listens and what it knows of other members (ignorable).
+    case addresses(AddressAnnouncement)
 
     /// The frame type that carries this message.
     public var type: FrameType {
@@ -40,6 +42,7 @@ public enum Message: Hashable, Sendable {
         case .cancel: .cancel
         case .controlRequest: .controlRequest
         case .controlResponse: .controlResponse
+        case .addresses: .addresses
         }
     }
 }

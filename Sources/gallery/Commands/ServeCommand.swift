@@ -10,7 +10,8 @@ struct ServeCommand {
     struct Options {
         var directory: URL
         var name: String?
-        var listen = Endpoint(host: "127.0.0.1", port: 0)
+        /// Nil: the port of the last run when free, else an ephemeral one (`GalleryServer`).
+        var listen: Endpoint?
         var peers: [Endpoint] = []
         var secretFile: URL?
     }

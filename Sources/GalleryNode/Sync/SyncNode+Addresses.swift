@@ -1,0 +1,167 @@
+import Foundation
+import GalleryIO
+import GalleryWire
+
+/// The address book in the node (protocol.md, "Addresses"): what the node records of each peer
+/// that authenticates, the `addresses` frame it sends right after the handshake (where it listens
+/// and the members it knows), what it learns from the frames of its peers, and the book's storage.
+/// All on the node's loop, except `loadAddressBook`.
+extension SyncNode {
+    /// Seconds since 1970, the book's clock.
+    static var bookClock: Double { Date().timeIntervalSince1970 }
+    /// The least time between two rounds of gossip to every peer.
+    static let gossipInterval: UInt64 = 1_000_000_000
+
+    /// Loads the stored book (a damaged one is reported and rebuilt from `--peer` and gossip) and
+    /// adds the configured peers to it. Before the node starts.
+    func loadAddressBook() {
+        var book = AddressBook()
+        var saver: AddressBookSaver?
+        if let store = configuration.addressBook {
+            saver = AddressBookSaver(store: store, log: configuration.log)
+            switch store.loadBook() {
+            case .absent: break
+            case .loaded(let stored): book = stored
+            case .damaged(let reason):
+                configuration.log("\(configuration.name): address book \(store.location) is damaged (\(reason)); starting without it, rebuilding it from --peer and from peers")
+            }
+        }
+        let now = Self.bookClock
+        for peer in configuration.peers { book.add(peer.description, source: .peer, now: now) }
+        loop.sync {
+            addresses.book = book
+            addresses.saver = saver
+        }
+    }
+
+    /// Records where the node listens and stores the book. On the loop, once started.
+    func addressesStarted(listening endpoint: Endpoint?) {
+        if let endpoint { addresses.book.listen = endpoint.description }
+        saveAddressBook()
+    }
+
+    /// Hands the book to its writer. On the loop.
+    func saveAddressBook() {
+        addresses.saver?.save(addresses.book)
+    }
+
+    /// Records an address the user gave (`connect`) and dials it. On the loop.
+    func learn(_ endpoint: Endpoint, source: AddressSource) {
+        if addresses.book.add(endpoint.description, source: source, now: Self.bookClock) { saveAddressBook() }
+        addresses.targets[.address(endpoint.description)]?.due = 0
+        redialPass(now: DispatchTime.now().uptimeNanoseconds)
+    }
+
+    /// A connection authenticated: the peer goes in the book (with the address dialed, for an
+    /// outbound one), before any duplicate is resolved. On the loop.
+    func recordConnected(_ connection: Connection, _ peer: PeerIdentity) {
+        let now = Self.bookClock
+        addresses.book.connected(
+            PeerKey(peer), name: peer.name, replica: peer.replica.description, dialed: addresses.dialed[connection.id], now: now)
+        addresses.since[connection.id] = now
+        saveAddressBook()
+    }
+
+    /// Sends the peer where this node listens and the members it knows. On the loop.
+    func announceAddresses(on connection: Connection) {
+        guard let peer = connection.peer else { return }
+        let listen = condition.withLock { boundEndpoint }.map { [WireAddress(host: $0.host, port: $0.port)] } ?? []
+        let members = addresses.book.gossip(
+            excluding: PeerKey(peer), connected: connectedKeys, now: Self.bookClock, limit: AddressAnnouncement.maximumMembers)
+        _ = connection.send(.addresses(AddressAnnouncement(
+            listen: listen,
+            members: members.map { member in
+                AddressAnnouncement.Member(
+                    id: member.key.rawValue, name: member.name, age: member.age,
+                    addresses: member.addresses.compactMap { Endpoint($0).map { WireAddress(host: $0.host, port: $0.port) } })
+            })))
+    }
+
+    /// A peer's `addresses` frame: its listen addresses (an unspecified host read as the address
+    /// it is reached at) replace what the book had from announce and gossip; what it says of
+    /// other members adds addresses of peers the book knows. A change in a peer's own addresses
+    /// is passed on to the other peers (at most one round a second); gossip is never passed on at
+    /// once, so a frame never makes more frames. On the loop.
+    func received(_ announcement: AddressAnnouncement, from connection: Connection) {
+        guard let peer = connection.peer, sessions[connection.id] != nil else { return }
+        let key = PeerKey(peer)
+        let now = Self.bookClock
+        let seenHost = Endpoint(connection.remote)?.host
+        let listen = announcement.listen.compactMap { address -> String? in
+            let unspecified = ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"].contains(address.host)
+            let host = unspecified ? seenHost : address.host
+            return host.flatMap { Endpoint(Endpoint(host: $0, port: address.port).description)?.description }
+        }
+        let moved = addresses.book.announced(key, addresses: listen, now: now)
+        let members = announcement.members.map { member in
+            AddressBook.Gossip(
+                key: PeerKey(rawValue: member.id), name: member.name, age: member.age,
+                addresses: member.addresses.compactMap { address in
+                    let unspecified = ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"].contains(address.host)
+                    return unspecified ? nil : Endpoint(Endpoint(host: address.host, port: address.port).description)?.description
+                })
+        }
+        let own = PeerKey(name: configuration.name, replica: replica.id)
+        let gossiped = addresses.book.gossiped(members, from: key, own: own, now: now)
+        if moved {
+            addresses.gossipWanted = true
+            // A peer that moved is dialed at its new address at once.
+            for other in members.map(\.key) + [key] { addresses.targets[.peer(other)]?.due = 0 }
+        }
+        if moved || gossiped { saveAddressBook() }
+    }
+
+    /// A connection ended: its peer was seen now, and is redialed soon when no other connection
+    /// to it is left. On the loop.
+    func addressConnectionClosed(_ connection: Connection) {
+        addresses.dialed[connection.id] = nil
+        addresses.since[connection.id] = nil
+        guard let peer = connection.peer else { return }
+        let key = PeerKey(peer)
+        addresses.book.seen(key, now: Self.bookClock)
+        saveAddressBook()
+        if !connectedKeys.contains(key), var target = addresses.targets[.peer(key)], !target.dialing {
+            target.attempt = 0
+            target.due = 0
+            addresses.targets[.peer(key)] = target
+        }
+    }
+
+    /// The periodic part (from the liveness pass): redials, and a round of gossip when a peer
+    /// announced a change. On the loop.
+    func addressPass(now: UInt64) {
+        redialPass(now: now)
+        guard addresses.gossipWanted, now &- addresses.lastGossipRound >= Self.gossipInterval else { return }
+        addresses.gossipWanted = false
+        addresses.lastGossipRound = now
+        for (id, connection) in connections where sessions[id] != nil { announceAddresses(on: connection) }
+    }
+
+    /// The keys of the authenticated peers. On the loop.
+    var connectedKeys: Set<PeerKey> {
+        Set(connections.values.compactMap { connection in connection.peer.map(PeerKey.init) })
+    }
+
+    /// Removes a peer (by name or key) or a pending address from the book and stops dialing it;
+    /// a live connection to it stays up. False when the book holds no such peer or address.
+    public func forget(_ peerOrAddress: String) -> Bool {
+        loop.sync {
+            guard addresses.book.forget(peerOrAddress) else { return false }
+            addresses.targets = addresses.targets.filter { key, _ in
+                switch key {
+                case .peer(let peer): addresses.book.peer(peer) != nil
+                case .address(let address): addresses.book.pending.contains { $0.address == address }
+                }
+            }
+            saveAddressBook()
+            notifyChange()
+            return true
+        }
+    }
+
+    /// Waits until the stored book holds every change made so far (tests, `stop`).
+    func flushAddressBook() {
+        let saver = loop.sync { addresses.saver }
+        saver?.drain()
+    }
+}
