@@ -37,7 +37,7 @@ enum ControlCommands {
         case .export(let item):
             return .item(try export(item, on: node))
         case .peers:
-            return .peers(peerListings(node))
+            return .peers(knownPeerListings(node))
         case .status:
             return .status(status(of: node))
         case .drag(let request):
@@ -56,6 +56,9 @@ enum ControlCommands {
             let replicas = Set(node.peers.filter { $0.name == name }.compactMap(\.replica))
             guard !replicas.isEmpty else { throw ActionFailure("no peer named \"\(name)\" is connected") }
             for replica in replicas { node.disconnect(replica) }
+            return .done
+        case .forget(let peer):
+            guard node.forget(peer) else { throw ActionFailure("the address book holds no peer or address \"\(peer)\"") }
             return .done
         }
     }

@@ -33,7 +33,7 @@ struct NodeCommandUsageTests {
 
     @Test("help names every node command's usage, aliases included", arguments: [
         "galleries", "new-gallery", "list", "add", "export", "move", "delete", "trash", "update", "peers", "connect",
-        "disconnect", "drag", "cancel", "status", "watch", "serve", "simulate",
+        "disconnect", "forget", "drag", "cancel", "status", "watch", "serve", "simulate",
     ])
     func help(command: String) throws {
         let result = try GalleryProcess.run(["help", command])

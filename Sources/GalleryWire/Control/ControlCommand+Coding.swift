@@ -15,6 +15,7 @@ import GalleryModel
 /// | `export` | `{"item": ITEM}` |
 /// | `connect` | `{"host": H, "port": P}` |
 /// | `disconnect` | `{"peer": NAME}` |
+/// | `forget` | `{"peer": NAME or HOST:PORT}` |
 /// | `drag` | `DragRequest` |
 /// | `cancel` | `{"transfers": [COUNTER@REPLICA]}` |
 extension ControlCommand: Codable {
@@ -74,6 +75,7 @@ extension ControlCommand: Codable {
             let arguments = try arguments()
             self = .connect(host: try arguments.decode(String.self, forKey: .host), port: try arguments.decode(UInt16.self, forKey: .port))
         case .disconnect: self = .disconnect(peer: try arguments().decode(String.self, forKey: .peer))
+        case .forget: self = .forget(peer: try arguments().decode(String.self, forKey: .peer))
         case .cancel:
             let arguments = try arguments()
             let texts = try arguments.decode([String].self, forKey: .transfers)
@@ -121,7 +123,7 @@ extension ControlCommand: Codable {
             var arguments = arguments()
             try arguments.encode(host, forKey: .host)
             try arguments.encode(port, forKey: .port)
-        case .disconnect(let peer):
+        case .disconnect(let peer), .forget(let peer):
             var arguments = arguments()
             try arguments.encode(peer, forKey: .peer)
         case .cancel(let transfers):

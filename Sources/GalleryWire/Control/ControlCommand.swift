@@ -30,6 +30,8 @@ public enum ControlCommand: Hashable, Sendable {
     case connect(host: String, port: UInt16)
     /// Drops the connections to the peer of this name.
     case disconnect(peer: String)
+    /// Removes a peer (by name) or an address from the address book and stops dialing it.
+    case forget(peer: String)
     /// The listing of one gallery (or all), then every change, until the client closes.
     case watch(gallery: String?)
     /// Drops items into a gallery.
@@ -52,6 +54,7 @@ public enum ControlCommand: Hashable, Sendable {
         case .status: .status
         case .connect: .connect
         case .disconnect: .disconnect
+        case .forget: .forget
         case .watch: .watch
         case .drag: .drag
         case .cancel: .cancel
@@ -64,7 +67,7 @@ public enum ControlCommand: Hashable, Sendable {
     public var onlyReads: Bool {
         switch self {
         case .galleries, .list, .peers, .status, .export: true
-        case .newGallery, .add, .move, .delete, .update, .connect, .disconnect, .watch, .drag, .cancel: false
+        case .newGallery, .add, .move, .delete, .update, .connect, .disconnect, .forget, .watch, .drag, .cancel: false
         }
     }
 
@@ -78,7 +81,7 @@ public enum ControlCommand: Hashable, Sendable {
         case .add(let request): request.boundsProblem
         case .update(let request): request.boundsProblem
         case .drag(let request): request.boundsProblem
-        case .galleries, .list, .move, .delete, .export, .peers, .status, .connect, .disconnect, .watch, .cancel: nil
+        case .galleries, .list, .move, .delete, .export, .peers, .status, .connect, .disconnect, .forget, .watch, .cancel: nil
         }
     }
 }

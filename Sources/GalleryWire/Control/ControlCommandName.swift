@@ -13,6 +13,7 @@ public enum ControlCommandName: String, Codable, Hashable, Sendable, CaseIterabl
     case status
     case connect
     case disconnect
+    case forget
     case watch
     case drag
     case cancel

@@ -20,10 +20,11 @@ enum Usage {
           move ITEM --at INDEX [--to GALLERY]         move an item (ITEM: COUNTER@REPLICA or GALLERY:INDEX)
           delete ITEM... (or trash)                   delete items
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
-          peers                                       the connected peers
-          connect HOST:PORT                           connect to a peer and stay connected
-          disconnect PEER                             drop the connections to the peer of that name (the
-                                                      dialing side reconnects, as after a network fault)
+          peers [--json]                              the known peers, connected or not: addresses, next retry
+          connect HOST:PORT                           add a peer to the address book and stay connected
+          disconnect PEER                             drop the connections to the peer of that name (both
+                                                      sides redial, as after a network fault)
+          forget PEER|HOST:PORT                       remove a peer from the address book: stop dialing it
           drag ITEM... --to GALLERY [--at INDEX] [--copy | --move] [--wait] [--timeout SECONDS]
                                                       drop items into GALLERY on this node (see help drag)
           cancel TRANSFER...                          cancel transfers: their placeholders are deleted
@@ -48,10 +49,12 @@ enum Usage {
         Runs a node on DIR in the foreground until SIGINT or SIGTERM and prints "listening on HOST:PORT"
         when it is ready. DIR holds the op log (replayed at start; a torn tail is cut and reported), the
         space's secret (created, mode 0600, unless --secret-file gives one to join a space), the replica
-        ID, node.json and control.sock (the socket of gallery -C DIR, mode 0600, for this user only).
-        The node creates the gallery named after it (--name, default: DIR's name).
-          --listen HOST:PORT   where to accept peers (default 127.0.0.1:0, an ephemeral port)
-          --peer HOST:PORT     a peer to stay connected to (repeatable)
+        ID, node.json, peers (the address book) and control.sock (the socket of gallery -C DIR, mode
+        0600, for this user only). The node creates the gallery named after it (--name, default: DIR's
+        name), and redials every peer it has ever been connected to whenever it is not connected.
+          --listen HOST:PORT   where to accept peers (default: the port of the last run when it is
+                               free, else 127.0.0.1:0, an ephemeral port)
+          --peer HOST:PORT     a peer to stay connected to (repeatable; added to the address book)
         """
 
     static let drag = """

@@ -14,7 +14,7 @@ struct NodeCommand {
         [
             GalleriesCommand.self, NewGalleryCommand.self, ListCommand.self, AddCommand.self, ExportCommand.self,
             MoveCommand.self, DeleteCommand.self, UpdateCommand.self, PeersCommand.self, ConnectCommand.self,
-            DisconnectCommand.self, DragCommand.self, CancelCommand.self, StatusCommand.self, WatchCommand.self,
+            DisconnectCommand.self, ForgetCommand.self, DragCommand.self, CancelCommand.self, StatusCommand.self, WatchCommand.self,
         ]
     }
 

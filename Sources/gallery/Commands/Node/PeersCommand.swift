@@ -3,17 +3,28 @@ import GalleryIO
 import GalleryNode
 import GalleryWire
 
-/// `peers`: the connected peers, one a line.
+/// `peers [--json]`: the peers of the address book, connected or not, one a line: name, address,
+/// direction, state; for a peer not connected, when the node dials it again and why the last
+/// attempt failed.
 struct PeersCommand: NodeSubcommand {
     static let name = ControlCommandName.peers
-    static let usage = "usage: gallery -C DIR peers"
+    static let usage = "usage: gallery -C DIR peers [--json]"
+    let json: Bool
 
-    init(parsing arguments: inout ArgumentList) {}
+    init(parsing arguments: inout ArgumentList) throws(CommandFailure) {
+        json = arguments.flag("--json")
+    }
 
     var command: ControlCommand { .peers }
 
     func render(_ reply: ControlReply) -> String {
         guard case .peers(let peers) = reply else { return "" }
-        return peers.map { "\(TerminalText.escaped($0.name ?? "?"))\t\($0.address)\t\($0.direction)\t\($0.state)\n" }.joined()
+        if json { return JSONOutput.line(peers) }
+        return peers.map { peer in
+            var line = "\(TerminalText.escaped(peer.name ?? "?"))\t\(peer.address)\t\(peer.direction)\t\(peer.state)"
+            if let retry = peer.nextRetry { line += "\tnext retry in \(String(format: "%.1f", retry)) s" }
+            if let error = peer.lastError { line += "\tlast error: \(TerminalText.escaped(error))" }
+            return line + "\n"
+        }.joined()
     }
 }
