@@ -44,6 +44,10 @@ struct GoldenFrameTests {
             ("chunk", .chunk(Chunk(id: 7, offset: 0, total: 3, data: Array("abc".utf8)))),
             ("fetchError", .fetchError(id: 7, code: .notFound, message: "no such blob here")),
             ("cancel", .cancel(id: 7)),
+            ("addresses", .addresses(AddressAnnouncement(
+                listen: [WireAddress(host: "127.0.0.1", port: 7001)],
+                members: [AddressAnnouncement.Member(
+                    id: "carol", name: "carol", age: 42, addresses: [WireAddress(host: "10.0.0.3", port: 7003)])]))),
         ]
     }
 
