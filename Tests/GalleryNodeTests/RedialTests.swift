@@ -1,0 +1,55 @@
+import Foundation
+import GalleryModel
+import GalleryNode
+import Testing
+
+extension NodeSuites {
+    /// Redial from both sides and duplicate resolution (protocol.md, sections 4 and 10.1), on
+    /// in-process nodes over real TCP, in both I/O modes.
+    @Suite("Redial from both sides")
+    struct RedialTests {
+        /// The peers of `node` that are authenticated: (name, direction).
+        static func authenticated(_ node: SyncNode) -> [(String, String)] {
+            node.peers.compactMap { peer in peer.name.map { ($0, peer.direction) } }
+        }
+
+        @Test("A node that only accepted redials its peer itself once the peer stops dialing (forget)", arguments: PeerIO.allCases)
+        func acceptorRedials(io: PeerIO) throws {
+            let cluster = try TestCluster(["a", "b"], peers: [1: [0]], io: io)
+            defer { cluster.stop() }
+            let (a, b) = (cluster.nodes[0], cluster.nodes[1])
+            #expect(a.waitForPeers(timeout: .seconds(10)) { $0.contains { $0.name == "b" && $0.direction == "inbound" && $0.state == .live } })
+            // a learned where b listens from b's announcement.
+            let announced = a.waitForPeers(timeout: .seconds(10)) { _ in
+                a.knownPeers.contains { $0.name == "b" && $0.addresses.contains { $0.address == b.endpoint?.description } }
+            }
+            #expect(announced, "\(a.knownPeers)")
+            #expect(b.forget("a"))
+            #expect(!b.forget("a"), "forgotten already")
+            #expect(b.knownPeers.isEmpty)
+            a.disconnect(b.read { $0.id })
+            // Only a can dial now: it does, to b's announced address.
+            let redialed = a.waitForPeers(timeout: .seconds(10)) { $0.contains { $0.name == "b" && $0.direction == "outbound" && $0.state == .live } }
+            #expect(redialed, "\(a.peers) \(cluster.lines.all.suffix(20))")
+        }
+
+        @Test("Two nodes that dial each other keep one connection, the same on both sides, after every cut", arguments: PeerIO.allCases)
+        func duplicatesResolved(io: PeerIO) throws {
+            let cluster = try TestCluster(["a", "b"], peers: [0: [1], 1: [0]], io: io)
+            defer { cluster.stop() }
+            let (a, b) = (cluster.nodes[0], cluster.nodes[1])
+            for round in 0..<4 {
+                if round > 0 { (round % 2 == 0 ? a : b).disconnect((round % 2 == 0 ? b : a).read { $0.id }) }
+                let settled = a.waitForPeers(timeout: .seconds(10)) { peers in
+                    let fromA = peers.filter { $0.state == .live }
+                    let fromB = b.peers.filter { $0.state == .live }
+                    return peers.count == 1 && b.peers.count == 1 && fromA.count == 1 && fromB.count == 1
+                        && fromA[0].direction != fromB[0].direction
+                }
+                #expect(settled, "round \(round): a \(a.peers), b \(b.peers)")
+            }
+            try a.perform { try $0.createGallery("after the cuts") }
+            cluster.expectConvergence(timeout: .seconds(10))
+        }
+    }
+}
