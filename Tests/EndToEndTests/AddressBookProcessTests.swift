@@ -156,6 +156,25 @@ struct AddressBookProcessTests {
         #expect(Self.knows(space, "a", "b", at: space.address("b")))
     }
 
+    @Test("kill -9 while peers come and go leaves a whole book: the node restarts without damage and redials from it")
+    func killNine() throws {
+        let space = NodeSpace()
+        defer { space.tearDown() }
+        try space.start("a")
+        try space.start("b", peers: ["a"])
+        try space.start("c", peers: ["a"])
+        #expect(Self.waitForLinks(space, ["a": ["b", "c"]]))
+        #expect(space.waitUntil(timeout: 10) { Self.knows(space, "a", "c", at: space.address("c")) })
+        for round in 0..<3 {
+            // c's link flaps (a rewrites its book) while a is killed.
+            #expect(try space.gallery("c", "disconnect", "a").status == 0)
+            space.kill("a")
+            try space.start("a")
+            #expect(!space.standardError(of: "a").contains("is damaged"), "round \(round): \(space.standardError(of: "a"))")
+            #expect(Self.waitForLinks(space, ["a": ["b", "c"]]), "round \(round)")
+        }
+    }
+
     @Test("forget: the peer leaves the book and is dialed no more; forgetting it again fails")
     func forgetStopsDialing() throws {
         let space = NodeSpace()

@@ -118,4 +118,15 @@ struct AddressBookTests {
         #expect(!changed10)
         #expect(book.peers.map(\.key) == [Self.bob])
     }
+
+    @Test("an unspecified listen host is recorded as the host the peer is seen at; from gossip it is dropped; port 0 and bad hosts too")
+    func unspecifiedHosts() {
+        #expect(AddressBook.address(announcedHost: "0.0.0.0", port: 7001, seenHost: "192.0.2.7") == "192.0.2.7:7001")
+        #expect(AddressBook.address(announcedHost: "::", port: 7001, seenHost: "::1") == "[::1]:7001")
+        #expect(AddressBook.address(announcedHost: "0.0.0.0", port: 7001, seenHost: nil) == nil)
+        #expect(AddressBook.address(announcedHost: "10.0.0.3", port: 7003, seenHost: nil) == "10.0.0.3:7003")
+        #expect(AddressBook.address(announcedHost: "10.0.0.3", port: 0, seenHost: nil) == nil)
+        #expect(AddressBook.address(announcedHost: "bad host", port: 1, seenHost: nil) == nil)
+        #expect(AddressBook.address(announcedHost: "a/b", port: 1, seenHost: nil) == nil)
+    }
 }

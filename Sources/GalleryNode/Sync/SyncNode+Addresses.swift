@@ -87,18 +87,15 @@ extension SyncNode {
         let key = PeerKey(peer)
         let now = Self.bookClock
         let seenHost = Endpoint(connection.remote)?.host
-        let listen = announcement.listen.compactMap { address -> String? in
-            let unspecified = ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"].contains(address.host)
-            let host = unspecified ? seenHost : address.host
-            return host.flatMap { Endpoint(Endpoint(host: $0, port: address.port).description)?.description }
+        let listen = announcement.listen.compactMap {
+            AddressBook.address(announcedHost: $0.host, port: $0.port, seenHost: seenHost)
         }
         let moved = addresses.book.announced(key, addresses: listen, now: now)
         let members = announcement.members.map { member in
             AddressBook.Gossip(
                 key: PeerKey(rawValue: member.id), name: member.name, age: member.age,
-                addresses: member.addresses.compactMap { address in
-                    let unspecified = ["0.0.0.0", "::", "0:0:0:0:0:0:0:0"].contains(address.host)
-                    return unspecified ? nil : Endpoint(Endpoint(host: address.host, port: address.port).description)?.description
+                addresses: member.addresses.compactMap {
+                    AddressBook.address(announcedHost: $0.host, port: $0.port, seenHost: nil)
                 })
         }
         let own = PeerKey(name: configuration.name, replica: replica.id)
