@@ -105,6 +105,20 @@ struct AddressBookTests {
         #expect(book.gossip(excluding: Self.alice, connected: [Self.bob], now: 200, limit: 2).first { $0.key == Self.bob }?.age == 0)
     }
 
+    @Test("a peer with no address to dial leaves the book when its last connection ends, and at load")
+    func addresslessPeers() {
+        var book = Self.book()
+        book.disconnected(Self.carol, stillConnected: true, now: 130)
+        #expect(book.peer(Self.carol)?.lastSeen == 130, "another connection to carol is up: kept")
+        book.disconnected(Self.bob, stillConnected: false, now: 140)
+        #expect(book.peer(Self.bob)?.lastSeen == 140, "bob has an address: kept")
+        var stored = book
+        stored.dropPeersWithoutAddresses()
+        #expect(stored.peers.map(\.key) == [Self.bob])
+        book.disconnected(Self.carol, stillConnected: false, now: 150)
+        #expect(book.peer(Self.carol) == nil)
+    }
+
     @Test("forget removes a peer by name or a pending address, and reports whether it held one")
     func forget() {
         var book = Self.book()

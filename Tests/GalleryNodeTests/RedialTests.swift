@@ -8,9 +8,15 @@ extension NodeSuites {
     /// in-process nodes over real TCP, in both I/O modes.
     @Suite("Redial from both sides")
     struct RedialTests {
-        /// The peers of `node` that are authenticated: (name, direction).
-        static func authenticated(_ node: SyncNode) -> [(String, String)] {
-            node.peers.compactMap { peer in peer.name.map { ($0, peer.direction) } }
+        /// Checks `condition` every 10 ms (it looks at two nodes: neither one's changes alone can
+        /// wake the wait) until it holds or `timeout` passes.
+        static func poll(_ timeout: Duration, _ condition: () -> Bool) -> Bool {
+            let deadline = ContinuousClock.now + timeout
+            while ContinuousClock.now < deadline {
+                if condition() { return true }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            return condition()
         }
 
         @Test("A node that only accepted redials its peer itself once the peer stops dialing (forget)", arguments: PeerIO.allCases)
@@ -40,10 +46,9 @@ extension NodeSuites {
             let (a, b) = (cluster.nodes[0], cluster.nodes[1])
             for round in 0..<4 {
                 if round > 0 { (round % 2 == 0 ? a : b).disconnect((round % 2 == 0 ? b : a).read { $0.id }) }
-                let settled = a.waitForPeers(timeout: .seconds(10)) { peers in
-                    let fromA = peers.filter { $0.state == .live }
-                    let fromB = b.peers.filter { $0.state == .live }
-                    return peers.count == 1 && b.peers.count == 1 && fromA.count == 1 && fromB.count == 1
+                let settled = Self.poll(.seconds(10)) {
+                    let (fromA, fromB) = (a.peers, b.peers)
+                    return fromA.count == 1 && fromB.count == 1 && fromA[0].state == .live && fromB[0].state == .live
                         && fromA[0].direction != fromB[0].direction
                 }
                 #expect(settled, "round \(round): a \(a.peers), b \(b.peers)")

@@ -68,10 +68,17 @@ public struct AddressBook: Codable, Hashable, Sendable {
         trim()
     }
 
-    /// A connection to the peer ended (or is still up): it was seen now.
-    public mutating func seen(_ key: PeerKey, now: Double) {
+    /// A connection to the peer ended: it was seen now. A peer left with no connection and no
+    /// address to dial (it never said where it listens, and was never dialed) leaves the book.
+    public mutating func disconnected(_ key: PeerKey, stillConnected: Bool, now: Double) {
         guard let index = peers.firstIndex(where: { $0.key == key }) else { return }
         peers[index].lastSeen = max(peers[index].lastSeen, now)
+        if !stillConnected && peers[index].addresses.isEmpty { peers.remove(at: index) }
+    }
+
+    /// Drops the peers with no address to dial (a book stored while such a peer was connected).
+    public mutating func dropPeersWithoutAddresses() {
+        peers.removeAll { $0.addresses.isEmpty }
     }
 
     /// The peer says it listens at `addresses`: they replace the addresses announce and gossip

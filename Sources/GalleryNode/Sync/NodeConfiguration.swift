@@ -28,7 +28,7 @@ public struct NodeConfiguration: Sendable {
     /// a lost frame that no later op depends on (the last ops of a burst, a `caught_up`) is asked
     /// for again within this time, without a reconnect.
     public var versionExchangeInterval: Duration = .seconds(10)
-    /// Delays between attempts to reach a configured peer.
+    /// Delays between attempts to reach a peer that is not connected (`SyncNode+Redial`).
     public var reconnect: Backoff
     /// The largest frame payload this node accepts.
     public var maximumFrameSize: UInt32

@@ -21,7 +21,9 @@ extension SyncNode {
             saver = AddressBookSaver(store: store, log: configuration.log)
             switch store.loadBook() {
             case .absent: break
-            case .loaded(let stored): book = stored
+            case .loaded(let stored):
+                book = stored
+                book.dropPeersWithoutAddresses()
             case .damaged(let reason):
                 configuration.log("\(configuration.name): address book \(store.location) is damaged (\(reason)); starting without it, rebuilding it from --peer and from peers")
             }
@@ -115,9 +117,10 @@ extension SyncNode {
         addresses.since[connection.id] = nil
         guard let peer = connection.peer else { return }
         let key = PeerKey(peer)
-        addresses.book.seen(key, now: Self.bookClock)
+        let stillConnected = connectedKeys.contains(key)
+        addresses.book.disconnected(key, stillConnected: stillConnected, now: Self.bookClock)
         saveAddressBook()
-        if !connectedKeys.contains(key), var target = addresses.targets[.peer(key)], !target.dialing {
+        if !stillConnected, var target = addresses.targets[.peer(key)], !target.dialing {
             target.attempt = 0
             target.due = 0
             addresses.targets[.peer(key)] = target

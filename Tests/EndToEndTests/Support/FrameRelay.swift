@@ -6,7 +6,9 @@ import Synchronization
 
 /// A man in the middle for tests: a TCP relay between a dialing node and the node it dials that
 /// cuts both streams into frames (plain for the two handshake frames each way, with their checksum
-/// trailer after) and can damage or drop one chosen frame, once.
+/// trailer after) and can damage or drop one chosen frame, once. It drops every `addresses` frame
+/// (protocol.md, section 10.1), so that the nodes do not learn each other's direct addresses and keep
+/// redialing through it.
 final class FrameRelay: Sendable {
     /// Which way a frame travels.
     enum Direction: Sendable {
@@ -94,6 +96,7 @@ final class FrameRelay: Sendable {
                 var frame = Array(pending[..<size])
                 pending.removeFirst(size)
                 framesSeen += 1
+                if sealed && frame[4] == FrameType.addresses.rawValue { continue }
                 if sealed, let fault = takeFault(type: frame[4], direction) {
                     switch fault {
                     case .flipBit:
