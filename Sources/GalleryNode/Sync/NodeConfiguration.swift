@@ -46,6 +46,9 @@ public struct NodeConfiguration: Sendable {
     /// node's group-commit writer hands it every op waiting, in batches, off the node's loop. Nil
     /// for a node that keeps nothing (ops count as durable once applied).
     public var store: (any OpStore)?
+    /// The clock, executors and transport the node runs on: today's threads and event loops
+    /// unless a simulation supplies its own (`NodeEnvironment`).
+    package var environment = NodeEnvironment.production
 
     public init(
         name: String, secret: [UInt8], listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),

@@ -11,9 +11,13 @@ extension SyncNode {
     @discardableResult
     public func start() throws(TransportError) -> Endpoint? {
         let bound: Endpoint?
-        switch configuration.io {
-        case .threaded: bound = try startThreaded()
-        case .eventLoop: bound = try startEventLoops()
+        if let transport = configuration.environment.transport {
+            bound = try startTransport(transport)
+        } else {
+            switch configuration.io {
+            case .threaded: bound = try startThreaded()
+            case .eventLoop: bound = try startEventLoops()
+            }
         }
         transfers?.start()
         return bound
@@ -40,7 +44,9 @@ extension SyncNode {
 
     /// Dials a peer and stays connected to it: reconnects with backoff until the node stops.
     public func keepConnected(to peer: Endpoint) {
-        if let loops = condition.withLock({ eventLoops }) {
+        if let transport = configuration.environment.transport {
+            dial(peer, attempt: 0, over: transport)
+        } else if let loops = condition.withLock({ eventLoops }) {
             dial(peer, attempt: 0, loops: loops)
         } else {
             Thread.detachNewThread { [self] in dialLoop(peer) }
@@ -69,6 +75,7 @@ extension SyncNode {
         let open = loop.sync { Array(connections.values) }
         listener?.close()
         loops?.listener?.close()
+        configuration.environment.transport?.stopListening()
         for connection in open { connection.close(.shuttingDown, "node stopping") }
         for connection in open { connection.waitUntilClosed() }
         loops?.group.shutdown()
@@ -161,7 +168,7 @@ extension SyncNode {
                 livenessPass()
             }
         }
-        throttledLog.flush(now: DispatchTime.now().uptimeNanoseconds)
+        throttledLog.flush(now: clock.now)
     }
 
     /// One liveness pass: heartbeats, silence and handshake deadlines, closes stuck closes,
@@ -170,7 +177,7 @@ extension SyncNode {
         let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
         let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
         let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = clock.now
         // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
         // meanwhile, so peers' silence over that time is not theirs.
         if now > liveness.previous && now - liveness.previous > interval {

@@ -28,7 +28,7 @@ extension SyncNode: ConnectionDelegate {
                 }
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
             }
-            sessions[connection.id] = Session()
+            sessions[connection.id] = Session(lastVersionSent: clock.now)
             connection.send(.syncRequest(replica.version))
             publishPeerChange(connection)
             configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
