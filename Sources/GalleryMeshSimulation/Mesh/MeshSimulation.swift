@@ -118,6 +118,12 @@ package final class MeshSimulation: @unchecked Sendable {
         report.opsMade += made ?? 0
     }
 
+    /// Creates a gallery at a node (the sabotage's ops).
+    private func makeGallery(_ name: String, at node: SimulatedNode) {
+        let made: Void?? = try? node.node?.perform { replica in _ = try replica.createGallery(name) }
+        if made != nil { report.opsMade += 1 }
+    }
+
     /// Crashes (churn), link drops and the partition, at seeded times within the workload.
     private func scheduleFaults(from start: UInt64, until end: UInt64) {
         let span = end - start
@@ -143,14 +149,15 @@ package final class MeshSimulation: @unchecked Sendable {
             scheduler.schedule(at: from + span / 5, lane: lane) { [self] in network.heal() }
         }
         if parameters.sabotage == .lyingFsync {
-            // Node 0 makes an op, which becomes durable and goes out; then it crashes.
+            // Node 0 makes an op, which becomes durable and goes out; then it crashes, forgets
+            // it, and reuses its ID for another op.
             let time = start + span / 2
-            scheduler.schedule(at: time, lane: lane) { [self] in makeOp(at: nodes[0], choice: 1) }
-            scheduler.schedule(at: time + UInt64(parameters.fsyncMilliseconds + 1) * 1_000_000, lane: lane) { [self] in
+            scheduler.schedule(at: time, lane: lane) { [self] in makeGallery("before the crash", at: nodes[0]) }
+            scheduler.schedule(at: time + 100_000_000, lane: lane) { [self] in
                 nodes[0].crash(network: network)
                 report.crashes += 1
                 nodes[0].start(network: network, parameters: parameters)
-                for choice in UInt64(2)...UInt64(4) { makeOp(at: nodes[0], choice: choice) }
+                makeGallery("after the crash", at: nodes[0])
             }
         }
     }
