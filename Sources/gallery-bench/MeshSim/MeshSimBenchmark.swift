@@ -1,0 +1,19 @@
+import GalleryMeshSimulation
+
+/// `gallery-bench mesh-sim`: one deterministic mesh simulation (`GalleryMeshSimulation`) of real
+/// nodes on a simulated network; prints its summary line, and when an invariant broke, each
+/// failure and the one-line command that replays the run exactly.
+enum MeshSimBenchmark {
+    /// Runs the simulation; exit status 1 when an invariant broke.
+    static func run(_ arguments: [String]) throws(BenchFailure) -> Int32 {
+        let parameters: MeshParameters
+        do {
+            parameters = try MeshParameters.parse(arguments)
+        } catch {
+            throw BenchFailure.usage("mesh-sim: \(error.message)")
+        }
+        let report = MeshSimulation(parameters).run()
+        for line in report.lines { writeLine(line, to: .standardOutput) }
+        return report.violations.isEmpty ? 0 : 1
+    }
+}
