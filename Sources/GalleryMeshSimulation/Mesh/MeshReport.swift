@@ -15,6 +15,11 @@ package struct MeshReport: Sendable {
     package var convergenceMaxMilliseconds: Double?
     /// Bytes written onto links (everything: handshakes, ops, heartbeats) per op per receiving node.
     package var bytesPerOpPerNode: Double = 0
+    /// The same, less what the mesh sends when idle (heartbeats, version exchange): what the ops
+    /// themselves cost.
+    package var opBytesPerOpPerNode: Double?
+    /// What an idle node sends per second (heartbeats, the periodic version exchange).
+    package var idleBytesPerNodePerSecond: Double?
     /// The average encoded size of an op.
     package var encodedOpBytes: Double = 0
     package var crashes = 0
@@ -48,6 +53,7 @@ package struct MeshReport: Sendable {
                 + "ops=\(opsMade) durable=\(opsDurable) converged=\(converged) healing_s=\(format(healingSeconds)) "
                 + "convergence_ms p50=\(format(convergenceP50Milliseconds)) p99=\(format(convergenceP99Milliseconds)) "
                 + "max=\(format(convergenceMaxMilliseconds)) bytes_per_op_per_node=\(format(bytesPerOpPerNode)) "
+                + "op_bytes_per_op_per_node=\(format(opBytesPerOpPerNode)) idle_bytes_per_node_s=\(format(idleBytesPerNodePerSecond)) "
                 + "op_bytes=\(format(encodedOpBytes)) lost=\(lostDurable.count) duplicates=\(duplicates) crashes=\(crashes) "
                 + "link_drops=\(linkDrops) events=\(eventsRun) digest=\(String(traceDigest, radix: 16)) "
                 + "simulated_s=\(format(simulatedSeconds)) wall_s=\(String(format: "%.2f", wallSeconds))",

@@ -63,7 +63,10 @@ package final class MeshSimulation: @unchecked Sendable {
         let workEnd = workStart + UInt64(parameters.seconds) * second
         scheduleWorkload(from: workStart, until: workEnd)
         scheduleFaults(from: workStart, until: workEnd)
+        scheduler.run(until: workStart)
+        let bytesBefore = network.bytesSent
         scheduler.run(until: workEnd)
+        let workloadBytes = network.bytesSent - bytesBefore
         // Healing: no more faults; every crashed node restarts, the partition ends.
         network.heal()
         for node in nodes where !node.isUp { node.start(network: network, parameters: parameters) }
@@ -79,6 +82,7 @@ package final class MeshSimulation: @unchecked Sendable {
             }
         }
         check()
+        measureBytes(workload: workloadBytes, seconds: Double(workEnd - workStart) / 1e9)
         report.eventsRun = scheduler.eventsRun
         report.traceDigest = scheduler.digest
         report.simulatedSeconds = Double(scheduler.now) / 1e9
@@ -214,10 +218,24 @@ package final class MeshSimulation: @unchecked Sendable {
             report.convergenceP99Milliseconds = percentile(0.99)
             report.convergenceMaxMilliseconds = Double(sorted.last!) / 1e6
         }
-        let receivers = Double(max(1, nodes.count - 1))
-        report.bytesPerOpPerNode = durable.isEmpty ? 0 : Double(network.bytesSent) / Double(durable.count) / receivers
         if let sample = nodes.compactMap(\.node).first {
             report.encodedOpBytes = sample.read { $0.opCount == 0 ? 0 : Double($0.encodedLogSize) / Double($0.opCount) }
         }
+    }
+
+    /// Bytes on the wire per op per receiving node: everything sent during the workload, and that
+    /// less what the mesh sends when idle (heartbeats, the periodic version exchange), measured
+    /// over 20 quiet simulated seconds after convergence.
+    private func measureBytes(workload: Int, seconds: Double) {
+        let receivers = Double(max(1, nodes.count - 1))
+        let ops = Double(max(1, durable.count))
+        report.bytesPerOpPerNode = Double(workload) / ops / receivers
+        guard report.converged else { return }
+        let quiet: UInt64 = 20_000_000_000
+        let before = network.bytesSent
+        scheduler.run(until: scheduler.now + quiet)
+        let idlePerSecond = Double(network.bytesSent - before) / (Double(quiet) / 1e9)
+        report.idleBytesPerNodePerSecond = idlePerSecond / Double(nodes.count)
+        report.opBytesPerOpPerNode = max(0, Double(workload) - idlePerSecond * seconds) / ops / receivers
     }
 }

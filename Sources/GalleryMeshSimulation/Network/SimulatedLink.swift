@@ -52,6 +52,7 @@ final class SimulatedLink: @unchecked Sendable {
         let receiver = ends[1 - side]
         scheduler.schedule(at: arrival, lane: receiver.lane) { [weak self] in
             guard let self, !self.isReset, !self.isStalled else { return }
+            network.scheduler.record(UInt64(bytes.count))
             receiver.deliver(bytes)
         }
     }
