@@ -208,7 +208,10 @@ package final class MeshSimulation: @unchecked Sendable {
                 reference = ops
             }
         }
-        if !report.divergentNodes.isEmpty { report.converged = false }
+        if !report.divergentNodes.isEmpty {
+            report.converged = false
+            report.healingSeconds = nil
+        }
         let sorted = convergence.sorted()
         if !sorted.isEmpty {
             func percentile(_ p: Double) -> Double {
