@@ -3,12 +3,15 @@
 package struct MeshParameters: Sendable, Hashable {
     /// Seeds everything random: topology, latencies, workload, faults, backoff jitter.
     package var seed: UInt64 = 1
+    /// How many nodes run.
     package var nodes = 50
+    /// Who dials whom.
     package var topology = MeshTopology.random
     /// Links per node in the random topology.
     package var degree = 4
-    /// One-way link latency and jitter, milliseconds.
+    /// One-way link latency, milliseconds.
     package var latencyMilliseconds = 10
+    /// Up to this much more latency per transmission, drawn per link, milliseconds.
     package var jitterMilliseconds = 2
     /// Bytes per second per link direction.
     package var bandwidth: UInt64 = 12_500_000
@@ -53,6 +56,7 @@ package struct MeshParameters: Sendable, Hashable {
 
     /// Why arguments could not be read.
     package struct UsageError: Error, Sendable {
+        /// What is wrong, in one line.
         package let message: String
     }
 

@@ -1,5 +1,6 @@
 /// What a mesh simulation run measured and which invariants it broke.
 package struct MeshReport: Sendable {
+    /// What ran (and how to replay it).
     package var parameters: MeshParameters
     /// Ops made by commands (each acknowledged durable at its node).
     package var opsMade = 0
@@ -11,7 +12,9 @@ package struct MeshReport: Sendable {
     package var healingSeconds: Double?
     /// Per op, from durable at its node to synced on every node (simulated milliseconds).
     package var convergenceP50Milliseconds: Double?
+    /// The same, 99th percentile.
     package var convergenceP99Milliseconds: Double?
+    /// The same, slowest op.
     package var convergenceMaxMilliseconds: Double?
     /// Bytes written onto links (everything: handshakes, ops, heartbeats) per op per receiving node.
     package var bytesPerOpPerNode: Double = 0
@@ -22,7 +25,9 @@ package struct MeshReport: Sendable {
     package var idleBytesPerNodePerSecond: Double?
     /// The average encoded size of an op.
     package var encodedOpBytes: Double = 0
+    /// Node crashes (each followed by a restart).
     package var crashes = 0
+    /// Links reset as lost.
     package var linkDrops = 0
     /// Ops durable somewhere but missing (or different) on a node at the end: node and op.
     package var lostDurable: [String] = []
@@ -30,10 +35,13 @@ package struct MeshReport: Sendable {
     package var duplicates = 0
     /// Nodes whose replica differs from node 0's at the end.
     package var divergentNodes: [Int] = []
+    /// Scheduler events run.
     package var eventsRun = 0
     /// The digest of every event run: equal for two runs of the same parameters.
     package var traceDigest: UInt64 = 0
+    /// Simulated time at the end.
     package var simulatedSeconds: Double = 0
+    /// Wall-clock time the run took.
     package var wallSeconds: Double = 0
 
     /// The invariants broken, one line each (empty when the run passed).

@@ -11,10 +11,15 @@ import GallerySimulation
 ///
 /// `@unchecked Sendable`: used on one thread.
 package final class MeshSimulation: @unchecked Sendable {
+    /// What runs.
     package let parameters: MeshParameters
+    /// The one scheduler every node and link runs on.
     let scheduler = SimulationScheduler()
+    /// The links between the nodes.
     let network: SimulatedNetwork
+    /// The nodes, by index.
     let nodes: [SimulatedNode]
+    /// The simulator's own draws (topology, workload, faults).
     private var random: SeededGenerator
     /// The lane of the simulator's own events (workload, faults).
     private let lane: Int
@@ -22,9 +27,12 @@ package final class MeshSimulation: @unchecked Sendable {
     private var durable: [OpID: (op: Op, at: UInt64)] = [:]
     /// How many nodes synced each op, and when the last did.
     private var syncedBy: [OpID: Int] = [:]
+    /// Per op synced everywhere: how long it took (nanoseconds).
     private var convergence: [UInt64] = []
+    /// What the run finds, filled as it goes.
     private var report: MeshReport
 
+    /// Builds the nodes and the network (nothing runs before `run`).
     package init(_ parameters: MeshParameters) {
         self.parameters = parameters
         var random = SeededGenerator(seed: parameters.seed)
@@ -44,6 +52,7 @@ package final class MeshSimulation: @unchecked Sendable {
         if parameters.sabotage == .lyingFsync { nodes[0].lyingFsync = true }
     }
 
+    /// An op was synced on some node's storage for the first time there.
     private func synced(_ op: Op) {
         if durable[op.id] == nil { durable[op.id] = (op, scheduler.now) }
         let count = syncedBy[op.id, default: 0] + 1
@@ -166,6 +175,7 @@ package final class MeshSimulation: @unchecked Sendable {
         }
     }
 
+    /// Crashes a random running node; it restarts after `downtime`.
     private func crashOne(choice: UInt64, downtime: UInt64) {
         let up = nodes.filter(\.isUp)
         guard !up.isEmpty else { return }

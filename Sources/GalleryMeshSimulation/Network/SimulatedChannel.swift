@@ -8,16 +8,20 @@ import GalleryNode
 /// `@unchecked Sendable`: used on the scheduler's thread only.
 final class SimulatedChannel: TransportChannel, TransportLink, @unchecked Sendable {
     let pipeline = ChannelPipeline()
+    /// The other end's address.
     let remote: String
     /// This end's lane (its channel thread).
     let lane: Int
     /// Which end of `link` this is (0: the dialer).
     let side: Int
     unowned let link: SimulatedLink
+    /// The connection's outbox, once the node made its pipeline.
     private var source: (any OutboundByteSource)?
+    /// Whether `activate` ran (nothing is written before).
     private var active = false
     private(set) var isClosed = false
 
+    /// One end of `link`, on `lane`.
     init(link: SimulatedLink, side: Int, remote: String, lane: Int) {
         self.link = link
         self.side = side

@@ -9,6 +9,7 @@ import GallerySimulation
 ///
 /// `@unchecked Sendable`: used on the scheduler's thread only.
 final class SimulatedLink: @unchecked Sendable {
+    /// The network that keeps every link (for the link's lifetime).
     unowned let network: SimulatedNetwork
     /// The link's number, in creation order.
     let id: Int
@@ -16,12 +17,17 @@ final class SimulatedLink: @unchecked Sendable {
     let nodes: (Int, Int)
     /// The ends (0: the dialer's); each node installs its pipeline on its own.
     private(set) var ends: [SimulatedChannel] = []
+    /// Per direction (by sending side): until when the link is busy transmitting.
     private var busyUntil: [UInt64] = [0, 0]
+    /// Per direction: when the last bytes arrive (later ones never arrive before).
     private var lastArrival: [UInt64] = [0, 0]
+    /// The link's own jitter draws.
     private var random: SeededGenerator
     /// Whether the link was reset (a crash, a drop): nothing more goes through.
     private(set) var isReset = false
 
+    /// A link between nodes `nodes`, its ends on `lanes` (each its node's), seen by each side with
+    /// the other's address from `remotes`.
     init(network: SimulatedNetwork, id: Int, nodes: (Int, Int), remotes: (String, String), lanes: (Int, Int)) {
         self.network = network
         self.id = id

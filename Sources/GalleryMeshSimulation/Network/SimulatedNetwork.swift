@@ -7,8 +7,11 @@ import GalleryNode
 ///
 /// `@unchecked Sendable`: used on the scheduler's thread only.
 package final class SimulatedNetwork: @unchecked Sendable {
+    /// The scheduler the links deliver on.
     let scheduler: SimulationScheduler
+    /// Seeds each link's latency draws.
     let seed: UInt64
+    /// Latency, jitter and bandwidth of every link.
     let conditions: LinkConditions
     /// Bytes every node wrote onto a link (handshakes, ops, heartbeats, everything).
     package internal(set) var bytesSent = 0
@@ -21,6 +24,7 @@ package final class SimulatedNetwork: @unchecked Sendable {
     /// The side of each node in the current partition (nil: no partition).
     private var sides: [Int]?
 
+    /// A network with no link yet.
     init(scheduler: SimulationScheduler, seed: UInt64, conditions: LinkConditions) {
         self.scheduler = scheduler
         self.seed = seed
@@ -51,10 +55,12 @@ package final class SimulatedNetwork: @unchecked Sendable {
         return sides[a] != sides[b]
     }
 
+    /// Node `index` accepts links, on `lane`.
     func listen(_ index: Int, lane: Int, accepted: @escaping @Sendable (any TransportLink) -> Void) {
         listeners[index] = (lane, accepted)
     }
 
+    /// Node `index` accepts no more links.
     func stopListening(_ index: Int) {
         listeners[index] = nil
     }

@@ -7,13 +7,16 @@ import GalleryNode
 ///
 /// `@unchecked Sendable`: used on the scheduler's thread only.
 final class SimulatedTransport: NodeTransport, @unchecked Sendable {
+    /// The network the node is on.
     let network: SimulatedNetwork
+    /// The node's index (its address).
     let index: Int
     /// The lane of the incarnation's timers (dial outcomes, accepts run there).
     let lane: Int
     /// Lanes made for this incarnation's dialed channel ends, to kill at a crash.
     private(set) var ownedLanes: [Int] = []
 
+    /// The transport of node `index`'s incarnation whose timers run on `lane`.
     init(network: SimulatedNetwork, index: Int, lane: Int) {
         self.network = network
         self.index = index

@@ -6,10 +6,12 @@ import GalleryNode
 ///
 /// `@unchecked Sendable`: used on the scheduler's thread only.
 final class SimulatedExecutor: NodeExecutor, @unchecked Sendable {
+    /// Where jobs are queued.
     private let scheduler: SimulationScheduler
     /// The lane of this node incarnation's inbox.
     let lane: Int
 
+    /// An inbox on `lane`.
     init(scheduler: SimulationScheduler, lane: Int) {
         self.scheduler = scheduler
         self.lane = lane
@@ -28,6 +30,7 @@ final class SimulatedExecutor: NodeExecutor, @unchecked Sendable {
 
 /// A node's clock on the simulation scheduler: simulated time, timers on the node's timer lane.
 struct SimulatedClock: NodeClock, @unchecked Sendable {
+    /// Where the time and the timers come from.
     let scheduler: SimulationScheduler
     /// The lane of this node incarnation's timers.
     let lane: Int

@@ -10,20 +10,26 @@ import GallerySimulation
 ///
 /// `@unchecked Sendable`: used on the scheduler's thread only.
 final class SimulatedNode: @unchecked Sendable {
+    /// The node's index (its address).
     let index: Int
+    /// Its replica ID, the same in every incarnation.
     let replicaID: ReplicaID
+    /// Its storage, outliving crashes.
     let store = SimulatedOpStore()
     /// The peers this node dials.
     let dials: [Int]
     /// The running incarnation, nil while crashed.
     private(set) var node: SyncNode?
+    /// The incarnation's lanes: inbox, timers, durability step.
     private var lanes: [Int] = []
+    /// The incarnation's transport (it holds the lanes of dialed channel ends).
     private var transport: SimulatedTransport?
     /// Incarnations started so far.
     private(set) var incarnations = 0
     /// Whether the storage forgets its last batch at a crash although it reported it durable.
     var lyingFsync = false
 
+    /// A node not yet started.
     init(index: Int, dials: [Int]) {
         self.index = index
         self.replicaID = ReplicaID(deriving: "mesh node \(index)")
@@ -75,7 +81,9 @@ final class SimulatedNode: @unchecked Sendable {
 final class RandomSource: @unchecked Sendable {
     private var generator: SeededGenerator
 
+    /// A source seeded with `seed`.
     init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
 
+    /// The next number.
     func next() -> UInt64 { generator.next() }
 }

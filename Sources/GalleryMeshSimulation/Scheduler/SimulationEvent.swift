@@ -23,11 +23,14 @@ struct SimulationEvent {
 struct EventHeap {
     private var items: [SimulationEvent] = []
 
+    /// Whether no event waits.
     var isEmpty: Bool { items.isEmpty }
+    /// Events waiting.
     var count: Int { items.count }
     /// The next event's time.
     var nextTime: UInt64? { items.first?.time }
 
+    /// Adds an event.
     mutating func push(_ event: SimulationEvent) {
         items.append(event)
         var child = items.count - 1
@@ -39,6 +42,7 @@ struct EventHeap {
         }
     }
 
+    /// Takes the event that runs first.
     mutating func pop() -> SimulationEvent? {
         guard !items.isEmpty else { return nil }
         items.swapAt(0, items.count - 1)
