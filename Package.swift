@@ -52,13 +52,17 @@ let package = Package(
         .executableTarget(name: "gallery", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryNode", "GalleryControl", "GalleryHost",
         ]),
+        // Hundreds of real nodes in one process on a seeded scheduler and a simulated network
+        // (issue 16): for tests and gallery-bench only, never in `gallery`.
+        .target(name: "GalleryMeshSimulation", dependencies: ["GalleryModel", "GallerySimulation", "GalleryIO", "GalleryNode"]),
         // Shared by tests and benchmarks: spawning `gallery` and the bench's children, storage
         // fixtures, and a headless-Chromium driver over the DevTools protocol.
         .target(name: "GalleryTestSupport", dependencies: ["GalleryModel", "GallerySimulation", "GalleryIO"]),
         .executableTarget(name: "gallery-bench", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
-            "GalleryControl", "GalleryHost", "GalleryTestSupport",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryMeshSimulation",
         ]),
+        .testTarget(name: "GalleryMeshSimulationTests", dependencies: ["GalleryMeshSimulation", "GalleryModel", "GalleryNode"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel", "GallerySimulation"]),
         .testTarget(name: "GalleryCryptoTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire"]),

@@ -51,6 +51,8 @@ func runBench(_ arguments: [String]) -> Int32 {
             } catch {
                 throw BenchFailure.failed("chaos: \(error.localizedDescription)")
             }
+        case let arguments where arguments.first == "mesh-sim":
+            return try MeshSimBenchmark.run(Array(arguments.dropFirst()))
         case ["help"], ["--help"], ["-h"]:
             writeLine(BenchUsage.text, to: .standardOutput)
             return 0

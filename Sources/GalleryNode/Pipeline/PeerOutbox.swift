@@ -32,11 +32,15 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     /// Whether the channel last found nothing to write: the next push must wake it.
     private var drained = true
     private var sentBytes = 0
-    private var lastSent = DispatchTime.now().uptimeNanoseconds
+    private var lastSent: UInt64
+    /// Where `lastSent` is read from.
+    private let clock: any NodeClock
 
     /// An outbox dropping a peer whose queued frames pass `limit` bytes.
-    init(limit: Int) {
+    init(limit: Int, clock: any NodeClock = SystemClock()) {
         queue = OutboundQueue(limit: limit)
+        self.clock = clock
+        lastSent = clock.now
     }
 
     /// The slow-peer limit in bytes.
@@ -108,7 +112,7 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     func wrote(_ count: Int) {
         condition.withLock {
             sentBytes += count
-            lastSent = DispatchTime.now().uptimeNanoseconds
+            lastSent = clock.now
         }
     }
 

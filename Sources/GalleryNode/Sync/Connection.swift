@@ -34,7 +34,9 @@ final class Connection: @unchecked Sendable {
     /// The peer's address as the socket reports it.
     let remote: String
     /// When the connection was made (uptime, nanoseconds): the handshake deadline counts from it.
-    let startedAt = DispatchTime.now().uptimeNanoseconds
+    let startedAt: UInt64
+    /// Where the connection's timestamps are read from (the node's clock).
+    let clock: any NodeClock
     /// What waits to be written to the peer.
     let outbox: PeerOutbox
     private weak var delegate: (any ConnectionDelegate)?
@@ -48,7 +50,7 @@ final class Connection: @unchecked Sendable {
     private var closeReason: String?
     private var identity: PeerIdentity?
     private var receivedBytes = 0
-    var lastReceived = DispatchTime.now().uptimeNanoseconds
+    var lastReceived: UInt64
     /// Whether the pipeline is handling received bytes (e.g. a long catch-up); the peer is not
     /// silent meanwhile, whatever it sends waits in the socket.
     var handlingFrames = false
@@ -78,12 +80,24 @@ final class Connection: @unchecked Sendable {
         install(StreamChannel(socket: socket, source: outbox, handlers: handlers))
     }
 
-    private init(id: Int, role: Role, remote: String, queueLimit: Int, delegate: any ConnectionDelegate) {
+    /// A connection over a link of a `NodeTransport` (a simulated network).
+    convenience init(id: Int, role: Role, link: any TransportLink, settings: HandshakeSettings, queueLimit: Int,
+                     clock: any NodeClock, delegate: any ConnectionDelegate) {
+        self.init(id: id, role: role, remote: link.remote, queueLimit: queueLimit, clock: clock, delegate: delegate)
+        let handlers = Self.handlers(for: self, role: role, settings: settings)
+        install(link.makeChannel(source: outbox, handlers: handlers))
+    }
+
+    private init(id: Int, role: Role, remote: String, queueLimit: Int, clock: any NodeClock = SystemClock(),
+                 delegate: any ConnectionDelegate) {
         self.id = id
         self.role = role
         self.remote = remote
         self.delegate = delegate
-        self.outbox = PeerOutbox(limit: queueLimit)
+        self.clock = clock
+        self.startedAt = clock.now
+        self.lastReceived = startedAt
+        self.outbox = PeerOutbox(limit: queueLimit, clock: clock)
     }
 
     private func install(_ channel: any Channel) {
@@ -147,6 +161,7 @@ final class Connection: @unchecked Sendable {
         switch channel {
         case let threaded as ThreadedChannel: threaded.start()
         case let stream as StreamChannel: stream.activate()
+        case let transported as any TransportChannel: transported.activate()
         default: break
         }
     }
@@ -228,7 +243,7 @@ final class Connection: @unchecked Sendable {
         let first = lock.withLock { () -> Bool in
             guard !closing else { return false }
             closing = true
-            closingSince = DispatchTime.now().uptimeNanoseconds
+            closingSince = clock.now
             closeReason = code.map { "\($0): \(reason)" } ?? reason
             return true
         }
@@ -242,7 +257,7 @@ final class Connection: @unchecked Sendable {
     /// Bytes arrived: the peer is not silent, and is not while they are handled.
     fileprivate func willHandle(_ count: Int) {
         lock.withLock {
-            lastReceived = DispatchTime.now().uptimeNanoseconds
+            lastReceived = clock.now
             receivedBytes += count
             handlingFrames = true
         }
@@ -252,7 +267,7 @@ final class Connection: @unchecked Sendable {
     fileprivate func didHandle() {
         lock.withLock {
             handlingFrames = false
-            lastReceived = DispatchTime.now().uptimeNanoseconds
+            lastReceived = clock.now
         }
     }
 

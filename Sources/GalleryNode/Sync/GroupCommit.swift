@@ -31,6 +31,8 @@ final class GroupCommit: @unchecked Sendable {
     private let store: any OpStore
     private let retryInterval: TimeInterval
     private let report: @Sendable (Report) -> Void
+    /// Runs the durability step (`drain`): on a thread of its own in production.
+    private let run: @Sendable (@escaping @Sendable () -> Void) -> Void
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var queue: [Entry] = []
@@ -45,8 +47,11 @@ final class GroupCommit: @unchecked Sendable {
     }
 
     /// Creates a writer; `report` is called on its thread after every attempt.
-    init(store: any OpStore, retryInterval: TimeInterval, report: @escaping @Sendable (Report) -> Void) {
+    init(store: any OpStore, retryInterval: TimeInterval,
+         run: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { step in Thread.detachNewThread { step() } },
+         report: @escaping @Sendable (Report) -> Void) {
         self.store = store
+        self.run = run
         self.retryInterval = retryInterval
         self.report = report
     }
@@ -79,7 +84,7 @@ final class GroupCommit: @unchecked Sendable {
             queue.append(entry)
             guard !running else { return }
             running = true
-            Thread.detachNewThread { [self] in drain() }
+            run { [self] in drain() }
         }
     }
 

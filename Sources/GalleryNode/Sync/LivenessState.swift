@@ -3,7 +3,7 @@ import Foundation
 /// What the liveness pass carries from one run to the next. Owned by the node's loop.
 struct LivenessState {
     /// When the pass last ran (uptime, nanoseconds).
-    var previous = DispatchTime.now().uptimeNanoseconds
+    var previous: UInt64
     /// When ops waiting on a missing dependency were last re-requested.
     var gaps: GapWatch
 }

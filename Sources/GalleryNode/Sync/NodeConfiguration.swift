@@ -49,6 +49,9 @@ public struct NodeConfiguration: Sendable {
     /// Where the node keeps its address book across restarts; nil for a node that keeps none
     /// (it still has one in memory).
     public var addressBook: (any AddressBookStore)?
+    /// The clock, executors and transport the node runs on: today's threads and event loops
+    /// unless a simulation supplies its own (`NodeEnvironment`).
+    package var environment = NodeEnvironment.production
 
     public init(
         name: String, secret: [UInt8], listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),

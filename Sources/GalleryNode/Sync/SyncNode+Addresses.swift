@@ -51,7 +51,7 @@ extension SyncNode {
     func learn(_ endpoint: Endpoint, source: AddressSource) {
         if addresses.book.add(endpoint.description, source: source, now: Self.bookClock) { saveAddressBook() }
         addresses.targets[.address(endpoint.description)]?.due = 0
-        redialPass(now: DispatchTime.now().uptimeNanoseconds)
+        redialPass(now: clock.now)
     }
 
     /// A connection authenticated: the peer goes in the book (with the address dialed, for an

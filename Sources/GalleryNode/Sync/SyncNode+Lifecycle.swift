@@ -12,9 +12,13 @@ extension SyncNode {
     public func start() throws(TransportError) -> Endpoint? {
         loadAddressBook()
         let bound: Endpoint?
-        switch configuration.io {
-        case .threaded: bound = try startThreaded()
-        case .eventLoop: bound = try startEventLoops()
+        if let transport = configuration.environment.transport {
+            bound = try startTransport(transport)
+        } else {
+            switch configuration.io {
+            case .threaded: bound = try startThreaded()
+            case .eventLoop: bound = try startEventLoops()
+            }
         }
         transfers?.start()
         loop.async { [self] in addressesStarted(listening: bound) }
@@ -67,6 +71,7 @@ extension SyncNode {
         let open = loop.sync { Array(connections.values) }
         listener?.close()
         loops?.listener?.close()
+        configuration.environment.transport?.stopListening()
         for connection in open { connection.close(.shuttingDown, "node stopping") }
         for connection in open { connection.waitUntilClosed() }
         loops?.group.shutdown()
@@ -139,7 +144,7 @@ extension SyncNode {
                 livenessPass()
             }
         }
-        throttledLog.flush(now: DispatchTime.now().uptimeNanoseconds)
+        throttledLog.flush(now: clock.now)
     }
 
     /// One liveness pass: heartbeats, silence and handshake deadlines, closes stuck closes,
@@ -148,7 +153,7 @@ extension SyncNode {
         let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
         let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
         let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = clock.now
         // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
         // meanwhile, so peers' silence over that time is not theirs.
         if now > liveness.previous && now - liveness.previous > interval {

@@ -46,7 +46,22 @@ extension SyncNode {
     /// comes back to the loop (`dialEnded`).
     private func startDial(_ endpoint: Endpoint, for key: DialTarget.Key) {
         let address = endpoint.description
-        if let loops = condition.withLock({ eventLoops }) {
+        if let transport = configuration.environment.transport {
+            let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
+            transport.connect(to: endpoint, timeout: timeout) { [self] result in
+                loop.async { [self] in
+                    switch result {
+                    case .success(let link):
+                        let connection = register(link, role: .client, dialedAddress: address) { [self] connection in
+                            loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
+                        }
+                        if connection == nil { dialEnded(key, address: address, connection: nil, failure: "the node stopped") }
+                    case .failure(let error):
+                        dialEnded(key, address: address, connection: nil, failure: error.localizedDescription)
+                    }
+                }
+            }
+        } else if let loops = condition.withLock({ eventLoops }) {
             LoopConnector.connect(to: endpoint, on: loops.group.next(), timeout: configuration.peerTimeout) { [self] result in
                 loop.async { [self] in
                     switch result {
@@ -91,9 +106,9 @@ extension SyncNode {
             target.lastError = failure ?? connection?.closeDescription.map { "\(address): \($0)" }
             target.attempt += 1
         }
-        var generator = SystemRandomNumberGenerator()
+        var generator = EnvironmentRandom(source: configuration.environment.random)
         let delay = configuration.reconnect.delay(attempt: max(target.attempt - 1, 0), using: &generator)
-        target.due = DispatchTime.now().uptimeNanoseconds &+ UInt64(max(delay.nanoseconds, 0))
+        target.due = clock.now &+ UInt64(max(delay.nanoseconds, 0))
         addresses.targets[key] = target
     }
 
@@ -101,7 +116,7 @@ extension SyncNode {
     /// with their redial state.
     public var knownPeers: [KnownPeerStatus] {
         loop.sync {
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = clock.now
             var since: [PeerKey: Double] = [:]
             for (id, connection) in connections {
                 guard let peer = connection.peer, sessions[id] != nil, let time = addresses.since[id] else { continue }

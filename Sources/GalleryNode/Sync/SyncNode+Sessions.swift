@@ -29,7 +29,7 @@ extension SyncNode: ConnectionDelegate {
                 }
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
             }
-            sessions[connection.id] = Session()
+            sessions[connection.id] = Session(lastVersionSent: clock.now)
             connection.send(.syncRequest(replica.version))
             announceAddresses(on: connection)
             publishPeerChange(connection)

@@ -32,7 +32,7 @@ public final class SyncNode: @unchecked Sendable {
     /// Guards the lifecycle state; broadcast whenever the loop changed the node's state.
     package let condition = NSCondition()
     /// The node's one serial inbox.
-    let loop: WorkThread
+    let loop: any NodeExecutor
     /// Stores applied ops in batches, off the loop; nil for a node that does not persist.
     let writer: GroupCommit?
     /// The node's event stream: ops applied and durable, transfer progress, peer changes.
@@ -98,7 +98,7 @@ public final class SyncNode: @unchecked Sendable {
         /// The catch-up being sent, a batch per loop turn.
         var catchUp: CatchUp?
         /// When (uptime, nanoseconds) this node last sent the peer its version vector.
-        var lastVersionSent = DispatchTime.now().uptimeNanoseconds
+        var lastVersionSent: UInt64
     }
 
     /// Ops applied in one turn (a command, a received frame) and not yet durable.
@@ -117,16 +117,16 @@ public final class SyncNode: @unchecked Sendable {
         self.replica = replica
         self.durableCount = replica.opCount
         self.durableVersion = replica.version
-        self.liveness = LivenessState(gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
+        self.liveness = LivenessState(previous: configuration.environment.clock.now, gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
         self.settings = HandshakeSettings(
             secret: configuration.secret, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
         self.admission = AdmissionController(limits: configuration.admission)
         self.throttledLog = ThrottledLog(configuration.log)
-        self.loop = WorkThread(name: "node-loop \(configuration.name)")
+        self.loop = configuration.environment.makeInbox("node-loop \(configuration.name)")
         let report = UncheckedBox<SyncNode?>(nil)
         self.writer = configuration.store.map { store in
-            GroupCommit(store: store, retryInterval: Self.storageRetryInterval) { outcome in
+            GroupCommit(store: store, retryInterval: Self.storageRetryInterval, run: configuration.environment.runDurability) { outcome in
                 guard let node = report.value else { return }
                 node.loop.async { node.handle(outcome) }
             }

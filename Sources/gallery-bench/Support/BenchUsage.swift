@@ -14,6 +14,10 @@ enum BenchUsage {
                gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
                                    [--drag-timeout S] [--keep]
                gallery-bench flood [--seconds 20] [--attackers 2]
+               gallery-bench mesh-sim [--seed 1] [--nodes 50] [--topology random|ring|star|sparse] [--degree 4]
+                                      [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
+                                      [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]
+                                      [--partition] [--fsync-ms 2] [--heal-seconds 120] [--sabotage lying-fsync]
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
@@ -21,6 +25,13 @@ enum BenchUsage {
 
           --only WORKLOAD   run one workload in this process: \(ModelWorkloads.names.joined(separator: ", "))
 
+        mesh-sim: --nodes real nodes (SyncNode: sessions, pipelines, group commit) in this process on one
+        seeded scheduler and a simulated network (latency with jitter, bandwidth, link drops, a partition,
+        crashes whose storage loses unsynced writes): --ops-per-second ops at random nodes for --seconds
+        simulated seconds, then healing; checks that every node converged to the same replica, that no
+        op durable somewhere is missing anywhere and none was stored twice. Prints one line (convergence
+        p50/p99 per op, bytes on the wire per op per receiving node, the trace digest, wall time); on a
+        failure, what broke and the command that replays the run exactly (exit status 1).
         flood: hostile connections to a node (garbage, 2 GiB headers, wrong secrets, replayed auths,
         fetch and control requests before the handshake) while a real peer sends it ops: how many it
         survived, whether any got a frame beyond the handshake, and the peer's op latency meanwhile.

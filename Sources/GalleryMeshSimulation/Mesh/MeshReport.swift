@@ -1,0 +1,73 @@
+/// What a mesh simulation run measured and which invariants it broke.
+package struct MeshReport: Sendable {
+    /// What ran (and how to replay it).
+    package var parameters: MeshParameters
+    /// Ops made by commands (each acknowledged durable at its node).
+    package var opsMade = 0
+    /// Ops synced on some node's storage at some point (acknowledged durable somewhere).
+    package var opsDurable = 0
+    /// Whether every node held the same replica after healing.
+    package var converged = false
+    /// Simulated seconds from the end of the workload and faults to convergence.
+    package var healingSeconds: Double?
+    /// Per op, from durable at its node to synced on every node (simulated milliseconds).
+    package var convergenceP50Milliseconds: Double?
+    /// The same, 99th percentile.
+    package var convergenceP99Milliseconds: Double?
+    /// The same, slowest op.
+    package var convergenceMaxMilliseconds: Double?
+    /// Bytes written onto links (everything: handshakes, ops, heartbeats) per op per receiving node.
+    package var bytesPerOpPerNode: Double = 0
+    /// The same, less what the mesh sends when idle (heartbeats, version exchange): what the ops
+    /// themselves cost.
+    package var opBytesPerOpPerNode: Double?
+    /// What an idle node sends per second (heartbeats, the periodic version exchange).
+    package var idleBytesPerNodePerSecond: Double?
+    /// The average encoded size of an op.
+    package var encodedOpBytes: Double = 0
+    /// Node crashes (each followed by a restart).
+    package var crashes = 0
+    /// Links reset as lost.
+    package var linkDrops = 0
+    /// Ops durable somewhere but missing (or different) on a node at the end: node and op.
+    package var lostDurable: [String] = []
+    /// Ops stored twice on one node.
+    package var duplicates = 0
+    /// Nodes whose replica differs from node 0's at the end.
+    package var divergentNodes: [Int] = []
+    /// Scheduler events run.
+    package var eventsRun = 0
+    /// The digest of every event run: equal for two runs of the same parameters.
+    package var traceDigest: UInt64 = 0
+    /// Simulated time at the end.
+    package var simulatedSeconds: Double = 0
+    /// Wall-clock time the run took.
+    package var wallSeconds: Double = 0
+
+    /// The invariants broken, one line each (empty when the run passed).
+    package var violations: [String] {
+        var lines: [String] = []
+        if !converged { lines.append("not converged within \(parameters.healSeconds) s of healing: nodes \(divergentNodes.prefix(10)) differ") }
+        if !lostDurable.isEmpty { lines.append("\(lostDurable.count) durable ops lost: \(lostDurable.prefix(5).joined(separator: ", "))") }
+        if duplicates > 0 { lines.append("\(duplicates) ops stored twice") }
+        return lines
+    }
+
+    /// The one-line summary, then the replay command when an invariant broke.
+    package var lines: [String] {
+        func format(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "-" }
+        var lines = [
+            "mesh-sim seed=\(parameters.seed) nodes=\(parameters.nodes) topology=\(parameters.topology.rawValue) "
+                + "ops=\(opsMade) durable=\(opsDurable) converged=\(converged) healing_s=\(format(healingSeconds)) "
+                + "convergence_ms p50=\(format(convergenceP50Milliseconds)) p99=\(format(convergenceP99Milliseconds)) "
+                + "max=\(format(convergenceMaxMilliseconds)) bytes_per_op_per_node=\(format(bytesPerOpPerNode)) "
+                + "op_bytes_per_op_per_node=\(format(opBytesPerOpPerNode)) idle_bytes_per_node_s=\(format(idleBytesPerNodePerSecond)) "
+                + "op_bytes=\(format(encodedOpBytes)) lost=\(lostDurable.count) duplicates=\(duplicates) crashes=\(crashes) "
+                + "link_drops=\(linkDrops) events=\(eventsRun) digest=\(String(traceDigest, radix: 16)) "
+                + "simulated_s=\(format(simulatedSeconds)) wall_s=\(String(format: "%.2f", wallSeconds))",
+        ]
+        for violation in violations { lines.append("FAILED: \(violation)") }
+        if !violations.isEmpty { lines.append("replay: \(parameters.commandLine)") }
+        return lines
+    }
+}

@@ -1,0 +1,254 @@
+import Foundation
+import GalleryModel
+import GalleryNode
+import GallerySimulation
+
+/// Hundreds of real nodes (`SyncNode` with its sessions, pipelines, group commit) in one
+/// process on one seeded scheduler and a simulated network: a workload of ops at random nodes,
+/// faults (crashes with storage that loses unsynced writes, link drops, a partition), then
+/// healing, then the invariants: every node converged to the same replica, no op durable
+/// somewhere is missing anywhere, no op stored twice. The same parameters replay the same run.
+///
+/// `@unchecked Sendable`: used on one thread.
+package final class MeshSimulation: @unchecked Sendable {
+    /// What runs.
+    package let parameters: MeshParameters
+    /// The one scheduler every node and link runs on.
+    let scheduler = SimulationScheduler()
+    /// The links between the nodes.
+    let network: SimulatedNetwork
+    /// The nodes, by index.
+    let nodes: [SimulatedNode]
+    /// The simulator's own draws (topology, workload, faults).
+    private var random: SeededGenerator
+    /// The lane of the simulator's own events (workload, faults).
+    private let lane: Int
+    /// Every op synced anywhere, first content seen, and when.
+    private var durable: [OpID: (op: Op, at: UInt64)] = [:]
+    /// How many nodes synced each op, and when the last did.
+    private var syncedBy: [OpID: Int] = [:]
+    /// Per op synced everywhere: how long it took (nanoseconds).
+    private var convergence: [UInt64] = []
+    /// What the run finds, filled as it goes.
+    private var report: MeshReport
+
+    /// Builds the nodes and the network (nothing runs before `run`).
+    package init(_ parameters: MeshParameters) {
+        self.parameters = parameters
+        var random = SeededGenerator(seed: parameters.seed)
+        let dials = parameters.topology.dials(nodes: parameters.nodes, degree: parameters.degree, using: &random)
+        self.random = random
+        network = SimulatedNetwork(
+            scheduler: scheduler, seed: parameters.seed,
+            conditions: LinkConditions(
+                latency: UInt64(parameters.latencyMilliseconds) * 1_000_000,
+                jitter: UInt64(parameters.jitterMilliseconds) * 1_000_000, bandwidth: parameters.bandwidth))
+        nodes = dials.enumerated().map { SimulatedNode(index: $0.offset, dials: $0.element) }
+        lane = scheduler.makeLane()
+        report = MeshReport(parameters: parameters)
+        for node in nodes {
+            node.store.onSynced = { [unowned self] op in synced(op) }
+        }
+        if parameters.sabotage == .lyingFsync { nodes[0].lyingFsync = true }
+    }
+
+    /// An op was synced on some node's storage for the first time there.
+    private func synced(_ op: Op) {
+        if durable[op.id] == nil { durable[op.id] = (op, scheduler.now) }
+        let count = syncedBy[op.id, default: 0] + 1
+        syncedBy[op.id] = count
+        if count == nodes.count, let first = durable[op.id] { convergence.append(scheduler.now - first.at) }
+    }
+
+    /// Runs the whole simulation and checks the invariants.
+    package func run() -> MeshReport {
+        let started = Date()
+        let second: UInt64 = 1_000_000_000
+        // Nodes start over the first second, the workload after a warm-up of five.
+        for node in nodes {
+            scheduler.schedule(at: random.next() % second, lane: lane) { [self] in node.start(network: network, parameters: parameters) }
+        }
+        let workStart = 5 * second
+        let workEnd = workStart + UInt64(parameters.seconds) * second
+        scheduleWorkload(from: workStart, until: workEnd)
+        scheduleFaults(from: workStart, until: workEnd)
+        scheduler.run(until: workStart)
+        let bytesBefore = network.bytesSent
+        scheduler.run(until: workEnd)
+        let workloadBytes = network.bytesSent - bytesBefore
+        // Healing: no more faults; every crashed node restarts, the partition ends.
+        network.heal()
+        for node in nodes where !node.isUp { node.start(network: network, parameters: parameters) }
+        let deadline = workEnd + UInt64(parameters.healSeconds) * second
+        var time = workEnd
+        while time < deadline {
+            time += second / 10
+            scheduler.run(until: time)
+            if isConverged() {
+                report.converged = true
+                report.healingSeconds = Double(time - workEnd) / 1e9
+                break
+            }
+        }
+        check()
+        measureBytes(workload: workloadBytes, seconds: Double(workEnd - workStart) / 1e9)
+        report.eventsRun = scheduler.eventsRun
+        report.traceDigest = scheduler.digest
+        report.simulatedSeconds = Double(scheduler.now) / 1e9
+        report.wallSeconds = Date().timeIntervalSince(started)
+        return report
+    }
+
+    /// Ops at random nodes, `opsPerSecond` on average.
+    private func scheduleWorkload(from start: UInt64, until end: UInt64) {
+        guard parameters.opsPerSecond > 0 else { return }
+        let mean = 1_000_000_000 / UInt64(parameters.opsPerSecond)
+        var time = start
+        while true {
+            time += random.next() % (2 * mean + 1)
+            guard time < end else { break }
+            let target = Int(random.next() % UInt64(nodes.count))
+            let choice = random.next()
+            scheduler.schedule(at: time, lane: lane) { [self] in makeOp(at: nodes[target], choice: choice) }
+        }
+    }
+
+    /// One command at a node (a no-op while it is down): an item into its own gallery (created
+    /// first), or now and then into another node's gallery it has.
+    private func makeOp(at node: SimulatedNode, choice: UInt64) {
+        guard let running = node.node else { return }
+        let own = "g\(node.index)"
+        let other = "g\(Int(choice >> 8) % nodes.count)"
+        let made = try? running.perform { replica -> Int in
+            if !replica.hasGallery(own) {
+                _ = try replica.createGallery(own)
+            } else {
+                let gallery = choice % 10 < 3 && replica.hasGallery(other) ? other : own
+                _ = try replica.insert([.titled("op \(choice % 1_000_000)")], into: gallery, at: 0)
+            }
+            return 1
+        }
+        report.opsMade += made ?? 0
+    }
+
+    /// Creates a gallery at a node (the sabotage's ops).
+    private func makeGallery(_ name: String, at node: SimulatedNode) {
+        let made: Void?? = try? node.node?.perform { replica in _ = try replica.createGallery(name) }
+        if made != nil { report.opsMade += 1 }
+    }
+
+    /// Crashes (churn), link drops and the partition, at seeded times within the workload.
+    private func scheduleFaults(from start: UInt64, until end: UInt64) {
+        let span = end - start
+        let minutes = Double(span) / 60e9
+        let crashes = Int((parameters.churnPerMinute * Double(nodes.count) * minutes).rounded())
+        for _ in 0..<crashes {
+            let time = start + random.next() % span
+            let choice = random.next()
+            let downtime = 1_000_000_000 + random.next() % 9_000_000_000
+            scheduler.schedule(at: time, lane: lane) { [self] in crashOne(choice: choice, downtime: downtime) }
+        }
+        let drops = Int((Double(parameters.linkDropsPerMinute) * minutes).rounded())
+        for _ in 0..<drops {
+            let time = start + random.next() % span
+            scheduler.schedule(at: time, lane: lane) { [self] in
+                if network.dropLink(using: &random) { report.linkDrops += 1 }
+            }
+        }
+        if parameters.partition {
+            let sides = nodes.map { _ in Int(random.next() % 2) }
+            let from = start + span / 3
+            scheduler.schedule(at: from, lane: lane) { [self] in network.partition(sides) }
+            scheduler.schedule(at: from + span / 5, lane: lane) { [self] in network.heal() }
+        }
+        if parameters.sabotage == .lyingFsync {
+            // Node 0 makes an op, which becomes durable and goes out; then it crashes, forgets
+            // it, and reuses its ID for another op.
+            let time = start + span / 2
+            scheduler.schedule(at: time, lane: lane) { [self] in makeGallery("before the crash", at: nodes[0]) }
+            scheduler.schedule(at: time + 100_000_000, lane: lane) { [self] in
+                nodes[0].crash(network: network)
+                report.crashes += 1
+                nodes[0].start(network: network, parameters: parameters)
+                makeGallery("after the crash", at: nodes[0])
+            }
+        }
+    }
+
+    /// Crashes a random running node; it restarts after `downtime`.
+    private func crashOne(choice: UInt64, downtime: UInt64) {
+        let up = nodes.filter(\.isUp)
+        guard !up.isEmpty else { return }
+        let node = up[Int(choice % UInt64(up.count))]
+        node.crash(network: network)
+        report.crashes += 1
+        scheduler.schedule(after: downtime, lane: lane) { [self] in node.start(network: network, parameters: parameters) }
+    }
+
+    /// Whether every node runs and holds the same ops with nothing waiting.
+    private func isConverged() -> Bool {
+        guard let first = nodes[0].node else { return false }
+        let version = first.read { $0.version }
+        for node in nodes {
+            guard let running = node.node else { return false }
+            let same = running.read { $0.version == version && $0.bufferedCount == 0 }
+            if !same { return false }
+        }
+        return true
+    }
+
+    /// The invariants and the figures.
+    private func check() {
+        report.opsDurable = durable.count
+        var reference: Set<Op>?
+        for node in nodes {
+            guard let running = node.node else {
+                report.divergentNodes.append(node.index)
+                continue
+            }
+            let ops = running.read { Set($0.ops) }
+            let byID = Dictionary(ops.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for (id, entry) in durable.sorted(by: { $0.key < $1.key }) where byID[id] != entry.op {
+                report.lostDurable.append("n\(node.index) lacks \(id)")
+            }
+            report.duplicates += node.store.duplicates.count
+            if let reference {
+                if ops != reference { report.divergentNodes.append(node.index) }
+            } else {
+                reference = ops
+            }
+        }
+        if !report.divergentNodes.isEmpty {
+            report.converged = false
+            report.healingSeconds = nil
+        }
+        let sorted = convergence.sorted()
+        if !sorted.isEmpty {
+            func percentile(_ p: Double) -> Double {
+                Double(sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.up)) - 1)]) / 1e6
+            }
+            report.convergenceP50Milliseconds = percentile(0.5)
+            report.convergenceP99Milliseconds = percentile(0.99)
+            report.convergenceMaxMilliseconds = Double(sorted.last!) / 1e6
+        }
+        if let sample = nodes.compactMap(\.node).first {
+            report.encodedOpBytes = sample.read { $0.opCount == 0 ? 0 : Double($0.encodedLogSize) / Double($0.opCount) }
+        }
+    }
+
+    /// Bytes on the wire per op per receiving node: everything sent during the workload, and that
+    /// less what the mesh sends when idle (heartbeats, the periodic version exchange), measured
+    /// over 20 quiet simulated seconds after convergence.
+    private func measureBytes(workload: Int, seconds: Double) {
+        let receivers = Double(max(1, nodes.count - 1))
+        let ops = Double(max(1, durable.count))
+        report.bytesPerOpPerNode = Double(workload) / ops / receivers
+        guard report.converged else { return }
+        let quiet: UInt64 = 20_000_000_000
+        let before = network.bytesSent
+        scheduler.run(until: scheduler.now + quiet)
+        let idlePerSecond = Double(network.bytesSent - before) / (Double(quiet) / 1e9)
+        report.idleBytesPerNodePerSecond = idlePerSecond / Double(nodes.count)
+        report.opBytesPerOpPerNode = max(0, Double(workload) - idlePerSecond * seconds) / ops / receivers
+    }
+}

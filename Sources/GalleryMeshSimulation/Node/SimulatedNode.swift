@@ -1,0 +1,89 @@
+import Foundation
+import GalleryIO
+import GalleryModel
+import GalleryNode
+import GallerySimulation
+
+/// One node of the mesh across its crashes: its identity and storage persist; each incarnation
+/// is a real `SyncNode` on lanes of the scheduler (inbox, timers, durability step, channel ends)
+/// that all die at a crash, with whatever was not yet synced.
+///
+/// `@unchecked Sendable`: used on the scheduler's thread only.
+final class SimulatedNode: @unchecked Sendable {
+    /// The node's index (its address).
+    let index: Int
+    /// Its replica ID, the same in every incarnation.
+    let replicaID: ReplicaID
+    /// Its storage, outliving crashes.
+    let store = SimulatedOpStore()
+    /// The peers this node dials.
+    let dials: [Int]
+    /// The running incarnation, nil while crashed.
+    private(set) var node: SyncNode?
+    /// The incarnation's lanes: inbox, timers, durability step.
+    private var lanes: [Int] = []
+    /// The incarnation's transport (it holds the lanes of dialed channel ends).
+    private var transport: SimulatedTransport?
+    /// Incarnations started so far.
+    private(set) var incarnations = 0
+    /// Whether the storage forgets its last batch at a crash although it reported it durable.
+    var lyingFsync = false
+
+    /// A node not yet started.
+    init(index: Int, dials: [Int]) {
+        self.index = index
+        self.replicaID = ReplicaID(deriving: "mesh node \(index)")
+        self.dials = dials
+    }
+
+    var isUp: Bool { node != nil }
+
+    /// Starts an incarnation on the replica its storage holds.
+    func start(network: SimulatedNetwork, parameters: MeshParameters) {
+        guard node == nil else { return }
+        incarnations += 1
+        let scheduler = network.scheduler
+        let inbox = scheduler.makeLane(), timers = scheduler.makeLane(), durability = scheduler.makeLane()
+        let transport = SimulatedTransport(network: network, index: index, lane: timers)
+        let random = RandomSource(seed: parameters.seed ^ (UInt64(index) << 20) ^ (UInt64(incarnations) << 44))
+        let fsync = UInt64(parameters.fsyncMilliseconds) * 1_000_000
+        var configuration = NodeConfiguration(
+            name: "n\(index)", secret: Array("mesh simulation secret".utf8), listen: SimulatedNetwork.endpoint(of: index),
+            peers: dials.map(SimulatedNetwork.endpoint(of:)), log: .silent, store: store)
+        configuration.admission = AdmissionLimits(maximumUnauthenticated: 100_000, maximumUnauthenticatedPerAddress: 100_000)
+        configuration.environment = NodeEnvironment(
+            clock: SimulatedClock(scheduler: scheduler, lane: timers),
+            makeInbox: { _ in SimulatedExecutor(scheduler: scheduler, lane: inbox) },
+            runDurability: { step in scheduler.schedule(after: fsync, lane: durability, step) },
+            random: { random.next() }, transport: transport)
+        let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
+        self.node = node
+        self.transport = transport
+        lanes = [inbox, timers, durability]
+        // A simulated transport neither fails to listen nor throws.
+        _ = try? node.start()
+    }
+
+    /// Crashes the incarnation: its lanes die (queued work, timers, the unsynced group commit),
+    /// its links reset; storage keeps what was synced.
+    func crash(network: SimulatedNetwork) {
+        guard node != nil else { return }
+        for lane in lanes + (transport?.ownedLanes ?? []) { network.scheduler.kill(lane) }
+        network.crash(index)
+        if lyingFsync { store.forgetLastBatch() }
+        node = nil
+        transport = nil
+        lanes = []
+    }
+}
+
+/// A seeded generator shared by reference with the node's backoff (`NodeEnvironment.random`).
+final class RandomSource: @unchecked Sendable {
+    private var generator: SeededGenerator
+
+    /// A source seeded with `seed`.
+    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+
+    /// The next number.
+    func next() -> UInt64 { generator.next() }
+}

@@ -1,0 +1,27 @@
+import Foundation
+
+/// Where the node core reads the time and sets its timers: the system's uptime clock in
+/// production, a simulated clock driven by a scheduler in `GalleryMeshSimulation`.
+///
+/// Times are nanoseconds on a monotonic clock (uptime); only differences mean anything.
+package protocol NodeClock: Sendable {
+    /// The current time (nanoseconds, monotonic).
+    var now: UInt64 { get }
+    /// Runs `task` once, `nanoseconds` from now, off the caller's stack.
+    func schedule(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void)
+}
+
+/// The production clock: `DispatchTime` uptime. Its timers are used only by a node on a custom
+/// `NodeTransport` (the event loops and threads keep their own timers).
+package struct SystemClock: NodeClock {
+    package init() {}
+
+    package var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    package func schedule(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) {
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: Double(nanoseconds) / 1e9)
+            task()
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+
+/// What the node core takes from its surroundings besides storage: the clock, the executors of
+/// its inbox and of its group commit's durability step, randomness for backoff, and optionally a
+/// transport. `production` is today's threads and event loops; `GalleryMeshSimulation` supplies a
+/// deterministic one so that hundreds of real nodes run on one seeded scheduler.
+package struct NodeEnvironment: Sendable {
+    /// The time, and timers for a node on a `transport`.
+    package var clock: any NodeClock
+    /// Makes the node's serial inbox, named for debuggers.
+    package var makeInbox: @Sendable (_ name: String) -> any NodeExecutor
+    /// Runs a group-commit writer's durability step (store and sync what waits) off the inbox.
+    package var runDurability: @Sendable (_ step: @escaping @Sendable () -> Void) -> Void
+    /// Random numbers for reconnect jitter of a node on a `transport`.
+    package var random: @Sendable () -> UInt64
+    /// Where peers are accepted and dialed instead of sockets (`NodeConfiguration.io` is then
+    /// ignored); nil in production.
+    package var transport: (any NodeTransport)?
+
+    package init(
+        clock: any NodeClock, makeInbox: @escaping @Sendable (String) -> any NodeExecutor,
+        runDurability: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        random: @escaping @Sendable () -> UInt64, transport: (any NodeTransport)?
+    ) {
+        self.clock = clock
+        self.makeInbox = makeInbox
+        self.runDurability = runDurability
+        self.random = random
+        self.transport = transport
+    }
+
+    /// Today's node: the uptime clock, a `WorkThread` inbox, a thread per durability drain.
+    package static let production = NodeEnvironment(
+        clock: SystemClock(), makeInbox: { WorkThread(name: $0) },
+        runDurability: { step in Thread.detachNewThread { step() } },
+        random: { UInt64.random(in: .min ... .max) }, transport: nil)
+}
+
+/// A random number generator over `NodeEnvironment.random`.
+struct EnvironmentRandom: RandomNumberGenerator {
+    let source: @Sendable () -> UInt64
+
+    mutating func next() -> UInt64 { source() }
+}
