@@ -23,6 +23,15 @@ final class UploadReceiver: @unchecked Sendable {
     private var hasher = SHA256()
     private var handle: FileHandle?
     private var digest: String?
+    private var lastProgress = Date.distantPast
+
+    /// True at most every 100 ms: when a `progress` event is due.
+    func progressDue() -> Bool {
+        let now = Date()
+        guard now.timeIntervalSince(lastProgress) >= 0.1 else { return false }
+        lastProgress = now
+        return true
+    }
 
     /// The most bytes kept for the header (a JPEG's SOF may follow its metadata).
     static let headLength = 1 << 20

@@ -4,6 +4,7 @@ import GalleryHTTP
 import GalleryIO
 import GalleryModel
 import GalleryNode
+import GalleryWire
 
 /// One browser connection: requests read with the sans-I/O codec (`HTTPRequestParser`) and
 /// answered in order (keep-alive), on the connection's own thread (see `WebServer` for why).
@@ -74,6 +75,7 @@ final class WebConnection: @unchecked Sendable {
             case .uploading(_, let receiver):
                 do {
                     try receiver.append(chunk)
+                    if receiver.progressDue() { publishProgress(of: receiver) }
                 } catch {
                     api.uploads.fail(receiver.upload, reason: "cannot store the bytes: \(error.localizedDescription)")
                     receiver.discard()
@@ -156,6 +158,17 @@ final class WebConnection: @unchecked Sendable {
             api.feed.stream(to: pair.output, after: after)
             return false
         }
+    }
+
+    /// A `progress` event for an upload's placeholder (bytes received of the announced size).
+    private func publishProgress(of receiver: UploadReceiver) {
+        let event = api.node.read { replica -> WatchEvent? in
+            guard let location = replica.location(of: receiver.item) else { return nil }
+            return WatchEvent(event: .progress, id: receiver.item.description, gallery: location.gallery, index: location.index,
+                              title: replica.item(receiver.item)?.title, state: "placeholder",
+                              done: receiver.received, total: receiver.file.size)
+        }
+        if let event { api.feed.publishProgress([event]) }
     }
 
     private func write(_ response: WebResponse, for head: HTTPRequestHead?, keepAlive: Bool) -> Bool {

@@ -127,7 +127,7 @@ struct WebAPITests {
         #expect(client.response()?.json["error"] as? String == "unknownBlob")
     }
 
-    @Test("upload: the placeholder stands at the index first, then the PNG commits there with its hash; a non-image leaves nothing")
+    @Test("upload: the placeholder stands at the index first, its progress is reported, then the PNG commits there with its hash; a non-image leaves nothing")
     func uploads() throws {
         defer { try? FileManager.default.removeItem(at: base) }
         let node = try WebNode("api", base: base)
@@ -145,9 +145,18 @@ struct WebAPITests {
         #expect(placeholder["state"] as? String == "placeholder")
         #expect(placeholder["title"] as? String == "up.png")
 
+        let events = try node.client()
+        events.send("GET", "/api/events", host: node.host, headers: node.fields())
+        #expect(events.response(headOnly: true)?.status == 200)
         let client = try node.client()
-        client.send("PUT", "/api/uploads/\(upload["upload"] as? String ?? "")", host: node.host,
-                    headers: node.fields(change: "application/octet-stream"), body: bytes)
+        // The body in pieces, 120 ms apart: the placeholder's progress is reported meanwhile.
+        let uploadID = upload["upload"] as? String ?? ""
+        client.send(Array("PUT /api/uploads/\(uploadID) HTTP/1.1\r\nHost: \(node.host)\r\nCookie: gallery_session=\(node.token)\r\nOrigin: \(node.origin)\r\nContent-Type: application/octet-stream\r\nContent-Length: \(bytes.count)\r\n\r\n".utf8))
+        let piece = (bytes.count + 3) / 4
+        for start in stride(from: 0, to: bytes.count, by: piece) {
+            client.send(Array(bytes[start..<min(start + piece, bytes.count)]))
+            usleep(120_000)
+        }
         let done = try #require(client.response(timeout: 60))
         #expect(done.status == 200, "\(done.text)")
         let hash = SHA256.hex(SHA256.hash(bytes))
@@ -157,6 +166,9 @@ struct WebAPITests {
         #expect(committed["state"] as? String == "ready")
         #expect(committed["hash"] as? String == hash)
         #expect(committed["aspectRatio"] as? Double == 1.5)
+        let progress = events.streamText { $0.contains("event: progress") }
+        #expect(progress.contains("event: progress") && progress.contains("\"id\":\"\(item)\""), "\(progress)")
+        #expect(progress.contains("\"total\":\(bytes.count)"))
         let exported = base.appendingPathComponent("out.png")
         #expect(try node.gallery("export", item, exported.path).status == 0)
         #expect(try Array(Data(contentsOf: exported)) == bytes)
