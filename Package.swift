@@ -79,7 +79,7 @@ let package = Package(
             "GalleryControl", "GalleryHost", "GalleryTestSupport",
         ]),
         .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel", "GallerySimulation"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",
             "GalleryNode", "GalleryControl", "GalleryTestSupport",
