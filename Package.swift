@@ -76,7 +76,7 @@ let package = Package(
         // with the other node suites (NodeSuites).
         .testTarget(name: "GalleryNodeTests", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
-            "GalleryControl", "GalleryHost", "GalleryTestSupport",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb",
         ]),
         .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel", "GallerySimulation"]),
         .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),

@@ -15,7 +15,9 @@ struct WebBlobs {
     static let imageTypes: Set<String> = ["image/png", "image/jpeg", "image/gif"]
 
     /// Writes the answer; false when the connection must close.
-    func serve(_ hash: String, for request: HTTPRequestHead, to output: OutputStream) -> Bool {
+    ///
+    /// - Parameter progressed: Called after each piece written (the connection's idle clock).
+    func serve(_ hash: String, for request: HTTPRequestHead, to output: OutputStream, progressed: () -> Void = {}) -> Bool {
         let keepAlive = request.keepAlive
         func refuse(_ status: Int, _ code: String, _ message: String) -> Bool {
             output.writeAll(WebResponse.refusal(WebRefusal(status, code, message)).serialized(for: request, keepAlive: keepAlive))
@@ -57,6 +59,7 @@ struct WebBlobs {
             guard let bytes = try? reader.read(count: min(WebConnection.chunkSize, span.upperBound - offset), at: offset),
                   !bytes.isEmpty, output.writeAll(bytes) else { return false }
             offset += bytes.count
+            progressed()
         }
         return keepAlive
     }

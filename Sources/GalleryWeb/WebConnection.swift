@@ -26,6 +26,21 @@ final class WebConnection: @unchecked Sendable {
     private let pair: StreamPair
     private let api: WebAPI
     private var state = State.idle
+    private let activityLock = NSLock()
+    // Guarded by `activityLock`.
+    private var lastActivity = ContinuousClock.now
+    private var streamingEvents = false
+
+    /// True when the connection neither read nor wrote for `limit` and is not an event stream
+    /// (which writes a comment every 15 s): a client holding a connection and a thread for nothing.
+    func isIdle(for limit: Duration) -> Bool {
+        activityLock.withLock { !streamingEvents && ContinuousClock.now - lastActivity > limit }
+    }
+
+    /// Closes the connection; its thread ends.
+    func close() { pair.close() }
+
+    private func active() { activityLock.withLock { lastActivity = .now } }
 
     /// Bytes read and written at a time.
     static let chunkSize = 256 * 1024
@@ -49,6 +64,7 @@ final class WebConnection: @unchecked Sendable {
         while true {
             let count = pair.input.read(&buffer, maxLength: buffer.count)
             if count <= 0 { return }
+            active()
             parser.receive(buffer[0..<count])
             do {
                 while let event = try parser.next() {
@@ -150,11 +166,12 @@ final class WebConnection: @unchecked Sendable {
         case .complete(let response):
             return write(response, for: head, keepAlive: head.keepAlive)
         case .blob(let hash):
-            return WebBlobs(node: api.node).serve(hash, for: head, to: pair.output)
+            return WebBlobs(node: api.node).serve(hash, for: head, to: pair.output) { [self] in active() }
         case .events(let after):
             var response = HTTPResponseHead(status: .ok, headers: WebResponse.withCommonFields(ServerSentEvent.streamHeaders))
             response.setConnection(for: head, keepAlive: true)
             guard pair.output.writeAll(response.serialized()) else { return false }
+            activityLock.withLock { streamingEvents = true }
             api.feed.stream(to: pair.output, after: after)
             return false
         }
@@ -172,6 +189,7 @@ final class WebConnection: @unchecked Sendable {
     }
 
     private func write(_ response: WebResponse, for head: HTTPRequestHead?, keepAlive: Bool) -> Bool {
-        pair.output.writeAll(response.serialized(for: head, keepAlive: keepAlive)) && keepAlive
+        defer { active() }
+        return pair.output.writeAll(response.serialized(for: head, keepAlive: keepAlive)) && keepAlive
     }
 }

@@ -16,7 +16,10 @@ import GalleryNode
 /// the loops would need a write-readiness state machine per response kind and a file read that
 /// never blocks a loop shared with the peers. So each connection gets a thread (`Listener` and
 /// `StreamPair` of GalleryIO, as the tests' web servers use), at most `maximumConnections` at once
-/// (more are closed at accept): a bounded cost, kept off the peers' loops and the node's inbox.
+/// (more are closed at accept): a bounded cost, kept off the peers' loops and the node's inbox. A
+/// connection that neither reads nor writes for 30 s (an idle keep-alive, a client that stopped
+/// reading a blob, a slow-loris head) is closed, so that idle clients cannot hold every slot; event
+/// streams write a comment every 15 s and stay.
 ///
 /// `@unchecked Sendable`: mutable state is guarded by `lock`.
 public final class WebServer: @unchecked Sendable {
@@ -28,12 +31,14 @@ public final class WebServer: @unchecked Sendable {
     public let origin: String
     /// The most connections served at once.
     public static let maximumConnections = 64
+    /// How long a connection may neither read nor write before it is closed (30 s unless told).
+    private let idleLimit: Duration
 
     private let listener: Listener
     private let api: WebAPI
     private let lock = NSLock()
     // Guarded by `lock`.
-    private var connections: [ObjectIdentifier: StreamPair] = [:]
+    private var connections: [ObjectIdentifier: WebConnection] = [:]
     private var stopped = false
 
     /// Binds `listen` and starts serving `node`.
@@ -41,7 +46,9 @@ public final class WebServer: @unchecked Sendable {
     /// - Parameters:
     ///   - directory: The node's directory: its token is `DIR/http-token` (made, mode 0600, when missing).
     ///   - temporaryDirectory: Where upload bytes are written while they arrive (the blob store's `tmp/`).
-    public init(node: SyncNode, directory: URL, listen: Endpoint, temporaryDirectory: URL) throws {
+    ///   - idleLimit: How long a connection may neither read nor write before it is closed.
+    public init(node: SyncNode, directory: URL, listen: Endpoint, temporaryDirectory: URL, idleLimit: Duration = .seconds(30)) throws {
+        self.idleLimit = idleLimit
         let token = try WebToken.load(in: directory)
         listener = try Listener(listen)
         endpoint = listener.endpoint
@@ -56,6 +63,22 @@ public final class WebServer: @unchecked Sendable {
         let thread = Thread { [self] in acceptLoop() }
         thread.name = "web accept"
         thread.start()
+        let reaper = Thread { [self] in closeIdleConnections() }
+        reaper.name = "web idle"
+        reaper.start()
+    }
+
+    /// Every second (a quarter of `idleLimit` when shorter) until stopped: closes the connections
+    /// idle for `idleLimit`.
+    private func closeIdleConnections() {
+        while true {
+            Thread.sleep(forTimeInterval: min(1, Double(idleLimit.components.seconds) / 4 + Double(idleLimit.components.attoseconds) / 4e18))
+            let idle = lock.withLock { () -> [WebConnection]? in
+                stopped ? nil : connections.values.filter { $0.isIdle(for: idleLimit) }
+            }
+            guard let idle else { return }
+            idle.forEach { $0.close() }
+        }
     }
 
     /// Stops accepting, ends every event stream and closes every connection.
@@ -82,9 +105,10 @@ public final class WebServer: @unchecked Sendable {
                 continue
             }
             let key = ObjectIdentifier(pair.input)
+            let connection = WebConnection(pair: pair, api: api)
             let admitted = lock.withLock { () -> Bool in
                 guard !stopped, connections.count < Self.maximumConnections else { return false }
-                connections[key] = pair
+                connections[key] = connection
                 return true
             }
             guard admitted else {
@@ -92,7 +116,7 @@ public final class WebServer: @unchecked Sendable {
                 continue
             }
             let thread = Thread { [self] in
-                WebConnection(pair: pair, api: api).run()
+                connection.run()
                 _ = lock.withLock { connections.removeValue(forKey: key) }
             }
             thread.name = "web connection"
