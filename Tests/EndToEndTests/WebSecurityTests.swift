@@ -64,6 +64,25 @@ struct WebSecurityTests {
             #expect(answer.headers["cache-control"] == "no-store", "\(path)")
         }
         try expectServing(node, on: client)
+
+        // `gallery -C DIR open` prints the same link (and opens nothing here).
+        let open = try node.gallery("open", "--print-only")
+        #expect(open.status == 0)
+        #expect(open.stdout == "\(node.origin)/?token=\(node.token)\n")
+    }
+
+    @Test("gallery open without a web page exits 69; a bad --http value is a usage error")
+    func openWithoutWeb() throws {
+        defer { try? FileManager.default.removeItem(at: base) }
+        let directory = base.appendingPathComponent("plain")
+        try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
+        let plain = try ServeProcess([directory.path])
+        defer { plain.stop() }
+        let open = try GalleryProcess.run(["-C", directory.path, "open", "--print-only"])
+        #expect(open.status == 69)
+        #expect(open.stderr.contains("--http"))
+        let bad = try GalleryProcess.run(["serve", base.appendingPathComponent("other").path, "--http", "127.0.0.1:99999"])
+        #expect(bad.status == 64)
     }
 
     @Test("Host other than the bound address is 421; Origin of another site on a change is 403; wrong content type 415; nothing changes")
