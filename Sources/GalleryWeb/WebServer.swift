@@ -56,6 +56,7 @@ public final class WebServer: @unchecked Sendable {
         origin = access.origin
         signInURL = "\(access.origin)/?token=\(token)"
         let uploads = WebUploads(node: node, temporaryDirectory: temporaryDirectory)
+        uploads.abandonUnfinished()
         let feed = WebEventFeed(node: node) { [weak node] item in
             uploads.reason(of: item) ?? node?.transfers?.failureReason(of: item)
         }

@@ -8,8 +8,8 @@ import GalleryWire
 /// `POST /api/uploads`, the bytes of each received by `PUT /api/uploads/ID` (`UploadReceiver`),
 /// and why the placeholders of failed uploads were deleted (for the `deleted` events' `reason`).
 ///
-/// Uploads live as long as the node runs: after a restart their placeholders stay until deleted
-/// (the page shows them with a cancel button).
+/// Uploads live as long as the node runs: at start the placeholders of uploads an earlier run did
+/// not finish are deleted (`abandonUnfinished`).
 ///
 /// `@unchecked Sendable`: mutable state is guarded by `lock`.
 final class WebUploads: @unchecked Sendable {
@@ -46,6 +46,25 @@ final class WebUploads: @unchecked Sendable {
                 pending[upload] = Pending(item: item, file: file)
                 return (upload, item)
             }
+        }
+    }
+
+    /// Deletes the placeholders of uploads left unfinished by an earlier run (at start, before any
+    /// page connects), recording why.
+    func abandonUnfinished() {
+        do {
+            let orphans = try Upload.abandonUnfinished(on: node)
+            lock.withLock {
+                for id in orphans {
+                    reasons[id] = "the upload was interrupted: the node restarted"
+                    reasonOrder.append(id)
+                }
+            }
+            if !orphans.isEmpty {
+                node.configuration.log("\(node.configuration.name): deleted \(orphans.count) placeholders of uploads left unfinished")
+            }
+        } catch {
+            node.configuration.log("\(node.configuration.name): cannot delete unfinished uploads: \(error.localizedDescription)")
         }
     }
 

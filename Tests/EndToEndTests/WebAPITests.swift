@@ -210,5 +210,12 @@ struct WebAPITests {
         third.send("DELETE", "/api/uploads/\(goneUpload)", host: node.host, headers: node.fields(change: "application/json"))
         #expect(third.response()?.status == 200)
         #expect(try node.ids("api").count == count)
+        // An upload never finished when the node stops: its placeholder is gone after the restart.
+        let left = try node.post("/api/uploads", ["to": "api", "files": [["name": "l.png", "size": 100, "mediaType": "image/png"]]])
+        #expect(left.status == 201)
+        #expect(try node.ids("api").count == count + 1)
+        node.stop()
+        try node.start()
+        #expect(try node.ids("api").count == count)
     }
 }

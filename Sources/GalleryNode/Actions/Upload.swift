@@ -73,6 +73,17 @@ package enum Upload {
         }
     }
 
+    /// Deletes the placeholders of uploads a previous run of this node never finished (its own live
+    /// placeholders that name no bytes: only uploads make those) and returns them; their bytes
+    /// were lost with the connection that carried them.
+    package static func abandonUnfinished(on node: SyncNode) throws -> [OpID] {
+        try node.perform { replica in
+            let orphans = replica.livePlaceholders(insertedBy: replica.id).filter { $0.contentHash == nil }.map(\.id)
+            for id in orphans { try replica.delete(id) }
+            return orphans
+        }
+    }
+
     /// Deletes the placeholder of an upload that failed or was abandoned (nothing when it is gone
     /// already).
     package static func abandon(_ placeholder: OpID, on node: SyncNode) throws {
