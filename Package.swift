@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "GalleryNode", targets: ["GalleryNode"]),
         .library(name: "GalleryControl", targets: ["GalleryControl"]),
         .library(name: "GalleryHTTP", targets: ["GalleryHTTP"]),
+        .library(name: "GalleryWeb", targets: ["GalleryWeb"]),
         .library(name: "GalleryHost", targets: ["GalleryHost"]),
         .executable(name: "gallery", targets: ["gallery"]),
         .executable(name: "gallery-bench", targets: ["gallery-bench"]),
@@ -45,9 +46,14 @@ let package = Package(
         .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode"]),
         // Sans-I/O HTTP/1.1 codec for the web adapter (issue 13).
         .target(name: "GalleryHTTP"),
-        // Composition: a node on its directory, with storage and the control socket.
+        // The web adapter (http-api.md): HTTP/1.1 on our sockets, the page, the JSON API over the
+        // node's commands and use cases (those of GalleryControl too), blobs, uploads, live events.
+        .target(name: "GalleryWeb", dependencies: [
+            "GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode", "GalleryControl", "GalleryHTTP",
+        ]),
+        // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [
-            "GalleryModel", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
+            "GalleryModel", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
         ]),
         .executableTarget(name: "gallery", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryNode", "GalleryControl", "GalleryHost",
@@ -74,10 +80,10 @@ let package = Package(
         // with the other node suites (NodeSuites).
         .testTarget(name: "GalleryNodeTests", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
-            "GalleryControl", "GalleryHost", "GalleryTestSupport",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb",
         ]),
         .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel", "GallerySimulation"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",
             "GalleryNode", "GalleryControl", "GalleryTestSupport",

@@ -102,13 +102,24 @@ side_by_side() {
 # --- two nodes --------------------------------------------------------------------------------
 listening() { grep -q '^listening on ' "$1"; }
 step "Starting two nodes in $work: alice, and bob peered with alice (sharing alice's secret)"
-"$gallery" serve "$work/alice" --name alice > "$work/alice.out" 2> "$work/alice.log" & alice_pid=$!
+"$gallery" serve "$work/alice" --name alice --http > "$work/alice.out" 2> "$work/alice.log" & alice_pid=$!
 wait_until 15 "alice did not print 'listening on'" listening "$work/alice.out"
 alice_address=$(sed -n 's/^listening on //p' "$work/alice.out")
-"$gallery" serve "$work/bob" --name bob --peer "$alice_address" --secret-file "$work/alice/secret" \
+"$gallery" serve "$work/bob" --name bob --http --peer "$alice_address" --secret-file "$work/alice/secret" \
   > "$work/bob.out" 2> "$work/bob.log" & bob_pid=$!
 wait_until 15 "bob did not print 'listening on'" listening "$work/bob.out"
 say "alice listens on $alice_address, bob on $(sed -n 's/^listening on //p' "$work/bob.out")"
+alice_web=$(sed -n 's/^web: //p' "$work/alice.out")
+bob_web=$(sed -n 's/^web: //p' "$work/bob.out")
+[ -n "$alice_web" ] && [ -n "$bob_web" ] || fail "a node did not print its 'web:' link"
+say "the galleries as web pages (open both, side by side, and drag between them while the demo runs):"
+say "  alice: $alice_web"
+say "  bob:   $bob_web"
+web_status() { curl -sf -o /dev/null -b "gallery_session=${1##*token=}" "${1%%/\?token=*}/api/status"; }
+if command -v curl > /dev/null; then
+  web_status "$alice_web" || fail "alice's web page does not answer"
+  web_status "$bob_web" || fail "bob's web page does not answer"
+fi
 bob_sees_alice() { g bob peers | grep -q 'alice.*live'; }
 wait_until 15 "bob is not connected to alice" bob_sees_alice
 wait_until 15 "the nodes did not sync their galleries" converged

@@ -5,7 +5,7 @@ import GalleryWire
 /// The listings that answers carry: galleries, items, peers, the node's status.
 extension ControlCommands {
     /// The listing of one gallery, or of all, as `list` answers it.
-    static func listings(_ replica: Replica, gallery: String?, transfers: TransferManager?) throws -> [GalleryListing] {
+    package static func listings(_ replica: Replica, gallery: String?, transfers: TransferManager?) throws -> [GalleryListing] {
         let names = try gallery.map { name -> [String] in
             guard replica.hasGallery(name) else { throw ModelError.unknownGallery(name) }
             return [name]
@@ -16,7 +16,7 @@ extension ControlCommands {
     }
 
     /// One item, with the progress of its transfer when it is a placeholder being filled.
-    static func listing(_ item: Item, transfers: TransferManager?) -> ItemListing {
+    package static func listing(_ item: Item, transfers: TransferManager?) -> ItemListing {
         let progress = item.state == .placeholder ? transfers?.progress(of: item.id) : nil
         return ItemListing(
             id: item.id.description, title: item.title, state: item.state.rawValue, hash: item.contentHash,
@@ -25,7 +25,7 @@ extension ControlCommands {
     }
 
     /// The connected peers.
-    static func peerListings(_ node: SyncNode) -> [PeerListing] {
+    package static func peerListings(_ node: SyncNode) -> [PeerListing] {
         node.peers.map {
             PeerListing(name: $0.name, replica: $0.replica?.description, address: $0.address,
                         direction: $0.direction, state: $0.state.rawValue,
@@ -34,7 +34,7 @@ extension ControlCommands {
     }
 
     /// The node's state: the replica's counts under the node's lock, then peers and transfers.
-    static func status(of node: SyncNode) -> NodeStatus {
+    package static func status(of node: SyncNode) -> NodeStatus {
         var status = node.read { replica in
             NodeStatus(
                 name: node.configuration.name, replica: replica.id.description, address: nil,

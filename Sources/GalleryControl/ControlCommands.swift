@@ -7,10 +7,10 @@ import GalleryWire
 /// Carries out typed control commands on a node: a thin dispatcher to the use cases of `Actions/`
 /// and to the node's queries, through the node so that the ops they make are stored and sent like
 /// any other. `watch` and `drag` with `wait` answer more than once: `SyncNode+Control` runs them.
-enum ControlCommands {
+package enum ControlCommands {
     /// Carries out `command` and returns its reply; throws the one-line reason of a refusal (the
     /// command changed nothing).
-    static func execute(_ command: ControlCommand, on node: SyncNode) throws -> ControlReply {
+    package static func execute(_ command: ControlCommand, on node: SyncNode) throws -> ControlReply {
         if let problem = command.boundsProblem { throw ActionFailure(problem) }
         switch command {
         case .galleries:

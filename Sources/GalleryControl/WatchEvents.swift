@@ -3,9 +3,9 @@ import GalleryNode
 import GalleryWire
 
 /// Turns applied ops into the events `watch` reports, read against the replica right after them.
-enum WatchEvents {
+package enum WatchEvents {
     /// The events of a batch of ops, limited to one gallery when `gallery` is given.
-    static func events(of ops: [Op], in replica: Replica, gallery: String?) -> [WatchEvent] {
+    package static func events(of ops: [Op], in replica: Replica, gallery: String?) -> [WatchEvent] {
         var events: [WatchEvent] = []
         func add(_ event: WatchEventKind, _ id: OpID?, field: String? = nil) {
             let item = id.flatMap { replica.item($0) }
@@ -38,7 +38,7 @@ enum WatchEvents {
     }
 
     /// The `progress` events of placeholders being filled, limited to one gallery when given.
-    static func events(of progress: [TransferProgress], in replica: Replica, gallery: String?) -> [WatchEvent] {
+    package static func events(of progress: [TransferProgress], in replica: Replica, gallery: String?) -> [WatchEvent] {
         progress.compactMap { entry in
             guard let location = replica.location(of: entry.transfer), gallery == nil || location.gallery == gallery else { return nil }
             return WatchEvent(

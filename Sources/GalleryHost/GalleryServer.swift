@@ -3,6 +3,7 @@ import GalleryControl
 import GalleryIO
 import GalleryNode
 import GalleryStorage
+import GalleryWeb
 #if canImport(Darwin)
 import Darwin
 #else
@@ -43,6 +44,13 @@ public final class GalleryServer: @unchecked Sendable {
     /// The local control socket, once started (guarded by `controlLock`).
     private var control: ControlServer?
     private let controlLock = NSLock()
+    /// Where the web adapter listens (`gallery serve --http`), or nil for none.
+    private let http: Endpoint?
+    /// The web adapter, once started (guarded by `controlLock`).
+    private var webServer: WebServer?
+
+    /// The web adapter, when the node serves one (`--http`).
+    public var web: WebServer? { controlLock.withLock { webServer } }
 
     /// Opens (creating if needed) a node directory, replays its op log, and starts the node.
     ///
@@ -56,8 +64,9 @@ public final class GalleryServer: @unchecked Sendable {
     public init(
         directory: URL, name: String? = nil, listen: Endpoint? = nil,
         peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
-        checkpoints: CheckpointPolicy = CheckpointPolicy()
+        checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil
     ) throws {
+        self.http = http
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let files = NodeDirectory(url: directory)
         let lockDescriptor = try files.lock()
@@ -121,9 +130,16 @@ public final class GalleryServer: @unchecked Sendable {
         if !node.read({ $0.hasGallery(name) }) {
             try node.perform { try $0.createGallery(name) }
         }
+        if let http {
+            let web = try WebServer(
+                node: node, directory: directory, listen: http,
+                temporaryDirectory: directory.appendingPathComponent("blobs").appendingPathComponent("tmp"))
+            controlLock.withLock { webServer = web }
+        }
         let info: [String: Any] = [
             "address": endpoint?.description ?? NSNull(), "name": name,
             "replica": node.read { $0.id.description }, "pid": Int(getpid()),
+            "web": web?.origin ?? NSNull(),
         ]
         let data = try JSONSerialization.data(withJSONObject: info, options: [.sortedKeys])
         try NodeDirectory(url: directory).writeAtomically(Array(data) + [0x0A], to: NodeDirectory(url: directory).info)
@@ -147,6 +163,7 @@ public final class GalleryServer: @unchecked Sendable {
     public func stop() {
         // No command is taken once the node begins to stop.
         controlLock.withLock { control }?.stop()
+        web?.stop()
         node.stop()
         let unstored = node.health.unstoredOps
         if unstored > 0 {

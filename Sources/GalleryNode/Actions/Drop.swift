@@ -105,7 +105,7 @@ public enum Drop {
 
     /// A local `--move`: the items leave their places and stand as one run, the first at `index`
     /// of the gallery as counted without them (appended when nil).
-    private static func moveLocally(_ sources: [OpID], to gallery: String, at index: Int?, in replica: inout Replica) throws -> [DropListing] {
+    static func moveLocally(_ sources: [OpID], to gallery: String, at index: Int?, in replica: inout Replica) throws -> [DropListing] {
         let dragged = Set(sources)
         let others = try replica.items(in: gallery).filter { !dragged.contains($0.id) }
         let index = index ?? others.count

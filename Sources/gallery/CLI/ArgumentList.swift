@@ -42,6 +42,20 @@ struct ArgumentList {
         return value
     }
 
+    /// Removes `--name [VALUE]`: nil when absent, `.some(nil)` when given without a value, the value
+    /// when the next argument is one (`accepts` says whether it is, so that a positional argument
+    /// after the option is not taken for its value).
+    mutating func optionalValueOption(_ name: String, accepts: (String) -> Bool) -> String?? {
+        guard let index = arguments.firstIndex(of: name) else { return nil }
+        if index + 1 < arguments.count, !arguments[index + 1].hasPrefix("--"), accepts(arguments[index + 1]) {
+            let value = arguments[index + 1]
+            arguments.removeSubrange(index...(index + 1))
+            return .some(value)
+        }
+        arguments.remove(at: index)
+        return .some(nil)
+    }
+
     /// Removes every `--name VALUE` (a repeatable option) and returns the values in order.
     mutating func options(_ name: String) throws(CommandFailure) -> [String] {
         var values: [String] = []

@@ -30,6 +30,7 @@ enum Usage {
           cancel TRANSFER...                          cancel transfers: their placeholders are deleted
           status [--json]                             version vector, ops, peers, sync state and transfers
           watch [GALLERY] [--json]                    show every change live (--json: one event per line)
+          open [--print-only]                         print (and open in a browser) the node's web page link
 
         exit codes: 0 success, 1 the operation failed, 64 usage error, 69 node not running or
         unreachable, 77 authentication refused
@@ -45,6 +46,7 @@ enum Usage {
 
     static let serve = """
         usage: gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
+                             [--http [HOST:PORT]]
 
         Runs a node on DIR in the foreground until SIGINT or SIGTERM and prints "listening on HOST:PORT"
         when it is ready. DIR holds the op log (replayed at start; a torn tail is cut and reported), the
@@ -55,6 +57,17 @@ enum Usage {
           --listen HOST:PORT   where to accept peers (default: the port of the last run when it is
                                free, else 127.0.0.1:0, an ephemeral port)
           --peer HOST:PORT     a peer to stay connected to (repeatable; added to the address book)
+          --http [HOST:PORT]   serve the gallery as a web page (default 127.0.0.1:0; another address only
+                               when named) and print "web: http://HOST:PORT/?token=TOKEN", the link that
+                               signs a browser in (the token is in DIR/http-token, mode 0600)
+        """
+
+    static let open = """
+        usage: gallery -C DIR open [--print-only]
+
+        Prints the link to the web page of the node serving DIR (started with --http) and opens it
+        with xdg-open or open when there is one, except with --print-only, under CI=true, or with
+        GALLERY_NO_BROWSER=1 in the environment.
         """
 
     static let drag = """
@@ -77,6 +90,7 @@ enum Usage {
     /// The usage of `gallery TOPIC` or `gallery -C DIR TOPIC`, nil for an unknown topic.
     static func of(_ topic: String) -> String? {
         if let command = TopLevelCommand(rawValue: topic) { return command.usage }
+        if topic == OpenCommand.name { return Usage.open }
         return NodeCommand.subcommand(named: topic)?.usage
     }
 }

@@ -27,6 +27,12 @@ struct NodeCommand {
     /// usage error), and runs it.
     func run() throws(CommandFailure) {
         guard let word = arguments.first else { throw .usage("missing command after -C DIR", Usage.overview) }
+        if word == OpenCommand.name {
+            // Reads DIR's files only: no control request.
+            var list = ArgumentList(Array(arguments.dropFirst()), command: word, usage: Usage.open)
+            try OpenCommand(parsing: &list, directory: directory).run()
+            return
+        }
         guard let type = Self.subcommand(named: word) else { throw .usage("unknown command \"\(word)\"", Usage.overview) }
         var list = ArgumentList(Array(arguments.dropFirst()), command: word, usage: type.usage)
         let subcommand = try type.init(parsing: &list)

@@ -3,8 +3,8 @@ import GalleryHost
 import GalleryIO
 import GalleryNode
 
-/// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]`:
-/// runs a node in the foreground until SIGINT or SIGTERM.
+/// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
+/// [--http [HOST:PORT]]`: runs a node in the foreground until SIGINT or SIGTERM.
 struct ServeCommand {
     /// What `serve` was asked.
     struct Options {
@@ -14,6 +14,8 @@ struct ServeCommand {
         var listen: Endpoint?
         var peers: [Endpoint] = []
         var secretFile: URL?
+        /// Where the web page is served (`--http`), or nil.
+        var http: Endpoint?
     }
 
     let options: Options
@@ -24,6 +26,11 @@ struct ServeCommand {
         if let listen = try arguments.option("--listen") { options.listen = try arguments.endpoint(listen, "--listen: ") }
         for peer in try arguments.options("--peer") { options.peers.append(try arguments.endpoint(peer, "--peer: ")) }
         options.secretFile = try arguments.option("--secret-file").map { URL(fileURLWithPath: $0) }
+        if let http = arguments.optionalValueOption("--http", accepts: { Endpoint($0) != nil }) {
+            // 127.0.0.1 unless the user names another address.
+            options.http = try http.map { text throws(CommandFailure) in try arguments.endpoint(text, "--http: ") }
+                ?? Endpoint(host: "127.0.0.1", port: 0)
+        }
         guard let directory = arguments.optionalPositional() else { throw arguments.failure("serve needs a DIR") }
         if arguments.optionalPositional() != nil { throw arguments.failure("serve takes one DIR") }
         try arguments.expectEnd()
@@ -57,7 +64,7 @@ struct ServeCommand {
         do {
             server = try GalleryServer(
                 directory: options.directory, name: options.name, listen: options.listen,
-                peers: options.peers, secretFile: options.secretFile)
+                peers: options.peers, secretFile: options.secretFile, http: options.http)
             if server.recovery.droppedBytes > 0 {
                 FileHandle.standardError.write(Data("gallery: op log: \(server.recovery)\n".utf8))
             }
@@ -68,6 +75,7 @@ struct ServeCommand {
         } catch {
             throw .failed(error.localizedDescription)
         }
+        if let web = server.web { FileHandle.standardOutput.write(Data("web: \(web.signInURL)\n".utf8)) }
         FileHandle.standardOutput.write(Data("listening on \(endpoint?.description ?? "nothing")\n".utf8))
         stopped.wait()
         server.stop()

@@ -1,0 +1,73 @@
+import Foundation
+import GalleryHTTP
+
+/// The security checks of http-api.md section 2, in their order: `Host` (DNS rebinding), the
+/// session cookie (or the one-time `/?token=` login), `Origin` on state-changing methods (CSRF),
+/// and the body's content type. Pure: no I/O.
+struct WebAccess: Sendable {
+    /// What to do with a request.
+    enum Decision {
+        /// Go on to the route.
+        case allowed
+        /// Answer this (a refusal, or the login's redirect) instead.
+        case answer(WebResponse)
+    }
+
+    /// The node's token.
+    let token: String
+    /// The `Host` values taken, lower-case (`HOST:PORT` as bound; for 127.0.0.1 also `localhost:PORT`).
+    let hosts: Set<String>
+    /// `http://HOST:PORT` as bound.
+    let origin: String
+
+    /// The name of the session cookie.
+    static let cookieName = "gallery_session"
+
+    init(token: String, host: String, port: UInt16) {
+        self.token = token
+        let bound = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
+        var hosts: Set<String> = [bound.lowercased()]
+        if host == "127.0.0.1" || host == "::1" { hosts.insert("localhost:\(port)") }
+        self.hosts = hosts
+        self.origin = "http://\(bound)"
+    }
+
+    /// The checks, in order, for `request`.
+    func decide(_ request: HTTPRequestHead) -> Decision {
+        guard let host = request.host?.lowercased(), hosts.contains(host) else {
+            return refuse(421, "misdirected", "this node answers to \(origin.dropFirst("http://".count)) only")
+        }
+        let query = HTTPQuery(request.query)
+        if request.method == "GET", request.path == "/", let offered = query["token"] {
+            guard WebToken.constantTimeEquals(offered, token) else {
+                return refuse(401, "unauthorized", "wrong token: open the link `gallery open` prints")
+            }
+            var response = WebResponse(status: HTTPStatus(code: 303, reason: "See Other"), contentType: "text/plain; charset=utf-8", body: [])
+            response.headers.add("Location", "/")
+            response.headers.add("Set-Cookie", HTTPCookies.sessionCookie(name: Self.cookieName, value: token))
+            return .answer(response)
+        }
+        guard let cookie = HTTPCookies(headers: request.headers)[Self.cookieName], WebToken.constantTimeEquals(cookie, token) else {
+            return refuse(401, "unauthorized", "signed out: open the link `gallery open` prints")
+        }
+        guard ["POST", "PUT", "DELETE"].contains(request.method) else { return .allowed }
+        guard request.headers["origin"] == origin else {
+            return refuse(403, "origin", "a change must come from \(origin)")
+        }
+        let wanted = switch request.method {
+        case "POST": "application/json"
+        case "PUT": "application/octet-stream"
+        default: ""
+        }
+        if !wanted.isEmpty {
+            let type = request.headers["content-type"]?.split(separator: ";").first?
+                .trimmingCharacters(in: .whitespaces).lowercased() ?? ""
+            guard type == wanted else { return refuse(415, "contentType", "send Content-Type: \(wanted)") }
+        }
+        return .allowed
+    }
+
+    private func refuse(_ status: Int, _ code: String, _ message: String) -> Decision {
+        .answer(.refusal(WebRefusal(status, code, message)))
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import GalleryHTTP
+
+/// A whole response of the web adapter: status, fields and body, with the fields every response
+/// carries (http-api.md section 2) added when it is written.
+struct WebResponse {
+    var status: HTTPStatus
+    var contentType: String
+    var body: [UInt8]
+    var headers = HTTPHeaders()
+
+    /// `object` as JSON.
+    static func json(_ object: [String: Any], status: Int = 200) -> WebResponse {
+        WebResponse(status: HTTPStatus(code: status, reason: reason(status)), contentType: "application/json", body: encode(object))
+    }
+
+    /// A refusal's JSON (section 9).
+    static func refusal(_ refusal: WebRefusal) -> WebResponse {
+        WebResponse(status: refusal.status, contentType: "application/json",
+                    body: encode(["error": refusal.code, "message": refusal.message]))
+    }
+
+    /// The bytes to write: head (security fields, `Cache-Control: no-store` unless set,
+    /// `Content-Length`, `Connection`) and body.
+    func serialized(for request: HTTPRequestHead?, keepAlive: Bool) -> [UInt8] {
+        HTTPResponseHead.complete(status: status, contentType: contentType, body: body, headers: Self.withCommonFields(headers),
+                                  request: request, keepAlive: keepAlive)
+    }
+
+    /// `headers` with the security fields and, unless it has one, `Cache-Control: no-store`.
+    static func withCommonFields(_ headers: HTTPHeaders) -> HTTPHeaders {
+        var all = HTTPHeaders(PageAssets.securityHeaders)
+        if headers["cache-control"] == nil { all.add("Cache-Control", "no-store") }
+        for (name, value) in headers where name.lowercased() != "x-content-type-options" { all.add(name, value) }
+        return all
+    }
+
+    /// Compact JSON of a dictionary of JSON values (`NSNull` for null).
+    static func encode(_ object: [String: Any]) -> [UInt8] {
+        (try? Array(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))) ?? Array("{}".utf8)
+    }
+
+    /// The reason phrase of a status code this adapter sends.
+    static func reason(_ code: Int) -> String {
+        [200: "OK", 201: "Created", 202: "Accepted", 206: "Partial Content", 303: "See Other", 304: "Not Modified",
+         400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
+         409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
+         421: "Misdirected Request", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
+         503: "Service Unavailable"][code] ?? "Status"
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import GalleryCrypto
+import GalleryModel
+import GalleryNode
+import GalleryWire
+
+/// Files dropped on the page (http-api.md section 5, "Uploads"): the placeholders announced by
+/// `POST /api/uploads`, the bytes of each received by `PUT /api/uploads/ID` (`UploadReceiver`),
+/// and why the placeholders of failed uploads were deleted (for the `deleted` events' `reason`).
+///
+/// Uploads live as long as the node runs: at start the placeholders of uploads an earlier run did
+/// not finish are deleted (`abandonUnfinished`).
+///
+/// `@unchecked Sendable`: mutable state is guarded by `lock`.
+final class WebUploads: @unchecked Sendable {
+    /// One announced upload.
+    struct Pending {
+        var item: OpID
+        var file: Upload.File
+        var receiving = false
+    }
+
+    private let node: SyncNode
+    /// Where bytes are written while they arrive (the blob store's `tmp/`).
+    let temporaryDirectory: URL
+    private let lock = NSLock()
+    // Guarded by `lock`.
+    private var pending: [String: Pending] = [:]
+    private var reasons: [OpID: String] = [:]
+    private var reasonOrder: [OpID] = []
+    private var counter = 0
+
+    init(node: SyncNode, temporaryDirectory: URL) {
+        self.node = node
+        self.temporaryDirectory = temporaryDirectory
+    }
+
+    /// Inserts the placeholders of `files` and returns each upload's ID and item.
+    func begin(_ files: [Upload.File], into gallery: String, at index: Int?) throws -> [(upload: String, item: OpID)] {
+        if let problem = files.lazy.compactMap(Upload.problem(with:)).first { throw WebRefusal(415, "notAnImage", problem) }
+        let items = try Upload.begin(files, into: gallery, at: index, on: node)
+        return lock.withLock {
+            zip(files, items).map { file, item in
+                counter += 1
+                let upload = "u\(counter)-\(item.counter)"
+                pending[upload] = Pending(item: item, file: file)
+                return (upload, item)
+            }
+        }
+    }
+
+    /// Deletes the placeholders of uploads left unfinished by an earlier run (at start, before any
+    /// page connects), recording why.
+    func abandonUnfinished() {
+        do {
+            let orphans = try Upload.abandonUnfinished(on: node)
+            lock.withLock {
+                for id in orphans {
+                    reasons[id] = "the upload was interrupted: the node restarted"
+                    reasonOrder.append(id)
+                }
+            }
+            if !orphans.isEmpty {
+                node.configuration.log("\(node.configuration.name): deleted \(orphans.count) placeholders of uploads left unfinished")
+            }
+        } catch {
+            node.configuration.log("\(node.configuration.name): cannot delete unfinished uploads: \(error.localizedDescription)")
+        }
+    }
+
+    /// Why the placeholder `item` of an upload was deleted, if it was one.
+    func reason(of item: OpID) -> String? {
+        lock.withLock { reasons[item] }
+    }
+
+    /// Starts receiving the bytes of `upload`, announced with `contentLength` bytes.
+    ///
+    /// - Throws: 404 `unknownUpload`; 409 when it is being received already; 400 `badLength` (the
+    ///   placeholder is deleted) when the length is not the announced size.
+    func receiver(for upload: String, contentLength: UInt64) throws -> UploadReceiver {
+        let found = try lock.withLock { () throws -> Pending in
+            guard var found = pending[upload] else { throw WebRefusal(404, "unknownUpload", "no upload \(upload) on this node") }
+            guard !found.receiving else { throw WebRefusal(409, "uploading", "upload \(upload) is being received already") }
+            found.receiving = true
+            pending[upload] = found
+            return found
+        }
+        guard contentLength == UInt64(found.file.size) else {
+            let reason = "\(found.file.name): \(contentLength) bytes sent, \(found.file.size) announced"
+            fail(upload, reason: reason)
+            throw WebRefusal(400, "badLength", reason)
+        }
+        do {
+            return try UploadReceiver(upload: upload, item: found.item, file: found.file, directory: temporaryDirectory)
+        } catch {
+            fail(upload, reason: "cannot store the bytes: \(error.localizedDescription)")
+            throw WebRefusal(500, "storage", error.localizedDescription)
+        }
+    }
+
+    /// Takes the bytes `receiver` got: the header must be an image's; the blob is stored and the
+    /// placeholder committed. On failure the placeholder is deleted with the reason.
+    func finish(_ receiver: UploadReceiver) throws -> (item: OpID, hash: String) {
+        defer { receiver.discard() }
+        do {
+            guard let header = ImageHeader(receiver.head) else {
+                throw WebRefusal(415, "notAnImage", "\(receiver.file.name) is not a PNG, JPEG or GIF image")
+            }
+            guard let blobs = node.configuration.blobs else { throw WebRefusal(503, "noBlobs", "this node keeps no blobs") }
+            try receiver.close()
+            let stored = try blobs.put(contentsOf: receiver.url)
+            guard stored.hash == receiver.hash, stored.size == receiver.file.size else {
+                throw WebRefusal(500, "storage", "the stored copy of \(receiver.file.name) differs from the bytes received")
+            }
+            try Upload.finish(receiver.item, hash: stored.hash, size: stored.size, header: header, on: node)
+            _ = lock.withLock { pending.removeValue(forKey: receiver.upload) }
+            return (receiver.item, stored.hash)
+        } catch {
+            let refusal = WebRefusal.from(error)
+            fail(receiver.upload, reason: refusal.code == "notAnImage" ? "not an image" : refusal.message)
+            throw refusal
+        }
+    }
+
+    /// Abandons `upload` (`DELETE /api/uploads/ID`, or its connection closed mid-body): its
+    /// placeholder is deleted with `reason`.
+    ///
+    /// - Throws: 404 `unknownUpload`.
+    func abandon(_ upload: String, reason: String) throws {
+        guard lock.withLock({ pending[upload] != nil }) else { throw WebRefusal(404, "unknownUpload", "no upload \(upload) on this node") }
+        fail(upload, reason: reason)
+    }
+
+    /// Forgets `upload` and deletes its placeholder, recording why first (so that the `deleted`
+    /// event carries it).
+    func fail(_ upload: String, reason: String) {
+        guard let found = lock.withLock({ () -> Pending? in
+            guard let found = pending.removeValue(forKey: upload) else { return nil }
+            reasons[found.item] = reason
+            reasonOrder.append(found.item)
+            if reasonOrder.count > 4_096 { reasons[reasonOrder.removeFirst()] = nil }
+            return found
+        }) else { return }
+        do {
+            try Upload.abandon(found.item, on: node)
+        } catch {
+            node.configuration.log("\(node.configuration.name): cannot delete the placeholder of upload \(upload): \(error.localizedDescription)")
+        }
+    }
+}
