@@ -6,7 +6,9 @@
 /// they may hold stale values left by a split.
 extension SlotForest {
     /// Lane numbers 0...15, to mask the entries past a node's count and to name a matching lane.
-    private static let lanes = SIMD16<Int32>(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+    /// (A constant, not a stored `static let`, whose lazy initialization would be checked at each use.)
+    @inline(__always)
+    private static var lanes: SIMD16<Int32> { SIMD16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15) }
 
     /// All ones in the lanes below `count`, zero in the others (arithmetic: a `SIMDMask` select
     /// is compiled lane by lane through memory).
