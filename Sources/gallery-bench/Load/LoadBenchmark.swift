@@ -114,6 +114,9 @@ enum LoadBenchmark {
         let convergenceSeconds = Double(converged - stopped) / 1e9
         // Before the galleries are listed for the check below: their copies are the harness's.
         let rssAfter = MemoryUsage.currentResidentBytes()
+        // The same with malloc's free pages returned: what the nodes (and the harness) hold live.
+        MemoryUsage.releaseFreeHeap()
+        let rssAfterTrim = MemoryUsage.currentResidentBytes()
         let galleries = mesh.nodes[0].read { $0.galleries }
         let reference = try mesh.nodes[0].read { replica in try galleries.map { try replica.items(in: $0) } }
         for (index, node) in mesh.nodes.enumerated().dropFirst() {
@@ -192,7 +195,10 @@ enum LoadBenchmark {
             "opLogFileBytes": \(fileBytes.map { "\($0.max() ?? 0)" } ?? "null"), \
             "rssBeforeBytes": \(rssBefore ?? 0), "rssMeshedBytes": \(rssMeshed ?? 0), "rssAfterBytes": \(rssAfter ?? 0), \
             "peakRSSBytes": \(peakRSS ?? 0), "harnessTableBytesEstimate": \((made + arrivalCount) * 24), \
-            "rssGrowthPerNodeBytes": \(rssGrowth / options.nodes)}
+            "rssGrowthPerNodeBytes": \(rssGrowth / options.nodes), \
+            "rssAfterMallocTrimBytes": \(rssAfterTrim ?? 0), \
+            "bytesPerOpHeldPerNode": \(rounded(Double(rssGrowth) / Double(options.nodes * max(1, opCount)))), \
+            "liveBytesPerOpHeldPerNodeNetOfHarness": \(rounded(Double((rssAfterTrim ?? 0) - (rssBefore ?? 0) - (made + arrivalCount) * 24) / Double(options.nodes * max(1, opCount))))}
             """,
         ]
     }
