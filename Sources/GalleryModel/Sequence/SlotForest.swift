@@ -1,8 +1,9 @@
 /// The ordered slots of every gallery: one counted B+tree per gallery over shared arenas.
 ///
 /// Leaves hold up to 64 slots in order, with a bit mask of which are visible; inner nodes hold up
-/// to 64 children with the total and visible slot counts of each. A slot knows its leaf, so its
-/// index is found by walking up (a few short scans), and an index finds its slot by walking down.
+/// to 64 children with the total and visible slot counts of each. A slot knows its leaf and every
+/// node its place in its parent, so a slot's index is found by walking up (one vector sum per level),
+/// and an index finds its slot by walking down.
 /// The nodes live in flat arrays, so a lookup touches a handful of cache lines rather than one per
 /// level of a binary tree.
 ///
