@@ -39,6 +39,10 @@ struct SlotForestTests {
     }
 
     private func check(_ forest: SlotForest, _ model: [[Int32]], _ visible: [Bool], stride: Int) {
+        // Each node's place in its parent, kept up through splits, is what a decoded forest rebuilds.
+        var rebuilt = forest
+        rebuilt.rebuildEntries()
+        #expect(rebuilt.leafEntry == forest.leafEntry && rebuilt.innerEntry == forest.innerEntry)
         for (gallery, slots) in model.enumerated() {
             let shown = slots.filter { visible[Int($0)] }
             #expect(forest.totalCount(Int32(gallery)) == slots.count)

@@ -8,8 +8,7 @@ import Glibc
 /// writes one byte to a non-blocking pipe, which is safe from any thread.
 package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
     private let epoll: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: WakePipe
     private var events: [epoll_event]
     private var closed = false
 
@@ -17,19 +16,13 @@ package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
     package init(capacity: Int = 256) throws(TransportError) {
         let made = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard made >= 0 else { throw .io(POSIX.describe("epoll_create1", errno: errno)) }
-        switch POSIX.makePipe() {
-        case .success(let ends):
-            (wakeRead, wakeWrite) = ends
-        case .failure(let failure):
-            POSIX.closeDescriptor(made)
-            throw .io(POSIX.describe("pipe", errno: failure.code))
-        }
+        wake = try WakePipe(closingOnFailure: made)
         epoll = made
         events = Array(repeating: epoll_event(), count: capacity)
-        var wake = epoll_event()
-        wake.events = EPOLLIN.rawValue
-        wake.data.fd = wakeRead
-        guard epoll_ctl(epoll, EPOLL_CTL_ADD, wakeRead, &wake) == 0 else {
+        var watch = epoll_event()
+        watch.events = EPOLLIN.rawValue
+        watch.data.fd = wake.readEnd
+        guard epoll_ctl(epoll, EPOLL_CTL_ADD, wake.readEnd, &watch) == 0 else {
             let code = errno
             close()
             throw .io(POSIX.describe("epoll_ctl", errno: code))
@@ -70,9 +63,8 @@ package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
         ready.reserveCapacity(Int(count))
         for event in events[..<Int(count)] {
             let descriptor = event.data.fd
-            if descriptor == wakeRead {
-                var sink = [UInt8](repeating: 0, count: 64)
-                while read(wakeRead, &sink, sink.count) > 0 {}
+            if descriptor == wake.readEnd {
+                wake.drain()
                 continue
             }
             let flags = event.events
@@ -86,16 +78,14 @@ package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
     }
 
     package func wakeUp() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wake.wake()
     }
 
     package func close() {
         if closed { return }
         closed = true
         POSIX.closeDescriptor(epoll)
-        POSIX.closeDescriptor(wakeRead)
-        POSIX.closeDescriptor(wakeWrite)
+        wake.close()
     }
 }
 #endif

@@ -7,8 +7,7 @@ import Darwin
 /// the kqueue is used by the loop's thread only; `wakeUp()` writes to a non-blocking pipe.
 package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
     private let queue: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
+    private let wake: WakePipe
     private var interests: [Int32: ReadinessInterest] = [:]
     private var closed = false
 
@@ -16,15 +15,9 @@ package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
     package init() throws(TransportError) {
         let made = kqueue()
         guard made >= 0 else { throw .io(POSIX.describe("kqueue", errno: errno)) }
-        switch POSIX.makePipe() {
-        case .success(let ends):
-            (wakeRead, wakeWrite) = ends
-        case .failure(let failure):
-            POSIX.closeDescriptor(made)
-            throw .io(POSIX.describe("pipe", errno: failure.code))
-        }
+        wake = try WakePipe(closingOnFailure: made)
         queue = made
-        change(wakeRead, filter: Int16(EVFILT_READ), add: true)
+        change(wake.readEnd, filter: Int16(EVFILT_READ), add: true)
     }
 
     deinit { close() }
@@ -69,9 +62,8 @@ package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
         var ready: [Int32: ReadinessEvent] = [:]
         for event in events[..<Int(count)] {
             let descriptor = Int32(event.ident)
-            if descriptor == wakeRead {
-                var sink = [UInt8](repeating: 0, count: 64)
-                while read(wakeRead, &sink, sink.count) > 0 {}
+            if descriptor == wake.readEnd {
+                wake.drain()
                 continue
             }
             var entry = ready[descriptor] ?? ReadinessEvent(descriptor: descriptor, readable: false, writable: false, hangup: false)
@@ -84,16 +76,14 @@ package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
     }
 
     package func wakeUp() {
-        var byte: UInt8 = 1
-        _ = write(wakeWrite, &byte, 1)
+        wake.wake()
     }
 
     package func close() {
         if closed { return }
         closed = true
         POSIX.closeDescriptor(queue)
-        POSIX.closeDescriptor(wakeRead)
-        POSIX.closeDescriptor(wakeWrite)
+        wake.close()
     }
 }
 #endif

@@ -63,11 +63,16 @@ package struct ByteReader: Sendable {
     }
 
     /// A little-endian unsigned integer of `width` bytes.
+    @inline(__always)
     private mutating func fixed(_ width: Int) throws(DecodingError) -> UInt64 {
         guard remaining >= width else { throw .truncated }
-        var value: UInt64 = 0
-        for index in 0..<width {
-            value |= UInt64(bytes[offset + index]) << UInt64(8 * index)
+        // One unaligned load rather than a byte at a time; the width is a constant at every call.
+        let value = bytes.withUnsafeBytes { raw -> UInt64 in
+            switch width {
+            case 8: UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            case 4: UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            default: UInt64(UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt16.self)))
+            }
         }
         offset += width
         return value

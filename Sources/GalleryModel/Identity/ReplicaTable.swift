@@ -109,17 +109,28 @@ struct SlotRuns {
         }
     }
 
+    /// The slot created with this counter, if any.
+    ///
+    /// - Complexity: O(log r) for r runs, by a bisection without a data-dependent branch (runs
+    ///   are many when other ops cut them short: each probe would be a coin toss for the branch
+    ///   predictor); O(1) for the last run.
     func slot(for counter: UInt64) -> Int32? {
-        var low = 0
-        var high = starts.count
-        while low < high {
-            let mid = (low + high) / 2
-            if starts[mid] <= counter { low = mid + 1 } else { high = mid }
+        starts.withUnsafeBufferPointer { starts in
+            guard let first = starts.first, first <= counter else { return nil }
+            // The last run whose start is at most `counter`.
+            var run = starts.count - 1
+            if starts[run] > counter {
+                run = 0
+                var width = starts.count
+                while width > 1 {
+                    let half = width / 2
+                    run = starts[run + half] <= counter ? run + half : run
+                    width -= half
+                }
+            }
+            let offset = counter - starts[run]
+            return offset < UInt64(lengths[run]) ? firstSlots[run] + Int32(offset) : nil
         }
-        guard low > 0 else { return nil }
-        let run = low - 1
-        let offset = counter - starts[run]
-        return offset < UInt64(lengths[run]) ? firstSlots[run] + Int32(offset) : nil
     }
 }
 

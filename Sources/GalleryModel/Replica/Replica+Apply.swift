@@ -133,12 +133,14 @@ extension Replica {
     }
 
     /// The item an op names; it must be an item (not a move's slot) known here.
+    @inline(__always)
     private func knownItem(_ id: OpID, of op: Op) throws(ModelError) -> Int32 {
         guard let item = itemIndex(of: id) else { throw .malformedOp(op.id, "\(id) is not an item") }
         return item
     }
 
     /// The slot an op anchors to, which must be in the op's target gallery; -1 for none.
+    @inline(__always)
     private func anchor(_ id: OpID?, in gallery: Int32?, of op: Op) throws(ModelError) -> Int32 {
         guard let id else { return -1 }
         guard let slot = table.slot(for: id) else { throw .malformedOp(op.id, "anchor \(id) is not a slot") }

@@ -84,6 +84,7 @@ extension Replica {
     }
 
     /// A known item that is not deleted.
+    @inline(__always)
     private func liveItem(_ item: OpID) throws(ModelError) -> Int32 {
         guard let index = itemIndex(of: item) else { throw .unknownItem(item) }
         guard !items[Int(index)].isDeleted else { throw .itemDeleted(item) }
@@ -93,6 +94,7 @@ extension Replica {
     /// The IDs of the two adjacent slots (tombstones included) between which a new slot lands at
     /// visible `index`, not counting the visible slot `excluded`. The new slot goes immediately
     /// before the visible item now at that index, after any tombstones that precede it.
+    @inline(__always)
     func anchors(at index: Int, in gallery: Int32, excluding excluded: Int32?) throws(ModelError) -> (OpID?, OpID?) {
         let visible = slots.visibleCount(gallery)
         let excludedRank = excluded.map { slots.visibleRank($0) }

@@ -61,6 +61,7 @@ extension Replica {
     }
 
     /// Whether an op can be applied now, and if not, why.
+    @inline(__always)
     private func readiness(of op: Op) -> Readiness {
         // An op always comes after its predecessor; one that does not can never become ready.
         if op.previous >= op.id.counter { return .conflicting }

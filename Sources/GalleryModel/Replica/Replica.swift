@@ -104,6 +104,7 @@ public struct Replica: Sendable {
     // MARK: Internals shared by the extensions
 
     /// Lamport order on packed IDs: counter, then replica ID.
+    @inline(__always)
     func lamportPrecedes(_ a: PackedID, _ b: PackedID) -> Bool {
         a.counter != b.counter ? a.counter < b.counter : table.ids[a.replicaIndex] < table.ids[b.replicaIndex]
     }
@@ -114,6 +115,7 @@ public struct Replica: Sendable {
     }
 
     /// The index of a known item by ID: the slot its insert created, if that is what `id` names.
+    @inline(__always)
     func itemIndex(of id: OpID) -> Int32? {
         guard let key = table.pack(id), let slot = table.slot(for: key) else { return nil }
         let item = slots[slot].item
@@ -121,6 +123,7 @@ public struct Replica: Sendable {
     }
 
     /// The index of a gallery by name; the first few galleries are found without hashing.
+    @inline(__always)
     func galleryLookup(_ name: String) -> Int32? {
         for index in 0..<min(galleryNames.count, 4) where galleryNames[index] == name { return Int32(index) }
         return galleryNames.count > 4 ? galleryIndex[name] : nil

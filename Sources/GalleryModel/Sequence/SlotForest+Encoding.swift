@@ -123,5 +123,6 @@ extension SlotForest {
                 root: roots[index], height: Int(heights[index]), firstLeaf: firstLeaves[index],
                 lastLeaf: lastLeaves[index], total: Int(totals[index]), visible: Int(visibles[index]))
         }
+        rebuildEntries()
     }
 }

@@ -1,8 +1,9 @@
 /// The ordered slots of every gallery: one counted B+tree per gallery over shared arenas.
 ///
 /// Leaves hold up to 64 slots in order, with a bit mask of which are visible; inner nodes hold up
-/// to 64 children with the total and visible slot counts of each. A slot knows its leaf, so its
-/// index is found by walking up (a few short scans), and an index finds its slot by walking down.
+/// to 64 children with the total and visible slot counts of each. A slot knows its leaf and every
+/// node its place in its parent, so a slot's index is found by walking up (one vector sum per level),
+/// and an index finds its slot by walking down.
 /// The nodes live in flat arrays, so a lookup touches a handful of cache lines rather than one per
 /// level of a binary tree.
 ///
@@ -27,6 +28,9 @@ struct SlotForest {
     var leafParent: [Int32] = []
     var leafNext: [Int32] = []
     var leafPrev: [Int32] = []
+    /// Where each leaf's entry is in its parent's block (0 for a root). Not encoded: rebuilt from
+    /// `innerChild` (`rebuildEntries()`), so that walks up never search a parent for the child.
+    var leafEntry: [Int32] = []
 
     // Inner nodes: `fanout` child entries each, with the counts of each child's subtree.
     var innerChild: [Int32] = []
@@ -36,6 +40,8 @@ struct SlotForest {
     var innerParent: [Int32] = []
     /// 1 when an inner node's children are leaves, 2 above that, and so on.
     var innerLevel: [Int32] = []
+    /// Where each inner node's entry is in its parent's block (0 for a root); as `leafEntry`.
+    var innerEntry: [Int32] = []
 
     /// Adds an empty gallery sequence and returns its index.
     mutating func addGallery() -> Int32 {
@@ -179,17 +185,12 @@ struct SlotForest {
         var remaining = Int32(index)
         var node = galleries[Int(gallery)].root
         for _ in 0..<galleries[Int(gallery)].height {
-            let base = Int(node) * Self.fanout
-            var child = 0
-            while remaining >= innerVisible[base + child] {
-                remaining -= innerVisible[base + child]
-                child += 1
-            }
-            node = innerChild[base + child]
+            let (child, rest) = Self.descend(
+                into: innerVisible, node: node, count: Int(innerCount[Int(node)]), remaining: remaining)
+            remaining = rest
+            node = innerChild[Int(node) * Self.fanout + child]
         }
-        var mask = leafMask[Int(node)]
-        for _ in 0..<remaining { mask &= mask - 1 }
-        return (node, mask.trailingZeroBitCount)
+        return (node, Self.positionOfSetBit(remaining, in: leafMask[Int(node)]))
     }
 
     /// The number of slots before `slot` in its gallery, tombstones included.
@@ -236,13 +237,11 @@ struct SlotForest {
     /// The sum of `counts` over everything left of `leaf` in its tree.
     private func countBefore(leaf: Int32, in counts: [Int32]) -> Int {
         var sum = 0
-        var child = leaf
+        var position = Int(leafEntry[Int(leaf)])
         var parent = leafParent[Int(leaf)]
         while parent >= 0 {
-            let base = Int(parent) * Self.fanout
-            let position = Self.find(child, in: innerChild, node: parent, count: Int(innerCount[Int(parent)]))
-            for index in base..<(base + position) { sum += Int(counts[index]) }
-            child = parent
+            sum += Self.prefixSum(of: counts, node: parent, count: position)
+            position = Int(innerEntry[Int(parent)])
             parent = innerParent[Int(parent)]
         }
         return sum
@@ -250,41 +249,22 @@ struct SlotForest {
 
     /// Adds to the counts that every ancestor keeps for the subtree holding `leaf`.
     private mutating func adjustAncestors(ofLeaf leaf: Int32, total: Int32, visible: Int32) {
-        var child = leaf
+        var position = Int(leafEntry[Int(leaf)])
         var parent = leafParent[Int(leaf)]
         while parent >= 0 {
-            let entry = index(of: child, in: parent)
+            let entry = Int(parent) * Self.fanout + position
             innerTotal[entry] += total
             innerVisible[entry] += visible
-            child = parent
+            position = Int(innerEntry[Int(parent)])
             parent = innerParent[Int(parent)]
         }
     }
 
-    /// The arena index of the entry for `child` in inner node `parent`.
-    private func index(of child: Int32, in parent: Int32) -> Int {
-        Int(parent) * Self.fanout
-            + Self.find(child, in: innerChild, node: parent, count: Int(innerCount[Int(parent)]))
-    }
-
-    /// The position of `value` among the first `count` entries of `node`'s block in `entries`
-    /// (which must hold it), sixteen entries per comparison.
-    @inline(__always)
-    private static func find(_ value: Int32, in entries: [Int32], node: Int32, count: Int) -> Int {
-        entries.withUnsafeBufferPointer { buffer in
-            // Unused entries hold -1 and never match a slot or node index.
-            let start = UnsafeRawPointer(buffer.baseAddress! + Int(node) * fanout)
-            let wanted = SIMD16<Int32>(repeating: value)
-            var chunk = 0
-            while chunk * 16 < count {
-                let matches = start.loadUnaligned(fromByteOffset: chunk * 64, as: SIMD16<Int32>.self) .== wanted
-                if any(matches) {
-                    for lane in 0..<16 where matches[lane] { return chunk * 16 + lane }
-                }
-                chunk += 1
-            }
-            preconditionFailure("\(value) is not in node \(node)")
-        }
+    /// The arena index of the entry for `child` (at `level`, 0 for leaves) in its parent `parent`.
+    private func index(of child: Int32, level: Int32, in parent: Int32) -> Int {
+        let position = Int(level == 0 ? leafEntry[Int(child)] : innerEntry[Int(child)])
+        assert(innerChild[Int(parent) * Self.fanout + position] == child, "stale entry of \(child) in \(parent)")
+        return Int(parent) * Self.fanout + position
     }
 
     /// Inserts a slot into a leaf with room, at a position.
@@ -311,6 +291,7 @@ struct SlotForest {
         leafParent.append(-1)
         leafNext.append(-1)
         leafPrev.append(-1)
+        leafEntry.append(0)
         return Int32(leafCount.count - 1)
     }
 
@@ -321,6 +302,7 @@ struct SlotForest {
         innerCount.append(0)
         innerParent.append(-1)
         innerLevel.append(level)
+        innerEntry.append(0)
         return Int32(innerCount.count - 1)
     }
 
@@ -364,11 +346,11 @@ struct SlotForest {
             let base = Int(parent) * Self.fanout
             innerChild[base] = node
             innerCount[Int(parent)] = 1
-            setParent(of: node, level: level, to: parent)
+            setParent(of: node, level: level, to: parent, entry: 0)
             galleries[gallery].root = parent
             galleries[gallery].height += 1
         }
-        var entry = index(of: node, in: parent)
+        var entry = index(of: node, level: level, in: parent)
         if innerCount[Int(parent)] == Int32(Self.fanout) {
             let right = splitInner(parent, gallery: gallery)
             if entry - Int(parent) * Self.fanout >= Self.half {
@@ -383,6 +365,7 @@ struct SlotForest {
             innerChild[index] = innerChild[index - 1]
             innerTotal[index] = innerTotal[index - 1]
             innerVisible[index] = innerVisible[index - 1]
+            setEntry(of: innerChild[index], level: level, to: index - base)
             index -= 1
         }
         innerTotal[entry] = leftCounts.0
@@ -391,7 +374,7 @@ struct SlotForest {
         innerTotal[entry + 1] = rightCounts.0
         innerVisible[entry + 1] = rightCounts.1
         innerCount[Int(parent)] = Int32(count + 1)
-        setParent(of: sibling, level: level, to: parent)
+        setParent(of: sibling, level: level, to: parent, entry: entry + 1 - base)
     }
 
     /// Moves the upper half of a full inner node to a new node after it; returns the new node.
@@ -410,7 +393,7 @@ struct SlotForest {
             innerVisible[to + offset] = innerVisible[from + offset]
             rightSums.0 += innerTotal[from + offset]
             rightSums.1 += innerVisible[from + offset]
-            setParent(of: innerChild[from + offset], level: level - 1, to: right)
+            setParent(of: innerChild[from + offset], level: level - 1, to: right, entry: offset)
             innerChild[from + offset] = -1
         }
         innerCount[Int(node)] = Int32(Self.half)
@@ -419,7 +402,26 @@ struct SlotForest {
         return right
     }
 
-    private mutating func setParent(of node: Int32, level: Int32, to parent: Int32) {
+    private mutating func setParent(of node: Int32, level: Int32, to parent: Int32, entry: Int) {
         if level == 0 { leafParent[Int(node)] = parent } else { innerParent[Int(node)] = parent }
+        setEntry(of: node, level: level, to: entry)
+    }
+
+    private mutating func setEntry(of node: Int32, level: Int32, to entry: Int) {
+        if level == 0 { leafEntry[Int(node)] = Int32(entry) } else { innerEntry[Int(node)] = Int32(entry) }
+    }
+
+    /// Sets `leafEntry` and `innerEntry` from the children of every inner node (after decoding).
+    ///
+    /// - Complexity: O(leaves + inner nodes).
+    mutating func rebuildEntries() {
+        leafEntry = Array(repeating: 0, count: leafCount.count)
+        innerEntry = Array(repeating: 0, count: innerCount.count)
+        for node in innerCount.indices {
+            for position in 0..<Int(innerCount[node]) {
+                let child = Int(innerChild[node * Self.fanout + position])
+                if innerLevel[node] == 1 { leafEntry[child] = Int32(position) } else { innerEntry[child] = Int32(position) }
+            }
+        }
     }
 }

@@ -266,18 +266,8 @@ public final class OpLogFile: @unchecked Sendable {
         precondition(offset >= Self.headerLength && offset <= end && count <= records, "not a record boundary")
         let tail = try file.read(count: end - offset, at: offset)
         guard tail.count == end - offset else { throw .io(operation: "read", path: url.path, errno: EIO) }
-        let temporary = url.path + ".tmp"
-        StorageFile.remove(temporary)
-        let fresh = try StorageFile.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL)
-        do throws(StorageError) {
-            try fresh.write(format.header + tail, at: 0)
-            try fresh.sync()
-            try StorageFile.rename(temporary, to: url.path)
-        } catch {
-            fresh.close()
-            StorageFile.remove(temporary)
-            throw error
-        }
+        // The directory is synced below, once the log's state matches the renamed file.
+        let fresh = try Self.writeReplacement(format.header + tail, for: url, syncingDirectory: false)
         file.close()
         self.file = fresh
         end = Self.headerLength + tail.count
@@ -322,19 +312,7 @@ public final class OpLogFile: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { throw .closed(path: url.path) }
-        let temporary = url.path + ".tmp"
-        StorageFile.remove(temporary)
-        let fresh = try StorageFile.open(temporary, flags: O_RDWR | O_CREAT | O_EXCL)
-        do throws(StorageError) {
-            try fresh.write(format.header + body, at: 0)
-            try fresh.sync()
-            try StorageFile.rename(temporary, to: url.path)
-            try StorageFile.syncDirectory(url.deletingLastPathComponent().path)
-        } catch {
-            fresh.close()
-            StorageFile.remove(temporary)
-            throw error
-        }
+        let fresh = try Self.writeReplacement(format.header + body, for: url, syncingDirectory: true)
         file.close()
         self.file = fresh
         end = Self.headerLength + body.count

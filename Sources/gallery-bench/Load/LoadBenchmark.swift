@@ -1,4 +1,5 @@
 import Foundation
+import GalleryHost
 import GalleryModel
 import GalleryNode
 import GallerySimulation
@@ -47,6 +48,8 @@ enum LoadBenchmark {
 
     static func run(_ arguments: [String]) throws -> [String] {
         let options = try Options(arguments)
+        // As `gallery serve` does at start, before the nodes' threads exist.
+        MallocArenas.limit()
         let loadBefore = loadAverage()
         let fsyncMilliseconds = options.store == .disk ? try fsyncProbe() : nil
         let rssBefore = MemoryUsage.currentResidentBytes()
@@ -109,6 +112,11 @@ enum LoadBenchmark {
             throw BenchFailure.failed("load: the nodes did not converge in 600 s after the load: \(versions)")
         }
         let convergenceSeconds = Double(converged - stopped) / 1e9
+        // Before the galleries are listed for the check below: their copies are the harness's.
+        let rssAfter = MemoryUsage.currentResidentBytes()
+        // The same with malloc's free pages returned: what the nodes (and the harness) hold live.
+        MemoryUsage.releaseFreeHeap()
+        let rssAfterTrim = MemoryUsage.currentResidentBytes()
         let galleries = mesh.nodes[0].read { $0.galleries }
         let reference = try mesh.nodes[0].read { replica in try galleries.map { try replica.items(in: $0) } }
         for (index, node) in mesh.nodes.enumerated().dropFirst() {
@@ -117,7 +125,6 @@ enum LoadBenchmark {
                 throw BenchFailure.failed("load: node \(mesh.names[index]) has the same version vector as n0 but different galleries")
             }
         }
-        let rssAfter = MemoryUsage.currentResidentBytes()
         let peakRSS = MemoryUsage.peakResidentBytes()
 
         let pacers = results.all
@@ -188,7 +195,10 @@ enum LoadBenchmark {
             "opLogFileBytes": \(fileBytes.map { "\($0.max() ?? 0)" } ?? "null"), \
             "rssBeforeBytes": \(rssBefore ?? 0), "rssMeshedBytes": \(rssMeshed ?? 0), "rssAfterBytes": \(rssAfter ?? 0), \
             "peakRSSBytes": \(peakRSS ?? 0), "harnessTableBytesEstimate": \((made + arrivalCount) * 24), \
-            "rssGrowthPerNodeBytes": \(rssGrowth / options.nodes)}
+            "rssGrowthPerNodeBytes": \(rssGrowth / options.nodes), \
+            "rssAfterMallocTrimBytes": \(rssAfterTrim ?? 0), \
+            "bytesPerOpHeldPerNode": \(rounded(Double(rssGrowth) / Double(options.nodes * max(1, opCount)))), \
+            "liveBytesPerOpHeldPerNodeNetOfHarness": \(rounded(Double((rssAfterTrim ?? 0) - (rssBefore ?? 0) - (made + arrivalCount) * 24) / Double(options.nodes * max(1, opCount))))}
             """,
         ]
     }

@@ -157,12 +157,7 @@ enum ScaleBenchmark {
         }
         // How much of the resident memory is heap freed after the replay but kept by malloc.
         let resident = MemoryUsage.currentResidentBytes() ?? 0
-        #if canImport(Glibc)
-        // glibc's `malloc_trim`, which the Glibc module does not import: returns free heap pages.
-        if let symbol = dlsym(nil, "malloc_trim") {
-            _ = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)(0)
-        }
-        #endif
+        MemoryUsage.releaseFreeHeap()
         let trimmed = MemoryUsage.currentResidentBytes() ?? 0
         writeLine("""
             {"ops": \(ops), "items": \(items), "records": \(server.recovery.records), \

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The resident memory of this process, read from `/proc/self/status` on Linux.
 ///
@@ -12,6 +15,17 @@ enum MemoryUsage {
     /// The current resident set size (`VmRSS`), in bytes; nil when unknown.
     static func currentResidentBytes() -> Int? {
         statusField("VmRSS")
+    }
+
+    /// Hands the free pages of malloc's heap back to the system (glibc's `malloc_trim(0)`, which
+    /// the Glibc module does not import), so that the resident size read next counts live memory
+    /// rather than memory freed and kept by malloc. Does nothing elsewhere.
+    static func releaseFreeHeap() {
+        #if canImport(Glibc)
+        if let symbol = dlsym(nil, "malloc_trim") {
+            _ = unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)(0)
+        }
+        #endif
     }
 
     /// A `kB` field of `/proc/self/status`, in bytes.

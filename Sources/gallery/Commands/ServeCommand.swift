@@ -40,6 +40,8 @@ struct ServeCommand {
 
     /// Runs the node; returns when a signal stopped it.
     func run() throws(CommandFailure) {
+        // Before any other thread exists, so that no arena is made past the limit.
+        MallocArenas.limit()
         // Before anything can print "listening on" and before any other thread exists: SIGINT and
         // SIGTERM are blocked in every thread (threads inherit the mask) and taken by one thread
         // with sigwait, so that a signal sent at any moment stops the node and none is lost.
