@@ -225,3 +225,38 @@ extension OpLog {
         byteCount = try reader.count(limit: Int.max)
     }
 }
+
+// MARK: Streaming catch-up
+
+extension OpLog {
+    /// The ID of the op at a log position, read from its encoding (kind byte, counter varint,
+    /// replica u64) without decoding the op.
+    ///
+    /// - Complexity: O(1).
+    func opID(at position: Int32) -> OpID {
+        let (chunk, offset) = location(of: position)
+        var reader = ByteReader(chunks[chunk].bytes, offset: offset + 1)
+        let counter = (try? reader.varint()) ?? 0
+        let replica = (try? reader.fixed64()) ?? 0
+        return OpID(counter: counter, replica: ReplicaID(replica))
+    }
+
+    /// The first log position of an op that `version` does not include, or `count` when it
+    /// includes them all: where a catch-up to a replica at `version` starts scanning.
+    ///
+    /// - Complexity: O(r log n) for r replicas.
+    func firstPosition(missingFrom version: VersionVector, replicas: ReplicaTable) -> Int {
+        var first = count
+        for (index, list) in positions.enumerated() where !list.isEmpty {
+            let known = version[replicas.ids[index]]
+            var low = 0
+            var high = list.count
+            while low < high {
+                let mid = (low + high) / 2
+                if counter(at: list[mid]) <= known { low = mid + 1 } else { high = mid }
+            }
+            if low < list.count { first = min(first, Int(list[low])) }
+        }
+        return first
+    }
+}

@@ -28,4 +28,40 @@ extension Replica {
         let batches = log.encodedBatches(of: positions.prefix(taken), maximumBytes: Int.max)
         return (batches.first ?? [0], taken)
     }
+
+    /// Where a streaming catch-up to a replica at `version` starts: the first log position of an
+    /// op it lacks (`opCount` when it lacks none).
+    ///
+    /// - Complexity: O(r log n) for r replicas.
+    package func firstLogPosition(missingFrom version: VersionVector) -> Int {
+        log.firstPosition(missingFrom: version, replicas: table)
+    }
+
+    /// The next `OpCodec` batch of a streaming catch-up: the ops a replica at `version` lacks
+    /// among log positions `start..<end`, in log order, at most `maximumBytes` (unless its one op
+    /// is larger), looking at no more than `maximumScanned` positions. Nothing is collected
+    /// beyond the batch: the cursor is the returned `next` position.
+    ///
+    /// - Returns: The batch (nil when no op in the positions looked at is missing) and the
+    ///   position to continue from.
+    /// - Complexity: O(s + b) for s positions looked at and b bytes taken.
+    package func encodedBatch(missingFrom version: VersionVector, from start: Int, below end: Int,
+                              maximumBytes: Int, maximumScanned: Int) -> (batch: [UInt8]?, next: Int) {
+        var selected: [Int32] = []
+        var bytes = 0
+        var position = start
+        let limit = min(end, log.count, start + max(1, maximumScanned))
+        while position < limit {
+            let id = log.opID(at: Int32(position))
+            if version[id.replica] < id.counter {
+                let size = log.encodedSize(at: Int32(position))
+                if !selected.isEmpty && bytes + size + 10 > maximumBytes { break }
+                bytes += size
+                selected.append(Int32(position))
+            }
+            position += 1
+        }
+        guard !selected.isEmpty else { return (nil, position) }
+        return (log.encodedBatches(of: selected, maximumBytes: Int.max).first, position)
+    }
 }

@@ -182,5 +182,6 @@ extension SyncNode {
         }
         checkForGaps(&liveness.gaps, now: now)
         exchangeVersions(now: now)
+        relayPass(now: now)
     }
 }

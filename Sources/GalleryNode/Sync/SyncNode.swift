@@ -86,6 +86,8 @@ public final class SyncNode: @unchecked Sendable {
     var durabilityWaiters: [(end: Int, ticket: DurabilityTicket)] = []
     /// Transfer progress waiting for the ops applied before it (up to `end`) to be durable.
     var heldProgress: [(end: Int, progress: [TransferProgress])] = []
+    /// What the relay received and sent (`SyncNode+Relay`).
+    var relayCountsOnLoop = RelayCounts()
 
     /// What the node knows of one authenticated connection.
     struct Session {
@@ -97,6 +99,8 @@ public final class SyncNode: @unchecked Sendable {
         var catchUp: CatchUp?
         /// When (uptime, nanoseconds) this node last sent the peer its version vector.
         var lastVersionSent = DispatchTime.now().uptimeNanoseconds
+        /// What the peer holds and which origins' ops are pushed to it (`SyncNode+Relay`).
+        var relay = RelayPolicy()
     }
 
     /// Ops applied in one turn (a command, a received frame) and not yet durable.

@@ -29,6 +29,14 @@ extension Message {
             break
         case .syncRequest(let version), .caughtUp(let version):
             Self.write(version, into: &writer)
+        case .ihave(let version), .graft(let version):
+            // Added within version 2: ignorable, so that a node that does not relay skips them.
+            Self.write(version, into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .prune(let origins):
+            writer.varint(UInt64(origins.count))
+            for origin in origins.sorted() { writer.fixed64(origin.rawValue) }
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .ops(let ops):
             return Frame(.ops, payload: OpCodec.encode(ops))
         case .fetch(let request):
@@ -103,6 +111,19 @@ extension Message {
             return .syncRequest(try version(&reader))
         case .caughtUp:
             return .caughtUp(try version(&reader))
+        case .ihave:
+            return .ihave(try version(&reader))
+        case .graft:
+            return .graft(try version(&reader))
+        case .prune:
+            let count = try reader.count(limit: reader.remaining / 8)
+            var origins: [ReplicaID] = []
+            for _ in 0..<count {
+                let origin = ReplicaID(try reader.fixed64())
+                guard origins.last.map({ $0 < origin }) ?? true else { throw .invalidValue("prune order") }
+                origins.append(origin)
+            }
+            return .prune(origins)
         case .ops:
             let ops = try OpCodec.decode(Array(try reader.bytes(reader.remaining)))
             return .ops(ops)
