@@ -39,7 +39,7 @@ struct GoldenFrameTests {
             ])),
             ("caughtUp", .caughtUp(VersionVector([alice: 3]))),
             ("ihave", .ihave(VersionVector([alice: 3]))),
-            ("graft", .graft(VersionVector([alice: 3, bob: 300]))),
+            ("graft", .graft(VersionVector([alice: 3, bob: 300]), origins: [bob])),
             ("prune", .prune([bob])),
             ("heartbeat", .heartbeat),
             ("error", .error(code: .authFailed, message: "wrong secret")),

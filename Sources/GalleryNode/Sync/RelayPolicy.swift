@@ -35,8 +35,14 @@ struct RelayPolicy: Equatable {
     /// Catch-ups asked of the peer (`sync_request`, `graft`) not yet answered by `caught_up`:
     /// duplicates meanwhile are expected, not a sign of a second eager path.
     private(set) var awaitedCatchUps = 0
-    /// Since when (uptime, nanoseconds) the peer has held ops this node lacks.
-    var lackingSince: UInt64?
+    /// Ops the peer holds that this node lacked at `lackingSince` (uptime, nanoseconds): a graft
+    /// is due when they are still missing `graftTimeout` later. Ops that keep arriving a little
+    /// after the peer announced them (a busy stream) restart the watch, they do not trigger it.
+    private(set) var lackingTarget: VersionVector?
+    private(set) var lackingSince: UInt64 = 0
+    /// The peer's replica ID: its own ops arrive on this link first in a full mesh (see
+    /// `receivedDuplicates`).
+    var peer: ReplicaID?
 
     /// Where one op goes.
     func route(_ id: OpID) -> Route {
@@ -69,9 +75,13 @@ struct RelayPolicy: Equatable {
 
     /// Ops of these origins arrived from the peer though this node held them: the origins to
     /// `prune` now (none while a catch-up is awaited, or when they were pruned already).
+    /// The peer's own ops are never pruned on its direct link: that link is the shortest path
+    /// (one hop), and keeping it eager makes a full mesh settle on one star per origin without the
+    /// prune races of shared trees; a relayed copy that came first is pruned on its next duplicate.
     mutating func receivedDuplicates(of origins: Set<ReplicaID>) -> [ReplicaID] {
         guard trees, awaitedCatchUps == 0 else { return [] }
-        let fresh = origins.subtracting(prunedOrigins)
+        var fresh = origins.subtracting(prunedOrigins)
+        if let peer { fresh.remove(peer) }
         prunedOrigins.formUnion(fresh)
         return fresh.sorted()
     }
@@ -83,9 +93,9 @@ struct RelayPolicy: Equatable {
 
     /// The peer sent `graft` with its version vector: the origins of which this node holds more
     /// than it (`holding`) are pushed again. (The catch-up that answers it is the caller's.)
-    mutating func grafted(_ version: VersionVector, holding: VersionVector) {
+    mutating func grafted(_ version: VersionVector, origins: [ReplicaID]) {
         learned(version)
-        for (origin, counter) in holding.counters where version[origin] < counter { lazyOrigins.remove(origin) }
+        lazyOrigins.subtract(origins)
     }
 
     /// This node asked the peer for a catch-up (`sync_request`).
@@ -98,7 +108,7 @@ struct RelayPolicy: Equatable {
     mutating func grafting(_ origins: Set<ReplicaID>) {
         prunedOrigins.subtract(origins)
         awaitedCatchUps += 1
-        lackingSince = nil
+        lackingTarget = nil
     }
 
     /// The peer sent `caught_up`: it has sent everything up to `version`.
@@ -110,5 +120,23 @@ struct RelayPolicy: Equatable {
     /// The origins of which the peer holds ops that a replica at `version` lacks.
     func lacking(from version: VersionVector) -> Set<ReplicaID> {
         Set(known.counters.compactMap { version[$0.key] < $0.value ? $0.key : nil })
+    }
+
+    /// The liveness pass's look at this link, with this node at `version`: the origins to graft
+    /// (and since when they were missing) when ops the peer held `timeout` ago are still missing
+    /// here; nil otherwise. While a catch-up from the peer is awaited nothing is due (it brings them).
+    mutating func dueGraft(version: VersionVector, now: UInt64, timeout: UInt64) -> (since: UInt64, origins: Set<ReplicaID>)? {
+        guard awaitedCatchUps == 0 else {
+            lackingTarget = nil
+            return nil
+        }
+        if let target = lackingTarget, !version.includes(target) {
+            guard now >= lackingSince, now - lackingSince >= timeout else { return nil }
+            return (lackingSince, Set(target.counters.compactMap { version[$0.key] < $0.value ? $0.key : nil }))
+        }
+        let missing = known.counters.filter { version[$0.key] < $0.value }
+        lackingTarget = missing.isEmpty ? nil : VersionVector(missing)
+        lackingSince = now
+        return nil
     }
 }

@@ -58,8 +58,8 @@ extension SyncNode {
             sessions[connection.id]?.relay.learned(version)
         case .prune(let origins):
             sessions[connection.id]?.relay.pruned(origins)
-        case .graft(let version):
-            sessions[connection.id]?.relay.grafted(version, holding: durableVersion)
+        case .graft(let version, let origins):
+            sessions[connection.id]?.relay.grafted(version, origins: origins)
             startCatchUp(connection.id, from: version)
         default:
             break
@@ -95,20 +95,15 @@ extension SyncNode {
                 connection.send(.ihave(announcement))
                 relayCountsOnLoop.announcementsSent += 1
             }
-            let lacking = policy.awaitedCatchUps == 0 ? policy.lacking(from: version) : []
-            if lacking.isEmpty {
-                policy.lackingSince = nil
-            } else {
-                let since = policy.lackingSince ?? now
-                policy.lackingSince = since
-                if now - since >= timeout && since < (candidate?.since ?? .max) { candidate = (id, since, lacking) }
+            if let due = policy.dueGraft(version: version, now: now, timeout: timeout), due.since < (candidate?.since ?? .max) {
+                candidate = (id, due.since, due.origins)
             }
             sessions[id]?.relay = policy
         }
         guard let candidate, now - liveness.lastGraft >= timeout, let connection = connections[candidate.id] else { return }
         liveness.lastGraft = now
         sessions[candidate.id]?.relay.grafting(candidate.lacking)
-        connection.send(.graft(version))
+        connection.send(.graft(version, origins: candidate.lacking.sorted()))
         relayCountsOnLoop.graftsSent += 1
         let named = candidate.lacking.sorted().prefix(3).map(\.description).joined(separator: ", ")
         throttledLog("graft", "\(configuration.name): \(connection.peer?.name ?? "?") announced ops of \(named) missing here "

@@ -29,7 +29,7 @@ extension SyncNode: ConnectionDelegate {
                 }
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
             }
-            sessions[connection.id] = Session(relay: RelayPolicy(trees: configuration.relayTrees))
+            sessions[connection.id] = Session(relay: RelayPolicy(trees: configuration.relayTrees, peer: peer.replica))
             requestCatchUp(from: connection)
             publishPeerChange(connection)
             configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")

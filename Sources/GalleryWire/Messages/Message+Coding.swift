@@ -29,13 +29,16 @@ extension Message {
             break
         case .syncRequest(let version), .caughtUp(let version):
             Self.write(version, into: &writer)
-        case .ihave(let version), .graft(let version):
+        case .ihave(let version):
             // Added within version 2: ignorable, so that a node that does not relay skips them.
             Self.write(version, into: &writer)
             return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .graft(let version, let origins):
+            Self.write(version, into: &writer)
+            Self.write(origins, into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .prune(let origins):
-            writer.varint(UInt64(origins.count))
-            for origin in origins.sorted() { writer.fixed64(origin.rawValue) }
+            Self.write(origins, into: &writer)
             return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .ops(let ops):
             return Frame(.ops, payload: OpCodec.encode(ops))
@@ -114,16 +117,9 @@ extension Message {
         case .ihave:
             return .ihave(try version(&reader))
         case .graft:
-            return .graft(try version(&reader))
+            return .graft(try version(&reader), origins: try replicas(&reader))
         case .prune:
-            let count = try reader.count(limit: reader.remaining / 8)
-            var origins: [ReplicaID] = []
-            for _ in 0..<count {
-                let origin = ReplicaID(try reader.fixed64())
-                guard origins.last.map({ $0 < origin }) ?? true else { throw .invalidValue("prune order") }
-                origins.append(origin)
-            }
-            return .prune(origins)
+            return .prune(try replicas(&reader))
         case .ops:
             let ops = try OpCodec.decode(Array(try reader.bytes(reader.remaining)))
             return .ops(ops)
@@ -165,6 +161,23 @@ extension Message {
             writer.fixed64(replica.rawValue)
             writer.varint(counter)
         }
+    }
+
+    /// A set of replica IDs: a varint count, then each ID (u64), ascending.
+    static func write(_ replicas: [ReplicaID], into writer: inout ByteWriter) {
+        writer.varint(UInt64(replicas.count))
+        for replica in replicas.sorted() { writer.fixed64(replica.rawValue) }
+    }
+
+    private static func replicas(_ reader: inout ByteReader) throws(DecodingError) -> [ReplicaID] {
+        let count = try reader.count(limit: reader.remaining / 8)
+        var replicas: [ReplicaID] = []
+        for _ in 0..<count {
+            let replica = ReplicaID(try reader.fixed64())
+            guard replicas.last.map({ $0 < replica }) ?? true else { throw .invalidValue("replica list order") }
+            replicas.append(replica)
+        }
+        return replicas
     }
 
     private static func version(_ reader: inout ByteReader) throws(DecodingError) -> VersionVector {

@@ -15,9 +15,9 @@ public enum Message: Hashable, Sendable {
     case caughtUp(VersionVector)
     /// The sender holds these ops (protocol.md, "Relay"): sent on links that do not push them.
     case ihave(VersionVector)
-    /// The sender lacks ops announced to it: push them (the origins it lacks) eagerly again, and
-    /// send what the version vector lacks, then `caught_up`.
-    case graft(VersionVector)
+    /// The sender lacks ops of `origins` announced to it: push those origins' ops eagerly again,
+    /// and send what the version vector lacks, then `caught_up`.
+    case graft(VersionVector, origins: [ReplicaID])
     /// The sender got these origins' ops from another link first: announce them, do not push them.
     case prune([ReplicaID])
     case fetch(FetchRequest)
