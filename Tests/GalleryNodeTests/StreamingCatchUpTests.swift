@@ -38,8 +38,8 @@ extension NodeSuites {
             let source = try Self.makeNode("source", lines: lines)
             let live = try Self.makeNode("live", lines: lines)
             defer { live.stop(); source.stop() }
-            // About 10 MB of history: more than the loopback socket buffers hold.
-            let count = 10_000
+            // About 20 MB of history: several times what the loopback socket buffers hold.
+            let count = 20_000
             try Self.history(source, count: count)
             try live.connect(to: source.endpoint!)
             #expect(live.wait(timeout: .seconds(30)) { $0.opCount == count })
@@ -115,6 +115,30 @@ extension NodeSuites {
                 + "\(counts.duplicatesReceived) duplicates in all")
             #expect(counts.opsReceived - receivedAtCut == count - atCut, "the second catch-up resent ops the peer had")
             #expect(counts.duplicatesReceived == 0)
+        }
+
+        @Test("A new node joining three peers is caught up by one of them: the log crosses once, not three times")
+        func newNodeIsCaughtUpOnce() throws {
+            let lines = LogLines()
+            let holders = try (0..<3).map { try Self.makeNode("holder\($0)", lines: lines) }
+            let newcomer = try Self.makeNode("newcomer", lines: lines)
+            defer {
+                newcomer.stop()
+                for holder in holders { holder.stop() }
+            }
+            let count = 3_000
+            try Self.history(holders[0], count: count)
+            for holder in holders.dropFirst() {
+                try holder.connect(to: holders[0].endpoint!)
+                #expect(holder.wait(timeout: .seconds(30)) { $0.opCount == count })
+            }
+            for holder in holders { try newcomer.connect(to: holder.endpoint!) }
+            #expect(newcomer.wait(timeout: .seconds(30)) { $0.opCount == count })
+            #expect(newcomer.waitForPeers(timeout: .seconds(10)) { $0.count == 3 && $0.allSatisfy { $0.state == .live } })
+            let counts = newcomer.relayCounts
+            print("StreamingCatchUp join: \(count) ops held by 3 peers; the newcomer received \(counts.opsReceived) "
+                + "(\(counts.duplicatesReceived) duplicates)")
+            #expect(counts.opsReceived <= count + count / 10, "the log crossed \(Double(counts.opsReceived) / Double(count)) times")
         }
     }
 }

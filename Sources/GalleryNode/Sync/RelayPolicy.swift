@@ -35,6 +35,11 @@ struct RelayPolicy: Equatable {
     /// Catch-ups asked of the peer (`sync_request`, `graft`) not yet answered by `caught_up`:
     /// duplicates meanwhile are expected, not a sign of a second eager path.
     private(set) var awaitedCatchUps = 0
+    /// This node's first `sync_request` on the link waits (since this uptime, nanoseconds) for the
+    /// catch-up another peer is sending: a new node is caught up by one peer, not by all at once.
+    var deferredRequestSince: UInt64?
+    /// The peer is sending this node the catch-up of its first `sync_request` (until `caught_up`).
+    var firstCatchUpPending = false
     /// Ops the peer holds that this node lacked at `lackingSince` (uptime, nanoseconds): a graft
     /// is due when they are still missing `graftTimeout` later. Ops that keep arriving a little
     /// after the peer announced them (a busy stream) restart the watch, they do not trigger it.
@@ -114,6 +119,7 @@ struct RelayPolicy: Equatable {
     /// The peer sent `caught_up`: it has sent everything up to `version`.
     mutating func caughtUp(_ version: VersionVector) {
         awaitedCatchUps = max(0, awaitedCatchUps - 1)
+        firstCatchUpPending = false
         learned(version)
     }
 

@@ -44,6 +44,35 @@ extension SyncNode {
         }
     }
 
+    /// How long a new session's first `sync_request` waits at most for another peer's catch-up.
+    static let deferredRequestLimit: UInt64 = 10_000_000_000
+
+    /// Starts a new session's sync: sends its first `sync_request`, unless another peer is
+    /// sending this node the catch-up of its own first one (a new or returning node joining a
+    /// mesh): then this one waits for that catch-up to end, and asks for what is still missing,
+    /// so that the log crosses once, not once per peer (protocol.md, "Relay").
+    func beginSync(with connection: Connection, now: UInt64) {
+        let busy = sessions.contains { $0.key != connection.id && $0.value.relay.firstCatchUpPending }
+        if busy && configuration.relayTrees {
+            sessions[connection.id]?.relay.deferredRequestSince = now
+            return
+        }
+        sessions[connection.id]?.relay.firstCatchUpPending = true
+        requestCatchUp(from: connection)
+    }
+
+    /// Sends the first `sync_request` of the sessions that waited, once no first catch-up is
+    /// pending any more (or they waited `deferredRequestLimit`). On the loop.
+    func releaseDeferredRequests(now: UInt64) {
+        let pending = sessions.contains { $0.value.relay.firstCatchUpPending && connections[$0.key] != nil }
+        for (id, session) in sessions {
+            guard let since = session.relay.deferredRequestSince, let connection = connections[id] else { continue }
+            guard !pending || now - since >= Self.deferredRequestLimit else { continue }
+            sessions[id]?.relay.deferredRequestSince = nil
+            requestCatchUp(from: connection)
+        }
+    }
+
     /// Sends `sync_request` with the replica's version vector: the peer answers with what it lacks.
     func requestCatchUp(from connection: Connection) {
         sessions[connection.id]?.relay.askedCatchUp()
@@ -86,6 +115,7 @@ extension SyncNode {
     /// `graftTimeout` to push them (`graft`). On the loop.
     func relayPass(now: UInt64) {
         guard configuration.relayTrees else { return }
+        releaseDeferredRequests(now: now)
         let timeout = UInt64(max(configuration.graftTimeout.nanoseconds, 1_000_000))
         let version = replica.version
         var candidate: (id: Int, since: UInt64, lacking: Set<ReplicaID>)?

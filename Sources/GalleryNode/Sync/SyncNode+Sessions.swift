@@ -30,7 +30,7 @@ extension SyncNode: ConnectionDelegate {
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
             }
             sessions[connection.id] = Session(relay: RelayPolicy(trees: configuration.relayTrees, peer: peer.replica))
-            requestCatchUp(from: connection)
+            beginSync(with: connection, now: DispatchTime.now().uptimeNanoseconds)
             publishPeerChange(connection)
             configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
         }
@@ -48,7 +48,9 @@ extension SyncNode: ConnectionDelegate {
                 // version exchange only when they bring something new.
                 let previous = sessions[connection.id]?.syncedUpTo
                 sessions[connection.id]?.syncedUpTo = version
+                let first = sessions[connection.id]?.relay.firstCatchUpPending == true
                 sessions[connection.id]?.relay.caughtUp(version)
+                if first { releaseDeferredRequests(now: DispatchTime.now().uptimeNanoseconds) }
                 publishPeerChange(connection)
                 if previous != version {
                     configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
@@ -79,8 +81,9 @@ extension SyncNode: ConnectionDelegate {
         let name = connection.peer?.name ?? connection.remote
         loop.async { [self] in
             connections[connection.id] = nil
-            sessions[connection.id] = nil
+            let first = sessions.removeValue(forKey: connection.id)?.relay.firstCatchUpPending == true
             deferredCatchUps[connection.id] = nil
+            if first { releaseDeferredRequests(now: DispatchTime.now().uptimeNanoseconds) }
             notifyChange()
             if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
         }
