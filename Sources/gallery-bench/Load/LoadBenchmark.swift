@@ -177,6 +177,8 @@ enum LoadBenchmark {
             "convergenceSeconds": \(rounded(convergenceSeconds)), \
             "wireBytesReceivedAcrossMesh": \(wireBytesAtStop), \
             "wireBytesPerOpPerReceiver": \(rounded(Double(wireBytesAtStop) / Double(max(1, made * (options.nodes - 1))))), \
+            "encodedBytesPerOp": \(rounded(Double(logBytes) / Double(max(1, opCount)))), \
+            "wireBytesPerOpPerReceiverOverEncoded": \(rounded(Double(wireBytesAtStop) / Double(max(1, made * (options.nodes - 1))) / (Double(logBytes) / Double(max(1, opCount))))), \
             "latencySamples": \(latencies.count), "latencyP50Ms": \(ms(percentile(latencies, 0.5))), \
             "latencyP90Ms": \(ms(percentile(latencies, 0.9))), "latencyP99Ms": \(ms(percentile(latencies, 0.99))), \
             "latencyMaxMs": \(ms(latencies.last ?? 0)), \
@@ -273,7 +275,8 @@ struct Pacer: Sendable {
     let names: [String]
     let seed: UInt64
 
-    func run(start: UInt64, interval: UInt64, slots: Int, sequenceOffset: Int = 0, sequenceStride: Int = 1) -> PacerResult {
+    func run(start: UInt64, interval: UInt64, slots: Int, sequenceOffset: Int = 0, sequenceStride: Int = 1,
+             until stop: () -> Bool = { false }) -> PacerResult {
         var result = PacerResult()
         result.performMicroseconds.reserveCapacity(slots)
         result.created.reserveCapacity(slots)
@@ -281,7 +284,7 @@ struct Pacer: Sendable {
         var slot = 0
         let own = names[index]
         let shared = LoadMesh.sharedGallery
-        while slot < slots {
+        while slot < slots && !stop() {
             let due = start + UInt64(slot) * interval
             var now = uptimeNanoseconds()
             if now < due {
