@@ -18,10 +18,16 @@ enum LoadBenchmark {
         var seed: UInt64 = 1
         /// Commands in flight per node: each node's rate is shared by this many pacer threads.
         var clients = 8
+        /// In-memory nodes without relay trees (every op to every peer): the baseline.
+        var flood = false
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
             while let flag = rest.popFirst() {
+                if flag == "--flood" {
+                    flood = true
+                    continue
+                }
                 guard let value = rest.popFirst() else { throw BenchFailure.usage("\(flag) needs a value") }
                 switch flag {
                 case "--nodes": nodes = try Self.number(value, flag, in: 2...64)
@@ -50,7 +56,8 @@ enum LoadBenchmark {
         let loadBefore = loadAverage()
         let fsyncMilliseconds = options.store == .disk ? try fsyncProbe() : nil
         let rssBefore = MemoryUsage.currentResidentBytes()
-        let mesh = try LoadMesh(count: options.nodes, store: options.store)
+        guard !options.flood || options.store == .memory else { throw BenchFailure.usage("--flood needs --store memory") }
+        let mesh = try LoadMesh(count: options.nodes, store: options.store, flood: options.flood)
         defer { mesh.stop() }
         let rssMeshed = MemoryUsage.currentResidentBytes()
 
@@ -165,7 +172,7 @@ enum LoadBenchmark {
         let rssGrowth = (rssAfter ?? 0) - (rssBefore ?? 0)
         return [
             """
-            {"workload": "load", "store": "\(options.store.rawValue)", "nodes": \(options.nodes), \
+            {"workload": "load", "store": "\(options.store.rawValue)", "relay": "\(options.flood ? "flood" : "trees")", "nodes": \(options.nodes), \
             "targetOpsPerSecondPerNode": \(options.rate), "clientsPerNode": \(options.clients), "seconds": \(rounded(loadSeconds)), \
             "loadAverageBefore": \(loadBefore), "loadAverageAtStop": \(loadDuring), \
             "opsMade": \(made), "opsMadePerSecond": \(rounded(Double(made) / loadSeconds)), \
