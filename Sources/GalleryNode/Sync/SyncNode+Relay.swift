@@ -119,13 +119,16 @@ extension SyncNode {
         let timeout = UInt64(max(configuration.graftTimeout.nanoseconds, 1_000_000))
         let version = replica.version
         var candidate: (id: Int, since: UInt64, lacking: Set<ReplicaID>)?
+        // A node being caught up (its first catch-up, the others' requests held back) lacks what
+        // every peer holds: that catch-up brings it, no graft is due meanwhile.
+        let joining = sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
         for id in sessions.keys.sorted() {
             guard var policy = sessions[id]?.relay, sessions[id]?.live == true, let connection = connections[id] else { continue }
             if let announcement = policy.takeAnnouncement() {
                 connection.send(.ihave(announcement))
                 relayCountsOnLoop.announcementsSent += 1
             }
-            if let due = policy.dueGraft(version: version, now: now, timeout: timeout), due.since < (candidate?.since ?? .max) {
+            if !joining, let due = policy.dueGraft(version: version, now: now, timeout: timeout), due.since < (candidate?.since ?? .max) {
                 candidate = (id, due.since, due.origins)
             }
             sessions[id]?.relay = policy
