@@ -46,20 +46,8 @@ extension NodeSuites {
             let framesBefore = source.relayCounts.catchUpFramesSent
 
             // A newcomer that asks for everything and then reads nothing: its catch-up stays open.
-            let stalled = try AdversaryClient(source.endpoint!, deadline: .seconds(30))
-            var handshake = ClientHandshake(settings: HandshakeSettings(secret: Self.secret, replica: ReplicaID(0x57A1), name: "stalled"))
-            stalled.send(handshake.hello)
-            let welcome = try #require(stalled.nextFrame().flatMap { try? Message(frame: $0) })
-            guard case .send(let auth) = try handshake.receive(welcome) else {
-                Issue.record("no auth")
-                return
-            }
-            stalled.send(auth)
-            let ok = try #require(stalled.nextFrame().flatMap { try? Message(frame: $0) })
-            guard case .done = try handshake.receive(ok) else {
-                Issue.record("not authenticated")
-                return
-            }
+            guard let stalled = try AdversaryClient.authenticated(
+                to: source.endpoint!, secret: Self.secret, replica: ReplicaID(0x57A1), name: "stalled", deadline: .seconds(30)) else { return }
             stalled.send(.syncRequest(VersionVector()))
             let heartbeats = AdversaryHeartbeats(stalled)
             heartbeats.start()
