@@ -40,6 +40,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case let arguments where arguments.first == "load":
             for line in try LoadBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "catchup":
+            for line in try CatchUpLoadBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
+            return 0
         case let arguments where arguments.first == "scale":
             for line in try ScaleBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0

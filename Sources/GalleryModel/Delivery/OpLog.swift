@@ -98,14 +98,7 @@ struct OpLog {
     func positions(missingFrom version: VersionVector, replicas: ReplicaTable) -> [Int32] {
         var selected: [Int32] = []
         for (index, list) in positions.enumerated() where !list.isEmpty {
-            let known = version[replicas.ids[index]]
-            var low = 0
-            var high = list.count
-            while low < high {
-                let mid = (low + high) / 2
-                if counter(at: list[mid]) <= known { low = mid + 1 } else { high = mid }
-            }
-            selected += list[low...]
+            selected += list[firstUnknown(in: list, known: version[replicas.ids[index]])...]
         }
         selected.sort()
         return selected
@@ -223,5 +216,48 @@ extension OpLog {
             positions.append(list)
         }
         byteCount = try reader.count(limit: Int.max)
+    }
+}
+
+// MARK: Streaming catch-up
+
+extension OpLog {
+    /// The ID of the op at a log position, read from its encoding (kind byte, counter varint,
+    /// replica u64) without decoding the op.
+    ///
+    /// - Complexity: O(1).
+    func opID(at position: Int32) -> OpID {
+        let (chunk, offset) = location(of: position)
+        var reader = ByteReader(chunks[chunk].bytes, offset: offset + 1)
+        let counter = (try? reader.varint()) ?? 0
+        let replica = (try? reader.fixed64()) ?? 0
+        return OpID(counter: counter, replica: ReplicaID(replica))
+    }
+
+    /// The index in one replica's `positions` list of its first op with a counter above `known`
+    /// (the list's count when there is none).
+    ///
+    /// - Complexity: O(log n).
+    private func firstUnknown(in list: [Int32], known: UInt64) -> Int {
+        var low = 0
+        var high = list.count
+        while low < high {
+            let mid = (low + high) / 2
+            if counter(at: list[mid]) <= known { low = mid + 1 } else { high = mid }
+        }
+        return low
+    }
+
+    /// The first log position of an op that `version` does not include, or `count` when it
+    /// includes them all: where a catch-up to a replica at `version` starts scanning.
+    ///
+    /// - Complexity: O(r log n) for r replicas.
+    func firstPosition(missingFrom version: VersionVector, replicas: ReplicaTable) -> Int {
+        var first = count
+        for (index, list) in positions.enumerated() where !list.isEmpty {
+            let unknown = firstUnknown(in: list, known: version[replicas.ids[index]])
+            if unknown < list.count { first = min(first, Int(list[unknown])) }
+        }
+        return first
     }
 }

@@ -35,6 +35,8 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     private var lastSent: UInt64
     /// Where `lastSent` is read from.
     private let clock: any NodeClock
+    /// Runs once the queued bytes fall below `threshold` (a streaming catch-up's next batch).
+    private var drainWaiter: (threshold: Int, body: @Sendable () -> Void)?
 
     /// An outbox dropping a peer whose queued frames pass `limit` bytes.
     init(limit: Int, clock: any NodeClock = SystemClock()) {
@@ -79,6 +81,22 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
         condition.withLock { servedFetches.removeAll { $0.request == request } }
     }
 
+    /// Bytes of frames queued and not yet handed to the channel.
+    var queuedBytes: Int { condition.withLock { queue.byteCount } }
+
+    /// Runs `body` once the queued bytes are below `threshold`: at once (on the caller's thread)
+    /// when they are already, else on the channel's thread after the pull that brings them there.
+    /// A later call replaces a waiter not yet run; closing drops it.
+    func whenBelow(_ threshold: Int, _ body: @escaping @Sendable () -> Void) {
+        let now = condition.withLock { () -> Bool in
+            guard !closing else { return false }
+            if queue.byteCount < threshold { return true }
+            drainWaiter = (threshold, body)
+            return false
+        }
+        if now { body() }
+    }
+
     /// From now on frames carry the checksum trailer (the handshake is over).
     func startSealing() {
         condition.withLock { queue.sealing = true }
@@ -93,6 +111,7 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
             closing = true
             queue.removeAll()
             servedFetches.removeAll()
+            drainWaiter = nil
             if let farewell { _ = queue.push(farewell, priority: .control) }
             condition.broadcast()
             return true
@@ -118,7 +137,7 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
 
     /// What the channel writes next: queued frames, else the next chunk of a served fetch.
     private enum Work {
-        case frames([UInt8])
+        case frames([UInt8], drained: (@Sendable () -> Void)?)
         case chunk(ChunkStream)
         case idle
         case finished
@@ -128,7 +147,15 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
         while true {
             let work: Work = condition.withLock {
                 while waiting && queue.isEmpty && servedFetches.isEmpty && !closing { condition.wait() }
-                if !queue.isEmpty { return .frames(queue.popBytes(maximumBytes: Self.pullBytes)) }
+                if !queue.isEmpty {
+                    let bytes = queue.popBytes(maximumBytes: Self.pullBytes)
+                    var drained: (@Sendable () -> Void)?
+                    if let waiter = drainWaiter, queue.byteCount < waiter.threshold {
+                        drained = waiter.body
+                        drainWaiter = nil
+                    }
+                    return .frames(bytes, drained: drained)
+                }
                 if closing { return .finished }
                 if servedFetches.isEmpty {
                     drained = true
@@ -138,7 +165,9 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
                 return .chunk(servedFetches[servedTurn])
             }
             switch work {
-            case .frames(let bytes): return .bytes(bytes)
+            case .frames(let bytes, let drained):
+                drained?()
+                return .bytes(bytes)
             case .idle: return .idle
             case .finished: return .finished
             case .chunk(let stream):

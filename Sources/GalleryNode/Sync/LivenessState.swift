@@ -6,4 +6,6 @@ struct LivenessState {
     var previous: UInt64
     /// When ops waiting on a missing dependency were last re-requested.
     var gaps: GapWatch
+    /// When the node last sent a `graft` (one peer at a time is asked, `SyncNode+Relay`).
+    var lastGraft: UInt64 = 0
 }

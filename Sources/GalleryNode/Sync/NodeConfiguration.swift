@@ -28,6 +28,12 @@ public struct NodeConfiguration: Sendable {
     /// a lost frame that no later op depends on (the last ops of a burst, a `caught_up`) is asked
     /// for again within this time, without a reconnect.
     public var versionExchangeInterval: Duration = .seconds(10)
+    /// How long ops a peer announced (`ihave`) may be missing here before the node asks that
+    /// peer to push them (`graft`, protocol.md, "Relay"): the eager tree had that long to bring them.
+    public var graftTimeout: Duration = .milliseconds(400)
+    /// Whether the node relays along per-origin eager trees with announcements on the other links
+    /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
+    public var relayTrees = true
     /// Delays between attempts to reach a peer that is not connected (`SyncNode+Redial`).
     public var reconnect: Backoff
     /// The largest frame payload this node accepts.

@@ -3,8 +3,7 @@ import GalleryModel
 import GalleryWire
 
 /// Durability before anything leaves the node: ops applied on the loop go to the group-commit
-/// writer; when it reports them durable, the loop sends them to the live peers (but the one they
-/// came from), publishes them on `events`, and wakes the commands that made them. All on the loop.
+/// writer; when it reports them durable, the loop relays them to the live peers (`SyncNode+Relay`), publishes them on `events`, and wakes the commands that made them. All on the loop.
 extension SyncNode {
     /// Takes ops just applied (by a command, or received from `source`): hands them to the writer,
     /// or, for a node that does not persist, treats them as durable at once. Returns a ticket to
@@ -50,7 +49,7 @@ extension SyncNode {
                 durableVersion[op.id.replica] = op.id.counter
             }
         }
-        send(batches)
+        relay(batches)
         if !events.isEmpty {
             events.publish(.applied(batches.count == 1 ? batches[0].ops : batches.flatMap(\.ops)))
         }
@@ -67,38 +66,6 @@ extension SyncNode {
         }
         durabilityWaiters.removeFirst(waiting)
         notifyChange()
-    }
-
-    /// Sends durable batches to every live peer but each batch's source, straight from the
-    /// replica's encoded log: adjacent batches a peer gets go out together, in frames within the
-    /// peer's limit.
-    func send(_ batches: [InFlight]) {
-        var framesByRun: [String: [Frame]] = [:]
-        for (id, session) in sessions where session.live {
-            guard let connection = connections[id] else { continue }
-            let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
-            for run in Self.runs(of: batches, except: id) {
-                let key = "\(run.lowerBound)-\(run.upperBound)-\(limit)"
-                let frames = framesByRun[key]
-                    ?? replica.encodedOps(atLogPositions: run, maximumBytes: limit).map { Frame(.ops, payload: $0) }
-                framesByRun[key] = frames
-                for frame in frames { connection.send(frame, priority: .ops) }
-            }
-        }
-    }
-
-    /// The log positions of `batches` that did not come from `peer`, as ranges of adjacent ones.
-    static func runs(of batches: [InFlight], except peer: Int) -> [Range<Int>] {
-        var runs: [Range<Int>] = []
-        for batch in batches where batch.source != peer {
-            let range = (batch.end - batch.ops.count)..<batch.end
-            if let last = runs.last, last.upperBound == range.lowerBound {
-                runs[runs.count - 1] = last.lowerBound..<range.upperBound
-            } else {
-                runs.append(range)
-            }
-        }
-        return runs
     }
 
     /// A barrier through the writer: `body` runs on the writer with the replica as it is now, once

@@ -53,9 +53,8 @@ extension SyncNode {
         // every live peer when none has finished (its `caught_up` may be what was lost).
         let synced = live.filter(\.1).map(\.0)
         let peers = synced.isEmpty ? live.map(\.0) : synced
-        let version = replica.version
         let missing = replica.missingDependencies
-        for connection in peers { connection.send(.syncRequest(version)) }
+        for connection in peers { requestCatchUp(from: connection) }
         let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
         throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - since) / 1_000_000) ms for \(named); "
             + "asking \(peers.count) peers again")
@@ -71,10 +70,9 @@ extension SyncNode {
             session.live && session.syncedUpTo != nil && now > session.lastVersionSent && now - session.lastVersionSent >= interval
         }
         guard !due.isEmpty else { return }
-        let version = replica.version
         for (id, _) in due {
             guard let connection = connections[id] else { continue }
-            connection.send(.syncRequest(version))
+            requestCatchUp(from: connection)
             sessions[id]?.lastVersionSent = now
         }
     }

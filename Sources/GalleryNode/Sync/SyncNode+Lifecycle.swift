@@ -166,5 +166,6 @@ extension SyncNode {
         checkForGaps(&liveness.gaps, now: now)
         exchangeVersions(now: now)
         addressPass(now: now)
+        relayPass(now: now)
     }
 }

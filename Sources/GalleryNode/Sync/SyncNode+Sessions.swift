@@ -7,7 +7,8 @@ import GalleryWire
 ///
 /// Both sides send `sync_request` with their version vector as soon as they are authenticated.
 /// The answer to a `sync_request` is every op the requester lacks, in `ops` batches in causal
-/// order, then `caught_up`; from then on every op this node applies is pushed to that peer. Nothing
+/// order, then `caught_up`; from then on every op this node applies goes to that peer as its relay
+/// policy says (`SyncNode+Relay`). Nothing
 /// of a session outlives its connection: a reconnect starts a new exchange of version vectors.
 ///
 /// The delegate calls come on each connection's reader thread or event loop; everything that
@@ -29,8 +30,9 @@ extension SyncNode: ConnectionDelegate {
                 }
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
             }
-            sessions[connection.id] = Session(lastVersionSent: clock.now)
-            connection.send(.syncRequest(replica.version))
+            sessions[connection.id] = Session(
+                lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees, peer: peer.replica))
+            beginSync(with: connection, now: clock.now)
             announceAddresses(on: connection)
             publishPeerChange(connection)
             configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
@@ -49,6 +51,9 @@ extension SyncNode: ConnectionDelegate {
                 // version exchange only when they bring something new.
                 let previous = sessions[connection.id]?.syncedUpTo
                 sessions[connection.id]?.syncedUpTo = version
+                let first = sessions[connection.id]?.relay.firstCatchUpPending == true
+                sessions[connection.id]?.relay.caughtUp(version)
+                if first { releaseDeferredRequests(now: clock.now) }
                 publishPeerChange(connection)
                 if previous != version {
                     configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
@@ -56,6 +61,8 @@ extension SyncNode: ConnectionDelegate {
             }
         case .addresses(let announcement):
             loop.async { [self] in received(announcement, from: connection) }
+        case .ihave, .graft, .prune:
+            loop.async { [self] in receiveRelay(message, from: connection) }
         case .heartbeat:
             break
         case .fetch(let request):
@@ -79,9 +86,10 @@ extension SyncNode: ConnectionDelegate {
         let name = connection.peer?.name ?? connection.remote
         loop.async { [self] in
             connections[connection.id] = nil
-            sessions[connection.id] = nil
+            let first = sessions.removeValue(forKey: connection.id)?.relay.firstCatchUpPending == true
             deferredCatchUps[connection.id] = nil
             addressConnectionClosed(connection)
+            if first { releaseDeferredRequests(now: clock.now) }
             notifyChange()
             if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
         }
@@ -134,13 +142,19 @@ extension SyncNode: ConnectionDelegate {
     private func receive(_ ops: [Op], from connection: Connection) {
         var applied: [Op] = []
         var failure: (Op, ModelError)?
+        var duplicates: Set<ReplicaID> = []
         for op in ops {
             let outcome = replica.receive(op) { applied.append($0) }
             if case .rejected(let error) = outcome {
                 failure = (op, error)
                 break
             }
+            if case .duplicate = outcome {
+                duplicates.insert(op.id.replica)
+                relayCountsOnLoop.duplicatesReceived += 1
+            }
         }
+        if failure == nil { noteReceived(ops, duplicates: duplicates, from: connection) }
         _ = self.applied(applied, source: connection.id, waits: false)
         if let (op, error) = failure {
             if case .divergentOp = error {

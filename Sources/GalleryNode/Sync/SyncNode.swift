@@ -88,6 +88,8 @@ public final class SyncNode: @unchecked Sendable {
     var heldProgress: [(end: Int, progress: [TransferProgress])] = []
     /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
     var addresses = AddressState()
+    /// What the relay received and sent (`SyncNode+Relay`).
+    var relayCountsOnLoop = RelayCounts()
 
     /// What the node knows of one authenticated connection.
     struct Session {
@@ -99,6 +101,8 @@ public final class SyncNode: @unchecked Sendable {
         var catchUp: CatchUp?
         /// When (uptime, nanoseconds) this node last sent the peer its version vector.
         var lastVersionSent: UInt64
+        /// What the peer holds and which origins' ops are pushed to it (`SyncNode+Relay`).
+        var relay = RelayPolicy()
     }
 
     /// Ops applied in one turn (a command, a received frame) and not yet durable.

@@ -18,6 +18,12 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     case ops = 0x11
     /// The sender has sent everything it had up to the enclosed version vector.
     case caughtUp = 0x12
+    /// Relay: the sender holds each listed replica's ops up to the counter (a lazy announcement).
+    case ihave = 0x13
+    /// Relay: "push me the listed origins' ops eagerly again, and send what my version vector lacks".
+    case graft = 0x14
+    /// Relay: "stop pushing me the listed origins' ops eagerly; announce them instead".
+    case prune = 0x15
     /// A request for a blob's bytes by hash and offset.
     case fetch = 0x20
     /// A piece of a blob.

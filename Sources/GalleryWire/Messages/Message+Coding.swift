@@ -29,6 +29,17 @@ extension Message {
             break
         case .syncRequest(let version), .caughtUp(let version):
             Self.write(version, into: &writer)
+        case .ihave(let version):
+            // Added within version 2: ignorable, so that a node that does not relay skips them.
+            Self.write(version, into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .graft(let version, let origins):
+            Self.write(version, into: &writer)
+            Self.write(origins, into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .prune(let origins):
+            Self.write(origins, into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .ops(let ops):
             return Frame(.ops, payload: OpCodec.encode(ops))
         case .fetch(let request):
@@ -107,6 +118,12 @@ extension Message {
             return .syncRequest(try version(&reader))
         case .caughtUp:
             return .caughtUp(try version(&reader))
+        case .ihave:
+            return .ihave(try version(&reader))
+        case .graft:
+            return .graft(try version(&reader), origins: try replicas(&reader))
+        case .prune:
+            return .prune(try replicas(&reader))
         case .ops:
             let ops = try OpCodec.decode(Array(try reader.bytes(reader.remaining)))
             return .ops(ops)
@@ -150,6 +167,23 @@ extension Message {
             writer.fixed64(replica.rawValue)
             writer.varint(counter)
         }
+    }
+
+    /// A set of replica IDs: a varint count, then each ID (u64), ascending.
+    static func write(_ replicas: [ReplicaID], into writer: inout ByteWriter) {
+        writer.varint(UInt64(replicas.count))
+        for replica in replicas.sorted() { writer.fixed64(replica.rawValue) }
+    }
+
+    private static func replicas(_ reader: inout ByteReader) throws(DecodingError) -> [ReplicaID] {
+        let count = try reader.count(limit: reader.remaining / 8)
+        var replicas: [ReplicaID] = []
+        for _ in 0..<count {
+            let replica = ReplicaID(try reader.fixed64())
+            guard replicas.last.map({ $0 < replica }) ?? true else { throw .invalidValue("replica list order") }
+            replicas.append(replica)
+        }
+        return replicas
     }
 
     private static func version(_ reader: inout ByteReader) throws(DecodingError) -> VersionVector {

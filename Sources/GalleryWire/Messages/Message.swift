@@ -13,6 +13,13 @@ public enum Message: Hashable, Sendable {
     case syncRequest(VersionVector)
     case ops([Op])
     case caughtUp(VersionVector)
+    /// The sender holds these ops (protocol.md, "Relay"): sent on links that do not push them.
+    case ihave(VersionVector)
+    /// The sender lacks ops of `origins` announced to it: push those origins' ops eagerly again,
+    /// and send what the version vector lacks, then `caught_up`.
+    case graft(VersionVector, origins: [ReplicaID])
+    /// The sender got these origins' ops from another link first: announce them, do not push them.
+    case prune([ReplicaID])
     case fetch(FetchRequest)
     case chunk(Chunk)
     case fetchError(id: UInt64, code: ErrorCode, message: String)
@@ -36,6 +43,9 @@ public enum Message: Hashable, Sendable {
         case .syncRequest: .syncRequest
         case .ops: .ops
         case .caughtUp: .caughtUp
+        case .ihave: .ihave
+        case .graft: .graft
+        case .prune: .prune
         case .fetch: .fetch
         case .chunk: .chunk
         case .fetchError: .fetchError

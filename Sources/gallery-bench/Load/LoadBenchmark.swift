@@ -19,10 +19,16 @@ enum LoadBenchmark {
         var seed: UInt64 = 1
         /// Commands in flight per node: each node's rate is shared by this many pacer threads.
         var clients = 8
+        /// In-memory nodes without relay trees (every op to every peer): the baseline.
+        var flood = false
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
             while let flag = rest.popFirst() {
+                if flag == "--flood" {
+                    flood = true
+                    continue
+                }
                 guard let value = rest.popFirst() else { throw BenchFailure.usage("\(flag) needs a value") }
                 switch flag {
                 case "--nodes": nodes = try Self.number(value, flag, in: 2...64)
@@ -53,7 +59,8 @@ enum LoadBenchmark {
         let loadBefore = loadAverage()
         let fsyncMilliseconds = options.store == .disk ? try fsyncProbe() : nil
         let rssBefore = MemoryUsage.currentResidentBytes()
-        let mesh = try LoadMesh(count: options.nodes, store: options.store)
+        guard !options.flood || options.store == .memory else { throw BenchFailure.usage("--flood needs --store memory") }
+        let mesh = try LoadMesh(count: options.nodes, store: options.store, flood: options.flood)
         defer { mesh.stop() }
         let rssMeshed = MemoryUsage.currentResidentBytes()
 
@@ -172,7 +179,7 @@ enum LoadBenchmark {
         let rssGrowth = (rssAfter ?? 0) - (rssBefore ?? 0)
         return [
             """
-            {"workload": "load", "store": "\(options.store.rawValue)", "nodes": \(options.nodes), \
+            {"workload": "load", "store": "\(options.store.rawValue)", "relay": "\(options.flood ? "flood" : "trees")", "nodes": \(options.nodes), \
             "targetOpsPerSecondPerNode": \(options.rate), "clientsPerNode": \(options.clients), "seconds": \(rounded(loadSeconds)), \
             "loadAverageBefore": \(loadBefore), "loadAverageAtStop": \(loadDuring), \
             "opsMade": \(made), "opsMadePerSecond": \(rounded(Double(made) / loadSeconds)), \
@@ -184,6 +191,8 @@ enum LoadBenchmark {
             "convergenceSeconds": \(rounded(convergenceSeconds)), \
             "wireBytesReceivedAcrossMesh": \(wireBytesAtStop), \
             "wireBytesPerOpPerReceiver": \(rounded(Double(wireBytesAtStop) / Double(max(1, made * (options.nodes - 1))))), \
+            "encodedBytesPerOp": \(rounded(Double(logBytes) / Double(max(1, opCount)))), \
+            "wireBytesPerOpPerReceiverOverEncoded": \(rounded(Double(wireBytesAtStop) / Double(max(1, made * (options.nodes - 1))) / (Double(logBytes) / Double(max(1, opCount))))), \
             "latencySamples": \(latencies.count), "latencyP50Ms": \(ms(percentile(latencies, 0.5))), \
             "latencyP90Ms": \(ms(percentile(latencies, 0.9))), "latencyP99Ms": \(ms(percentile(latencies, 0.99))), \
             "latencyMaxMs": \(ms(latencies.last ?? 0)), \
@@ -283,7 +292,8 @@ struct Pacer: Sendable {
     let names: [String]
     let seed: UInt64
 
-    func run(start: UInt64, interval: UInt64, slots: Int, sequenceOffset: Int = 0, sequenceStride: Int = 1) -> PacerResult {
+    func run(start: UInt64, interval: UInt64, slots: Int, sequenceOffset: Int = 0, sequenceStride: Int = 1,
+             until stop: () -> Bool = { false }) -> PacerResult {
         var result = PacerResult()
         result.performMicroseconds.reserveCapacity(slots)
         result.created.reserveCapacity(slots)
@@ -291,7 +301,7 @@ struct Pacer: Sendable {
         var slot = 0
         let own = names[index]
         let shared = LoadMesh.sharedGallery
-        while slot < slots {
+        while slot < slots && !stop() {
             let due = start + UInt64(slot) * interval
             var now = uptimeNanoseconds()
             if now < due {

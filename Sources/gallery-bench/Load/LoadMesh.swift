@@ -21,7 +21,9 @@ final class LoadMesh: Sendable {
     /// The gallery every node edits besides its own.
     static let sharedGallery = "shared"
 
-    init(count: Int, store: Store) throws {
+    /// - Parameter flood: In-memory nodes push every op to every peer (no relay trees): the
+    ///   baseline of `--flood`.
+    init(count: Int, store: Store, flood: Bool = false) throws {
         let names = (0..<count).map { "n\($0)" }
         self.names = names
         var nodes: [SyncNode] = []
@@ -44,9 +46,9 @@ final class LoadMesh: Sendable {
                     addresses.append(address)
                     nodes.append(server.node)
                 case .memory:
-                    let node = SyncNode(
-                        configuration: NodeConfiguration(name: name, secret: secret, peers: addresses, log: .silent),
-                        replica: Replica(id: ReplicaID(deriving: "load-\(name)")))
+                    var configuration = NodeConfiguration(name: name, secret: secret, peers: addresses, log: .silent)
+                    configuration.relayTrees = !flood
+                    let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "load-\(name)")))
                     guard let address = try node.start() else { throw BenchFailure.failed("load: node \(name) has no address") }
                     try node.perform { try $0.createGallery(name) }
                     addresses.append(address)

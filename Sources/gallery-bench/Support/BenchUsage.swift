@@ -9,8 +9,9 @@ enum BenchUsage {
                gallery-bench transfer
                gallery-bench node
                gallery-bench startup
-               gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1]
+               gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1] [--flood]
                gallery-bench scale [--items 1000000] [--galleries 100] [--seed 1]
+               gallery-bench catchup [--ops 1000000] [--nodes 7] [--rate 500] [--settle 3] [--clients 4]
                gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
                                    [--drag-timeout S] [--keep]
                gallery-bench flood [--seconds 20] [--attackers 2]
@@ -60,6 +61,9 @@ enum BenchUsage {
         scale: a node directory whose op log holds --items single-item inserts across --galleries
         galleries: the node's start-up time and memory (in a child process), and the catch-up time and
         bytes of a new empty node (another child) joining it.
+        catchup: --nodes in-memory nodes in a full mesh whose space holds --ops ops edit at --rate ops/s
+        each; after --settle seconds a new empty node joins them all: the time until it holds what the
+        mesh held when it joined, the ops and bytes it received, and the editors' latency p99 meanwhile.
 
         chaos: 3 to 5 `gallery serve` processes (the `gallery` binary next to this one) in a chain or a
         mesh, under a seeded schedule for S seconds (default 60): adds of PNGs of 1 KiB to BYTES (default

@@ -36,20 +36,8 @@ extension NodeSuites.AdversarialPeerTests {
 
         // The slow peer: authenticates, asks for everything, sends heartbeats (so it is not dropped
         // for silence), and never reads.
-        let slow = try AdversaryClient(endpoint, deadline: .seconds(40))
-        var handshake = ClientHandshake(settings: HandshakeSettings(secret: TestCluster.secret, replica: ReplicaID(0x510E), name: "slowpoke"))
-        slow.send(handshake.hello)
-        let welcome = try #require(slow.nextFrame().flatMap { try? Message(frame: $0) })
-        guard case .send(let auth) = try handshake.receive(welcome) else {
-            Issue.record("no auth")
-            return
-        }
-        slow.send(auth)
-        let ok = try #require(slow.nextFrame().flatMap { try? Message(frame: $0) })
-        guard case .done = try handshake.receive(ok) else {
-            Issue.record("not authenticated")
-            return
-        }
+        guard let slow = try AdversaryClient.authenticated(
+            to: endpoint, secret: TestCluster.secret, replica: ReplicaID(0x510E), name: "slowpoke", deadline: .seconds(40)) else { return }
         slow.send(.syncRequest(VersionVector()))
         let heartbeats = AdversaryHeartbeats(slow)
         heartbeats.start()

@@ -1,0 +1,27 @@
+/// What the relay of one node has received and sent since it started (protocol.md, "Relay"):
+/// how close each op comes to arriving once.
+public struct RelayCounts: Hashable, Sendable {
+    /// `ops` frames received from peers.
+    public var opsFramesReceived = 0
+    /// Ops received from peers, duplicates included.
+    public var opsReceived = 0
+    /// Ops received that this node held already.
+    public var duplicatesReceived = 0
+    /// `ihave` frames sent.
+    public var announcementsSent = 0
+    /// `prune` frames sent.
+    public var prunesSent = 0
+    /// `graft` frames sent.
+    public var graftsSent = 0
+    /// Catch-ups answered (`sync_request` or `graft`).
+    public var catchUpsAnswered = 0
+    /// `ops` frames sent by catch-ups.
+    public var catchUpFramesSent = 0
+}
+
+extension SyncNode {
+    /// What the relay has received and sent since the node started.
+    public var relayCounts: RelayCounts {
+        loop.sync { relayCountsOnLoop }
+    }
+}
