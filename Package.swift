@@ -50,7 +50,8 @@ let package = Package(
             "GalleryModel", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
         ]),
         .executableTarget(name: "gallery", dependencies: [
-            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryNode", "GalleryControl", "GalleryHost",
+            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
+            "GalleryHost",
         ]),
         // Shared by tests and benchmarks: spawning `gallery` and the bench's children, storage
         // fixtures, and a headless-Chromium driver over the DevTools protocol.

@@ -36,8 +36,9 @@ public final class BlobStore: @unchecked Sendable {
 
     /// Opens the store under `directory`, creating it, `blobs/` and `blobs/tmp/` as needed, and removes
     /// temporary files left by interrupted writes (partial transfers are kept for resuming unless
-    /// `keepPartialTransfers` is false).
-    public init(directory: URL, keepPartialTransfers: Bool = true) throws(StorageError) {
+    /// `keepPartialTransfers` is false). A second user of a store that a node has open (`gallery add`)
+    /// passes `removingTemporaryFiles: false`: those files are the node's writes in progress.
+    public init(directory: URL, keepPartialTransfers: Bool = true, removingTemporaryFiles: Bool = true) throws(StorageError) {
         self.directory = directory
         blobsPath = directory.appendingPathComponent("blobs").path
         temporaryPath = blobsPath + "/tmp"
@@ -46,7 +47,7 @@ public final class BlobStore: @unchecked Sendable {
             try StorageFile.syncDirectory(directory.path)
         }
         try StorageFile.makeDirectory(temporaryPath)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporaryPath)) ?? []
+        let names = removingTemporaryFiles ? (try? FileManager.default.contentsOfDirectory(atPath: temporaryPath)) ?? [] : []
         for name in names {
             let isPartial = name.hasSuffix(".partial") && Self.isValidHash(String(name.dropLast(8)))
             if !isPartial || !keepPartialTransfers { StorageFile.remove(temporaryPath + "/" + name) }
@@ -157,11 +158,27 @@ public final class BlobStore: @unchecked Sendable {
         #endif
     }()
 
-    /// Moves a temporary file written by `store(contentsOf:sync:)` (and made durable) into place
-    /// as the blob `hash`, or removes it when the blob is already there.
-    public func install(temporary path: String, as hash: String) throws(StorageError) {
-        guard Self.isValidHash(hash), path.hasPrefix(temporaryPath + "/") else { throw .invalidHash(hash) }
-        try install(path, as: hash)
+    /// Moves temporary files written by `store(contentsOf:sync:)` (and made durable) into place as
+    /// their blobs (or removes those whose blob is already there), then fsyncs each directory whose
+    /// entries changed once: for many blobs, one directory sync per fan-out directory, not per blob.
+    public func install(batch: [(temporary: String, hash: String)]) throws(StorageError) {
+        var changed: Set<String> = []
+        var madeFanOut = false
+        lock.lock()
+        defer { lock.unlock() }
+        for (temporary, hash) in batch {
+            guard Self.isValidHash(hash), temporary.hasPrefix(temporaryPath + "/") else { throw .invalidHash(hash) }
+            if StorageFile.fileSize(path(of: hash)) != nil {
+                StorageFile.remove(temporary)
+                continue
+            }
+            let fanOut = "\(blobsPath)/\(hash.prefix(2))"
+            if try StorageFile.makeDirectory(fanOut) { madeFanOut = true }
+            try StorageFile.rename(temporary, to: path(of: hash))
+            changed.insert(fanOut)
+        }
+        if madeFanOut { try StorageFile.syncDirectory(blobsPath) }
+        for directory in changed.sorted() { try StorageFile.syncDirectory(directory) }
     }
 
     /// Whether the store holds the blob (false for anything that is not a valid hash).
