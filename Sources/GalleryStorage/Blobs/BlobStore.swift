@@ -68,7 +68,7 @@ public final class BlobStore: @unchecked Sendable {
         var hasher = SHA256()
         do throws(StorageError) {
             defer { temporary.file.close() }
-            let appender = try DirectAppender(file: temporary.file, length: 0)
+            let appender = try DirectAppender(file: temporary.file, length: 0, expectedLength: bytes.count)
             let result = bytes.withUnsafeBytes { buffer in
                 hasher.update(buffer)
                 return Result { () throws(StorageError) in try appender.append(buffer) }
@@ -117,7 +117,7 @@ public final class BlobStore: @unchecked Sendable {
         var size = 0
         do throws(StorageError) {
             defer { temporary.file.close() }
-            let appender = try DirectAppender(file: temporary.file, length: 0)
+            let appender = try DirectAppender(file: temporary.file, length: 0, expectedLength: try? input.size())
             while true {
                 let chunk = try appender.append(reading: { buffer throws(StorageError) in try input.read(into: buffer, at: size) })
                 if chunk.isEmpty { break }

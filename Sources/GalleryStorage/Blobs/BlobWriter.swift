@@ -63,7 +63,7 @@ public final class BlobWriter: @unchecked Sendable {
             if offset < held { try file.truncate(to: offset) }
             count = offset
             resumeOffset = offset
-            appender = try DirectAppender(file: file, length: offset)
+            appender = try DirectAppender(file: file, length: offset, expectedLength: size)
             self.file = file
         } catch {
             file.close()
