@@ -3,7 +3,7 @@
 package struct TransferTuning: Sendable, Equatable {
     /// The largest `chunk` frame's data: the grain at which ops overtake bytes (an op waits
     /// behind at most the chunk being written).
-    package var chunkLength = 256 << 10
+    package var chunkLength = 64 << 10
     /// The chunks one `fetch` asks for: the bytes in flight per download, and so the most an op
     /// sent meanwhile waits behind.
     package var chunksPerFetch = 4
