@@ -3,6 +3,7 @@ import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryWire
+import Synchronization
 
 #if canImport(Darwin)
 import Darwin
@@ -178,7 +179,20 @@ public final class BlobStore: @unchecked Sendable {
             changed.insert(fanOut)
         }
         if madeFanOut { try StorageFile.syncDirectory(blobsPath) }
-        for directory in changed.sorted() { try StorageFile.syncDirectory(directory) }
+        // Concurrent fsyncs of one file system share its journal commits: up to 256 directories
+        // cost a few commits, not one each.
+        let directories = changed.sorted()
+        let failures = Mutex<[StorageError]>([])
+        DispatchQueue.concurrentPerform(iterations: min(16, directories.count)) { worker in
+            for index in stride(from: worker, to: directories.count, by: 16) {
+                do throws(StorageError) {
+                    try StorageFile.syncDirectory(directories[index])
+                } catch {
+                    failures.withLock { $0.append(error) }
+                }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw failure }
     }
 
     /// Whether the store holds the blob (false for anything that is not a valid hash).
