@@ -53,7 +53,8 @@ struct AddCommand: NodeSubcommand {
             throw .failed(TerminalText.escaped(error.localizedDescription))
         }
         let workers = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-        let stored = try sources.store(in: store, workers: workers, progress: json ? nil : ImportProgress())
+        let stored = try sources.store(
+            in: store, workers: workers, aspectGiven: request.aspect != nil, progress: json ? nil : ImportProgress())
         if !json {
             for skipped in stored.skipped {
                 FileHandle.standardError.write(Data("skipped \(TerminalText.escaped(skipped.path)): \(skipped.reason)\n".utf8))

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryIO
+import GalleryModel
 import GalleryNode
 import GalleryStorage
 import GalleryWire
@@ -110,7 +111,10 @@ struct ImageImport {
     /// Hashes and stores every file in `store` on `workers` threads, reporting to `progress`;
     /// returns the sources of the command. A named file that is not an image (or cannot be read)
     /// fails the whole import, after removing what was written.
-    func store(in store: BlobStore, workers: Int, progress: ImportProgress?) throws(CommandFailure) -> Stored {
+    ///
+    /// Without `aspectGiven`, a header whose aspect ratio is outside `FieldLimits` refuses the file
+    /// before its bytes are stored (as the node would).
+    func store(in store: BlobStore, workers: Int, aspectGiven: Bool, progress: ImportProgress?) throws(CommandFailure) -> Stored {
         let files = sources.enumerated().compactMap { index, source -> (Int, String, Bool)? in
             if case .file(let path, let explicit) = source { (index, path, explicit) } else { nil }
         }
@@ -123,7 +127,7 @@ struct ImageImport {
                 let position = next.add(1, ordering: .relaxed).oldValue
                 guard position < files.count else { return }
                 let (index, path, explicit) = files[position]
-                let outcome = Self.storeOne(path, in: store)
+                let outcome = Self.storeOne(path, in: store, aspectGiven: aspectGiven)
                 if case .failure(let skipped) = outcome, explicit || skipped.fatal { failed.store(true, ordering: .relaxed) }
                 results.withLock { $0[index] = outcome }
                 progress?.stored(bytes: (try? outcome.get().size) ?? 0)
@@ -159,13 +163,18 @@ struct ImageImport {
     }
 
     /// Checks one file's header, then copies it into the store unsynced.
-    private static func storeOne(_ path: String, in store: BlobStore) -> Result<(temporary: String, hash: String, size: Int), Skipped> {
+    private static func storeOne(
+        _ path: String, in store: BlobStore, aspectGiven: Bool
+    ) -> Result<(temporary: String, hash: String, size: Int), Skipped> {
         do {
             var head = try RegularFile.prefix(of: path, maximumLength: 64 << 10)
             if ImageHeader(head) == nil && head.count == 64 << 10 {
                 head = try RegularFile.prefix(of: path, maximumLength: AddImage.headerLength)
             }
-            guard ImageHeader(head) != nil else { return .failure(Skipped(path: path, reason: "not a PNG, JPEG or GIF image")) }
+            guard let header = ImageHeader(head) else { return .failure(Skipped(path: path, reason: "not a PNG, JPEG or GIF image")) }
+            if !aspectGiven, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
+                return .failure(Skipped(path: path, reason: problem))
+            }
         } catch {
             return .failure(Skipped(path: path, reason: error.localizedDescription))
         }
