@@ -136,7 +136,8 @@ extension TransferManager {
             progressLock.withLock {
                 for placeholder in download.placeholders { progressTable[placeholder] = (download.done, download.size) }
             }
-            guard force || now - download.lastReport >= Self.reportInterval else { return nil }
+            // The reader and the stage both report: another may have reported after `now` was read.
+            guard force || (now > download.lastReport && now - download.lastReport >= Self.reportInterval) else { return nil }
             download.lastReport = now
             downloads[hash] = download
             return download.placeholders.map { TransferProgress(transfer: $0, done: download.done, total: download.size) }
