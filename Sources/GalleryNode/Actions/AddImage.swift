@@ -60,28 +60,26 @@ public enum AddImage {
         case .url(let url):
             fields[.url] = .text(url)
             fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: url)))
-        case .file, .blob:
+        case .file(let path):
             guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
-            let hash: String, size: Int, path: String
-            switch source {
-            case .blob(let stored, let name):
-                guard let reader = try? blobs.openForReading(stored) else { throw ActionFailure("\(name): the blob \(stored) is not stored here") }
-                defer { reader.close() }
-                (hash, size, path) = (stored, try reader.size(), name)
-            case .file(let file):
-                (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: file))
-                path = file
-            case .url:
-                throw ActionFailure("unreachable")
-            }
-            fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: path)))
-            fields[.contentHash] = .text(hash)
-            fields[.byteSize] = .integer(Int64(size))
-            fields[.mediaType] = .text(header.mediaType)
-            fields[.aspectRatio] = .number(header.aspectRatio)
+            let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
+            fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: size, header: header)
+        case .blob(let hash, let name):
+            guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
+            guard let reader = try? blobs.openForReading(hash) else { throw ActionFailure("\(name): the blob \(hash) is not stored here") }
+            defer { reader.close() }
+            fields = imageFields(title: request.title ?? name, hash: hash, size: try reader.size(), header: header)
         }
         if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
         return ItemDraft(fields: fields)
+    }
+
+    /// The fields of an image item: its title (cut to the bound), bytes and header.
+    private static func imageFields(title: String, hash: String, size: Int, header: ImageHeader) -> [ItemField: FieldValue] {
+        [
+            .title: .text(FieldLimits.truncatedTitle(title)), .contentHash: .text(hash), .byteSize: .integer(Int64(size)),
+            .mediaType: .text(header.mediaType), .aspectRatio: .number(header.aspectRatio),
+        ]
     }
 
     /// The first bytes of a stored blob (its image header): 64 KiB, or up to `headerLength` when
