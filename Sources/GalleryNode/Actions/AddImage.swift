@@ -66,7 +66,9 @@ public enum AddImage {
             fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: size, header: header)
         case .blob(let hash, let name):
             guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
-            guard let reader = try? blobs.openForReading(hash) else { throw ActionFailure("\(name): the blob \(hash) is not stored here") }
+            guard FieldLimits.isContentHash(hash), let reader = try? blobs.openForReading(hash) else {
+                throw ActionFailure("\(name): the blob \(hash) is not stored here")
+            }
             defer { reader.close() }
             fields = imageFields(title: request.title ?? name, hash: hash, size: try reader.size(), header: header)
         }
