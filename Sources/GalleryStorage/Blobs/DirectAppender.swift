@@ -29,7 +29,11 @@ final class DirectAppender {
     static let stagingLength = 4 << 20
 
     let file: StorageFile
-    private let staging: UnsafeMutableRawBufferPointer
+    /// The staging buffer, made at the first byte staged: a writer opened for a download still
+    /// waiting for its turn holds no memory.
+    private var buffer: UnsafeMutableRawBufferPointer?
+    /// The staging buffer's size.
+    private let capacity: Int
     /// The file offset of the staging buffer's first byte, a multiple of `blockSize`.
     private var base: Int
     /// Bytes staged.
@@ -45,7 +49,7 @@ final class DirectAppender {
     init(file: StorageFile, length: Int, expectedLength: Int? = nil) throws(StorageError) {
         self.file = file
         let wanted = min(Self.stagingLength, max(Self.blockSize, (expectedLength ?? Self.stagingLength) + Self.blockSize - 1))
-        staging = UnsafeMutableRawBufferPointer.allocate(byteCount: wanted - wanted % Self.blockSize, alignment: Self.blockSize)
+        capacity = wanted - wanted % Self.blockSize
         base = length - length % Self.blockSize
         directWorks = Self.directFlag != 0 && ProcessInfo.processInfo.environment["GALLERY_BUFFERED_BLOBS"] == nil
         let tail = length - base
@@ -54,7 +58,9 @@ final class DirectAppender {
             do throws(StorageError) {
                 read = try file.read(into: UnsafeMutableRawBufferPointer(rebasing: staging[0..<tail]), at: base)
             } catch {
-                staging.deallocate()
+                // Freed here and forgotten: `deinit` may run for the abandoned instance too.
+                buffer?.deallocate()
+                buffer = nil
                 throw error
             }
             staged = read
@@ -62,7 +68,15 @@ final class DirectAppender {
     }
 
     deinit {
-        staging.deallocate()
+        buffer?.deallocate()
+    }
+
+    /// The staging buffer, made on first use.
+    private var staging: UnsafeMutableRawBufferPointer {
+        if let buffer { return buffer }
+        let made = UnsafeMutableRawBufferPointer.allocate(byteCount: capacity, alignment: Self.blockSize)
+        buffer = made
+        return made
     }
 
     /// Bytes appended so far, counting those the file held at creation.
