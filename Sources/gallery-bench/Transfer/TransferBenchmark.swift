@@ -25,6 +25,9 @@ import Synchronization
 /// - `drop-latency`: 200 drags of 1 MiB images one after the other: the control round trip of a
 ///   command that does nothing (`galleries`), then from sending each `drag` to its answer, to A
 ///   applying B's placeholder, and to B committing it (p50 and p99, milliseconds);
+/// - `drop-latency-during-transfer`: drags of 1 MiB images one after the other while a 256 MiB
+///   drag runs between the same nodes: answer and placeholder on A (p50 and p99), for the drags
+///   sent before the big one was committed;
 /// - `concurrent-drags`: 100 drags of 1 MiB images sent at once, each on its own connection and
 ///   thread: the time until B has committed all of them (`seconds`), until the last drag was
 ///   answered, until the first commit, and the median commit.
@@ -34,7 +37,8 @@ import Synchronization
 enum TransferBenchmark {
     /// The blob of the throughput workload, and the bytes of `loopback` and `sha256` (256 MiB).
     static let blobByteCount = 256 << 20
-    /// The chunk of a fetch (`TransferManager.chunkLength`), used for writes and hash updates.
+    /// The size of loopback writes and hash updates (256 KiB; a transfer's chunks are
+    /// `TransferManager.chunkLength`).
     static let chunkByteCount = 256 << 10
     /// The size of each image of the latency workloads (1 MiB).
     static let imageByteCount = 1 << 20
