@@ -56,7 +56,8 @@ let package = Package(
             "GalleryModel", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
         ]),
         .executableTarget(name: "gallery", dependencies: [
-            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryNode", "GalleryControl", "GalleryHost",
+            "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
+            "GalleryHost",
         ]),
         // Hundreds of real nodes in one process on a seeded scheduler and a simulated network
         // (issue 16): for tests and gallery-bench only, never in `gallery`.

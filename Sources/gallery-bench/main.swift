@@ -37,6 +37,12 @@ func runBench(_ arguments: [String]) -> Int32 {
         case ["transfer"]:
             for line in try TransferBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "import":
+            for line in try ImportBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
+            return 0
+        case ["transfer", "--sweep"]:
+            for line in try TransferBenchmark.sweep() { writeLine(line, to: .standardOutput) }
+            return 0
         case let arguments where arguments.first == "load":
             for line in try LoadBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0

@@ -2,6 +2,7 @@ import Foundation
 @testable import GalleryControl
 import GalleryModel
 @testable import GalleryNode
+@testable import GalleryStorage
 import GalleryWire
 import Testing
 
@@ -34,6 +35,41 @@ struct ControlCommandsTests {
             try AddImage.perform(AddRequest(sources: [.file("/tmp/x.png")]), defaultGallery: "node", on: node)
         }
         #expect(node.read { $0.opCount } == ops)
+    }
+
+    @Test("AddImage of blobs already stored (gallery add): headers read from the store, names as titles, one run; a blob not held or not an image changes nothing")
+    func addStoredBlobs() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-stored-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try BlobStore(directory: directory)
+        let node = SyncNode(
+            configuration: NodeConfiguration(name: "node", secret: Array("stored blobs".utf8), log: .silent, persist: { _, _ in }, blobs: store),
+            replica: Replica(id: ReplicaID(deriving: "node")))
+        try node.perform { try $0.createGallery("node") }
+        // A PNG of 32 x 18 pixels (the header is all the node reads), and bytes that are no image.
+        let png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+            + [0, 0, 0, 32, 0, 0, 0, 18, 8, 2, 0, 0, 0, 0, 0, 0, 0] + [UInt8](repeating: 7, count: 5_000)
+        let image = try store.put(png), text = try store.put(Array("not an image".utf8))
+        let ids = try AddImage.perform(
+            AddRequest(sources: [.blob(hash: image, name: "a.png"), .url("https://example.org/u.png"), .blob(hash: image, name: "b.png")]),
+            defaultGallery: "node", on: node)
+        let items = node.read { replica in ids.compactMap { replica.item($0) } }
+        #expect(items.map(\.title) == ["a.png", "u.png", "b.png"])
+        #expect(items[0].contentHash == image && items[0].byteSize == Int64(png.count) && items[0].mediaType == "image/png")
+        #expect(items[0].aspectRatio == 32.0 / 18.0)
+        #expect(node.read { try? $0.items(in: "node").map(\.id) } == ids)
+        let ops = node.read { $0.opCount }
+        for source in [AddSource.blob(hash: String(repeating: "0", count: 64), name: "gone.png"), .blob(hash: "../../secret", name: "x.png"),
+                       .blob(hash: text, name: "notes.txt")] {
+            #expect(throws: ActionFailure.self) {
+                try AddImage.perform(AddRequest(sources: [.blob(hash: image, name: "c.png"), source]), defaultGallery: "node", on: node)
+            }
+        }
+        #expect(node.read { $0.opCount } == ops)
+        // The JSON of a stored source.
+        let json = String(decoding: try JSONEncoder().encode(AddSource.blob(hash: image, name: "a.png")), as: UTF8.self)
+        #expect(try JSONDecoder().decode(AddSource.self, from: Data(json.utf8)) == .blob(hash: image, name: "a.png"))
+        #expect(json.contains("\"blob\":\"\(image)\"") && json.contains("\"name\":\"a.png\""))
     }
 
     @Test("ItemReference resolves IDs and places; unknown ones throw")

@@ -11,7 +11,7 @@ import GalleryWire
 /// op, and its ops are stored and sent like any other once made.
 public enum AddImage {
     /// The most bytes read from a file to find its header (a JPEG's SOF may follow its metadata).
-    static let headerLength = 1 << 20
+    public static let headerLength = 1 << 20
 
     /// Adds the images of `request` on `node` and returns the IDs of the items made, in order.
     ///
@@ -32,9 +32,19 @@ public enum AddImage {
     /// The image header of a file source, read without blocking from a regular file (a FIFO,
     /// device or directory is refused at once); nil for a URL.
     private static func header(of source: AddSource, aspect: Double?, blobs: (any BlobSource)?) throws -> ImageHeader? {
-        guard case .file(let path) = source else { return nil }
-        guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
-        let head = try RegularFile.prefix(of: path, maximumLength: headerLength)
+        let head: [UInt8], path: String
+        switch source {
+        case .url:
+            return nil
+        case .file(let file):
+            guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
+            head = try RegularFile.prefix(of: file, maximumLength: headerLength)
+            path = file
+        case .blob(let hash, let name):
+            guard let blobs else { throw ActionFailure("this node keeps no blobs") }
+            head = try storedPrefix(of: hash, in: blobs, name: name)
+            path = name
+        }
         guard let header = ImageHeader(head) else { throw ActionFailure("\(path) is not a PNG, JPEG or GIF image") }
         if aspect == nil, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
             throw ActionFailure("\(path): \(problem)")
@@ -53,14 +63,37 @@ public enum AddImage {
         case .file(let path):
             guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
             let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
-            fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: path)))
-            fields[.contentHash] = .text(hash)
-            fields[.byteSize] = .integer(Int64(size))
-            fields[.mediaType] = .text(header.mediaType)
-            fields[.aspectRatio] = .number(header.aspectRatio)
+            fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: size, header: header)
+        case .blob(let hash, let name):
+            guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
+            guard FieldLimits.isContentHash(hash), let reader = try? blobs.openForReading(hash) else {
+                throw ActionFailure("\(name): the blob \(hash) is not stored here")
+            }
+            defer { reader.close() }
+            fields = imageFields(title: request.title ?? name, hash: hash, size: try reader.size(), header: header)
         }
         if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
         return ItemDraft(fields: fields)
+    }
+
+    /// The fields of an image item: its title (cut to the bound), bytes and header.
+    private static func imageFields(title: String, hash: String, size: Int, header: ImageHeader) -> [ItemField: FieldValue] {
+        [
+            .title: .text(FieldLimits.truncatedTitle(title)), .contentHash: .text(hash), .byteSize: .integer(Int64(size)),
+            .mediaType: .text(header.mediaType), .aspectRatio: .number(header.aspectRatio),
+        ]
+    }
+
+    /// The first bytes of a stored blob (its image header): 64 KiB, or up to `headerLength` when
+    /// the header lies further (a JPEG's SOF after large metadata).
+    private static func storedPrefix(of hash: String, in blobs: any BlobSource, name: String) throws -> [UInt8] {
+        guard FieldLimits.isContentHash(hash), let reader = try? blobs.openForReading(hash) else {
+            throw ActionFailure("\(name): the blob \(hash) is not stored here")
+        }
+        defer { reader.close() }
+        let head = try reader.read(count: 64 << 10, at: 0)
+        if head.count < 64 << 10 || ImageHeader(head) != nil { return head }
+        return try reader.read(count: headerLength, at: 0)
     }
 
     private static func lastComponent(of url: String) -> String {

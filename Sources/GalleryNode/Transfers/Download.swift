@@ -32,8 +32,15 @@ struct Download {
     var phase: Phase = .waiting(until: 0)
     /// Peers that answered `not_found` since the last round of attempts began.
     var refusedBy: Set<ReplicaID> = []
-    /// Bytes held, hashed in order as they arrived (the whole is checked at the end).
+    /// Bytes received, in order: stored, or queued on `stage` to be hashed and stored.
     var done = 0
+    /// Bytes the stage has hashed and stored (`writer.receivedCount`, without asking it).
+    var written = 0
+    /// The thread that hashes and stores this download's chunks in order, off the connection's
+    /// reader (`TransferManager+Stage`); made with the writer.
+    var stage: WorkThread?
+    /// Whether the next fetch waits for the stage to catch up (more than `backlogBytes` queued).
+    var nextDeferred = false
     /// Where the bytes asked for by the open fetch end.
     var requestEnd = 0
     /// Bytes made durable in the partial file.

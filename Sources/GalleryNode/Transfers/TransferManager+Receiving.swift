@@ -4,18 +4,19 @@ import GalleryWire
 
 /// The requester's side of `fetch`: chunks arriving, refusals, and peers going away.
 extension TransferManager {
-    /// Appends a chunk to its download (hashing it on the way), reports progress, and finishes the
-    /// download at its last byte. A chunk of a request no longer open is dropped.
+    /// Takes a chunk of an open fetch: counts it received, asks for the next bytes as soon as the
+    /// fetch is answered in full (unless the stage is more than `backlogBytes` behind), and hands
+    /// the chunk to its download's stage, which hashes and stores it off this (the connection's)
+    /// thread (`store(_:hash:writer:)`). A chunk of a request no longer open is dropped.
     func received(_ chunk: Chunk, on connection: Connection) {
-        var writerToSync: (any BlobSink)?
-        var finished: (any BlobSink)?
-        var failure: (placeholders: [OpID], reason: String)?
         var cancel: UInt64?
         var next: FetchRequest?
+        var job: (stage: WorkThread, writer: any BlobSink)?
         let hash = lock.withLock { () -> String? in
-            guard let hash = requests[chunk.id], var download = downloads[hash],
+            guard running, let hash = requests[chunk.id], var download = downloads[hash],
                   case .fetching(let asked, let request, let peer, let name) = download.phase,
-                  asked === connection, request == chunk.id, let writer = download.writer else { return nil }
+                  asked === connection, request == chunk.id, let writer = download.writer,
+                  let stage = download.stage else { return nil }
             defer { downloads[hash] = download }
             let end = download.done + chunk.data.count
             guard chunk.total == UInt64(download.size), chunk.offset == UInt64(download.done), end <= download.requestEnd else {
@@ -28,47 +29,33 @@ extension TransferManager {
                 lock.broadcast()
                 return hash
             }
-            // The request is answered in full: ask for the next chunk before hashing this one, so
-            // that the peer sends while this node hashes.
-            if end == download.requestEnd {
-                requests[request] = nil
-            }
-            if end == download.requestEnd && end < download.size {
-                let following = makeRequest(for: &download, from: end)
-                download.phase = .fetching(connection, request: following.id, peer: peer, name: name)
-                next = following
-            }
+            download.done = end
             download.noteActivity(on: connection, now: Self.now)
-            do {
-                try writer.append(chunk.data)
-            } catch {
-                if let next { requests[next.id] = nil }
-                download.phase = .finishing
-                failure = (download.placeholders, "cannot store the bytes: \(error.localizedDescription)")
-                return hash
+            if end == download.requestEnd {
+                // The fetch is answered in full: ask for the next bytes before this chunk is
+                // hashed, so that the peer sends while this node hashes and writes.
+                requests[request] = nil
+                if end == download.size {
+                    download.phase = .finishing
+                } else if end - download.written <= backlogBytes {
+                    let following = makeRequest(for: &download, from: end)
+                    download.phase = .fetching(connection, request: following.id, peer: peer, name: name)
+                    next = following
+                } else {
+                    download.nextDeferred = true
+                }
             }
-            download.done += chunk.data.count
-            if download.done == download.size {
-                download.phase = .finishing
-                finished = writer
-            } else if download.done - download.checkpointed >= Self.checkpointBytes {
-                download.checkpointed = download.done
-                writerToSync = writer
-            }
+            job = (stage, writer)
             return hash
         }
         guard let hash else { return }
         if let next { connection.send(.fetch(next)) }
         if let cancel { connection.send(.cancel(id: cancel)) }
-        if let failure {
-            fail(failure.placeholders, reason: failure.reason)
-            lock.withLock { dropUnwanted(hash) }
+        if let job {
+            let data = chunk.data
+            job.stage.async { [self] in store(data, hash: hash, writer: job.writer) }
         }
-        try? writerToSync?.checkpoint()
-        updateProgress(hash, force: finished != nil)
-        // Syncing the blob and committing its placeholders happen off the connection's reader, so
-        // that the ops and chunks that follow from this peer do not wait behind them.
-        if let finished { Thread.detachNewThread { [self] in finish(hash, finished) } }
+        updateProgress(hash, force: false)
     }
 
     /// A peer cannot serve a fetch: `not_found` moves on to another peer; anything else is retried
@@ -98,6 +85,7 @@ extension TransferManager {
                 guard case .fetching(let asked, let request, _, _) = download.phase, asked === connection else { continue }
                 requests[request] = nil
                 downloads[hash]?.phase = .waiting(until: Self.now + 100_000_000)
+                downloads[hash]?.nextDeferred = false
             }
             poked = true
             lock.broadcast()
@@ -114,7 +102,9 @@ extension TransferManager {
                 guard var download = downloads[hash], writer.resumeOffset > 0, !download.restartedFromZero else { return false }
                 download.restartedFromZero = true
                 download.writer = nil
+                download.stage = nil
                 download.done = 0
+                download.written = 0
                 download.checkpointed = 0
                 download.phase = .waiting(until: 0)
                 downloads[hash] = download
@@ -146,7 +136,8 @@ extension TransferManager {
             progressLock.withLock {
                 for placeholder in download.placeholders { progressTable[placeholder] = (download.done, download.size) }
             }
-            guard force || now - download.lastReport >= Self.reportInterval else { return nil }
+            // The reader and the stage both report: another may have reported after `now` was read.
+            guard force || (now > download.lastReport && now - download.lastReport >= Self.reportInterval) else { return nil }
             download.lastReport = now
             downloads[hash] = download
             return download.placeholders.map { TransferProgress(transfer: $0, done: download.done, total: download.size) }

@@ -85,7 +85,7 @@ extension TransferManager {
                 plan.completions.append(hash)
                 continue
             }
-            guard let writer = download.writer else {
+            guard download.writer != nil else {
                 download.phase = .opening
                 plan.opens.append(hash)
                 continue
@@ -98,7 +98,7 @@ extension TransferManager {
             if let peer = candidates.first {
                 guard fetching[peer.connection.id, default: 0] < Connection.maximumServedFetches else { continue }
                 fetching[peer.connection.id, default: 0] += 1
-                let request = makeRequest(for: &download, from: writer.receivedCount)
+                let request = makeRequest(for: &download, from: download.done)
                 download.phase = .fetching(peer.connection, request: request.id, peer: peer.replica, name: peer.name)
                 download.noteActivity(on: peer.connection, now: now)
                 plan.fetches.append((peer.connection, request))
@@ -126,14 +126,16 @@ extension TransferManager {
 
     /// The fetch of the chunk at `offset` of a download, registered as open. Caller holds `lock`.
     ///
-    /// Each fetch asks for one chunk; the next is asked for as soon as a chunk arrives, before it
-    /// is hashed. So at most two chunks of a download are on their way at once, and an op or a
-    /// heartbeat sent meanwhile waits behind at most those, whatever the blob's size; socket
-    /// buffers never fill with bytes the receiver has not asked for yet.
+    /// Each fetch asks for `requestLength` bytes (a few chunks); the next is asked for as soon as
+    /// the last of them arrives, before it is hashed. So at most one fetch's bytes of a download
+    /// are on their way at once, and an op or a heartbeat sent meanwhile waits behind at most
+    /// those, whatever the blob's size; socket buffers never fill with bytes the receiver has not
+    /// asked for yet.
     func makeRequest(for download: inout Download, from offset: Int) -> FetchRequest {
         nextRequest += 1
         requests[nextRequest] = download.hash
-        let length = min(chunkLength, download.size - offset)
+        download.nextDeferred = false
+        let length = min(requestLength, download.size - offset)
         download.requestEnd = offset + length
         return FetchRequest(
             id: nextRequest, hash: SHA256.bytes(hex: download.hash) ?? [], offset: UInt64(offset), length: UInt64(length))
@@ -145,7 +147,7 @@ extension TransferManager {
     /// ask again (from the bytes held, of the same peer or another); returns the cancel to send.
     /// Caller holds `lock`.
     private func stalled(_ download: inout Download, connection: Connection, request: UInt64, now: UInt64) -> (Connection, UInt64)? {
-        if connection.byteCounts.received - download.receivedAtActivity >= Self.busyLinkBytes {
+        if download.nextDeferred || connection.byteCounts.received - download.receivedAtActivity >= Self.busyLinkBytes {
             download.noteActivity(on: connection, now: now)
             return nil
         }
@@ -185,7 +187,9 @@ extension TransferManager {
         let finished = lock.withLock { () -> Bool? in
             guard var download = downloads[hash], download.writer == nil else { return nil }
             download.writer = writer
+            download.stage = WorkThread(name: "transfer \(hash.prefix(8))", limit: 1_024)
             download.done = writer.receivedCount
+            download.written = download.done
             download.checkpointed = download.done
             let finished = download.done == download.size
             download.phase = finished ? .finishing : .waiting(until: 0)

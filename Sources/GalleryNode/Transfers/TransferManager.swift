@@ -1,6 +1,7 @@
 import Foundation
 import GalleryModel
 import GalleryWire
+import Synchronization
 
 /// Fills this node's placeholders: fetches their bytes by hash from peers, in chunks, hashing as
 /// they arrive, then commits each placeholder where it stands, or deletes it on failure, cancel or
@@ -18,8 +19,11 @@ import GalleryWire
 package final class TransferManager: @unchecked Sendable {
     /// How long a transfer may take when the drag gives no timeout.
     package static let defaultTimeout: Duration = .seconds(300)
-    /// The largest chunk asked of a peer; one chunk per fetch.
-    static let chunkLength = 256 << 10
+    /// The chunk size, the bytes of one fetch and the stage's backlog (`TransferTuning`), read
+    /// when a manager is made: set by `gallery-bench transfer --sweep` only.
+    package static let tuning = Mutex(TransferTuning())
+    /// The largest chunk sent to a peer, and the largest asked of one.
+    static var chunkLength: Int { tuning.withLock { $0.chunkLength } }
     /// A fetch that has received nothing for this long while its connection carried fewer than
     /// `busyLinkBytes` is taken as lost (a dropped `fetch` or `chunk` frame): it is cancelled and
     /// asked again from the bytes held (nanoseconds).
@@ -40,6 +44,11 @@ package final class TransferManager: @unchecked Sendable {
     let journal: any TransferRecords
     /// The chunk asked for: `chunkLength`, or less when this node accepts smaller frames.
     let chunkLength: Int
+    /// The bytes one fetch asks for (a whole number of chunks): at most this many are on their
+    /// way to this node per download, so an op sent meanwhile waits behind no more.
+    let requestLength: Int
+    /// The most bytes received but not yet stored per download before the next fetch waits.
+    let backlogBytes: Int
     let lock = NSCondition()
 
     // Guarded by `lock`.
@@ -67,7 +76,10 @@ package final class TransferManager: @unchecked Sendable {
 
     init(blobs: any BlobSource, maximumFrameSize: UInt32) {
         self.blobs = blobs
-        self.chunkLength = max(1, min(Self.chunkLength, Int(maximumFrameSize) - 64))
+        let tuning = Self.tuning.withLock { $0 }
+        self.chunkLength = max(1, min(tuning.chunkLength, Int(maximumFrameSize) - 64))
+        self.requestLength = chunkLength * max(1, tuning.chunksPerFetch)
+        self.backlogBytes = max(requestLength, tuning.backlogBytes)
         self.journal = blobs.transferRecords
     }
 
@@ -84,13 +96,15 @@ package final class TransferManager: @unchecked Sendable {
 
     /// Stops the worker; partial files are made durable and kept for a resume after a restart.
     func stop() {
-        let (wasRunning, writers) = lock.withLock { () -> (Bool, [any BlobSink]) in
+        let (wasRunning, writers, stages) = lock.withLock { () -> (Bool, [any BlobSink], [WorkThread]) in
             defer { running = false }
             lock.broadcast()
-            return (running, downloads.values.compactMap(\.writer))
+            return (running, downloads.values.compactMap(\.writer), downloads.values.compactMap(\.stage))
         }
         guard wasRunning else { return }
         workerFinished.wait()
+        // The chunks received are stored before the partial files are made durable.
+        for stage in stages { stage.drain() }
         for writer in writers {
             try? writer.checkpoint()
             writer.suspend()

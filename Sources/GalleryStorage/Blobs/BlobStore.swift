@@ -3,6 +3,7 @@ import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryWire
+import Synchronization
 
 #if canImport(Darwin)
 import Darwin
@@ -36,8 +37,9 @@ public final class BlobStore: @unchecked Sendable {
 
     /// Opens the store under `directory`, creating it, `blobs/` and `blobs/tmp/` as needed, and removes
     /// temporary files left by interrupted writes (partial transfers are kept for resuming unless
-    /// `keepPartialTransfers` is false).
-    public init(directory: URL, keepPartialTransfers: Bool = true) throws(StorageError) {
+    /// `keepPartialTransfers` is false). A second user of a store that a node has open (`gallery add`)
+    /// passes `removingTemporaryFiles: false`: those files are the node's writes in progress.
+    public init(directory: URL, keepPartialTransfers: Bool = true, removingTemporaryFiles: Bool = true) throws(StorageError) {
         self.directory = directory
         blobsPath = directory.appendingPathComponent("blobs").path
         temporaryPath = blobsPath + "/tmp"
@@ -46,7 +48,7 @@ public final class BlobStore: @unchecked Sendable {
             try StorageFile.syncDirectory(directory.path)
         }
         try StorageFile.makeDirectory(temporaryPath)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: temporaryPath)) ?? []
+        let names = removingTemporaryFiles ? (try? FileManager.default.contentsOfDirectory(atPath: temporaryPath)) ?? [] : []
         for name in names {
             let isPartial = name.hasSuffix(".partial") && Self.isValidHash(String(name.dropLast(8)))
             if !isPartial || !keepPartialTransfers { StorageFile.remove(temporaryPath + "/" + name) }
@@ -67,16 +69,13 @@ public final class BlobStore: @unchecked Sendable {
         var hasher = SHA256()
         do throws(StorageError) {
             defer { temporary.file.close() }
-            var offset = 0
-            while offset < bytes.count {
-                let end = min(offset + Self.chunkLength, bytes.count)
-                let result = bytes[offset..<end].withUnsafeBytes { chunk in
-                    hasher.update(chunk)
-                    return Result { () throws(StorageError) in try temporary.file.write(chunk, at: offset) }
-                }
-                try result.get()
-                offset = end
+            let appender = try DirectAppender(file: temporary.file, length: 0, expectedLength: bytes.count)
+            let result = bytes.withUnsafeBytes { buffer in
+                hasher.update(buffer)
+                return Result { () throws(StorageError) in try appender.append(buffer) }
             }
+            try result.get()
+            try appender.flush()
             try temporary.file.sync()
         } catch {
             StorageFile.remove(temporary.path)
@@ -92,9 +91,20 @@ public final class BlobStore: @unchecked Sendable {
         return hash
     }
 
-    /// Stores the contents of a regular file, streamed in 1 MiB chunks, and returns their hash and size.
+    /// Stores the contents of a regular file and returns their hash and size: read straight into a
+    /// `DirectAppender`'s aligned buffer, hashed there, written from it with direct I/O (no copy in
+    /// this process), then fsynced and installed.
     @discardableResult
     public func put(contentsOf source: URL) throws(StorageError) -> (hash: String, size: Int) {
+        let stored = try store(contentsOf: source, sync: true)
+        try install(stored.temporary, as: stored.hash)
+        return (stored.hash, stored.size)
+    }
+
+    /// Copies a regular file into a new temporary file of the store, hashing it on the way, and
+    /// returns the temporary file's path, the hash and the size. With `sync`, the copy is fsynced;
+    /// without, the caller makes it durable (`syncFileSystem`) before `install`ing it.
+    public func store(contentsOf source: URL, sync: Bool) throws(StorageError) -> (temporary: String, hash: String, size: Int) {
         // Never blocks on a FIFO or a device swapped in after the caller's checks.
         let input: StorageFile
         do {
@@ -106,26 +116,83 @@ public final class BlobStore: @unchecked Sendable {
         let temporary = try makeTemporaryFile()
         var hasher = SHA256()
         var size = 0
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.chunkLength, alignment: 16)
-        defer { buffer.deallocate() }
         do throws(StorageError) {
             defer { temporary.file.close() }
+            let appender = try DirectAppender(file: temporary.file, length: 0, expectedLength: try? input.size())
             while true {
-                let count = try input.read(into: buffer, at: size)
-                if count == 0 { break }
-                let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                let chunk = try appender.append(reading: { buffer throws(StorageError) in try input.read(into: buffer, at: size) })
+                if chunk.isEmpty { break }
                 hasher.update(chunk)
-                try temporary.file.write(chunk, at: size)
-                size += count
+                size += chunk.count
             }
-            try temporary.file.sync()
+            try appender.flush()
+            if sync { try temporary.file.sync() }
         } catch {
             StorageFile.remove(temporary.path)
             throw error
         }
-        let hash = SHA256.hex(hasher.finalize())
-        try install(temporary.path, as: hash)
-        return (hash, size)
+        return (temporary.path, SHA256.hex(hasher.finalize()), size)
+    }
+
+    /// Makes every file of the store's file system durable at once (`syncfs`; a `sync` where
+    /// that is missing): one flush for many temporary files written without their own fsync.
+    public func syncFileSystem() throws(StorageError) {
+        let directory = try StorageFile.open(temporaryPath, flags: O_RDONLY)
+        defer { directory.close() }
+        if let syncfs = Self.syncfs {
+            while syncfs(directory.fd) != 0 {
+                if errno != EINTR { throw .io(operation: "syncfs", path: temporaryPath, errno: errno) }
+            }
+        } else {
+            sync()
+        }
+    }
+
+    /// Linux's `syncfs(2)`, looked up at run time: the Glibc module does not export it (it needs
+    /// `_GNU_SOURCE`); nil elsewhere.
+    private static let syncfs: (@convention(c) (Int32) -> Int32)? = {
+        #if os(Linux)
+        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "syncfs") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32) -> Int32).self)
+        #else
+        return nil
+        #endif
+    }()
+
+    /// Moves temporary files written by `store(contentsOf:sync:)` (and made durable) into place as
+    /// their blobs (or removes those whose blob is already there), then fsyncs each directory whose
+    /// entries changed once: for many blobs, one directory sync per fan-out directory, not per blob.
+    public func install(batch: [(temporary: String, hash: String)]) throws(StorageError) {
+        var changed: Set<String> = []
+        var madeFanOut = false
+        lock.lock()
+        defer { lock.unlock() }
+        for (temporary, hash) in batch {
+            guard Self.isValidHash(hash), temporary.hasPrefix(temporaryPath + "/") else { throw .invalidHash(hash) }
+            if StorageFile.fileSize(path(of: hash)) != nil {
+                StorageFile.remove(temporary)
+                continue
+            }
+            let fanOut = "\(blobsPath)/\(hash.prefix(2))"
+            if try StorageFile.makeDirectory(fanOut) { madeFanOut = true }
+            try StorageFile.rename(temporary, to: path(of: hash))
+            changed.insert(fanOut)
+        }
+        if madeFanOut { try StorageFile.syncDirectory(blobsPath) }
+        // Concurrent fsyncs of one file system share its journal commits: up to 256 directories
+        // cost a few commits, not one each.
+        let directories = changed.sorted()
+        let failures = Mutex<[StorageError]>([])
+        DispatchQueue.concurrentPerform(iterations: min(16, directories.count)) { worker in
+            for index in stride(from: worker, to: directories.count, by: 16) {
+                do throws(StorageError) {
+                    try StorageFile.syncDirectory(directories[index])
+                } catch {
+                    failures.withLock { $0.append(error) }
+                }
+            }
+        }
+        if let failure = failures.withLock({ $0.first }) { throw failure }
     }
 
     /// Whether the store holds the blob (false for anything that is not a valid hash).

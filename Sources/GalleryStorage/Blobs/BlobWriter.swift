@@ -12,6 +12,10 @@ import Glibc
 /// Receives one blob from a transfer: bytes are appended to `tmp/<hash>.partial` and become the
 /// blob only when `finish()` finds exactly the announced size and hash.
 ///
+/// Each byte is hashed once, from the caller's buffer, and copied once, into a `DirectAppender`'s
+/// aligned buffer, which writes it to the file with direct I/O; the partial block at the end
+/// reaches the file at `checkpoint()`, `suspend()` and `finish()`.
+///
 /// The partial file outlives the writer (and the process) unless the transfer fails: a later
 /// `makeWriter` for the same hash resumes at `resumeOffset`. `checkpoint()` makes the bytes so far
 /// durable. A wrong hash or too many bytes delete the partial file: the next attempt starts at 0.
@@ -30,6 +34,7 @@ public final class BlobWriter: @unchecked Sendable {
     private let path: String
     private let lock = NSLock()
     private var file: StorageFile?
+    private var appender: DirectAppender?
     private var hasher = SHA256()
     private var count: Int
 
@@ -58,6 +63,7 @@ public final class BlobWriter: @unchecked Sendable {
             if offset < held { try file.truncate(to: offset) }
             count = offset
             resumeOffset = offset
+            appender = try DirectAppender(file: file, length: offset, expectedLength: size)
             self.file = file
         } catch {
             file.close()
@@ -67,6 +73,7 @@ public final class BlobWriter: @unchecked Sendable {
 
     deinit {
         if let file {
+            try? appender?.flush()
             file.close()
             store.endReceiving(hash)
         }
@@ -81,23 +88,32 @@ public final class BlobWriter: @unchecked Sendable {
 
     /// Appends the next bytes of the blob; more bytes than announced abandon the transfer.
     public func append(_ bytes: [UInt8]) throws(StorageError) {
+        let result = bytes.withUnsafeBytes { buffer in Result { () throws(StorageError) in try append(buffer) } }
+        try result.get()
+    }
+
+    /// Appends the next bytes of the blob from a buffer the caller keeps: hashed from it, then
+    /// copied once into the direct-I/O staging buffer. More bytes than announced abandon the
+    /// transfer.
+    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
-        guard let file else { throw .closed(path: path) }
+        guard let file, let appender else { throw .closed(path: path) }
         guard bytes.count <= size - count else {
             abandon(file)
             throw .sizeMismatch(hash: hash, expected: size, actual: count + bytes.count)
         }
-        try file.write(bytes, at: count)
-        bytes.withUnsafeBytes { hasher.update($0) }
+        hasher.update(bytes)
+        try appender.append(bytes)
         count += bytes.count
     }
 
-    /// Fsyncs the bytes received so far, so that a restart resumes after them.
+    /// Writes and fsyncs the bytes received so far, so that a restart resumes after them.
     public func checkpoint() throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
-        guard let file else { throw .closed(path: path) }
+        guard let file, let appender else { throw .closed(path: path) }
+        try appender.flush()
         try file.sync()
     }
 
@@ -116,6 +132,7 @@ public final class BlobWriter: @unchecked Sendable {
             throw .hashMismatch(expected: hash, actual: actual)
         }
         do throws(StorageError) {
+            try appender?.flush()
             try file.sync()
         } catch {
             abandon(file)
@@ -123,6 +140,7 @@ public final class BlobWriter: @unchecked Sendable {
         }
         file.close()
         self.file = nil
+        appender = nil
         defer { store.endReceiving(hash) }
         try store.install(path, as: hash)
     }
@@ -139,8 +157,12 @@ public final class BlobWriter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { return }
+        // The bytes staged reach the partial file, for a later resume (unsynced: a crash may cut
+        // them, and the resume then starts from what the file holds).
+        try? appender?.flush()
         file.close()
         self.file = nil
+        appender = nil
         store.endReceiving(hash)
     }
 
@@ -149,6 +171,7 @@ public final class BlobWriter: @unchecked Sendable {
         file.close()
         StorageFile.remove(path)
         self.file = nil
+        appender = nil
         store.endReceiving(hash)
     }
 }

@@ -1,14 +1,19 @@
 import Foundation
 
-/// One image that `add` adds: a file stored as a blob, or a URL kept by reference.
+/// One image that `add` adds: a file stored as a blob, a blob already stored, or a URL kept by
+/// reference.
 ///
-/// In JSON: `{"file": "/absolute/path"}` or `{"url": "https://..."}`.
+/// In JSON: `{"file": "/absolute/path"}`, `{"blob": HASH, "name": NAME}` or `{"url": "https://..."}`.
 public enum AddSource: Hashable, Sendable {
     /// An absolute path of an image file (PNG, JPEG or GIF) on the node's machine: the command line
     /// and the node share the machine and DIR, and the node runs as the command line's user.
     case file(String)
     /// A URL, kept by reference.
     case url(String)
+    /// A blob the node's store already holds (SHA-256, lowercase hex), stored there by the command
+    /// line (`gallery add`: hashed and stored in parallel before the one command), with the name
+    /// of the file it came from (the item's title). The node reads its header from the store.
+    case blob(hash: String, name: String)
 
     /// A URL when `text` contains `://`, else a file (the command line makes it absolute).
     public init(_ text: String) {
@@ -18,7 +23,7 @@ public enum AddSource: Hashable, Sendable {
 
 extension AddSource: Codable {
     private enum Key: String, CodingKey {
-        case file, url
+        case file, url, blob, name
     }
 
     public init(from decoder: any Decoder) throws {
@@ -27,9 +32,12 @@ extension AddSource: Codable {
             self = .file(path)
         } else if let url = try container.decodeIfPresent(String.self, forKey: .url) {
             self = .url(url)
+        } else if let hash = try container.decodeIfPresent(String.self, forKey: .blob) {
+            self = .blob(hash: hash, name: try container.decode(String.self, forKey: .name))
         } else {
             throw Swift.DecodingError.dataCorrupted(.init(
-                codingPath: container.codingPath, debugDescription: "a source is {\"file\": PATH} or {\"url\": URL}"))
+                codingPath: container.codingPath,
+                debugDescription: "a source is {\"file\": PATH}, {\"blob\": HASH, \"name\": NAME} or {\"url\": URL}"))
         }
     }
 
@@ -38,6 +46,9 @@ extension AddSource: Codable {
         switch self {
         case .file(let path): try container.encode(path, forKey: .file)
         case .url(let url): try container.encode(url, forKey: .url)
+        case .blob(let hash, let name):
+            try container.encode(hash, forKey: .blob)
+            try container.encode(name, forKey: .name)
         }
     }
 }

@@ -6,7 +6,8 @@ enum BenchUsage {
                gallery-bench sync
                gallery-bench hash [--kernel]
                gallery-bench crypto
-               gallery-bench transfer
+               gallery-bench transfer [--sweep]
+               gallery-bench import [--files 1000] [--bytes 4194304]
                gallery-bench node
                gallery-bench startup
                gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1] [--flood]
@@ -49,7 +50,10 @@ enum BenchUsage {
         (as installed, and with OPENSSL_ia32cap=0: no SIMD) in the same run.
         transfer: drag and drop between two nodes on loopback: one 256 MiB blob (against plain TCP
         loopback and SHA-256 measured in the same run), the latency of 200 drags of 1 MiB images
-        (placeholder on the source node, commit), and 100 drags of 1 MiB images at once.
+        (placeholder on the source node, commit), the same while a 256 MiB drag runs, and 100 drags of
+        1 MiB images at once. --sweep: the 256 MiB drag with each chunk size and chunks per fetch.
+        import: gallery add FOLDER of --files image files of --bytes each (read from the disk) against a
+        gallery serve child, against the disk's write rate and SHA-256 on every core in the same run.
         startup: a node directory with 1,000,000 ops in its log restored by replay, then from a
         snapshot, then from a snapshot and 50,000 ops in the log.
 

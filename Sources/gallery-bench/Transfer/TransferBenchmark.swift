@@ -25,6 +25,9 @@ import Synchronization
 /// - `drop-latency`: 200 drags of 1 MiB images one after the other: the control round trip of a
 ///   command that does nothing (`galleries`), then from sending each `drag` to its answer, to A
 ///   applying B's placeholder, and to B committing it (p50 and p99, milliseconds);
+/// - `drop-latency-during-transfer`: drags of 1 MiB images one after the other while a 256 MiB
+///   drag runs between the same nodes: answer and placeholder on A (p50 and p99), for the drags
+///   sent before the big one was committed;
 /// - `concurrent-drags`: 100 drags of 1 MiB images sent at once, each on its own connection and
 ///   thread: the time until B has committed all of them (`seconds`), until the last drag was
 ///   answered, until the first commit, and the median commit.
@@ -34,7 +37,8 @@ import Synchronization
 enum TransferBenchmark {
     /// The blob of the throughput workload, and the bytes of `loopback` and `sha256` (256 MiB).
     static let blobByteCount = 256 << 20
-    /// The chunk of a fetch (`TransferManager.chunkLength`), used for writes and hash updates.
+    /// The size of loopback writes and hash updates (256 KiB; a transfer's chunks are
+    /// `TransferManager.chunkLength`).
     static let chunkByteCount = 256 << 10
     /// The size of each image of the latency workloads (1 MiB).
     static let imageByteCount = 1 << 20
@@ -66,8 +70,72 @@ enum TransferBenchmark {
             ]))
         }
         lines.append(try dropLatency(nodes))
+        lines.append(try dropLatencyDuringTransfer(nodes))
         lines.append(try concurrent(nodes))
         return lines
+    }
+
+    /// `transfer --sweep`: the 256 MiB drag with each chunk size and chunks per fetch, on fresh
+    /// nodes each, against loopback measured right before each; one line per setting.
+    static func sweep() throws -> [String] {
+        var lines: [String] = []
+        let blob = image(byteCount: blobByteCount, seed: 0x7A4_5F3)
+        let digest = SHA256.hex(sha256(blob[...]))
+        let settings: [(chunk: Int, perFetch: Int)] = [
+            (64 << 10, 1), (64 << 10, 4), (64 << 10, 16), (256 << 10, 1), (256 << 10, 2), (256 << 10, 4), (256 << 10, 8),
+            (256 << 10, 16), (1 << 20, 1), (1 << 20, 2), (1 << 20, 4), (1 << 20, 8),
+        ]
+        let original = TransferManager.tuning.withLock { $0 }
+        defer { TransferManager.tuning.withLock { $0 = original } }
+        for setting in settings {
+            TransferManager.tuning.withLock {
+                $0 = TransferTuning(chunkLength: setting.chunk, chunksPerFetch: setting.perFetch, backlogBytes: max(4 << 20, 2 * setting.chunk * setting.perFetch))
+            }
+            let nodes = try TransferNodes()
+            defer { nodes.stop() }
+            let loopback = try LoopbackThroughput.measure(byteCount: blobByteCount, chunkByteCount: chunkByteCount)
+            let (seconds, cpu) = try throughput(blob, digest: digest, nodes: nodes)
+            lines.append(rateLine("transfer-sweep", seconds: seconds, extra: [
+                ("chunkBytes", Double(setting.chunk)), ("chunksPerFetch", Double(setting.perFetch)),
+                ("bytesPerFetch", Double(setting.chunk * setting.perFetch)), ("ofLoopback", loopback / seconds),
+                ("loopbackBytesPerSecond", Double(blobByteCount) / loopback), ("cpuSeconds", cpu?.all),
+            ]))
+        }
+        return lines
+    }
+
+    /// Drags of 1 MiB images one after the other while a 256 MiB drag runs between the same two
+    /// nodes: the drop latency (answer on B, placeholder on A) of those sent before the big one
+    /// was committed.
+    private static func dropLatencyDuringTransfer(_ nodes: TransferNodes) throws -> String {
+        let big = try nodes.addImages([image(byteCount: blobByteCount, seed: 0xB16)], titled: "background")[0]
+        let items = try nodes.addImages((0..<100).map { image(byteCount: imageByteCount, seed: 50_000 + UInt64($0)) }, titled: "during")
+        let bigPlaceholder = try nodes.drag(big)
+        var answered: [Double] = [], onSource: [Double] = []
+        var placeholders: [OpID] = []
+        for item in items {
+            if nodes.sink.node.read({ $0.item(bigPlaceholder)?.state == .ready }) { break }
+            let start = DispatchTime.now().uptimeNanoseconds
+            let placeholder = try nodes.drag(item)
+            let answer = DispatchTime.now().uptimeNanoseconds
+            guard let seen = nodes.placeholdersOnSource.time(of: placeholder) else {
+                throw BenchFailure.failed("drop latency during a transfer: the placeholder of \(item) did not reach A")
+            }
+            answered.append(milliseconds(answer - start))
+            onSource.append(milliseconds(seen - start))
+            placeholders.append(placeholder)
+        }
+        guard nodes.waitForCommits(placeholders + [bigPlaceholder], timeout: .seconds(120)) else {
+            throw BenchFailure.failed("drop latency during a transfer: not every placeholder was committed")
+        }
+        guard !answered.isEmpty else { throw BenchFailure.failed("drop latency during a transfer: the big drag ended first") }
+        return """
+            {"workload": "drop-latency-during-transfer", "drags": \(answered.count), "bytesPerImage": \(imageByteCount), \
+            "backgroundBytes": \(blobByteCount), \
+            "answeredP50Ms": \(format(percentile(answered, 50))), "answeredP99Ms": \(format(percentile(answered, 99))), \
+            "placeholderOnSourceP50Ms": \(format(percentile(onSource, 50))), \
+            "placeholderOnSourceP99Ms": \(format(percentile(onSource, 99)))}
+            """
     }
 
     // MARK: Workloads

@@ -88,9 +88,16 @@ final class TransferNodes: Sendable {
 
     /// Sends `drag ITEM --to b` to B, as the command line does, and returns the placeholder B
     /// inserted for it.
+    ///
+    /// A drag refused because the node runs its most commands at once (nothing was done) is sent
+    /// again after a millisecond, as a client would.
     func drag(_ item: OpID) throws -> OpID {
-        let request = ControlRequest(id: requestID(), command: .drag(DragRequest(items: [.item(.id(item))], gallery: "b")))
-        let response = try ControlClient.send(request, to: sink.directory, timeout: .seconds(30))
+        var response: ControlResponse
+        repeat {
+            let request = ControlRequest(id: requestID(), command: .drag(DragRequest(items: [.item(.id(item))], gallery: "b")))
+            response = try ControlClient.send(request, to: sink.directory, timeout: .seconds(30))
+            if response.error?.hasPrefix("the node is busy") == true { usleep(1_000) } else { break }
+        } while true
         guard let drop = response.reply?.drops?.first, drop.action == .placeholder,
               let placeholder = OpID(drop.item) else {
             throw BenchFailure.failed("transfer: drag of \(item) answered \(response.error ?? "\(response.reply?.drops ?? [])")")
@@ -118,6 +125,9 @@ final class TransferNodes: Sendable {
 }
 
 /// Uptimes (nanoseconds) at which ops were seen, by item ID, recorded by node observers.
+///
+/// Observers run on a thread of their own (`NodeEvents`), after the replica shows the op: a reader
+/// waits for the record (`time(of:timeout:)`) rather than taking its absence for an answer.
 final class ArrivalTimes: Sendable {
     private let times = Mutex<[OpID: UInt64]>([:])
 
@@ -125,7 +135,13 @@ final class ArrivalTimes: Sendable {
         times.withLock { $0[id] = time }
     }
 
-    func time(of id: OpID) -> UInt64? {
-        times.withLock { $0[id] }
+    /// The time of `id`, waiting up to `timeout` for its observer to record it.
+    func time(of id: OpID, timeout: Duration = .seconds(10)) -> UInt64? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let time = times.withLock({ $0[id] }) { return time }
+            guard ContinuousClock.now < deadline else { return nil }
+            usleep(200)
+        }
     }
 }

@@ -1,21 +1,35 @@
 import Foundation
 import GalleryIO
 import GalleryNode
+import GalleryStorage
 import GalleryWire
 
-/// `add FILE|URL... [--to G] [--at I] [--title T] [--aspect R]`: adds images, in the order given.
+/// `add FILE|FOLDER|PATTERN|URL... [--to G] [--at I] [--title T] [--aspect R] [--json]`: adds images,
+/// in the order given, as one run.
+///
+/// Files are hashed and stored here, in parallel (`ImageImport`), with progress on stderr; the node
+/// then gets one command naming the stored blobs. A file named on the command line that is not an
+/// image fails the whole add (nothing is added); files of a folder or a pattern that are not images
+/// are skipped and named. `--json` prints `{"ids": [...], "skipped": [{"path", "reason"}]}` and no
+/// progress.
 struct AddCommand: NodeSubcommand {
     static let name = ControlCommandName.add
-    static let usage = "usage: gallery -C DIR add FILE|URL... [--to GALLERY] [--at INDEX] [--title T] [--aspect R]"
+    static let usage = "usage: gallery -C DIR add FILE|FOLDER|PATTERN|URL... [--to GALLERY] [--at INDEX] [--title T] [--aspect R] [--json]"
+    /// The request as the arguments give it (files by path): checked against the field bounds
+    /// before the node is contacted.
     let request: AddRequest
+    let json: Bool
+    private let arguments: [String]
 
     init(parsing arguments: inout ArgumentList) throws(CommandFailure) {
         let gallery = try arguments.option("--to")
         let index = try arguments.intOption("--at")
         let title = try arguments.option("--title")
         let aspect = try arguments.doubleOption("--aspect")
+        json = arguments.flag("--json")
+        self.arguments = try arguments.positionals("FILE or URL")
         // Files are sent as absolute paths: the node does not share this process's directory.
-        let sources = try arguments.positionals("FILE or URL").map { text -> AddSource in
+        let sources = self.arguments.map { text -> AddSource in
             switch AddSource(text) {
             case .file(let path): .file(URL(fileURLWithPath: path).path)
             case let url: url
@@ -26,19 +40,51 @@ struct AddCommand: NodeSubcommand {
 
     var command: ControlCommand { .add(request) }
 
-    /// A FIFO, device or directory is refused here at once (the node checks again).
     func run(on node: NodeConnection) throws(CommandFailure) {
-        for case .file(let path) in request.sources {
-            do {
-                try RegularFile.check(path)
-            } catch {
-                throw .failed(error.localizedDescription)
+        let sources = try ImageImport(arguments: arguments)
+        guard sources.hasFiles else {
+            print(output(try node.send(command), skipped: []), terminator: "")
+            return
+        }
+        let store: BlobStore
+        do {
+            store = try BlobStore(directory: node.directory, removingTemporaryFiles: false)
+        } catch {
+            throw .failed(TerminalText.escaped(error.localizedDescription))
+        }
+        let workers = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+        let stored = try sources.store(
+            in: store, workers: workers, aspectGiven: request.aspect != nil, progress: json ? nil : ImportProgress())
+        if !json {
+            for skipped in stored.skipped {
+                FileHandle.standardError.write(Data("skipped \(TerminalText.escaped(skipped.path)): \(skipped.reason)\n".utf8))
             }
         }
-        print(render(try node.send(command)), terminator: "")
+        let added = stored.sources.compactMap { $0 }
+        guard !added.isEmpty else { throw .failed("nothing to add: no PNG, JPEG or GIF image among the files given") }
+        do {
+            // The blobs are durable and in place before the command that names them.
+            try store.syncFileSystem()
+            try store.install(batch: stored.temporaries)
+        } catch {
+            for (temporary, _) in stored.temporaries { try? FileManager.default.removeItem(atPath: temporary) }
+            throw .failed(TerminalText.escaped(error.localizedDescription))
+        }
+        var request = request
+        request.sources = added
+        print(output(try node.send(.add(request)), skipped: stored.skipped), terminator: "")
     }
 
-    func render(_ reply: ControlReply) -> String {
-        (reply.ids ?? []).map { "\($0)\n" }.joined()
+    /// The item IDs, one per line, or the JSON object with `--json`.
+    private func output(_ reply: ControlReply, skipped: [ImageImport.Skipped]) -> String {
+        let ids = (reply.ids ?? []).map { "\($0)" }
+        guard json else { return ids.map { "\($0)\n" }.joined() }
+        return JSONOutput.line(AddOutput(ids: ids, skipped: skipped))
+    }
+
+    /// What `add --json` prints.
+    private struct AddOutput: Encodable {
+        let ids: [String]
+        let skipped: [ImageImport.Skipped]
     }
 }

@@ -1,0 +1,163 @@
+import Foundation
+import GalleryCrypto
+import GalleryTestSupport
+import Synchronization
+
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
+
+/// `gallery-bench import [--files 1000] [--bytes 4194304]`: `gallery -C DIR add FOLDER` of many
+/// image files against a `gallery serve` child, and the machine's limits measured in the same run.
+///
+/// Prints one JSON line per workload:
+/// - `import-disk-write`: the same number of files of the same size written into a folder on the
+///   same file system by as many threads as the import uses, from memory (no reading, no hashing),
+///   with direct I/O in 4 MiB writes, then one `syncfs`: the disk's write ceiling for this data;
+/// - `import-hash`: SHA-256 of the same bytes on every core at once (one thread per core): the
+///   ceiling of hashing;
+/// - `import`: `gallery add FOLDER` from its start to its exit (files found, checked, read,
+///   hashed, stored, synced, installed; the node's one insert made durable), with its rate as a
+///   fraction of the smaller ceiling (`ofLimit`).
+///
+/// The source files are written, fsynced and then dropped from the page cache
+/// (`POSIX_FADV_DONTNEED`), so that the import reads them from the disk, as a photo library is.
+enum ImportBenchmark {
+    static func run(_ arguments: [String]) throws -> [String] {
+        var files = 1_000, bytes = 4 << 20
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            guard let value = rest.popFirst().flatMap(Int.init), value > 0 else { throw BenchFailure.usage("\(option) needs a positive number") }
+            switch option {
+            case "--files": files = value
+            case "--bytes": bytes = value
+            default: throw BenchFailure.usage("unknown option \(option)")
+            }
+        }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-bench-import-\(UUID().uuidString)")
+        let photos = root.appendingPathComponent("photos"), node = root.appendingPathComponent("node")
+        try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let total = files * bytes
+        let workers = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+        try makeSources(in: photos, files: files, bytes: bytes)
+
+        var lines: [String] = []
+        let disk = try diskWrite(in: root.appendingPathComponent("raw"), files: files, bytes: bytes, threads: workers)
+        lines.append(line("import-disk-write", bytes: total, seconds: disk, extra: ["threads": Double(workers)]))
+        let hash = hashAllCores(bytes: total)
+        lines.append(line("import-hash", bytes: total, seconds: hash, extra: ["threads": Double(ProcessInfo.processInfo.activeProcessorCount)]))
+
+        let server = try ServeProcess([node.path, "--name", "bench"])
+        defer { _ = server.stop() }
+        guard server.endpoint != nil else { throw BenchFailure.failed("import: gallery serve did not start: \(server.standardError)") }
+        let timed = try Stopwatch.time { try GalleryProcess.run(["-C", node.path, "add", photos.path, "--json"], timeout: 1_800) }
+        guard timed.result.status == 0 else { throw BenchFailure.failed("import: gallery add exited \(timed.result.status): \(timed.result.stderr)") }
+        let object = try JSONSerialization.jsonObject(with: Data(timed.result.stdout.utf8)) as? [String: Any]
+        guard (object?["ids"] as? [String])?.count == files else { throw BenchFailure.failed("import: \(files) items were not all added") }
+        let limit = min(Double(total) / disk, Double(total) / hash)
+        lines.append(line("import", bytes: total, seconds: timed.seconds, extra: [
+            "files": Double(files), "ofLimit": Double(total) / timed.seconds / limit, "limitBytesPerSecond": limit,
+        ]))
+        return lines
+    }
+
+    /// Writes the source images (a PNG header, then seeded bytes), fsyncs them and drops them from
+    /// the page cache.
+    private static func makeSources(in folder: URL, files: Int, bytes: Int) throws {
+        let header: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
+            + [0, 0, 0x0F, 0xC0, 0, 0, 0x0B, 0xD0, 8, 2, 0, 0, 0, 0, 0, 0, 0]
+        var buffer = [UInt8](repeating: 0, count: bytes)
+        for index in 0..<files {
+            buffer.withUnsafeMutableBytes { PseudoRandomBytes.fill($0, seed: UInt64(index) &+ 0x1A9) }
+            buffer.replaceSubrange(0..<min(header.count, bytes), with: header.prefix(bytes))
+            let path = folder.appendingPathComponent(String(format: "IMG_%05d.png", index)).path
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            guard fd >= 0 else { throw BenchFailure.failed("import: cannot create \(path)") }
+            defer { close(fd) }
+            let written = buffer.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+            guard written == bytes, fsync(fd) == 0 else { throw BenchFailure.failed("import: cannot write \(path)") }
+            _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+        }
+    }
+
+    /// Seconds to write `files` files of `bytes` bytes from memory on `threads` threads, with
+    /// direct I/O where the file system takes it, then one `sync`.
+    private static func diskWrite(in folder: URL, files: Int, bytes: Int, threads: Int) throws -> Double {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let block = 4_096, writeLength = 4 << 20
+        let failed = Atomic<Bool>(false)
+        let next = Atomic<Int>(0)
+        let timed = Stopwatch.time {
+            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: writeLength, alignment: block)
+                defer { buffer.deallocate() }
+                PseudoRandomBytes.fill(buffer, seed: 7)
+                while true {
+                    let index = next.add(1, ordering: .relaxed).oldValue
+                    guard index < files else { return }
+                    let fd = open(folder.appendingPathComponent("raw-\(index)").path, O_WRONLY | O_CREAT | O_TRUNC | directFlag, 0o644)
+                    guard fd >= 0 else { failed.store(true, ordering: .relaxed); return }
+                    var offset = 0
+                    while offset < bytes {
+                        let length = min(writeLength, bytes - offset)
+                        let aligned = length - length % block
+                        if aligned > 0, pwrite(fd, buffer.baseAddress!, aligned, off_t(offset)) != aligned { failed.store(true, ordering: .relaxed) }
+                        if length > aligned {
+                            // The tail is written without direct I/O, as the store writes it.
+                            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~directFlag)
+                            if pwrite(fd, buffer.baseAddress!, length - aligned, off_t(offset + aligned)) != length - aligned { failed.store(true, ordering: .relaxed) }
+                        }
+                        offset += length
+                    }
+                    close(fd)
+                }
+            }
+            sync()
+        }
+        guard !failed.load(ordering: .relaxed) else { throw BenchFailure.failed("import: the disk write workload failed: \(String(cString: strerror(errno)))") }
+        return timed.seconds
+    }
+
+    /// Seconds to hash `bytes` bytes split across one thread per core, each from its own buffer.
+    private static func hashAllCores(bytes: Int) -> Double {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let share = bytes / cores, bufferLength = 4 << 20
+        return Stopwatch.time {
+            DispatchQueue.concurrentPerform(iterations: cores) { thread in
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: bufferLength, alignment: 64)
+                defer { buffer.deallocate() }
+                PseudoRandomBytes.fill(buffer, seed: UInt64(thread))
+                var hasher = SHA256()
+                var done = 0
+                while done < share {
+                    let length = min(bufferLength, share - done)
+                    hasher.update(UnsafeRawBufferPointer(rebasing: buffer[0..<length]))
+                    done += length
+                }
+                _ = hasher.finalize()
+            }
+        }.seconds
+    }
+
+    /// Linux's `O_DIRECT` (not exported by the Glibc module); 0 elsewhere.
+    #if os(Linux) && arch(x86_64)
+    private static let directFlag: Int32 = 0o40000
+    #elseif os(Linux) && arch(arm64)
+    private static let directFlag: Int32 = 0o200000
+    #else
+    private static let directFlag: Int32 = 0
+    #endif
+
+    private static func line(_ workload: String, bytes: Int, seconds: Double, extra: [String: Double]) -> String {
+        var fields = [
+            "\"workload\": \"\(workload)\"", "\"bytes\": \(bytes)", "\"seconds\": \(String(format: "%.3f", seconds))",
+            "\"bytesPerSecond\": \(Int((Double(bytes) / seconds).rounded()))",
+        ]
+        fields += extra.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \(String(format: "%.3f", $0.value))" }
+        return "{" + fields.joined(separator: ", ") + "}"
+    }
+}
