@@ -29,6 +29,8 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     private var servedFetches: [ChunkStream] = []
     private var servedTurn = 0
     private var closing = false
+    /// Seals every frame after the handshake; nil before.
+    private var sealer: RecordSealer?
     /// Whether the channel last found nothing to write: the next push must wake it.
     private var drained = true
     private var sentBytes = 0
@@ -75,9 +77,22 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
         condition.withLock { servedFetches.removeAll { $0.request == request } }
     }
 
-    /// From now on frames carry the checksum trailer (the handshake is over).
-    func startSealing() {
-        condition.withLock { queue.sealing = true }
+    /// From now on frames go out in records sealed by `sealer` (the handshake is over); the
+    /// frames queued before go out plain, first.
+    func startSealing(_ sealer: RecordSealer) {
+        condition.withLock {
+            self.sealer = sealer
+            queue.sealing = true
+        }
+    }
+
+    /// `bytes` (encoded frames) as sealed records, in the order written. Caller holds `condition`.
+    /// Nil when the sealer is exhausted (2^64 records): the connection must end.
+    private func sealLocked(_ bytes: [UInt8]) -> [UInt8]? {
+        guard var sealer else { return nil }
+        self.sealer = nil
+        defer { self.sealer = sealer }
+        return try? sealer.seal(bytes)
     }
 
     /// Drops everything waiting and closes, after `farewell` (an error frame) when given; false
@@ -115,6 +130,7 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     /// What the channel writes next: queued frames, else the next chunk of a served fetch.
     private enum Work {
         case frames([UInt8])
+        case failed
         case chunk(ChunkStream)
         case idle
         case finished
@@ -124,7 +140,11 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
         while true {
             let work: Work = condition.withLock {
                 while waiting && queue.isEmpty && servedFetches.isEmpty && !closing { condition.wait() }
-                if !queue.isEmpty { return .frames(queue.popBytes(maximumBytes: Self.pullBytes)) }
+                if !queue.isEmpty {
+                    let segment = queue.popSegment(maximumBytes: Self.pullBytes)
+                    guard segment.sealed else { return .frames(segment.bytes) }
+                    return sealLocked(segment.bytes).map(Work.frames) ?? .failed
+                }
                 if closing { return .finished }
                 if servedFetches.isEmpty {
                     drained = true
@@ -135,6 +155,7 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
             }
             switch work {
             case .frames(let bytes): return .bytes(bytes)
+            case .failed: return .finished
             case .idle: return .idle
             case .finished: return .finished
             case .chunk(let stream):
@@ -148,7 +169,9 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
                     // is written, so that the requester, which may ask again as soon as that chunk
                     // arrives, never finds the slot still taken.
                     if stream.isFinished { stopServing(stream.request) }
-                    return .bytes(frame.encoded(checksummed: true))
+                    // Sealed under the lock, so that records leave in the order of their nonces.
+                    guard let sealed = condition.withLock({ sealLocked(frame.encoded) }) else { return .finished }
+                    return .bytes(sealed)
                 } catch {
                     stopServing(stream.request)
                     let failure = Message.fetchError(

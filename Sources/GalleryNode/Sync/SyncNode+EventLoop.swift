@@ -38,16 +38,16 @@ extension SyncNode {
 
     /// Wraps a connected descriptor in a connection on the next event loop, registered with the
     /// node and started; waits for the node's loop, which owns `connections`.
-    func adopt(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
+    func adopt(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops, dialed: Endpoint? = nil,
                onFinished: (@Sendable (Connection) -> Void)? = nil) -> Connection? {
-        loop.sync { register(descriptor: descriptor, remote: remote, role: role, loops: loops, onFinished: onFinished) }
+        loop.sync { register(descriptor: descriptor, remote: remote, role: role, loops: loops, dialed: dialed, onFinished: onFinished) }
     }
 
     /// Registers a connection for a connected descriptor and starts it, or closes the descriptor
     /// when the node stopped. On the node's loop, so that `stop` (which stops running, then closes
     /// what the loop holds) either sees the connection or makes it refused here.
     private func register(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
-                          onFinished: (@Sendable (Connection) -> Void)?) -> Connection? {
+                          dialed: Endpoint? = nil, onFinished: (@Sendable (Connection) -> Void)?) -> Connection? {
         guard isRunning else {
             POSIX.closeDescriptor(descriptor)
             return nil
@@ -56,7 +56,8 @@ extension SyncNode {
         let socket = NonBlockingSocket(descriptor: descriptor, remote: remote, loop: loops.group.next())
         let connection = Connection(
             id: nextConnectionID, role: role, socket: socket, settings: settings,
-            queueLimit: configuration.outboundQueueLimit, delegate: self)
+            queueLimit: configuration.outboundQueueLimit, delegate: self,
+            dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
         connections[connection.id] = connection
         notifyChange()
         connection.start(onFinished: onFinished)
@@ -90,7 +91,7 @@ extension SyncNode {
                 // Registered on the node's loop; this event loop goes on with its I/O meanwhile.
                 // A node that stopped meanwhile closes the descriptor and dials no more.
                 self.loop.async { [self] in
-                    _ = register(descriptor: descriptor, remote: remote, role: .client, loops: loops) { [self] connection in
+                    _ = register(descriptor: descriptor, remote: remote, role: .client, loops: loops, dialed: peer) { [self] connection in
                         redial(peer, attempt: Self.resetsBackoff(connection) ? 0 : attempt, on: loop, loops: loops)
                     }
                 }

@@ -16,14 +16,15 @@ extension SyncNode: ConnectionDelegate {
     func connectionAuthenticated(_ connection: Connection) {
         guard let peer = connection.peer else { return }
         loop.async { [self] in
-            // One connection per pair of nodes: when both dialed, keep the one opened by the node
-            // with the smaller replica ID, on both sides.
-            let keepOutbound = replica.id < peer.replica
-            for (id, other) in connections where id != connection.id && other.peer?.replica == peer.replica {
+            recordKey(of: peer, on: connection)
+            // One connection per pair of nodes (one static key): when both dialed, keep the one
+            // opened by the node with the smaller node ID, on both sides.
+            let keepOutbound = settings.nodeID < peer.nodeID
+            for (id, other) in connections where id != connection.id && other.peer?.key == peer.key {
                 let otherPreferred = (other.role == .client) == keepOutbound
                 let thisPreferred = (connection.role == .client) == keepOutbound
                 if otherPreferred || !thisPreferred {
-                    connection.close(.duplicateConnection, "already connected to \(peer.name)")
+                    connection.close(.duplicateConnection, "already connected to \(peer.label)")
                     return
                 }
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
@@ -31,7 +32,7 @@ extension SyncNode: ConnectionDelegate {
             sessions[connection.id] = Session()
             connection.send(.syncRequest(replica.version))
             publishPeerChange(connection)
-            configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
+            configuration.log("\(configuration.name): authenticated \(peer.label) (\(connection.role.rawValue), \(connection.remote))")
         }
     }
 
@@ -49,7 +50,7 @@ extension SyncNode: ConnectionDelegate {
                 sessions[connection.id]?.syncedUpTo = version
                 publishPeerChange(connection)
                 if previous != version {
-                    configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
+                    configuration.log("\(configuration.name): synced with \(connection.peer?.label ?? "?") up to \(version)")
                 }
             }
         case .heartbeat:
@@ -66,13 +67,13 @@ extension SyncNode: ConnectionDelegate {
             // Commands are taken on the local control socket only (ControlServer): a peer, or
             // anyone who can inject frames into a peer link, can never command this node.
             connection.close(.protocolError, "\(message.type) on the peer port: commands are taken on the node's local control socket only")
-        case .hello, .welcome, .auth, .authOK, .error:
+        case .hello, .noiseHandshake, .record, .identity, .error:
             connection.close(.protocolError, "\(message.type) after authentication")
         }
     }
 
     func connectionClosed(_ connection: Connection, reason: String) {
-        let name = connection.peer?.name ?? connection.remote
+        let name = connection.peer?.label ?? connection.remote
         loop.async { [self] in
             connections[connection.id] = nil
             sessions[connection.id] = nil

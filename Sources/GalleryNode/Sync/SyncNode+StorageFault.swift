@@ -62,7 +62,7 @@ extension SyncNode {
     /// Refuses an op that carries the ID of an op held here with other content: says so on the
     /// node's log, keeps it for `status`, and closes the connection with `divergent_op`. On the loop.
     func reportDivergentOp(_ op: Op, from connection: Connection) {
-        let peer = connection.peer?.name ?? connection.remote
+        let peer = connection.peer?.label ?? connection.remote
         let held = replica.heldVersion(of: op.id)
         let entry = DivergentOp(
             id: op.id.description, peer: peer, received: String(describing: op.action),
@@ -81,7 +81,8 @@ extension SyncNode {
             NodeHealth(
                 storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durableCount,
                 missingOps: replica.missingRanges.map(\.description),
-                divergentOps: divergentOps, divergentOpCount: divergentOpCount)
+                divergentOps: divergentOps, divergentOpCount: divergentOpCount,
+                identityConflicts: peerKeys.conflicts)
         }
     }
 }

@@ -4,6 +4,8 @@ public struct PeerListing: Codable, Hashable, Sendable {
     public var name: String?
     /// Its replica ID, in hex, once its handshake is done.
     public var replica: String?
+    /// Its node ID (a digest of the static key it proved), once its handshake is done.
+    public var nodeID: String?
     /// Its address, `HOST:PORT`.
     public var address: String
     /// `inbound` or `outbound`.
@@ -13,10 +15,11 @@ public struct PeerListing: Codable, Hashable, Sendable {
     /// The peer's version vector at its `caught_up`: "synced with P up to V".
     public var syncedUpTo: [String: UInt64]?
 
-    public init(name: String?, replica: String?, address: String, direction: String, state: String,
+    public init(name: String?, replica: String?, nodeID: String? = nil, address: String, direction: String, state: String,
                 syncedUpTo: [String: UInt64]?) {
         self.name = name
         self.replica = replica
+        self.nodeID = nodeID
         self.address = address
         self.direction = direction
         self.state = state

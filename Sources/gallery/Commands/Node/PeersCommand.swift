@@ -3,17 +3,23 @@ import GalleryIO
 import GalleryNode
 import GalleryWire
 
-/// `peers`: the connected peers, one a line.
+/// `peers [--json]`: the connected peers, one a line: name, node ID, address, direction, state.
 struct PeersCommand: NodeSubcommand {
     static let name = ControlCommandName.peers
-    static let usage = "usage: gallery -C DIR peers"
+    static let usage = "usage: gallery -C DIR peers [--json]"
+    let json: Bool
 
-    init(parsing arguments: inout ArgumentList) {}
+    init(parsing arguments: inout ArgumentList) {
+        json = arguments.flag("--json")
+    }
 
     var command: ControlCommand { .peers }
 
     func render(_ reply: ControlReply) -> String {
         guard case .peers(let peers) = reply else { return "" }
-        return peers.map { "\(TerminalText.escaped($0.name ?? "?"))\t\($0.address)\t\($0.direction)\t\($0.state)\n" }.joined()
+        if json { return JSONOutput.line(peers) }
+        return peers.map {
+            "\(TerminalText.escaped($0.name ?? "?"))\t\($0.nodeID ?? "?")\t\($0.address)\t\($0.direction)\t\($0.state)\n"
+        }.joined()
     }
 }
