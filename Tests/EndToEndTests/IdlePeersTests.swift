@@ -56,8 +56,10 @@ struct IdlePeersTests {
         let heartbeats = DispatchSemaphore(value: 0)
         let streams = peers
         Thread.detachNewThread {
+            // Sealing advances each peer's nonce: one copy, used by this thread only.
+            var senders = streams
             while !stop.withLock({ $0 }) {
-                for peer in streams { peer.send(.heartbeat) }
+                for index in senders.indices { senders[index].send(.heartbeat) }
                 usleep(1_000_000)
             }
             heartbeats.signal()

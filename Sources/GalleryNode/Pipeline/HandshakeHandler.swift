@@ -43,6 +43,10 @@ final class HandshakeHandler: ChannelHandler {
         // A frame of a type this version does not know is skipped when its sender marked it so.
         if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { return }
         do {
+            // 0x02-0x04: version 2's welcome, auth, auth_ok: a version 2 node answered.
+            if (0x02...0x04).contains(frame.type) {
+                throw HandshakeFailure(.unsupportedVersion, "the peer speaks protocol version 2 (HMAC challenge, nothing encrypted); this node speaks only version 3")
+            }
             let message = try Message(frame: frame)
             if case .error(let code, let text) = message { throw PeerReportedError(code: code, message: text) }
             var result: HandshakeResult?

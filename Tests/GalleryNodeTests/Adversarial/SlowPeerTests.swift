@@ -37,16 +37,7 @@ extension NodeSuites.AdversarialPeerTests {
         // The slow peer: authenticates, asks for everything, sends heartbeats (so it is not dropped
         // for silence), and never reads.
         let slow = try AdversaryClient(endpoint, deadline: .seconds(40))
-        var handshake = ClientHandshake(settings: HandshakeSettings(secret: TestCluster.secret, replica: ReplicaID(0x510E), name: "slowpoke"))
-        slow.send(handshake.hello)
-        let welcome = try #require(slow.nextFrame().flatMap { try? Message(frame: $0) })
-        guard case .send(let auth) = try handshake.receive(welcome) else {
-            Issue.record("no auth")
-            return
-        }
-        slow.send(auth)
-        let ok = try #require(slow.nextFrame().flatMap { try? Message(frame: $0) })
-        guard case .done = try handshake.receive(ok) else {
+        guard slow.authenticate(Self.settings("slowpoke", replica: ReplicaID(0x510E))) else {
             Issue.record("not authenticated")
             return
         }
@@ -86,7 +77,7 @@ extension NodeSuites.AdversarialPeerTests {
         let frames = slow.readToEnd()
         let drainTime = ContinuousClock.now - drainStart
         #expect(slow.end?.isClosedByPeer == true, "slow peer: \(String(describing: slow.end))")
-        let allowed: Set<FrameType> = [.welcome, .authOK, .syncRequest, .ops, .caughtUp, .heartbeat, .error]
+        let allowed: Set<FrameType> = [.noiseHandshake, .identity, .syncRequest, .ops, .caughtUp, .heartbeat, .error]
         #expect(frames.allSatisfy { $0.knownType.map(allowed.contains) ?? false })
         let errors = frames.filter { $0.knownType == .error }
         #expect(errors.count <= 1 && errors.allSatisfy { Self.errorCode($0) == .slowPeer }, "\(Self.describe(errors))")
