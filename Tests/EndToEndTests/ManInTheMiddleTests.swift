@@ -54,7 +54,8 @@ struct ManInTheMiddleTests {
         }
         let expected = ["alpha": added["alpha"]!.count, "beta": added["beta"]!.count]
         let same = try space.waitUntil(timeout: 30) { try converged(space, expected: expected) }
-        #expect(same, "alpha \(try listing(space, on: "alpha", "alpha")) beta \(try listing(space, on: "beta", "alpha"))")
+        let (onAlpha, onBeta) = (try listing(space, on: "alpha", "alpha"), try listing(space, on: "beta", "alpha"))
+        #expect(same, "alpha \(onAlpha) beta \(onBeta)")
         // Exactly what was added, nothing made up on the way.
         for node in ["alpha", "beta"] {
             for gallery in ["alpha", "beta"] {

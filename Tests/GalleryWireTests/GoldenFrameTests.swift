@@ -149,6 +149,14 @@ struct GoldenFrameTests {
         #expect(inner.first?.encoded == documented["identity"])
     }
 
+    @Test("The node IDs of section 4.1's example are the digests of alice's and bob's public keys")
+    func exampleNodeIDs() throws {
+        let text = try String(contentsOf: Self.protocolDocument, encoding: .utf8)
+        let alice = NodeID(key: Self.aliceSettings.staticKey.publicKey), bob = NodeID(key: Self.bobSettings.staticKey.publicKey)
+        #expect(text.contains("alice (public key `8d188e2a...b831784f`) is `\(alice)`, bob's `\(bob)`"), "alice \(alice), bob \(bob)")
+        #expect(alice.rawValue.count == 16 && alice.rawValue.allSatisfy { "abcdefghijklmnopqrstuvwxyz234567".contains($0) })
+    }
+
     /// The handshake hash printed in protocol.md ("handshake hash: HEX").
     static func documentedHandshakeHash() throws -> String? {
         let text = try String(contentsOf: protocolDocument, encoding: .utf8)

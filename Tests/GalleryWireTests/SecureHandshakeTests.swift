@@ -65,12 +65,12 @@ struct SecureHandshakeTests {
         Self.expectFailure(.unsupportedVersion, "v2 hello") { try server.receive(v2Hello) }
         // A hello rewritten on the path (an extra version offered): the prologue differs, so the
         // client refuses message 2.
+        // Message 1's (empty) payload is sealed under the prologue, so the server notices at once.
         var client = ClientHandshake(settings: Self.settings("alice"))
         var relayed = ServerHandshake(settings: Self.settings("bob"))
         let opening = try client.start()
         _ = try relayed.receive(.hello(Hello(versions: [2, 3])))
-        guard case .send(let second) = try relayed.receive(opening[1]) else { Issue.record("no message 2"); return }
-        Self.expectFailure(.authFailed, "rewritten hello") { try client.receive(second) }
+        Self.expectFailure(.authFailed, "rewritten hello") { try relayed.receive(opening[1]) }
     }
 
     @Test("A dialer that expects a key refuses another one after message 2, before sending its own static key")
@@ -173,6 +173,7 @@ struct SecureHandshakeTests {
     @Test("A flipped, dropped, replayed, reordered or injected record is rejected, and nothing opens after it")
     func tampering() throws {
         let messages = (0..<4).map { Message.cancel(id: UInt64($0)) }
+        // Each case: how the records are tampered with, and how many genuine records open before it.
         var cases: [(String, ([Frame]) -> [[UInt8]])] = [
             ("flipped", { records in var bytes = records.map(\.payload); bytes[1][5] ^= 0x10; return bytes }),
             ("dropped", { records in [records[0].payload, records[2].payload, records[3].payload] }),
@@ -204,7 +205,8 @@ struct SecureHandshakeTests {
                 }
             }
             #expect(failed, "\(name) was not detected")
-            #expect(opened == [messages[0]], "\(name): only the records before the damage are used")
+            let before = name == "replayed" ? 2 : 1
+            #expect(opened == Array(messages.prefix(before)), "\(name): only the records before the damage are used")
         }
     }
 }

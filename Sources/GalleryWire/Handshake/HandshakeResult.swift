@@ -29,8 +29,11 @@ extension HandshakeFailure {
         switch error {
         case .authenticationFailed:
             // Message 3 is the first that depends on the PSK: failing it means another secret.
-            index == 2 ? HandshakeFailure(.authFailed, "the client does not know the space's secret (Noise message 3 failed authentication)")
-                : HandshakeFailure(.authFailed, error.errorDescription ?? "\(error)")
+            switch index {
+            case 0: HandshakeFailure(.authFailed, "Noise message 1 failed authentication: the hello was changed on the way")
+            case 2: HandshakeFailure(.authFailed, "the client does not know the space's secret (Noise message 3 failed authentication)")
+            default: HandshakeFailure(.authFailed, error.errorDescription ?? "\(error)")
+            }
         default:
             HandshakeFailure(.protocolError, error.errorDescription ?? "\(error)")
         }
