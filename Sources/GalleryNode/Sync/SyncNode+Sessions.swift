@@ -32,7 +32,7 @@ extension SyncNode: ConnectionDelegate {
             sessions[connection.id] = Session()
             connection.send(.syncRequest(replica.version))
             publishPeerChange(connection)
-            configuration.log("\(configuration.name): authenticated \(peer.label) (\(connection.role.rawValue), \(connection.remote))")
+            configuration.log("\(configuration.name): authenticated \(peer.name) (node \(peer.nodeID), \(connection.role.rawValue), \(connection.remote))")
         }
     }
 
@@ -73,7 +73,8 @@ extension SyncNode: ConnectionDelegate {
     }
 
     func connectionClosed(_ connection: Connection, reason: String) {
-        let name = connection.peer?.label ?? connection.remote
+        let name = connection.peer?.name ?? connection.remote
+        let node = connection.peer.map { " (node \($0.nodeID))" } ?? ""
         loop.async { [self] in
             connections[connection.id] = nil
             sessions[connection.id] = nil
@@ -86,7 +87,7 @@ extension SyncNode: ConnectionDelegate {
             // Connections that never authenticated can come in floods: a few lines a second.
             throttledLog("unauthenticated", "\(configuration.name): connection to \(name) closed before authenticating: \(reason)")
         } else {
-            configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
+            configuration.log("\(configuration.name): connection to \(name) closed: \(reason)\(node)")
         }
     }
 

@@ -62,7 +62,7 @@ extension SyncNode {
     /// Refuses an op that carries the ID of an op held here with other content: says so on the
     /// node's log, keeps it for `status`, and closes the connection with `divergent_op`. On the loop.
     func reportDivergentOp(_ op: Op, from connection: Connection) {
-        let peer = connection.peer?.label ?? connection.remote
+        let peer = connection.peer?.name ?? connection.remote
         let held = replica.heldVersion(of: op.id)
         let entry = DivergentOp(
             id: op.id.description, peer: peer, received: String(describing: op.action),
@@ -70,7 +70,7 @@ extension SyncNode {
         divergentOpCount += 1
         divergentOps.append(entry)
         if divergentOps.count > DivergentOp.kept { divergentOps.removeFirst(divergentOps.count - DivergentOp.kept) }
-        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(peer): it differs from the op held here "
+        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(connection.peer?.label ?? peer): it differs from the op held here "
             + "under that ID (received \(entry.received); held \(entry.held ?? "none starts at that counter")); refused, connection closed")
         connection.close(.divergentOp, "op \(op.id) differs from the op held under that ID")
     }

@@ -80,8 +80,8 @@ public struct PeerIdentity: Hashable, Sendable {
     /// The peer's node ID (a digest of `key`).
     public var nodeID: NodeID
 
-    /// "name [node ID]": how logs name the peer.
-    public var label: String { "\(name) [\(nodeID)]" }
+    /// "name (node ID)": how logs name the peer.
+    public var label: String { "\(name) (node \(nodeID))" }
 
     public init(replica: ReplicaID, name: String, version: UInt16, maximumFrameSize: UInt32, key: X25519.PublicKey) {
         self.replica = replica
