@@ -33,13 +33,13 @@ struct VersionExchangeTests {
 
         // alpha's next ops frame to beta (the dialer) is dropped: nothing comes after it.
         relay.arm(.drop, .toDialer)
-        try alpha.perform { try $0.createGallery("lost") }
+        try alpha.perform { try $0.createGallery("lost on the link, found again") }
         let deadline = Date().addingTimeInterval(10)
         while relay.applied.isEmpty && Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
         #expect(relay.applied.count == 1, "no record was dropped")
 
         // The next record (a heartbeat at the latest) fails to open: beta closes, redials, catches up.
-        let filled = beta.wait(timeout: .seconds(10)) { $0.hasGallery("lost") }
+        let filled = beta.wait(timeout: .seconds(10)) { $0.hasGallery("lost on the link, found again") }
         #expect(filled, "the lost op never arrived")
         let redialed = Date().addingTimeInterval(10)
         while relay.connectionCount < 2 && Date() < redialed { Thread.sleep(forTimeInterval: 0.01) }
