@@ -20,7 +20,7 @@ enum Usage {
           move ITEM --at INDEX [--to GALLERY]         move an item (ITEM: COUNTER@REPLICA or GALLERY:INDEX)
           delete ITEM... (or trash)                   delete items
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
-          peers                                       the connected peers
+          peers [--json]                              the connected peers: name, node ID, address, state
           connect HOST:PORT                           connect to a peer and stay connected
           disconnect PEER                             drop the connections to the peer of that name (the
                                                       dialing side reconnects, as after a network fault)
