@@ -270,4 +270,23 @@ struct PipelineTests {
         #expect(try decoder.next()?.knownType == .error)
         if case .finished = outbox.pull(waiting: false) {} else { Issue.record("expected finished") }
     }
+
+    @Test("The outbox never mixes plain and sealed frames in one write: the handshake's frames go out plain, the rest sealed")
+    func outboxSegments() throws {
+        var queue = OutboundQueue(limit: 1 << 20)
+        _ = queue.push(Frame(.noiseHandshake, payload: [UInt8](repeating: 1, count: 60)), priority: .control)
+        queue.sealing = true
+        _ = queue.push(Frame(.identity, payload: [UInt8](repeating: 2, count: 100)), priority: .control)
+        let plain = queue.popSegment(maximumBytes: 80)
+        #expect(!plain.sealed && plain.bytes.count == 66)
+        let sealed = queue.popSegment(maximumBytes: 80)
+        #expect(sealed.sealed && sealed.bytes.count == 106)
+        #expect(queue.isEmpty)
+        // A plain frame that fills the segment is not sealed because a sealed one waits after it.
+        var mixed = OutboundQueue(limit: 1 << 20)
+        _ = mixed.push(Frame(.noiseHandshake, payload: [UInt8](repeating: 1, count: 60)), priority: .control)
+        mixed.sealing = true
+        _ = mixed.push(Frame(.heartbeat), priority: .control)
+        #expect(mixed.popSegment(maximumBytes: 10).sealed == false)
+    }
 }

@@ -58,7 +58,7 @@ package struct OutboundQueue {
                 let isSealed = sealed[priority][heads[priority]]
                 let size = frame.encodedSize
                 if let segmentSealed, segmentSealed != isSealed { return (bytes, segmentSealed) }
-                if !bytes.isEmpty && bytes.count + size > maximumBytes { return (bytes, isSealed) }
+                if !bytes.isEmpty && bytes.count + size > maximumBytes { return (bytes, segmentSealed ?? isSealed) }
                 segmentSealed = isSealed
                 bytes += frame.encoded
                 byteCount -= size
