@@ -27,7 +27,7 @@ extension ControlCommands {
     /// The connected peers.
     package static func peerListings(_ node: SyncNode) -> [PeerListing] {
         node.peers.map {
-            PeerListing(name: $0.name, replica: $0.replica?.description, address: $0.address,
+            PeerListing(name: $0.name, replica: $0.replica?.description, nodeID: $0.nodeID?.description, address: $0.address,
                         direction: $0.direction, state: $0.state.rawValue,
                         syncedUpTo: $0.syncedUpTo.map(versionJSON))
         }
@@ -39,7 +39,7 @@ extension ControlCommands {
             NodeStatus(
                 name: node.configuration.name, replica: replica.id.description, address: nil,
                 version: versionJSON(replica.version), ops: replica.opCount, buffered: replica.bufferedCount,
-                peers: [], transfers: [], health: nil)
+                peers: [], transfers: [], health: nil, nodeID: node.nodeID.description)
         }
         status.address = node.endpoint?.description
         status.peers = peerListings(node)

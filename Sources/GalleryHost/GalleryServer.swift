@@ -72,6 +72,7 @@ public final class GalleryServer: @unchecked Sendable {
         let lockDescriptor = try files.lock()
         do {
             let secret = try files.secret(copiedFrom: secretFile)
+            let staticKey = try files.nodeKey()
             let logExisted = FileManager.default.fileExists(atPath: files.opLog.path)
             let (storage, replica, report) = try NodeStorage.open(
                 files, replicaID: try files.replicaID(logExisted: logExisted),
@@ -94,7 +95,7 @@ public final class GalleryServer: @unchecked Sendable {
             let checkpointer = self.checkpointer
             let book = ChecksummedFile<AddressBook>(file: files.addressBook)
             var configuration = NodeConfiguration(
-                name: name, secret: secret, listen: listen ?? KeptPort.choose(from: book, log: nodeLog), peers: peers, log: nodeLog,
+                name: name, secret: secret, staticKey: staticKey, listen: listen ?? KeptPort.choose(from: book, log: nodeLog), peers: peers, log: nodeLog,
                 blobs: try BlobStore(directory: directory),
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book

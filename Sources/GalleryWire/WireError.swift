@@ -13,9 +13,6 @@ public enum WireError: Error, Hashable, Sendable, LocalizedError {
     /// An `ops` frame holding a well-formed op outside the documented bounds of its fields
     /// (`FieldLimits`): no correct replica makes it (answered with `rejected_op`).
     case rejectedOp(String)
-    /// A frame after the handshake whose CRC-32 trailer does not match its header and payload:
-    /// the bytes were changed on the way.
-    case checksumMismatch(type: UInt8, length: Int)
 
     public var errorDescription: String? {
         switch self {
@@ -24,8 +21,6 @@ public enum WireError: Error, Hashable, Sendable, LocalizedError {
         case .malformed(let reason): "malformed frame: \(reason)"
         case .unexpected(let reason): "unexpected frame: \(reason)"
         case .rejectedOp(let reason): "rejected op: \(reason)"
-        case .checksumMismatch(let type, let length):
-            "corrupt frame: the checksum of a frame of type \(type) with \(length) payload bytes does not match"
         }
     }
 }

@@ -119,7 +119,9 @@ struct DamagedLogTests {
         // takes 10 from a peer. a: its record of op 11 forged with another title and a valid CRC32.
         let directoryA = space.directory("a"), directoryB = space.directory("b")
         try FileManager.default.copyItem(at: directoryA, to: directoryB)
-        for file in ["node.json", "lock", "snapshot", "ops.compact"] {
+        // node.key too: a copied key is the same node identity, which a's handshake would refuse as
+        // a connection to itself; b is another node that holds a damaged copy of a's log.
+        for file in ["node.json", "lock", "snapshot", "ops.compact", "node.key"] {
             try? FileManager.default.removeItem(at: directoryB.appendingPathComponent(file))
         }
         let urlB = directoryB.appendingPathComponent("oplog")

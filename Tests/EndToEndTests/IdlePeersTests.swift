@@ -36,7 +36,7 @@ struct IdlePeersTests {
         return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 
-    @Test("200 idle authenticated peers: at most 16 threads in the node, under 64 KiB each, under 2% of a core")
+    @Test("200 idle authenticated peers: at most 16 threads in the node, under 64 KiB each, under 3% of a core")
     func twoHundredIdlePeers() throws {
         #if os(Linux)
         let space = NodeSpace()
@@ -56,8 +56,10 @@ struct IdlePeersTests {
         let heartbeats = DispatchSemaphore(value: 0)
         let streams = peers
         Thread.detachNewThread {
+            // Sealing advances each peer's nonce: one copy, used by this thread only.
+            var senders = streams
             while !stop.withLock({ $0 }) {
-                for peer in streams { peer.send(.heartbeat) }
+                for index in senders.indices { senders[index].send(.heartbeat) }
                 usleep(1_000_000)
             }
             heartbeats.signal()
@@ -88,7 +90,9 @@ struct IdlePeersTests {
             + "(\(perConnection >> 10) KiB per connection); CPU \(String(format: "%.2f", cpu * 100))% of a core over 4 s")
         #expect(threads <= 16, "\(threads) threads with 200 peers")
         #expect(perConnection < 64 << 10, "\(perConnection) bytes per idle connection")
-        #expect(cpu < 0.02, "\(cpu * 100)% of a core with 200 idle peers")
+        // Since protocol version 3 every heartbeat is sealed and opened: 400 ChaCha20-Poly1305
+        // records a second here, in a debug build (1.0% of a core before, 2.25% after, loaded machine).
+        #expect(cpu < 0.03, "\(cpu * 100)% of a core with 200 idle peers")
         #expect(hub.isRunning)
         #endif
     }

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryNode
@@ -42,11 +43,7 @@ extension NodeSuites {
             let streams = try Connector.connect(to: node.endpoint!)
             defer { streams.close() }
             var raw = RawPeer(streams)
-            var handshake = ClientHandshake(settings: HandshakeSettings(secret: secret, replica: ReplicaID(99), name: "mute"))
-            raw.send(handshake.hello)
-            guard case .send(let auth) = try handshake.receive(try raw.receive()) else { Issue.record("no welcome"); return }
-            raw.send(auth)
-            guard case .done = try handshake.receive(try raw.receive()) else { Issue.record("no auth_ok"); return }
+            try raw.authenticate(HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(99), name: "mute"))
             let start = ContinuousClock.now
             // Everything the node sends until it closes: its sync request, heartbeats, then the error.
             var received: [Message] = []
@@ -74,27 +71,40 @@ extension NodeSuites {
     }
 }
 
-/// Frames over raw streams, for tests that play a peer by hand.
+/// Frames over raw streams, for tests that play a peer by hand: plain during the handshake, in
+/// sealed records after it.
 struct RawPeer {
     let streams: StreamPair
     private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
-    /// Whether the handshake is over (`auth_ok` sent or received): frames carry a checksum trailer.
-    private var sealed = false
+    private var sealer: RecordSealer?
+    private var opener: RecordOpener?
+    /// Frames opened from records and not yet returned.
+    private var pending: [Frame] = []
 
     init(_ streams: StreamPair) {
         self.streams = streams
     }
 
-    mutating func send(_ message: Message) {
-        let bytes = message.frame.encoded(checksummed: sealed)
-        if case .authOK = message { seal() }
-        streams.output.writeAll(bytes)
+    /// Runs the version 3 handshake as `settings`' node, up to the node's sealed `identity`.
+    mutating func authenticate(_ settings: HandshakeSettings) throws {
+        var handshake = ClientHandshake(settings: settings)
+        for message in try handshake.start() { send(message) }
+        guard case .finish(let third, let result) = try handshake.receive(try receive()) else { return }
+        send(third)
+        sealer = RecordSealer(result.sending)
+        opener = RecordOpener(result.receiving, maximumPayload: Int(FrameLimits.maximum))
+        send(.identity(settings.info(version: result.version)))
+        guard case .identity = try receive() else { throw WireError.unexpected("no identity") }
     }
 
-    /// Switches both ways to checksummed frames.
-    private mutating func seal() {
-        sealed = true
-        decoder.checksummed = true
+    mutating func send(_ message: Message) {
+        let bytes = message.frame.encoded
+        guard var sealer else {
+            streams.output.writeAll(bytes)
+            return
+        }
+        if let records = try? sealer.seal(bytes) { streams.output.writeAll(records) }
+        self.sealer = sealer
     }
 
     /// The next message; throws at the end of the stream.
@@ -107,10 +117,14 @@ struct RawPeer {
     mutating func receiveOrEnd() throws -> Message? {
         var buffer = [UInt8](repeating: 0, count: 4_096)
         while true {
+            if !pending.isEmpty { return try Message(frame: pending.removeFirst()) }
             if let frame = try decoder.next() {
-                let message = try Message(frame: frame)
-                if case .authOK = message { seal() }
-                return message
+                if var opener, frame.knownType == .record {
+                    pending += try opener.open(frame.payload)
+                    self.opener = opener
+                    continue
+                }
+                return try Message(frame: frame)
             }
             let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
             if count <= 0 { return nil }
@@ -118,4 +132,3 @@ struct RawPeer {
         }
     }
 }
-

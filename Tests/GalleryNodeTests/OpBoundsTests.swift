@@ -38,15 +38,9 @@ extension NodeSuites {
             for (index, (name, op)) in attacks.enumerated() {
                 let before = a.read { $0.version }
                 let replica = ReplicaID(insider.rawValue + UInt64(index) + 1)
-                let settings = HandshakeSettings(secret: TestCluster.secret, replica: replica, name: "insider")
-                var handshake = ClientHandshake(settings: settings)
+                let settings = AdversarialPeerTests.settings("insider", replica: replica)
                 let talk = try AdversarialPeerTests.converse(name, endpoint) { peer in
-                    peer.send(handshake.hello)
-                    guard let frame = peer.nextFrame(), let welcome = try? Message(frame: frame),
-                          case .send(let auth)? = try? handshake.receive(welcome) else { return }
-                    peer.send(auth)
-                    guard let okFrame = peer.nextFrame(), let ok = try? Message(frame: okFrame),
-                          case .done? = try? handshake.receive(ok) else { return }
+                    guard peer.authenticate(settings) else { return }
                     peer.send(Message.ops([op]))
                 }
                 #expect(talk.end.isClosedByPeer, "\(name): \(talk.end)")

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryIO
 import GalleryModel
 @testable import GalleryNode
@@ -32,100 +33,205 @@ struct PipelineTests {
         let channel: InMemoryChannel
         let outbox: PeerOutbox
         let recorder = Recorder()
-        /// Decodes what the pipeline wrote, as its peer would.
-        var peerDecoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+        let settings: HandshakeSettings
 
-        init(dialing: Bool, secret: [UInt8] = PipelineTests.secret, replica: UInt64 = 2) {
-            outbox = PeerOutbox(limit: 1 << 20)
-            let settings = HandshakeSettings(secret: secret, replica: ReplicaID(replica), name: dialing ? "client" : "server")
+        init(dialing: Bool, secret: [UInt8] = PipelineTests.secret, replica: UInt64 = 2,
+             expectedKey: X25519.PublicKey? = nil, rekeyInterval: UInt64 = RecordSealer.defaultRekeyInterval) {
+            outbox = PeerOutbox(limit: 64 << 20)
+            settings = HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(replica),
+                                         name: dialing ? "client" : "server")
             channel = InMemoryChannel(handlers: [
-                FrameCodecHandler(outbox: outbox), HandshakeHandler(dialing: dialing, settings: settings), MessageHandler(), recorder,
+                FrameCodecHandler(outbox: outbox), HandshakeHandler(dialing: dialing, settings: settings, expectedKey: expectedKey),
+                SecureChannelHandler(settings: settings, rekeyInterval: rekeyInterval), MessageHandler(), recorder,
             ])
             channel.source = outbox
             channel.pipeline.fireChannelActive()
         }
 
-        /// The messages the pipeline wrote since the last call.
-        mutating func written() throws -> [Message] {
-            for bytes in channel.takeWritten([UInt8].self) { peerDecoder.append(bytes) }
+        /// The bytes the pipeline wrote since the last call.
+        func writtenBytes() -> [UInt8] {
+            channel.takeWritten([UInt8].self).flatMap { $0 }
+        }
+    }
+
+    /// The test playing a client by hand against a server `Harness`: plain frames during the
+    /// handshake, sealed records after it.
+    struct ManualClient {
+        let settings: HandshakeSettings
+        var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+        var sealer: RecordSealer?
+        var opener: RecordOpener?
+        /// Plain frames received (handshake messages, a plaintext error).
+        var plain: [Message] = []
+
+        init(secret: [UInt8] = PipelineTests.secret) {
+            settings = HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(1), name: "client")
+        }
+
+        /// Runs the handshake against `server`, up to both identities.
+        mutating func authenticate(_ server: Harness) throws {
+            var handshake = ClientHandshake(settings: settings)
+            server.channel.receive(try handshake.start().flatMap(\.frame.encoded))
+            let second = try #require(try take(server.writtenBytes()).first)
+            guard case .finish(let third, let result) = try handshake.receive(second) else { return }
+            sealer = RecordSealer(result.sending)
+            opener = RecordOpener(result.receiving, maximumPayload: Int(FrameLimits.maximum))
+            server.channel.receive(third.frame.encoded + (try seal([.identity(settings.info(version: result.version))])))
+        }
+
+        /// Messages in `bytes`: records opened once sealed.
+        mutating func take(_ bytes: [UInt8]) throws -> [Message] {
+            decoder.append(bytes)
             var messages: [Message] = []
-            while let frame = try peerDecoder.next() { messages.append(try Message(frame: frame)) }
+            while let frame = try decoder.next() {
+                if var opener, frame.knownType == .record {
+                    messages += try opener.open(frame.payload).map(Message.init(frame:))
+                    self.opener = opener
+                } else {
+                    messages.append(try Message(frame: frame))
+                }
+            }
             return messages
         }
 
-        /// Runs a client handshake against this server pipeline; the peer's decoder then expects
-        /// checksummed frames.
-        mutating func authenticate(secret: [UInt8] = PipelineTests.secret) throws {
-            var client = ClientHandshake(settings: HandshakeSettings(secret: secret, replica: ReplicaID(1), name: "client"))
-            channel.receive(client.hello.frame.encoded(checksummed: false))
-            for _ in 0..<2 {
-                for message in try written() {
-                    switch try client.receive(message) {
-                    case .send(let reply): channel.receive(reply.frame.encoded(checksummed: false))
-                    case .done: peerDecoder.checksummed = true
-                    }
-                }
-            }
+        /// `messages` as sealed records (each record a separate element when `separately`).
+        mutating func seal(_ messages: [Message]) throws -> [UInt8] {
+            guard var sealer else { return messages.flatMap(\.frame.encoded) }
+            defer { self.sealer = sealer }
+            return try sealer.seal(messages.flatMap(\.frame.encoded))
         }
     }
 
-    @Test("A server pipeline answers hello, authenticates a client with the secret, then takes checksummed messages only")
-    func serverHandshakeThenMessages() throws {
-        var harness = Harness(dialing: false)
-        try harness.authenticate()
-        #expect(harness.recorder.peers.map(\.name) == ["client"])
-        #expect(harness.peerDecoder.checksummed)
+    /// Connects a client and a server pipeline back to back, delivering what each writes until quiet.
+    static func pump(_ client: Harness, _ server: Harness) {
+        while true {
+            let toServer = client.writtenBytes(), toClient = server.writtenBytes()
+            if toServer.isEmpty && toClient.isEmpty { return }
+            if !toServer.isEmpty { server.channel.receive(toServer) }
+            if !toClient.isEmpty { client.channel.receive(toClient) }
+        }
+    }
 
-        harness.channel.receive(Message.heartbeat.frame.encoded(checksummed: true) + Message.caughtUp(VersionVector()).frame.encoded(checksummed: true))
+    @Test("A server pipeline runs the Noise handshake, learns the client's key and identity, then takes sealed messages only")
+    func serverHandshakeThenMessages() throws {
+        let harness = Harness(dialing: false)
+        var client = ManualClient()
+        try client.authenticate(harness)
+        let peer = try #require(harness.recorder.peers.first)
+        #expect(peer.name == "client" && peer.key == client.settings.staticKey.publicKey)
+        #expect(peer.nodeID == NodeID(key: client.settings.staticKey.publicKey))
+        #expect(try client.take(harness.writtenBytes()) == [.identity(harness.settings.info(version: 3))])
+
+        harness.channel.receive(try client.seal([.heartbeat, .caughtUp(VersionVector())]))
         #expect(harness.recorder.messages == [.heartbeat, .caughtUp(VersionVector())])
         #expect(harness.recorder.errors.isEmpty)
 
-        // After the handshake a frame without its CRC trailer is corrupt, and nothing after it is decoded.
-        harness.channel.receive(Message.heartbeat.frame.encoded(checksummed: false) + Message.heartbeat.frame.encoded(checksummed: true))
-        #expect(harness.recorder.errors.count == 1)
-        #expect(harness.recorder.messages.count == 2)
-
-        // Replies the pipeline writes after the handshake carry the trailer.
+        // Replies the pipeline writes after the handshake are sealed.
         harness.channel.pipeline.write(Message.heartbeat)
-        #expect(try harness.written() == [.heartbeat])
+        let written = harness.writtenBytes()
+        #expect(written[4] == FrameType.record.rawValue)
+        #expect(try client.take(written) == [.heartbeat])
+
+        // After the handshake an unsealed frame is refused, and nothing after it is used.
+        harness.channel.receive(Message.heartbeat.frame.encoded + (try client.seal([.heartbeat])))
+        #expect(harness.recorder.errors.contains { if case .unsealedFrame = $0 as? SecureChannelError { true } else { false } })
+        #expect(harness.recorder.messages.count == 2)
     }
 
-    @Test("A client pipeline sends hello as soon as the channel is active")
+    @Test("A client pipeline sends hello and Noise message 1 as soon as the channel is active")
     func clientSendsHello() throws {
-        var harness = Harness(dialing: true)
-        let written = try harness.written()
-        #expect(written.count == 1)
-        if case .hello = written.first {} else { Issue.record("expected hello, got \(written)") }
+        let harness = Harness(dialing: true)
+        var decoder = FrameDecoder()
+        decoder.append(harness.writtenBytes())
+        #expect(try decoder.next()?.knownType == .hello)
+        #expect(try decoder.next()?.knownType == .noiseHandshake)
+        #expect(try decoder.next() == nil)
     }
 
-    @Test("A wrong secret fails the handshake: the failure reaches the tail, no peer is announced")
+    @Test("A wrong secret fails the handshake at message 3: auth_failed in the clear, no peer is announced")
     func wrongSecret() throws {
-        var harness = Harness(dialing: false)
-        // The server answers nothing the client can finish with: the node's connection closes.
-        try? harness.authenticate(secret: Array("other secret".utf8))
+        let harness = Harness(dialing: false)
+        var client = ManualClient(secret: Array("other secret".utf8))
+        try? client.authenticate(harness)
         #expect(harness.recorder.peers.isEmpty)
-        #expect(harness.recorder.errors.contains { $0 is HandshakeFailure })
+        #expect(harness.recorder.errors.contains { ($0 as? HandshakeFailure)?.code == .authFailed })
+    }
+
+    @Test("Two pipelines back to back: both learn the other's key; a dialer expecting another key refuses before message 3")
+    func pipelinesBackToBack() throws {
+        let client = Harness(dialing: true), server = Harness(dialing: false, replica: 3)
+        Self.pump(client, server)
+        #expect(client.recorder.peers.map(\.key) == [server.settings.staticKey.publicKey])
+        #expect(server.recorder.peers.map(\.key) == [client.settings.staticKey.publicKey])
+
+        let wary = Harness(dialing: true, expectedKey: X25519.PrivateKey().publicKey), impostor = Harness(dialing: false, replica: 3)
+        Self.pump(wary, impostor)
+        #expect(wary.recorder.errors.contains { ($0 as? HandshakeFailure)?.code == .identityMismatch })
+        #expect(wary.recorder.peers.isEmpty && impostor.recorder.peers.isEmpty)
+    }
+
+    @Test("Rekeying every 3 records, many messages cross both ways in step; a frame larger than a record arrives whole")
+    func rekeyAndLargeFrames() throws {
+        let client = Harness(dialing: true, rekeyInterval: 3), server = Harness(dialing: false, replica: 3, rekeyInterval: 3)
+        Self.pump(client, server)
+        for index in 0..<20 {
+            client.channel.pipeline.write(Message.cancel(id: UInt64(index)))
+            server.channel.pipeline.write(Message.cancel(id: UInt64(100 + index)))
+            Self.pump(client, server)
+        }
+        let big = Message.chunk(Chunk(id: 1, offset: 0, total: 200_000, data: (0..<200_000).map { UInt8(truncatingIfNeeded: $0) }))
+        server.channel.pipeline.write(big)
+        Self.pump(client, server)
+        #expect(server.recorder.messages == (0..<20).map { Message.cancel(id: UInt64($0)) })
+        #expect(client.recorder.messages == (0..<20).map { Message.cancel(id: UInt64(100 + $0)) } + [big])
+        #expect(client.recorder.errors.isEmpty && server.recorder.errors.isEmpty)
+    }
+
+    @Test("A flipped, dropped, replayed, reordered or injected record ends the connection; only the records before it are used")
+    func recordTampering() throws {
+        let tampering: [(String, ([[UInt8]], [UInt8]) -> [[UInt8]])] = [
+            ("flipped", { records, _ in var copy = records; copy[1][10] ^= 0x01; return copy }),
+            ("dropped", { records, _ in [records[0], records[2], records[3]] }),
+            ("replayed", { records, _ in [records[0], records[1], records[1], records[2]] }),
+            ("reordered", { records, _ in [records[0], records[2], records[1], records[3]] }),
+            ("injected", { records, foreign in [records[0], foreign, records[1]] }),
+        ]
+        for (name, tamper) in tampering {
+            let harness = Harness(dialing: false)
+            var client = ManualClient()
+            try client.authenticate(harness)
+            var other = ManualClient()
+            try other.authenticate(Harness(dialing: false))
+            let foreign = try other.seal([.heartbeat])
+            let records = try (0..<4).map { try client.seal([.cancel(id: UInt64($0))]) }
+            for record in tamper(records, foreign) { harness.channel.receive(record) }
+            // A replayed record is refused after the genuine one it copies.
+            #expect(harness.recorder.messages == (name == "replayed" ? [.cancel(id: 0), .cancel(id: 1)] : [.cancel(id: 0)]), "\(name)")
+            #expect(harness.recorder.errors.contains { if case .recordRejected = $0 as? SecureChannelError { true } else { false } },
+                    "\(name): \(harness.recorder.errors)")
+        }
     }
 
     @Test("An error frame from the peer, before or after the handshake, ends the connection as peer-reported")
     func peerError() throws {
         let before = Harness(dialing: false)
-        before.channel.receive(Message.error(code: .timeout, message: "bye").frame.encoded(checksummed: false))
+        before.channel.receive(Message.error(code: .timeout, message: "bye").frame.encoded)
         #expect(before.recorder.errors.contains { ($0 as? PeerReportedError)?.code == .timeout })
 
-        var after = Harness(dialing: false)
-        try after.authenticate()
-        after.channel.receive(Message.error(code: .slowPeer, message: "bye").frame.encoded(checksummed: true))
+        let after = Harness(dialing: false)
+        var client = ManualClient()
+        try client.authenticate(after)
+        after.channel.receive(try client.seal([.error(code: .slowPeer, message: "bye")]))
         #expect(after.recorder.errors.contains { ($0 as? PeerReportedError)?.code == .slowPeer })
         #expect(after.recorder.messages.isEmpty)
     }
 
     @Test("A handshake message after authentication is a protocol error, not delivered")
     func handshakeAfterAuthentication() throws {
-        var harness = Harness(dialing: false)
-        try harness.authenticate()
-        let hello = ClientHandshake(settings: HandshakeSettings(secret: Self.secret, replica: ReplicaID(9), name: "x")).hello
-        harness.channel.receive(hello.frame.encoded(checksummed: true))
+        let harness = Harness(dialing: false)
+        var client = ManualClient()
+        try client.authenticate(harness)
+        harness.channel.receive(try client.seal([.hello(Hello(versions: [3]))]))
         #expect(harness.recorder.messages.isEmpty)
         #expect(harness.recorder.errors.contains { if case .unexpected = $0 as? WireError { true } else { false } })
     }
@@ -163,5 +269,24 @@ struct PipelineTests {
         decoder.append(farewell)
         #expect(try decoder.next()?.knownType == .error)
         if case .finished = outbox.pull(waiting: false) {} else { Issue.record("expected finished") }
+    }
+
+    @Test("The outbox never mixes plain and sealed frames in one write: the handshake's frames go out plain, the rest sealed")
+    func outboxSegments() throws {
+        var queue = OutboundQueue(limit: 1 << 20)
+        _ = queue.push(Frame(.noiseHandshake, payload: [UInt8](repeating: 1, count: 60)), priority: .control)
+        queue.sealing = true
+        _ = queue.push(Frame(.identity, payload: [UInt8](repeating: 2, count: 100)), priority: .control)
+        let plain = queue.popSegment(maximumBytes: 80)
+        #expect(!plain.sealed && plain.bytes.count == 66)
+        let sealed = queue.popSegment(maximumBytes: 80)
+        #expect(sealed.sealed && sealed.bytes.count == 106)
+        #expect(queue.isEmpty)
+        // A plain frame that fills the segment is not sealed because a sealed one waits after it.
+        var mixed = OutboundQueue(limit: 1 << 20)
+        _ = mixed.push(Frame(.noiseHandshake, payload: [UInt8](repeating: 1, count: 60)), priority: .control)
+        mixed.sealing = true
+        _ = mixed.push(Frame(.heartbeat), priority: .control)
+        #expect(mixed.popSegment(maximumBytes: 10).sealed == false)
     }
 }

@@ -136,158 +136,11 @@ struct FrameFuzzTests {
         #expect(throws: DecodingError.self) { try OpCodec.decode([0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) }
         // Trailing bytes, a short proof, a wrong magic.
         #expect(throws: WireError.self) { try Message(frame: Frame(.heartbeat, payload: [0])) }
-        #expect(throws: WireError.self) { try Message(frame: Frame(.auth, payload: [UInt8](repeating: 7, count: 31))) }
+        #expect(throws: WireError.self) { try Message(frame: Frame(.identity, payload: [UInt8](repeating: 7, count: 13))) }
         var hello = Message.hello(Hello(versions: [1], replica: ReplicaID(5), nonce: [UInt8](repeating: 1, count: 32),
                                         maximumFrameSize: 1 << 20, name: "x")).frame
         hello.payload[0] = UInt8(ascii: "X")
         #expect(throws: WireError.self) { try Message(frame: hello) }
-    }
-
-    // MARK: Handshake state machines
-
-    static let secret = Array("fuzz secret".utf8)
-    static let clientSettings = HandshakeSettings(secret: secret, replica: ReplicaID(0xC11E), name: "client")
-    static let serverSettings = HandshakeSettings(secret: secret, replica: ReplicaID(0x5E7E), name: "server")
-
-    /// Messages valid in themselves, to be sent in the wrong state.
-    static var assortedMessages: [(String, Message)] {
-        let proof = [UInt8](repeating: 0xAB, count: 32)
-        return [
-            ("welcome", .welcome(Welcome(version: 1, replica: ReplicaID(9), nonce: proof, maximumFrameSize: 1 << 20, name: "w"))),
-            ("auth", .auth(proof: proof)),
-            ("authOK", .authOK(proof: proof)),
-            ("heartbeat", .heartbeat),
-            ("syncRequest", .syncRequest(VersionVector([ReplicaID(1): 2]))),
-            ("ops", .ops([Op(id: OpID(counter: 1, replica: ReplicaID(3)), previous: 0, action: .createGallery(name: "g"))])),
-            ("caughtUp", .caughtUp(VersionVector())),
-            ("fetch", .fetch(FetchRequest(id: 1, hash: proof, offset: 0, length: 0))),
-            ("chunk", .chunk(Chunk(id: 1, offset: 0, total: 1, data: [1]))),
-            ("fetchError", .fetchError(id: 1, code: .notFound, message: "no")),
-            ("cancel", .cancel(id: 1)),
-        ]
-    }
-
-    /// Expects `body` to throw a `HandshakeFailure` with `code`.
-    static func expectFailure<T>(_ code: ErrorCode, _ label: String, sourceLocation: SourceLocation = #_sourceLocation,
-                                 _ body: () throws -> T) {
-        do {
-            let step = try body()
-            Issue.record("\(label): expected \(code), got \(step)", sourceLocation: sourceLocation)
-        } catch let failure as HandshakeFailure {
-            #expect(failure.code == code, "\(label): \(failure.reason)", sourceLocation: sourceLocation)
-        } catch {
-            Issue.record("\(label): expected a HandshakeFailure, got \(error)", sourceLocation: sourceLocation)
-        }
-    }
-
-    @Test("A server refuses every message out of order with protocol_error")
-    func serverOutOfOrder() throws {
-        let hello = ClientHandshake(settings: Self.clientSettings).hello
-        for (name, message) in Self.assortedMessages {
-            var server = ServerHandshake(settings: Self.serverSettings)
-            Self.expectFailure(.protocolError, "\(name) before hello") { try server.receive(message) }
-            // After hello: anything but auth (and error) is refused, as is a second hello.
-            guard name != "auth" else { continue }
-            var afterHello = ServerHandshake(settings: Self.serverSettings)
-            _ = try afterHello.receive(hello)
-            Self.expectFailure(.protocolError, "\(name) after hello") { try afterHello.receive(message) }
-        }
-        var twice = ServerHandshake(settings: Self.serverSettings)
-        _ = try twice.receive(hello)
-        Self.expectFailure(.protocolError, "hello twice") { try twice.receive(hello) }
-        // An error from the peer ends the handshake with the peer's code.
-        var reported = ServerHandshake(settings: Self.serverSettings)
-        Self.expectFailure(.shuttingDown, "peer error") { try reported.receive(.error(code: .shuttingDown, message: "bye")) }
-    }
-
-    @Test("A client refuses every message out of order with protocol_error")
-    func clientOutOfOrder() throws {
-        var server = ServerHandshake(settings: Self.serverSettings)
-        let client = ClientHandshake(settings: Self.clientSettings)
-        guard case .send(let welcome) = try server.receive(client.hello) else {
-            Issue.record("no welcome")
-            return
-        }
-        for (name, message) in Self.assortedMessages + [("hello", client.hello)] where name != "welcome" {
-            var fresh = ClientHandshake(settings: Self.clientSettings)
-            Self.expectFailure(.protocolError, "\(name) before welcome") { try fresh.receive(message) }
-            var afterWelcome = ClientHandshake(settings: Self.clientSettings)
-            _ = try afterWelcome.receive(welcome)
-            if name == "authOK" {
-                // A proof-sized authOK after welcome is checked (and wrong here).
-                Self.expectFailure(.authFailed, "forged authOK") { try afterWelcome.receive(message) }
-            } else {
-                Self.expectFailure(.protocolError, "\(name) after welcome") { try afterWelcome.receive(message) }
-            }
-        }
-        var twice = ClientHandshake(settings: Self.clientSettings)
-        _ = try twice.receive(welcome)
-        Self.expectFailure(.protocolError, "welcome twice") { try twice.receive(welcome) }
-    }
-
-    @Test("Wrong proofs give auth_failed: wrong secret, replayed proof, reflected proof")
-    func wrongProofs() throws {
-        let wrong = HandshakeSettings(secret: Array("not the secret".utf8), replica: ReplicaID(0xC11E), name: "client")
-        // A client with the wrong secret: the server refuses its proof.
-        var server = ServerHandshake(settings: Self.serverSettings)
-        var intruder = ClientHandshake(settings: wrong)
-        guard case .send(let welcome) = try server.receive(intruder.hello),
-              case .send(let badAuth) = try intruder.receive(welcome) else {
-            Issue.record("handshake did not get to auth")
-            return
-        }
-        Self.expectFailure(.authFailed, "wrong secret") { try server.receive(badAuth) }
-
-        // A server with the wrong secret: the client refuses its authOK.
-        var honestClient = ClientHandshake(settings: Self.clientSettings)
-        var fakeServer = ServerHandshake(settings: HandshakeSettings(secret: wrong.secret, replica: ReplicaID(0x5E7E), name: "server"))
-        guard case .send(let fakeWelcome) = try fakeServer.receive(honestClient.hello),
-              case .send(let auth) = try honestClient.receive(fakeWelcome) else {
-            Issue.record("handshake did not get to auth")
-            return
-        }
-        // The fake server cannot check the proof: it fails too, so it cannot answer with a valid authOK.
-        Self.expectFailure(.authFailed, "server without the secret") { try fakeServer.receive(auth) }
-        let forged = [UInt8](repeating: 0, count: 32)
-        Self.expectFailure(.authFailed, "forged authOK") { try honestClient.receive(.authOK(proof: forged)) }
-
-        // Reflection: a server that echoes the client's own proof as authOK.
-        var reflected = ClientHandshake(settings: Self.clientSettings)
-        var realServer = ServerHandshake(settings: Self.serverSettings)
-        guard case .send(let realWelcome) = try realServer.receive(reflected.hello),
-              case .send(.auth(let clientProof)) = try reflected.receive(realWelcome) else {
-            Issue.record("handshake did not get to auth")
-            return
-        }
-        Self.expectFailure(.authFailed, "reflected proof") { try reflected.receive(.authOK(proof: clientProof)) }
-
-        // Replay: a proof recorded from a successful handshake, against a new server nonce.
-        var recordedClient = ClientHandshake(settings: Self.clientSettings)
-        var firstServer = ServerHandshake(settings: Self.serverSettings)
-        let recordedHello = recordedClient.hello
-        guard case .send(let firstWelcome) = try firstServer.receive(recordedHello),
-              case .send(let recordedAuth) = try recordedClient.receive(firstWelcome),
-              case .sendAndFinish(let authOK, _) = try firstServer.receive(recordedAuth),
-              case .done = try recordedClient.receive(authOK) else {
-            Issue.record("the honest handshake failed")
-            return
-        }
-        var secondServer = ServerHandshake(settings: Self.serverSettings)
-        _ = try secondServer.receive(recordedHello)
-        Self.expectFailure(.authFailed, "replayed proof") { try secondServer.receive(recordedAuth) }
-        var wrongLength = ServerHandshake(settings: Self.serverSettings)
-        _ = try wrongLength.receive(recordedHello)
-        Self.expectFailure(.authFailed, "short proof") { try wrongLength.receive(.auth(proof: [1, 2, 3])) }
-    }
-
-    @Test("A node name cut to 255 bytes stays at most 255 bytes of UTF-8, so its hello decodes")
-    func longNameTruncation() throws {
-        // 254 ASCII bytes then a 3-byte character: cutting at 255 bytes splits the character.
-        let name = String(repeating: "a", count: 254) + "€"
-        let settings = HandshakeSettings(secret: Self.secret, replica: ReplicaID(7), name: name)
-        #expect(settings.name.utf8.count <= 255, "name of \(settings.name.utf8.count) bytes")
-        let frame = ClientHandshake(settings: settings).hello.frame
-        #expect(throws: Never.self, "a node with this name cannot connect to any peer") { try Message(frame: frame) }
     }
 
     // MARK: Corpus
@@ -300,11 +153,9 @@ struct FrameFuzzTests {
     /// Golden frames of protocol.md and more messages: every frame type, every op kind, field and
     /// reference form, extreme varints, and unknown types.
     static func corpus() throws -> [Seed] {
-        // The golden frames in the plain layout: the fuzzed decoder runs without checksums (the
-        // checksum itself is checked in GoldenFrameTests), so the trailers of those sent after the
-        // handshake are cut.
+        // The golden frames of protocol.md: handshake frames, records, and the frames inside records.
         var seeds = try GoldenFrameTests.documentedFrames().sorted { $0.key < $1.key }.map { name, bytes in
-            Seed(name: name, bytes: GoldenFrameTests.handshakeExamples.contains(name) ? bytes : Array(bytes.dropLast(FrameLimits.checksumSize)))
+            Seed(name: name, bytes: bytes)
         }
         let me = ReplicaID(0x0102_0304_0506_0708)
         let other = ReplicaID(0xFFEE_DDCC_BBAA_9988)
@@ -338,7 +189,7 @@ struct FrameFuzzTests {
         ]
         let messages: [(String, Message)] = [
             ("hello3", .hello(Hello(versions: [1, 2, 0xFFFF], replica: other, nonce: nonce, maximumFrameSize: .max, name: "ünï"))),
-            ("welcomeMin", .welcome(Welcome(version: 1, replica: other, nonce: nonce, maximumFrameSize: 0, name: ""))),
+            ("identityMin", .identity(PeerInfo(version: 3, replica: other, maximumFrameSize: 0, name: ""))),
             ("syncEmpty", .syncRequest(VersionVector())),
             ("caughtUp3", .caughtUp(VersionVector([me: 12, other: .max, ReplicaID(0): 1]))),
             ("opsEveryKind", .ops(ops)),

@@ -4,30 +4,39 @@ import GalleryModel
 @testable import GalleryWire
 import Testing
 
-/// The example frames of protocol.md, decoded and re-encoded byte for byte, so that the document
-/// and the code cannot drift apart.
+/// The example frames of protocol.md, decoded and re-encoded byte for byte, and the example
+/// handshake and first records reproduced with the document's fixed keys, so that the document and
+/// the code cannot drift apart.
 @Suite("Golden frames of protocol.md")
 struct GoldenFrameTests {
     static let protocolDocument = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("protocol.md")
 
-    /// The handshake of the example: secret "example secret", client "alice", server "bob".
+    /// The example's space: secret "example secret", client "alice", server "bob".
     static let secret = Array("example secret".utf8)
     static let alice = ReplicaID(0x0102_0304_0506_0708)
     static let bob = ReplicaID(0x1112_1314_1516_1718)
-    static let clientNonce = (0..<32).map { UInt8($0) }
-    static let serverNonce = (0..<32).map { UInt8(0xA0 + $0) }
 
+    /// A fixed key of the example: SHA-256 of "GallerySync golden " + `label` (protocol.md, section 16).
+    static func key(_ label: String) -> X25519.PrivateKey {
+        try! X25519.PrivateKey(rawRepresentation: SHA256.hash(Array("GallerySync golden \(label)".utf8)))
+    }
+
+    static var aliceSettings: HandshakeSettings {
+        HandshakeSettings(secret: secret, staticKey: key("initiator static"), replica: alice, name: "alice")
+    }
+    static var bobSettings: HandshakeSettings {
+        HandshakeSettings(secret: secret, staticKey: key("responder static"), replica: bob, name: "bob")
+    }
+
+    /// Frames shown in the clear: the handshake's `hello` and `error`, and the frames as they are
+    /// inside the sealed records (every frame after the handshake travels only inside records).
     static var examples: [(String, Message)] {
-        let transcript = HandshakeTranscript(
-            version: 2, clientNonce: clientNonce, serverNonce: serverNonce, clientReplica: alice, serverReplica: bob)
         let item = OpID(counter: 2, replica: alice)
         return [
-            ("hello", .hello(Hello(versions: [2], replica: alice, nonce: clientNonce, maximumFrameSize: 4 << 20, name: "alice"))),
-            ("welcome", .welcome(Welcome(version: 2, replica: bob, nonce: serverNonce, maximumFrameSize: 4 << 20, name: "bob"))),
-            ("auth", .auth(proof: transcript.proof(for: .client, secret: secret))),
-            ("authOK", .authOK(proof: transcript.proof(for: .server, secret: secret))),
+            ("hello", .hello(Hello(versions: [3]))),
+            ("identity", .identity(PeerInfo(version: 3, replica: alice, maximumFrameSize: 4 << 20, name: "alice"))),
             ("syncRequest", .syncRequest(VersionVector([alice: 3, bob: 300]))),
             ("ops", .ops([
                 Op(id: OpID(counter: 1, replica: alice), previous: 0, action: .createGallery(name: "alice")),
@@ -54,13 +63,24 @@ struct GoldenFrameTests {
         ]
     }
 
-    /// The examples sent during the handshake, in the plain layout; every other example is a frame
-    /// sent after it, with its CRC-32 trailer. (The `error` example, `auth_failed`, ends a handshake.)
-    static let handshakeExamples: Set<String> = ["hello", "welcome", "auth", "authOK", "error"]
-
-    /// An example as sent: plain during the handshake, with its checksum trailer after it.
-    static func wireBytes(_ name: String, _ message: Message) -> [UInt8] {
-        message.frame.encoded(checksummed: !handshakeExamples.contains(name))
+    /// The example connection, run with the fixed keys: the three handshake frames, then the first
+    /// record each way (each side's sealed `identity`). Also returns both sides' results.
+    static func exampleTranscript() throws -> (frames: [(String, [UInt8])], client: HandshakeResult, server: HandshakeResult) {
+        var client = ClientHandshake(settings: aliceSettings, expectedKey: nil, ephemeralKey: key("initiator ephemeral"))
+        var server = ServerHandshake(settings: bobSettings, ephemeralKey: key("responder ephemeral"))
+        let opening = try client.start()
+        guard opening.count == 2, case .wait = try server.receive(opening[0]),
+              case .send(let second) = try server.receive(opening[1]),
+              case .finish(let third, let clientResult) = try client.receive(second),
+              case .finish(let serverResult) = try server.receive(third) else {
+            throw HandshakeFailure(.internalError, "the example handshake did not complete")
+        }
+        var aliceSealer = RecordSealer(clientResult.sending)
+        var bobSealer = RecordSealer(serverResult.sending)
+        let aliceRecord = try aliceSealer.seal(Message.identity(aliceSettings.info(version: 3)).frame.encoded)
+        let bobRecord = try bobSealer.seal(Message.identity(bobSettings.info(version: 3)).frame.encoded)
+        return ([("noise1", opening[1].frame.encoded), ("noise2", second.frame.encoded), ("noise3", third.frame.encoded),
+                 ("recordAlice", aliceRecord), ("recordBob", bobRecord)], clientResult, serverResult)
     }
 
     /// The hex blocks of protocol.md that follow a `<!-- golden: NAME -->` marker.
@@ -73,11 +93,11 @@ struct GoldenFrameTests {
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("<!-- golden: "), let name = line.split(separator: " ").dropFirst(2).first {
                 pending = String(name)
-            } else if pending != nil && line.hasPrefix("```") {
+            } else if let name = pending, line.hasPrefix("```") {
                 if inBlock {
-                    frames[pending!] = stride(from: 0, to: hex.count, by: 2).map {
+                    frames[name] = stride(from: 0, to: hex.count, by: 2).map {
                         let start = hex.index(hex.startIndex, offsetBy: $0)
-                        return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16)!
+                        return UInt8(hex[start..<hex.index(start, offsetBy: 2)], radix: 16) ?? 0
                     }
                     pending = nil
                     hex = ""
@@ -90,63 +110,75 @@ struct GoldenFrameTests {
         return frames
     }
 
+    static func hex(_ bytes: [UInt8]) -> String {
+        bytes.map { String(format: "%02x", $0) }.joined(separator: " ")
+    }
+
     @Test("Every example frame decodes to its message and re-encodes to the same bytes")
     func goldenFrames() throws {
         let documented = try Self.documentedFrames()
         for (name, message) in Self.examples {
-            let encoded = Self.wireBytes(name, message)
-            let hex = encoded.map { String(format: "%02x", $0) }.joined(separator: " ")
+            let encoded = message.frame.encoded
             guard let bytes = documented[name] else {
-                Issue.record("protocol.md lacks golden frame \(name): \(encoded.map { String(format: "%02x", $0) }.joined())")
+                Issue.record("protocol.md lacks golden frame \(name): \(Self.hex(encoded))")
                 continue
             }
-            #expect(bytes == encoded, "\(name): the code sends \(hex)")
+            #expect(bytes == encoded, "\(name): the code sends \(Self.hex(encoded))")
             var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
-            decoder.checksummed = !Self.handshakeExamples.contains(name)
             decoder.append(bytes)
             let frame = try #require(try decoder.next())
             #expect(decoder.bufferedCount == 0, "\(name)")
             #expect(try Message(frame: frame) == message, "\(name)")
-            #expect(Self.wireBytes(name, try Message(frame: frame)) == bytes, "\(name)")
+            #expect(try Message(frame: frame).frame.encoded == bytes, "\(name)")
         }
     }
 
-    @Test("The example handshake authenticates both sides")
+    @Test("The example handshake and first records match protocol.md byte for byte, and open to both identities")
     func exampleHandshake() throws {
-        let client = HandshakeSettings(secret: Self.secret, replica: Self.alice, name: "alice")
-        let server = HandshakeSettings(secret: Self.secret, replica: Self.bob, name: "bob")
-        var clientSide = ClientHandshake(settings: client, nonce: Self.clientNonce)
-        var serverSide = ServerHandshake(settings: server, nonce: Self.serverNonce)
-        #expect(clientSide.hello == Self.examples[0].1)
-        guard case .send(let welcome) = try serverSide.receive(clientSide.hello) else { Issue.record("no welcome"); return }
-        #expect(welcome == Self.examples[1].1)
-        guard case .send(let auth) = try clientSide.receive(welcome) else { Issue.record("no auth"); return }
-        #expect(auth == Self.examples[2].1)
-        guard case .sendAndFinish(let ok, let clientIdentity) = try serverSide.receive(auth) else { Issue.record("no auth_ok"); return }
-        #expect(ok == Self.examples[3].1)
-        #expect(clientIdentity.replica == Self.alice && clientIdentity.name == "alice")
-        guard case .done(let serverIdentity) = try clientSide.receive(ok) else { Issue.record("not done"); return }
-        #expect(serverIdentity.replica == Self.bob && serverIdentity.version == 2)
+        let documented = try Self.documentedFrames()
+        let (frames, client, server) = try Self.exampleTranscript()
+        for (name, bytes) in frames {
+            #expect(documented[name] == bytes, "\(name): the code sends \(Self.hex(bytes))")
+        }
+        #expect(client.handshakeHash == server.handshakeHash)
+        #expect(client.remoteKey == Self.bobSettings.staticKey.publicKey && server.remoteKey == Self.aliceSettings.staticKey.publicKey)
+        let documentedHash = try Self.documentedHandshakeHash()
+        #expect(SHA256.hex(client.handshakeHash) == documentedHash, "handshake hash: \(SHA256.hex(client.handshakeHash))")
+        // The documented records open with the peer's keys into the identity frames.
+        var outer = FrameDecoder(maximumPayload: RecordOpener.maximumRecord)
+        outer.append(try #require(documented["recordAlice"]))
+        let aliceRecord = try #require(try outer.next())
+        #expect(aliceRecord.knownType == .record)
+        var bobOpener = RecordOpener(server.receiving, maximumPayload: Int(FrameLimits.maximum))
+        let inner = try bobOpener.open(aliceRecord.payload)
+        #expect(inner.count == 1)
+        #expect(try inner.first.map(Message.init(frame:)) == .identity(Self.aliceSettings.info(version: 3)))
+        #expect(inner.first?.encoded == documented["identity"])
     }
 
-    @Test("A flipped bit anywhere in a frame after the handshake fails its checksum; a frame without trailer is refused")
-    func checksumCatchesEveryBitFlip() throws {
-        for (name, message) in Self.examples where !Self.handshakeExamples.contains(name) {
-            let bytes = Self.wireBytes(name, message)
-            // Every bit of the type, flags, payload and trailer (a flipped length bit either asks
-            // for more bytes or fails the check once they come, or exceeds the limit).
-            for bit in (FrameLimits.headerSize - 2) * 8..<bytes.count * 8 {
-                var flipped = bytes
-                flipped[bit / 8] ^= 1 << UInt8(bit % 8)
-                var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
-                decoder.checksummed = true
-                decoder.append(flipped)
-                #expect(throws: WireError.self, "\(name), bit \(bit)") { _ = try decoder.next() }
-            }
-            var plain = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
-            plain.checksummed = true
-            plain.append(message.frame.encoded + Message.heartbeat.frame.encoded)
-            #expect(throws: WireError.self, "\(name) without its trailer") { _ = try plain.next() }
+    @Test("The node IDs of section 4.1's example are the digests of alice's and bob's public keys")
+    func exampleNodeIDs() throws {
+        let text = try String(contentsOf: Self.protocolDocument, encoding: .utf8)
+        let alice = NodeID(key: Self.aliceSettings.staticKey.publicKey), bob = NodeID(key: Self.bobSettings.staticKey.publicKey)
+        #expect(text.contains("alice (public key `8d188e2a...b831784f`) is `\(alice)`, bob's `\(bob)`"), "alice \(alice), bob \(bob)")
+        #expect(alice.rawValue.count == 16 && alice.rawValue.allSatisfy { "abcdefghijklmnopqrstuvwxyz234567".contains($0) })
+    }
+
+    /// The handshake hash printed in protocol.md ("handshake hash: HEX").
+    static func documentedHandshakeHash() throws -> String? {
+        let text = try String(contentsOf: protocolDocument, encoding: .utf8)
+        return text.split(separator: "\n").first { $0.hasPrefix("handshake hash: ") }.map { String($0.dropFirst(16)) }
+    }
+
+    @Test("A flipped bit anywhere in a documented record makes it fail to open")
+    func recordBitFlips() throws {
+        let (frames, _, server) = try Self.exampleTranscript()
+        let record = try #require(frames.first { $0.0 == "recordAlice" }?.1)
+        for bit in FrameLimits.headerSize * 8..<record.count * 8 {
+            var flipped = Array(record[FrameLimits.headerSize...])
+            flipped[bit / 8 - FrameLimits.headerSize] ^= 1 << UInt8(bit % 8)
+            var opener = RecordOpener(server.receiving, maximumPayload: Int(FrameLimits.maximum))
+            #expect(throws: SecureChannelError.self, "bit \(bit)") { _ = try opener.open(flipped) }
         }
     }
 }

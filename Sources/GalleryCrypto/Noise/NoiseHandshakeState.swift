@@ -75,7 +75,7 @@ public struct NoiseHandshakeState: Sendable {
 
     /// As the public `init`, with a fixed ephemeral key: for test vectors and golden transcripts only
     /// (an ephemeral key must be fresh for every handshake).
-    init(role: Role, pattern: NoiseHandshakePattern, prologue: [UInt8], staticKey: X25519.PrivateKey,
+    package init(role: Role, pattern: NoiseHandshakePattern, prologue: [UInt8], staticKey: X25519.PrivateKey,
          presharedKey: [UInt8]?, ephemeralKey: X25519.PrivateKey?) throws(NoiseError) {
         switch (pattern.usesPresharedKey, presharedKey) {
         case (true, nil): throw .invalidKey(what: "pre-shared key", reason: "\(pattern.name) needs one")

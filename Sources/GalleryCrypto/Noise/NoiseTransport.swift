@@ -84,6 +84,15 @@ public final class NoiseTransport {
         receiving.rekey()
     }
 
+    /// The two cipher states, for a caller that seals on one thread and opens on another (a
+    /// socket's writer and reader): each is then owned by one thread, and this transport must not
+    /// be used again (its copies would reuse nonces). The record layer of GalleryWire does this.
+    public func detachCipherStates() -> (sending: NoiseCipherState, receiving: NoiseCipherState) {
+        let states = (sending, receiving)
+        failure = .closed(cause: "its cipher states were detached")
+        return states
+    }
+
     /// Sets both nonces (tests of exhaustion only).
     func setNonces(sending sendingNonce: UInt64, receiving receivingNonce: UInt64) {
         sending.setNonce(sendingNonce)

@@ -3,10 +3,10 @@ import GalleryWire
 
 /// The key the address book knows a peer by, taken from its authenticated session.
 ///
-/// Today it is the node name the peer reports in its handshake; once peers have static keys
-/// (issue 14), it becomes the node ID, in `init(_:)` alone.
+/// It is the peer's node ID (a digest of the static key its handshake proved): a name can be
+/// claimed by anyone, a key cannot.
 public struct PeerKey: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
-    /// The key's text (a node name; later a node ID).
+    /// The key's text: a node ID.
     public var rawValue: String
 
     /// A key from its text (as the address book file and `addresses` frames carry it).
@@ -16,13 +16,14 @@ public struct PeerKey: Hashable, Comparable, Codable, Sendable, CustomStringConv
 
     /// The key of an authenticated peer.
     init(_ peer: PeerIdentity) {
-        self.init(name: peer.name, replica: peer.replica)
+        self.init(peer.nodeID)
     }
 
     /// The one place that decides what identifies a node, for its peers and for itself: its
-    /// node name today (the node ID of issue 14 later).
-    init(name: String, replica: ReplicaID) {
-        self.init(rawValue: name)
+    /// node ID, the digest of the static key its handshake proves (protocol.md, "Identity"), never
+    /// a name it claims.
+    init(_ nodeID: NodeID) {
+        self.init(rawValue: nodeID.description)
     }
 
     public var description: String { rawValue }

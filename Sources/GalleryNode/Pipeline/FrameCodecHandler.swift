@@ -4,10 +4,10 @@ import GalleryWire
 /// Bytes to frames and frames to the peer's outbox: the head of a peer pipeline.
 ///
 /// Inbound, it decodes frames within the size limit (the handshake's small limit until
-/// `StartChecksums`, then the node's) and checks their CRC-32 trailer once the handshake is over;
-/// a bad frame is reported with `fireErrorCaught` and nothing after it is decoded. Outbound, it
-/// queues `OutboundFrame`s in the `PeerOutbox` (which encodes them, with the trailer once
-/// sealing), and asks the channel to flush.
+/// `StartRecords`, then a record's 65,535 bytes: the frames inside records are cut by
+/// `SecureChannelHandler`); a bad frame is reported with `fireErrorCaught` and nothing after it is
+/// decoded. Outbound, it queues `OutboundFrame`s in the `PeerOutbox` (which encodes them, in
+/// sealed records once `StartRecords` gave it the sealer), and asks the channel to flush.
 final class FrameCodecHandler: ChannelHandler {
     private var decoder = FrameDecoder()
     let outbox: PeerOutbox
@@ -38,10 +38,9 @@ final class FrameCodecHandler: ChannelHandler {
             if case .queued(true) = outbox.push(outbound.frame, priority: outbound.priority, backlog: outbound.backlog) {
                 context.flush()
             }
-        case let start as StartChecksums:
-            decoder.maximumPayload = start.maximumPayload
-            decoder.checksummed = true
-            outbox.startSealing()
+        case let start as StartRecords:
+            decoder.maximumPayload = start.maximumRecord
+            outbox.startSealing(start.sealer)
         default:
             context.write(data)
         }

@@ -1,10 +1,11 @@
+import GalleryCrypto
 import GalleryIO
 import GalleryWire
 
-/// The handshake (protocol.md, "Handshake"): a client sends `hello` when the channel becomes
-/// active; either side answers the peer's handshake messages until the peer has proved the
-/// space's secret. Then it switches the codec to checksummed frames, tells the handlers after it
-/// `HandshakeCompleted`, and passes every later frame through unchanged.
+/// The cleartext part of the handshake (protocol.md, "Handshake"): a client sends `hello` and
+/// Noise message 1 when the channel becomes active; either side answers the peer's handshake
+/// messages until the Noise handshake is over. Then it tells the handlers after it
+/// `SecureChannelReady` (the keys), and passes every later frame through unchanged.
 ///
 /// A failed handshake, or an `error` frame from the peer, is reported with `fireErrorCaught`.
 final class HandshakeHandler: ChannelHandler {
@@ -14,52 +15,60 @@ final class HandshakeHandler: ChannelHandler {
     }
 
     private var side: Side
-    private let maximumPayload: Int
-    /// The authenticated peer, nil until the handshake is over.
-    private(set) var peer: PeerIdentity?
+    /// Whether the Noise handshake is over: later frames belong to the record layer.
+    private var finished = false
 
-    /// A client (`dialing`) or server handshake with `settings`.
-    init(dialing: Bool, settings: HandshakeSettings) {
-        side = dialing ? .client(ClientHandshake(settings: settings)) : .server(ServerHandshake(settings: settings))
-        maximumPayload = Int(settings.maximumFrameSize)
+    /// A client (`dialing`, expecting the static key `expectedKey` when given) or server handshake.
+    init(dialing: Bool, settings: HandshakeSettings, expectedKey: X25519.PublicKey? = nil) {
+        side = dialing ? .client(ClientHandshake(settings: settings, expectedKey: expectedKey)) : .server(ServerHandshake(settings: settings))
     }
 
     func channelActive(context: ChannelHandlerContext) {
-        if case .client(let handshake) = side { send(handshake.hello, context: context) }
+        if case .client(var handshake) = side {
+            do {
+                for message in try handshake.start() { send(message, context: context) }
+                side = .client(handshake)
+            } catch {
+                context.fireErrorCaught(error)
+            }
+        }
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, _ data: Any) {
-        guard peer == nil, let frame = data as? Frame else {
+        guard !finished, let frame = data as? Frame else {
             context.fireChannelRead(data)
             return
         }
         // A frame of a type this version does not know is skipped when its sender marked it so.
         if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { return }
         do {
+            // 0x02-0x04: version 2's welcome, auth, auth_ok: a version 2 node answered.
+            if (0x02...0x04).contains(frame.type) {
+                throw HandshakeFailure(.unsupportedVersion, "the peer speaks protocol version 2 (HMAC challenge, nothing encrypted); this node speaks only version 3")
+            }
             let message = try Message(frame: frame)
             if case .error(let code, let text) = message { throw PeerReportedError(code: code, message: text) }
-            var identity: PeerIdentity?
+            var result: HandshakeResult?
             switch side {
             case .client(var handshake):
                 switch try handshake.receive(message) {
-                case .send(let reply): send(reply, context: context)
-                case .done(let peer): identity = peer
+                case .finish(let reply, let outcome):
+                    send(reply, context: context)
+                    result = outcome
                 }
                 side = .client(handshake)
             case .server(var handshake):
                 switch try handshake.receive(message) {
+                case .wait: break
                 case .send(let reply): send(reply, context: context)
-                case .sendAndFinish(let reply, let peer):
-                    send(reply, context: context)
-                    identity = peer
+                case .finish(let outcome): result = outcome
                 }
                 side = .server(handshake)
             }
-            if let identity {
-                peer = identity
-                context.write(StartChecksums(maximumPayload: maximumPayload))
-                context.fireUserInboundEventTriggered(HandshakeCompleted(peer: identity))
+            if let result {
+                finished = true
+                context.fireUserInboundEventTriggered(SecureChannelReady(result: result))
             }
         } catch {
             context.fireErrorCaught(error)

@@ -21,7 +21,7 @@ final class MessageHandler: ChannelHandler {
             switch message {
             case .error(let code, let text):
                 throw PeerReportedError(code: code, message: text)
-            case .hello, .welcome, .auth, .authOK:
+            case .hello, .noiseHandshake, .record, .identity:
                 throw WireError.unexpected("\(message.type) after authentication")
             default:
                 context.fireChannelRead(message)

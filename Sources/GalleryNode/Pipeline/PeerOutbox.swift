@@ -29,6 +29,8 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     private var servedFetches: [ChunkStream] = []
     private var servedTurn = 0
     private var closing = false
+    /// Seals every frame after the handshake; nil before.
+    private var sealer: RecordSealer?
     /// Whether the channel last found nothing to write: the next push must wake it.
     private var drained = true
     private var sentBytes = 0
@@ -97,9 +99,22 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
         if now { body() }
     }
 
-    /// From now on frames carry the checksum trailer (the handshake is over).
-    func startSealing() {
-        condition.withLock { queue.sealing = true }
+    /// From now on frames go out in records sealed by `sealer` (the handshake is over); the
+    /// frames queued before go out plain, first.
+    func startSealing(_ sealer: RecordSealer) {
+        condition.withLock {
+            self.sealer = sealer
+            queue.sealing = true
+        }
+    }
+
+    /// `bytes` (encoded frames) as sealed records, in the order written. Caller holds `condition`.
+    /// Nil when the sealer is exhausted (2^64 records): the connection must end.
+    private func sealLocked(_ bytes: [UInt8]) -> [UInt8]? {
+        guard var sealer else { return nil }
+        self.sealer = nil
+        defer { self.sealer = sealer }
+        return try? sealer.seal(bytes)
     }
 
     /// Drops everything waiting and closes, after `farewell` (an error frame) when given; false
@@ -138,6 +153,7 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     /// What the channel writes next: queued frames, else the next chunk of a served fetch.
     private enum Work {
         case frames([UInt8], drained: (@Sendable () -> Void)?)
+        case failed
         case chunk(ChunkStream)
         case idle
         case finished
@@ -148,13 +164,15 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
             let work: Work = condition.withLock {
                 while waiting && queue.isEmpty && servedFetches.isEmpty && !closing { condition.wait() }
                 if !queue.isEmpty {
-                    let bytes = queue.popBytes(maximumBytes: Self.pullBytes)
+                    let segment = queue.popSegment(maximumBytes: Self.pullBytes)
                     var drained: (@Sendable () -> Void)?
                     if let waiter = drainWaiter, queue.byteCount < waiter.threshold {
                         drained = waiter.body
                         drainWaiter = nil
                     }
-                    return .frames(bytes, drained: drained)
+                    guard segment.sealed else { return .frames(segment.bytes, drained: drained) }
+                    guard let sealed = sealLocked(segment.bytes) else { return .failed }
+                    return .frames(sealed, drained: drained)
                 }
                 if closing { return .finished }
                 if servedFetches.isEmpty {
@@ -168,6 +186,7 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
             case .frames(let bytes, let drained):
                 drained?()
                 return .bytes(bytes)
+            case .failed: return .finished
             case .idle: return .idle
             case .finished: return .finished
             case .chunk(let stream):
@@ -181,7 +200,9 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
                     // is written, so that the requester, which may ask again as soon as that chunk
                     // arrives, never finds the slot still taken.
                     if stream.isFinished { stopServing(stream.request) }
-                    return .bytes(frame.encoded(checksummed: true))
+                    // Sealed under the lock, so that records leave in the order of their nonces.
+                    guard let sealed = condition.withLock({ sealLocked(frame.encoded) }) else { return .finished }
+                    return .bytes(sealed)
                 } catch {
                     stopServing(stream.request)
                     let failure = Message.fetchError(

@@ -10,18 +10,28 @@ struct OutboundFrame {
     var backlog = false
 }
 
-/// Told by `HandshakeHandler` to the handlers after it once the peer proved the secret.
+/// Told by `SecureChannelHandler` to the handlers after it once the peer proved the secret and
+/// said who it is (its sealed `identity` frame).
 struct HandshakeCompleted {
     /// Who the peer is.
     var peer: PeerIdentity
 }
 
-/// Written by `HandshakeHandler` towards `FrameCodecHandler` once the handshake is over: from
-/// here on every frame, both ways, carries a checksum trailer, and frames may be as large as
-/// this node accepts (the frames queued before keep the plain layout).
-struct StartChecksums {
-    /// The largest frame payload this node accepts.
-    var maximumPayload: Int
+/// Told by `HandshakeHandler` to `SecureChannelHandler` once the Noise handshake is over (this
+/// side's last handshake message queued): the keys of the sealed channel.
+struct SecureChannelReady {
+    /// The handshake's outcome.
+    var result: HandshakeResult
+}
+
+/// Written by `SecureChannelHandler` towards `FrameCodecHandler` once the handshake is over: from
+/// here on every frame this side sends goes out in sealed records (the frames queued before keep
+/// the plain layout), and the frames received are records of up to 65,535 bytes.
+struct StartRecords {
+    /// Seals what this side sends.
+    var sealer: RecordSealer
+    /// The largest record accepted.
+    var maximumRecord: Int
 }
 
 /// The peer sent an `error` frame: the connection ends.

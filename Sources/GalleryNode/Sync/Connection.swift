@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryWire
@@ -7,6 +8,8 @@ import GalleryWire
 protocol ConnectionDelegate: AnyObject, Sendable {
     /// The peer proved the secret; the node may start the sync session.
     func connectionAuthenticated(_ connection: Connection)
+    /// The dialed node presented another static key than the one expected: refused.
+    func connectionRefusedIdentity(_ connection: Connection, reason: String)
     /// A message arrived after authentication.
     func connection(_ connection: Connection, received message: Message)
     /// The connection is closed, for the reason given.
@@ -14,8 +17,8 @@ protocol ConnectionDelegate: AnyObject, Sendable {
 }
 
 /// One connection to a peer, as its node sees it: a channel whose pipeline decodes frames,
-/// runs the handshake and turns frames into messages (`FrameCodecHandler` -> `HandshakeHandler`
-/// -> `MessageHandler`), and an outbox of frames by priority that the channel drains as the
+/// runs the handshake, opens the sealed records and turns frames into messages
+/// (`FrameCodecHandler` -> `HandshakeHandler` -> `SecureChannelHandler` -> `MessageHandler`), and an outbox of frames by priority that the channel drains as the
 /// socket has room.
 ///
 /// The channel is either a `StreamChannel` on one of the node's event loops or a `ThreadedChannel`
@@ -33,6 +36,8 @@ final class Connection: @unchecked Sendable {
     let role: Role
     /// The peer's address as the socket reports it.
     let remote: String
+    /// The configured address this connection dialed (nil for an inbound one): its key is pinned.
+    let dialed: Endpoint?
     /// When the connection was made (uptime, nanoseconds): the handshake deadline counts from it.
     let startedAt: UInt64
     /// Where the connection's timestamps are read from (the node's clock).
@@ -64,9 +69,9 @@ final class Connection: @unchecked Sendable {
 
     /// A connection over blocking `streams`, with its own reader and writer threads.
     convenience init(id: Int, role: Role, streams: StreamPair, settings: HandshakeSettings, queueLimit: Int,
-                     delegate: any ConnectionDelegate) {
-        self.init(id: id, role: role, remote: streams.remote, queueLimit: queueLimit, delegate: delegate)
-        let handlers = Self.handlers(for: self, role: role, settings: settings)
+                     delegate: any ConnectionDelegate, dialed: Endpoint? = nil, expectedKey: X25519.PublicKey? = nil) {
+        self.init(id: id, role: role, remote: streams.remote, dialed: dialed, queueLimit: queueLimit, delegate: delegate)
+        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedKey: expectedKey)
         install(ThreadedChannel(
             streams: streams, source: outbox, handlers: handlers,
             initialReadBufferSize: FrameLimits.handshakeMaximum, closeGrace: Self.closeGrace))
@@ -74,25 +79,27 @@ final class Connection: @unchecked Sendable {
 
     /// A connection over a non-blocking socket on an event loop.
     convenience init(id: Int, role: Role, socket: NonBlockingSocket, settings: HandshakeSettings, queueLimit: Int,
-                     delegate: any ConnectionDelegate) {
-        self.init(id: id, role: role, remote: socket.remote, queueLimit: queueLimit, delegate: delegate)
-        let handlers = Self.handlers(for: self, role: role, settings: settings)
+                     delegate: any ConnectionDelegate, dialed: Endpoint? = nil, expectedKey: X25519.PublicKey? = nil) {
+        self.init(id: id, role: role, remote: socket.remote, dialed: dialed, queueLimit: queueLimit, delegate: delegate)
+        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedKey: expectedKey)
         install(StreamChannel(socket: socket, source: outbox, handlers: handlers))
     }
 
     /// A connection over a link of a `NodeTransport` (a simulated network).
     convenience init(id: Int, role: Role, link: any TransportLink, settings: HandshakeSettings, queueLimit: Int,
-                     clock: any NodeClock, delegate: any ConnectionDelegate) {
-        self.init(id: id, role: role, remote: link.remote, queueLimit: queueLimit, clock: clock, delegate: delegate)
-        let handlers = Self.handlers(for: self, role: role, settings: settings)
+                     clock: any NodeClock, delegate: any ConnectionDelegate, dialed: Endpoint? = nil,
+                     expectedKey: X25519.PublicKey? = nil) {
+        self.init(id: id, role: role, remote: link.remote, dialed: dialed, queueLimit: queueLimit, clock: clock, delegate: delegate)
+        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedKey: expectedKey)
         install(link.makeChannel(source: outbox, handlers: handlers))
     }
 
-    private init(id: Int, role: Role, remote: String, queueLimit: Int, clock: any NodeClock = SystemClock(),
+    private init(id: Int, role: Role, remote: String, dialed: Endpoint?, queueLimit: Int, clock: any NodeClock = SystemClock(),
                  delegate: any ConnectionDelegate) {
         self.id = id
         self.role = role
         self.remote = remote
+        self.dialed = dialed
         self.delegate = delegate
         self.clock = clock
         self.startedAt = clock.now
@@ -105,12 +112,13 @@ final class Connection: @unchecked Sendable {
     }
 
     /// The pipeline of a peer connection, head first; the handlers hold the connection weakly.
-    private static func handlers(for connection: Connection, role: Role, settings: HandshakeSettings) -> [any ChannelHandler] {
+    private static func handlers(for connection: Connection, role: Role, settings: HandshakeSettings,
+                                 expectedKey: X25519.PublicKey?) -> [any ChannelHandler] {
         [
             ReceiveActivityHandler(connection),
             FrameCodecHandler(outbox: connection.outbox),
-            HandshakeHandler(dialing: role == .client, settings: settings),
-            // A SecureChannelHandler (the encrypted channel) will slot in here.
+            HandshakeHandler(dialing: role == .client, settings: settings, expectedKey: expectedKey),
+            SecureChannelHandler(settings: settings),
             MessageHandler(),
             ConnectionEndHandler(connection),
         ]
@@ -285,7 +293,17 @@ final class Connection: @unchecked Sendable {
     fileprivate func failed(_ error: any Error) {
         switch error {
         case let failure as HandshakeFailure:
+            if failure.code == .identityMismatch { delegate?.connectionRefusedIdentity(self, reason: failure.reason) }
             close(failure.code, failure.reason)
+        case let failure as SecureChannelError:
+            let code: ErrorCode = switch failure {
+            case .recordRejected: .corruptFrame
+            case .innerFrame(.frameTooLarge): .frameTooLarge
+            case .innerFrame(.unknownFrameType): .unknownFrameType
+            case .innerFrame(.rejectedOp): .rejectedOp
+            default: .protocolError
+            }
+            close(code, failure.localizedDescription)
         case let reported as PeerReportedError:
             close(nil, "peer reported \(reported.code): \(reported.message)")
         case let error as WireError:
@@ -293,7 +311,6 @@ final class Connection: @unchecked Sendable {
             case .frameTooLarge: .frameTooLarge
             case .unknownFrameType: .unknownFrameType
             case .rejectedOp: .rejectedOp
-            case .checksumMismatch: .corruptFrame
             default: .protocolError
             }
             close(code, error.localizedDescription)

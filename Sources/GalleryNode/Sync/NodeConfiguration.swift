@@ -1,3 +1,4 @@
+import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryWire
@@ -8,6 +9,8 @@ public struct NodeConfiguration: Sendable {
     public var name: String
     /// The space's shared secret.
     public var secret: [UInt8]
+    /// The node's static X25519 key: its identity (`gallery serve` keeps it in `DIR/node.key`).
+    public var staticKey: X25519.PrivateKey
     /// Where to listen for peers; nil for a node that only dials out.
     public var listen: Endpoint?
     /// Peers to connect to and stay connected to (reconnecting with backoff).
@@ -60,7 +63,7 @@ public struct NodeConfiguration: Sendable {
     package var environment = NodeEnvironment.production
 
     public init(
-        name: String, secret: [UInt8], listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),
+        name: String, secret: [UInt8], staticKey: X25519.PrivateKey = X25519.PrivateKey(), listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),
         peers: [Endpoint] = [], heartbeatInterval: Duration = .seconds(1), peerTimeout: Duration = .seconds(5),
         reconnect: Backoff = Backoff(), maximumFrameSize: UInt32 = FrameLimits.defaultMaximum,
         outboundQueueLimit: Int = 64 << 20, catchUpBatchBytes: Int = 1 << 20, log: NodeLog = .standardError,
@@ -69,6 +72,7 @@ public struct NodeConfiguration: Sendable {
     ) {
         self.name = name
         self.secret = secret
+        self.staticKey = staticKey
         self.listen = listen
         self.peers = peers
         self.heartbeatInterval = heartbeatInterval

@@ -3,8 +3,9 @@ import GalleryWire
 /// The frames waiting to be written to one peer, by priority, bounded in bytes.
 ///
 /// Control frames go before ops, ops before bulk bytes. Within a priority, frames keep their order,
-/// so ops stay in causal order. Frames queued once `sealing` is on (after the handshake) are written
-/// with their CRC-32 trailer; the frames queued before keep the handshake's plain layout.
+/// so ops stay in causal order. Frames queued once `sealing` is on (after the handshake) go out in
+/// sealed records; the frames queued before keep the handshake's plain layout (`popSegment` never
+/// mixes the two).
 package struct OutboundQueue {
     /// The most queued bytes; a push beyond it fails (the peer is too slow).
     let limit: Int
@@ -16,9 +17,9 @@ package struct OutboundQueue {
     private var exemptCount = 0
     /// Per frame queued: whether it is exempt (same layout as `frames`).
     private var exempt: [[Bool]] = Array(repeating: [], count: FramePriority.allCases.count)
-    /// Per frame queued: whether it is written with a checksum trailer (same layout as `frames`).
+    /// Per frame queued: whether it goes out sealed (same layout as `frames`).
     private var sealed: [[Bool]] = Array(repeating: [], count: FramePriority.allCases.count)
-    /// Whether frames pushed from now on carry a checksum trailer: on once the handshake is over.
+    /// Whether frames pushed from now on go out sealed: on once the handshake is over.
     var sealing = false
 
     package init(limit: Int) {
@@ -31,7 +32,7 @@ package struct OutboundQueue {
     /// fit; `exempt` frames (a catch-up backlog) fit and do not count.
     package mutating func push(_ frame: Frame, priority: FramePriority, exempt isExempt: Bool = false) -> Bool {
         let counted = byteCount - exemptCount
-        let size = frame.encodedSize(checksummed: sealing)
+        let size = frame.encodedSize
         guard isExempt || counted + size <= limit || frame.knownType == .error else { return false }
         frames[priority.rawValue].append(frame)
         exempt[priority.rawValue].append(isExempt)
@@ -43,14 +44,23 @@ package struct OutboundQueue {
 
     /// Takes frames, highest priority first, up to about `maximumBytes`, as bytes to write.
     package mutating func popBytes(maximumBytes: Int) -> [UInt8] {
+        popSegment(maximumBytes: maximumBytes).bytes
+    }
+
+    /// Takes frames, highest priority first, up to about `maximumBytes`, all sealed or all plain:
+    /// their bytes, and whether they go out sealed.
+    package mutating func popSegment(maximumBytes: Int) -> (bytes: [UInt8], sealed: Bool) {
         var bytes: [UInt8] = []
+        var segmentSealed: Bool?
         for priority in frames.indices {
             while heads[priority] < frames[priority].count {
                 let frame = frames[priority][heads[priority]]
-                let checksummed = sealed[priority][heads[priority]]
-                let size = frame.encodedSize(checksummed: checksummed)
-                if !bytes.isEmpty && bytes.count + size > maximumBytes { return bytes }
-                bytes += frame.encoded(checksummed: checksummed)
+                let isSealed = sealed[priority][heads[priority]]
+                let size = frame.encodedSize
+                if let segmentSealed, segmentSealed != isSealed { return (bytes, segmentSealed) }
+                if !bytes.isEmpty && bytes.count + size > maximumBytes { return (bytes, segmentSealed ?? isSealed) }
+                segmentSealed = isSealed
+                bytes += frame.encoded
                 byteCount -= size
                 if exempt[priority][heads[priority]] { exemptCount -= size }
                 heads[priority] += 1
@@ -63,7 +73,7 @@ package struct OutboundQueue {
                 }
             }
         }
-        return bytes
+        return (bytes, segmentSealed ?? false)
     }
 
     /// Drops everything queued.

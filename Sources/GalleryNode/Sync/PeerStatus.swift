@@ -1,4 +1,5 @@
 import GalleryModel
+import GalleryWire
 
 /// One connected peer as its node sees it.
 public struct PeerStatus: Hashable, Sendable {
@@ -16,6 +17,9 @@ public struct PeerStatus: Hashable, Sendable {
     public var name: String?
     /// The peer's replica ID, once authenticated.
     public var replica: ReplicaID?
+    /// The peer's node ID (a digest of the static key it proved), once authenticated: what names
+    /// a peer (a replica ID changes with a new incarnation; a name is only what the peer says).
+    public var nodeID: NodeID?
     /// The peer's address.
     public var address: String
     /// Whether this node dialed the peer ("outbound") or the peer dialed in ("inbound").

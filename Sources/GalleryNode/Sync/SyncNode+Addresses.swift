@@ -100,7 +100,7 @@ extension SyncNode {
                     AddressBook.address(announcedHost: $0.host, port: $0.port, seenHost: nil)
                 })
         }
-        let own = PeerKey(name: configuration.name, replica: replica.id)
+        let own = PeerKey(settings.nodeID)
         let gossiped = addresses.book.gossiped(members, from: key, own: own, now: now)
         if moved {
             addresses.gossipWanted = true

@@ -37,16 +37,16 @@ extension SyncNode {
 
     /// Wraps a connected descriptor in a connection on the next event loop, registered with the
     /// node and started; waits for the node's loop, which owns `connections`.
-    func adopt(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
+    func adopt(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops, dialed: Endpoint? = nil,
                onFinished: (@Sendable (Connection) -> Void)? = nil) -> Connection? {
-        loop.sync { register(descriptor: descriptor, remote: remote, role: role, loops: loops, onFinished: onFinished) }
+        loop.sync { register(descriptor: descriptor, remote: remote, role: role, loops: loops, dialed: dialed, onFinished: onFinished) }
     }
 
     /// Registers a connection for a connected descriptor and starts it, or closes the descriptor
     /// when the node stopped. On the node's loop, so that `stop` (which stops running, then closes
     /// what the loop holds) either sees the connection or makes it refused here.
     func register(descriptor: Int32, remote: String, role: Connection.Role, loops: NodeEventLoops,
-                  dialedAddress: String? = nil, onFinished: (@Sendable (Connection) -> Void)?) -> Connection? {
+                  dialed: Endpoint? = nil, onFinished: (@Sendable (Connection) -> Void)?) -> Connection? {
         guard isRunning else {
             POSIX.closeDescriptor(descriptor)
             return nil
@@ -55,9 +55,10 @@ extension SyncNode {
         let socket = NonBlockingSocket(descriptor: descriptor, remote: remote, loop: loops.group.next())
         let connection = Connection(
             id: nextConnectionID, role: role, socket: socket, settings: settings,
-            queueLimit: configuration.outboundQueueLimit, delegate: self)
+            queueLimit: configuration.outboundQueueLimit, delegate: self,
+            dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
         connections[connection.id] = connection
-        addresses.dialed[connection.id] = dialedAddress
+        addresses.dialed[connection.id] = dialed?.description
         notifyChange()
         connection.start(onFinished: onFinished)
         return connection

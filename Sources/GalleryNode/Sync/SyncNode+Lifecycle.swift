@@ -53,11 +53,11 @@ extension SyncNode {
     public func connect(to peer: Endpoint, timeout: Duration = .seconds(5)) throws(TransportError) {
         if let loops = condition.withLock({ eventLoops }) {
             let (descriptor, remote) = try connectOnce(to: peer, timeout: timeout, loops: loops)
-            _ = adopt(descriptor: descriptor, remote: remote, role: .client, loops: loops)
+            _ = adopt(descriptor: descriptor, remote: remote, role: .client, loops: loops, dialed: peer)
             return
         }
         let streams = try Connector.connect(to: peer, timeout: timeout)
-        _ = adopt(streams, role: .client)
+        _ = adopt(streams, role: .client, dialed: peer)
     }
 
     /// Closes every connection (telling peers `shutting_down`) and stops listening and dialing.
@@ -87,7 +87,7 @@ extension SyncNode {
     }
 
     /// Wraps streams in a started connection registered with the node.
-    func adopt(_ streams: StreamPair, role: Connection.Role, dialedAddress: String? = nil) -> Connection? {
+    func adopt(_ streams: StreamPair, role: Connection.Role, dialed: Endpoint? = nil) -> Connection? {
         // On the loop, so that `stop` (which stops running, then closes what the loop holds)
         // either sees the connection or makes it refused here.
         let adopted = loop.sync { () -> Connection? in
@@ -95,9 +95,10 @@ extension SyncNode {
             nextConnectionID += 1
             let connection = Connection(
                 id: nextConnectionID, role: role, streams: streams, settings: settings,
-                queueLimit: configuration.outboundQueueLimit, delegate: self)
+                queueLimit: configuration.outboundQueueLimit, delegate: self,
+                dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
             connections[connection.id] = connection
-            addresses.dialed[connection.id] = dialedAddress
+            addresses.dialed[connection.id] = dialed?.description
             notifyChange()
             return connection
         }

@@ -52,7 +52,7 @@ extension SyncNode {
                 loop.async { [self] in
                     switch result {
                     case .success(let link):
-                        let connection = register(link, role: .client, dialedAddress: address) { [self] connection in
+                        let connection = register(link, role: .client, dialed: endpoint) { [self] connection in
                             loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
                         }
                         if connection == nil { dialEnded(key, address: address, connection: nil, failure: "the node stopped") }
@@ -67,7 +67,7 @@ extension SyncNode {
                     switch result {
                     case .success(let (descriptor, remote)):
                         let connection = register(
-                            descriptor: descriptor, remote: remote, role: .client, loops: loops, dialedAddress: address
+                            descriptor: descriptor, remote: remote, role: .client, loops: loops, dialed: endpoint
                         ) { [self] connection in
                             loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
                         }
@@ -81,7 +81,7 @@ extension SyncNode {
             Thread.detachNewThread { [self] in
                 do {
                     let streams = try Connector.connect(to: endpoint, timeout: configuration.peerTimeout)
-                    guard let connection = adopt(streams, role: .client, dialedAddress: address) else { return }
+                    guard let connection = adopt(streams, role: .client, dialed: endpoint) else { return }
                     connection.waitUntilFinished()
                     loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
                 } catch {

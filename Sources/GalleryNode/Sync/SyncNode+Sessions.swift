@@ -17,15 +17,16 @@ extension SyncNode: ConnectionDelegate {
     func connectionAuthenticated(_ connection: Connection) {
         guard let peer = connection.peer else { return }
         loop.async { [self] in
+            recordKey(of: peer, on: connection)
             recordConnected(connection, peer)
-            // One connection per pair of nodes: when both dialed, keep the one opened by the node
-            // with the smaller replica ID, on both sides.
-            let keepOutbound = replica.id < peer.replica
-            for (id, other) in connections where id != connection.id && other.peer?.replica == peer.replica {
+            // One connection per pair of nodes (one static key): when both dialed, keep the one
+            // opened by the node with the smaller node ID, on both sides.
+            let keepOutbound = settings.nodeID < peer.nodeID
+            for (id, other) in connections where id != connection.id && other.peer?.key == peer.key {
                 let otherPreferred = (other.role == .client) == keepOutbound
                 let thisPreferred = (connection.role == .client) == keepOutbound
                 if otherPreferred || !thisPreferred {
-                    connection.close(.duplicateConnection, "already connected to \(peer.name)")
+                    connection.close(.duplicateConnection, "already connected to \(peer.label)")
                     return
                 }
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
@@ -35,7 +36,7 @@ extension SyncNode: ConnectionDelegate {
             beginSync(with: connection, now: clock.now)
             announceAddresses(on: connection)
             publishPeerChange(connection)
-            configuration.log("\(configuration.name): authenticated \(peer.name) (\(connection.role.rawValue), \(connection.remote))")
+            configuration.log("\(configuration.name): authenticated \(peer.name) (node \(peer.nodeID), \(connection.role.rawValue), \(connection.remote))")
         }
     }
 
@@ -56,7 +57,7 @@ extension SyncNode: ConnectionDelegate {
                 if first { releaseDeferredRequests(now: clock.now) }
                 publishPeerChange(connection)
                 if previous != version {
-                    configuration.log("\(configuration.name): synced with \(connection.peer?.name ?? "?") up to \(version)")
+                    configuration.log("\(configuration.name): synced with \(connection.peer?.label ?? "?") up to \(version)")
                 }
             }
         case .addresses(let announcement):
@@ -77,13 +78,14 @@ extension SyncNode: ConnectionDelegate {
             // Commands are taken on the local control socket only (ControlServer): a peer, or
             // anyone who can inject frames into a peer link, can never command this node.
             connection.close(.protocolError, "\(message.type) on the peer port: commands are taken on the node's local control socket only")
-        case .hello, .welcome, .auth, .authOK, .error:
+        case .hello, .noiseHandshake, .record, .identity, .error:
             connection.close(.protocolError, "\(message.type) after authentication")
         }
     }
 
     func connectionClosed(_ connection: Connection, reason: String) {
         let name = connection.peer?.name ?? connection.remote
+        let node = connection.peer.map { " (node \($0.nodeID))" } ?? ""
         loop.async { [self] in
             connections[connection.id] = nil
             let first = sessions.removeValue(forKey: connection.id)?.relay.firstCatchUpPending == true
@@ -98,7 +100,7 @@ extension SyncNode: ConnectionDelegate {
             // Connections that never authenticated can come in floods: a few lines a second.
             throttledLog("unauthenticated", "\(configuration.name): connection to \(name) closed before authenticating: \(reason)")
         } else {
-            configuration.log("\(configuration.name): connection to \(name) closed: \(reason)")
+            configuration.log("\(configuration.name): connection to \(name) closed: \(reason)\(node)")
         }
     }
 

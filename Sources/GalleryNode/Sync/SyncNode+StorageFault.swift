@@ -70,7 +70,7 @@ extension SyncNode {
         divergentOpCount += 1
         divergentOps.append(entry)
         if divergentOps.count > DivergentOp.kept { divergentOps.removeFirst(divergentOps.count - DivergentOp.kept) }
-        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(peer): it differs from the op held here "
+        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(connection.peer?.label ?? peer): it differs from the op held here "
             + "under that ID (received \(entry.received); held \(entry.held ?? "none starts at that counter")); refused, connection closed")
         connection.close(.divergentOp, "op \(op.id) differs from the op held under that ID")
     }
@@ -81,7 +81,8 @@ extension SyncNode {
             NodeHealth(
                 storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durableCount,
                 missingOps: replica.missingRanges.map(\.description),
-                divergentOps: divergentOps, divergentOpCount: divergentOpCount)
+                divergentOps: divergentOps, divergentOpCount: divergentOpCount,
+                identityConflicts: peerKeys.conflicts)
         }
     }
 }

@@ -28,7 +28,7 @@ extension SyncNode {
 
     /// Registers and starts a connection over `link`, or refuses the link when the node stopped.
     /// On the node's loop.
-    func register(_ link: any TransportLink, role: Connection.Role, dialedAddress: String? = nil,
+    func register(_ link: any TransportLink, role: Connection.Role, dialed: Endpoint? = nil,
                   onFinished: (@Sendable (Connection) -> Void)?) -> Connection? {
         guard isRunning else {
             link.refuse()
@@ -37,9 +37,10 @@ extension SyncNode {
         nextConnectionID += 1
         let connection = Connection(
             id: nextConnectionID, role: role, link: link, settings: settings,
-            queueLimit: configuration.outboundQueueLimit, clock: clock, delegate: self)
+            queueLimit: configuration.outboundQueueLimit, clock: clock, delegate: self,
+            dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
         connections[connection.id] = connection
-        addresses.dialed[connection.id] = dialedAddress
+        addresses.dialed[connection.id] = dialed?.description
         notifyChange()
         connection.start(onFinished: onFinished)
         return connection

@@ -76,6 +76,8 @@ public final class SyncNode: @unchecked Sendable {
     var divergentOps: [DivergentOp] = []
     /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
     var divergentOpCount = 0
+    /// The keys of peers: pinned per dialed address, and per name (`SyncNode+Identity`).
+    var peerKeys = PeerKeyBook()
     /// The replica's first `durableCount` ops are durable: only they are ever sent.
     var durableCount: Int
     /// The version vector of the durable ops (what a `caught_up` may claim).
@@ -123,7 +125,7 @@ public final class SyncNode: @unchecked Sendable {
         self.durableVersion = replica.version
         self.liveness = LivenessState(previous: configuration.environment.clock.now, gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
         self.settings = HandshakeSettings(
-            secret: configuration.secret, replica: replica.id, name: configuration.name,
+            secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
         self.admission = AdmissionController(limits: configuration.admission)
         self.throttledLog = ThrottledLog(configuration.log)
@@ -254,7 +256,7 @@ public final class SyncNode: @unchecked Sendable {
         let state: PeerStatus.State = peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live
         let bytes = connection.byteCounts
         return PeerStatus(
-            name: peer?.name, replica: peer?.replica, address: connection.remote,
+            name: peer?.name, replica: peer?.replica, nodeID: peer?.nodeID, address: connection.remote,
             direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
             bytesReceived: bytes.received, bytesSent: bytes.sent)
     }

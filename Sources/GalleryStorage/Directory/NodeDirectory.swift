@@ -7,7 +7,7 @@ import Glibc
 #endif
 import GalleryModel
 
-/// The files of a node's directory: `secret`, `replica`, `oplog`, `ops.compact`, `snapshot`,
+/// The files of a node's directory: `secret`, `node.key`, `replica`, `oplog`, `ops.compact`, `snapshot`,
 /// `blobs/`, `node.json`, `lock`, `control.sock`.
 package struct NodeDirectory {
     /// The directory.
@@ -19,6 +19,8 @@ package struct NodeDirectory {
     }
 
     var secret: URL { url.appendingPathComponent("secret") }
+    /// The node's static key (`NodeDirectory+NodeKey`).
+    package var nodeKeyFile: URL { url.appendingPathComponent("node.key") }
     package var replicaFile: URL { url.appendingPathComponent("replica") }
     package var opLog: URL { url.appendingPathComponent("oplog") }
     var compactLog: URL { url.appendingPathComponent("ops.compact") }

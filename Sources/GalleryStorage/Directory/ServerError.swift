@@ -8,6 +8,8 @@ public enum ServerError: Error, Hashable, Sendable, LocalizedError {
     case secret(String)
     /// The replica ID file is not a 16-digit hex replica ID.
     case corruptReplicaFile(String)
+    /// The node's key file exists but is damaged: the node does not start, nor replace it.
+    case corruptNodeKey(path: String, reason: String)
     /// A file of the directory cannot be read or written.
     case io(String)
 
@@ -16,6 +18,9 @@ public enum ServerError: Error, Hashable, Sendable, LocalizedError {
         case .alreadyRunning(let path): "another node is already serving \(path)"
         case .secret(let reason): "secret: \(reason)"
         case .corruptReplicaFile(let path): "\(path) does not hold a replica ID"
+        case let .corruptNodeKey(path, reason):
+            "\(path) is corrupt (\(reason)); the node does not replace it by itself: move it away to give this node "
+                + "a new identity (its peers will see a new node ID)"
         case .io(let reason): reason
         }
     }

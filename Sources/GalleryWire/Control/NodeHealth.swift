@@ -11,17 +11,22 @@ public struct NodeHealth: Codable, Hashable, Sendable {
     public var divergentOps: [DivergentOp]
     /// Such ops refused since the node started.
     public var divergentOpCount: Int
+    /// Peers that presented a static key other than the one known for their name or their dialed
+    /// address (impostors, or nodes whose key was replaced), most recent last.
+    public var identityConflicts: [String]?
 
-    public init(storage: String?, unstoredOps: Int, missingOps: [String], divergentOps: [DivergentOp], divergentOpCount: Int) {
+    public init(storage: String?, unstoredOps: Int, missingOps: [String], divergentOps: [DivergentOp], divergentOpCount: Int,
+                identityConflicts: [String] = []) {
         self.storage = storage
         self.unstoredOps = unstoredOps
         self.missingOps = missingOps
         self.divergentOps = divergentOps
         self.divergentOpCount = divergentOpCount
+        self.identityConflicts = identityConflicts.isEmpty ? nil : identityConflicts
     }
 
     /// Whether nothing is wrong.
     public var isClean: Bool {
-        storage == nil && unstoredOps == 0 && missingOps.isEmpty && divergentOpCount == 0
+        storage == nil && unstoredOps == 0 && missingOps.isEmpty && divergentOpCount == 0 && (identityConflicts ?? []).isEmpty
     }
 }

@@ -4,6 +4,8 @@ public struct NodeStatus: Codable, Hashable, Sendable {
     public var name: String
     /// The node's replica ID, in hex.
     public var replica: String
+    /// The node's ID: a digest of its static public key (absent from an older node's answer).
+    public var nodeID: String?
     /// Where the node accepts peers, `HOST:PORT`, if it listens.
     public var address: String?
     /// The version vector: the last counter applied from each replica (hex replica ID -> counter).
@@ -20,9 +22,10 @@ public struct NodeStatus: Codable, Hashable, Sendable {
     public var health: NodeHealth?
 
     public init(name: String, replica: String, address: String?, version: [String: UInt64], ops: Int, buffered: Int,
-                peers: [PeerListing], transfers: [TransferListing], health: NodeHealth?) {
+                peers: [PeerListing], transfers: [TransferListing], health: NodeHealth?, nodeID: String? = nil) {
         self.name = name
         self.replica = replica
+        self.nodeID = nodeID
         self.address = address
         self.version = version
         self.ops = ops

@@ -6,6 +6,8 @@ public struct PeerListing: Codable, Hashable, Sendable {
     public var name: String?
     /// Its replica ID, in hex, once its handshake is done.
     public var replica: String?
+    /// Its node ID (a digest of the static key it proved), once its handshake is done.
+    public var nodeID: String?
     /// Its address, `HOST:PORT`: the connection's remote address, or the first address known.
     public var address: String
     /// `inbound` or `outbound`; `-` when not connected.
@@ -41,11 +43,12 @@ public struct PeerListing: Codable, Hashable, Sendable {
         }
     }
 
-    public init(name: String?, replica: String?, address: String, direction: String, state: String,
+    public init(name: String?, replica: String?, nodeID: String? = nil, address: String, direction: String, state: String,
                 syncedUpTo: [String: UInt64]?, since: Double? = nil, lastSeen: Double? = nil, addresses: [Address]? = nil,
                 nextRetry: Double? = nil, lastError: String? = nil) {
         self.name = name
         self.replica = replica
+        self.nodeID = nodeID
         self.address = address
         self.direction = direction
         self.state = state

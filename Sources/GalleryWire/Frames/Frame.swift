@@ -1,5 +1,3 @@
-import GalleryCrypto
-
 /// One frame: a 6-byte header (payload length u32 little-endian, type, flags) and a payload.
 public struct Frame: Hashable, Sendable {
     /// Flag bit 0: a receiver that does not know the type skips the frame instead of failing.
@@ -40,21 +38,4 @@ public struct Frame: Hashable, Sendable {
 
     /// Size on the wire.
     public var encodedSize: Int { FrameLimits.headerSize + payload.count }
-
-    /// Header, payload and, when `checksummed`, the CRC-32 trailer that every frame after the
-    /// handshake carries (protocol.md, "Frame layout"): the CRC-32 of the header and payload, u32
-    /// little-endian.
-    public func encoded(checksummed: Bool) -> [UInt8] {
-        var bytes = encoded
-        guard checksummed else { return bytes }
-        let checksum = CRC32.checksum(bytes)
-        bytes += [UInt8(truncatingIfNeeded: checksum), UInt8(truncatingIfNeeded: checksum >> 8),
-                  UInt8(truncatingIfNeeded: checksum >> 16), UInt8(truncatingIfNeeded: checksum >> 24)]
-        return bytes
-    }
-
-    /// Size on the wire, with the checksum trailer when `checksummed`.
-    public func encodedSize(checksummed: Bool) -> Int {
-        encodedSize + (checksummed ? FrameLimits.checksumSize : 0)
-    }
 }

@@ -1,13 +1,8 @@
-import GalleryCrypto
-
 /// Cuts a byte stream into frames, refusing any frame longer than the current limit before
 /// buffering it, so that a peer cannot make the receiver allocate beyond that limit.
 public struct FrameDecoder: Sendable {
     /// The largest payload accepted now; raised once the handshake has declared it.
     public var maximumPayload: Int
-    /// Whether every frame carries a CRC-32 trailer, checked before the frame is returned: true
-    /// once the handshake is over (protocol.md, "Frame layout").
-    public var checksummed = false
     private var buffer: [UInt8] = []
     private var start = 0
 
@@ -36,8 +31,7 @@ public struct FrameDecoder: Sendable {
     /// The next complete frame, nil when more bytes are needed.
     ///
     /// - Throws: `WireError.frameTooLarge` as soon as a header announces too long a payload, and
-    ///   `WireError.malformed` for reserved flag bits, `WireError.checksumMismatch` for a frame
-    ///   whose trailer does not match (when `checksummed`).
+    ///   `WireError.malformed` for reserved flag bits.
     public mutating func next() throws(WireError) -> Frame? {
         guard bufferedCount >= FrameLimits.headerSize else { return nil }
         let length = Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
@@ -45,18 +39,11 @@ public struct FrameDecoder: Sendable {
         guard length <= maximumPayload else { throw .frameTooLarge(length: length, limit: maximumPayload) }
         let flags = buffer[start + 5]
         guard flags & ~Frame.ignorableFlag == 0 else { throw .malformed("reserved flag bits \(flags)") }
-        let trailer = checksummed ? FrameLimits.checksumSize : 0
-        guard bufferedCount >= FrameLimits.headerSize + length + trailer else { return nil }
+        guard bufferedCount >= FrameLimits.headerSize + length else { return nil }
         let payloadStart = start + FrameLimits.headerSize
         let payloadEnd = payloadStart + length
-        if checksummed {
-            let expected = buffer.withUnsafeBytes { CRC32.checksum(of: UnsafeRawBufferPointer(rebasing: $0[start..<payloadEnd])) }
-            let sent = UInt32(buffer[payloadEnd]) | UInt32(buffer[payloadEnd + 1]) << 8 | UInt32(buffer[payloadEnd + 2]) << 16
-                | UInt32(buffer[payloadEnd + 3]) << 24
-            guard sent == expected else { throw .checksumMismatch(type: buffer[start + 4], length: length) }
-        }
         let frame = Frame(rawType: buffer[start + 4], flags: flags, payload: Array(buffer[payloadStart..<payloadEnd]))
-        start = payloadEnd + trailer
+        start = payloadEnd
         if start == buffer.count {
             buffer.removeAll(keepingCapacity: true)
             start = 0

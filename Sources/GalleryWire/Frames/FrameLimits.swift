@@ -2,8 +2,6 @@
 public enum FrameLimits {
     /// Bytes of the frame header: length (u32), type (u8), flags (u8).
     public static let headerSize = 6
-    /// Bytes of the CRC-32 trailer of a frame sent after the handshake.
-    public static let checksumSize = 4
     /// The largest frame accepted before the handshake has declared the peer's limit.
     public static let handshakeMaximum = 4_096
     /// The smallest frame limit a node may declare.

@@ -1,17 +1,18 @@
 /// The type byte of a frame (protocol.md, "Frame types").
 public enum FrameType: UInt8, CaseIterable, Sendable {
-    /// Client's opening: magic, supported versions, identity, nonce, frame limit.
+    /// Client's cleartext opening: magic and supported versions (protocol.md, "Handshake").
     case hello = 0x01
-    /// Server's answer: magic, selected version, identity, nonce, frame limit.
-    case welcome = 0x02
-    /// Client's proof of the shared secret.
-    case auth = 0x03
-    /// Server's proof of the shared secret; the connection is authenticated.
-    case authOK = 0x04
+    // 0x02-0x04 (welcome, auth, auth_ok) were version 2's HMAC challenge; version 3 refuses them.
     /// An error code and message; the sender closes the connection after it.
     case error = 0x05
     /// Keeps an idle connection alive.
     case heartbeat = 0x06
+    /// One message of the Noise handshake, in the clear (its parts are encrypted by Noise itself).
+    case noiseHandshake = 0x07
+    /// An AEAD record: a piece of the sealed stream of frames after the handshake.
+    case record = 0x08
+    /// Sealed, the first frame each side sends after the handshake: version, replica, frame limit, name.
+    case identity = 0x09
     /// The sender's version vector: "send me what I lack".
     case syncRequest = 0x10
     /// A batch of ops in causal order.

@@ -1,57 +1,87 @@
-/// The connecting side of the handshake: `hello` -> (`welcome`) -> `auth` -> (`authOK`).
+import GalleryCrypto
+
+/// The connecting side of the handshake (protocol.md, "Handshake"): `hello` and Noise message 1
+/// -> (message 2) -> message 3, then the sealed channel.
 ///
 /// Pure: it turns received messages into messages to send, so that tests drive it without sockets.
+/// When `expectedKey` is given (this node reached that address before), a responder presenting
+/// another static key is refused after message 2, before this node sends its own static key or
+/// proves the secret.
 public struct ClientHandshake: Sendable {
     /// What to do after a received message.
-    public enum Step: Hashable, Sendable {
-        /// Send this message and wait for the next one.
-        case send(Message)
-        /// Authenticated: the peer proved the secret.
-        case done(PeerIdentity)
+    public enum Step: Sendable {
+        /// Send this message, then every later frame sealed with `result`'s keys.
+        case finish(Message, HandshakeResult)
     }
 
     private let settings: HandshakeSettings
-    private let nonce: [UInt8]
-    private var transcript: HandshakeTranscript?
-    private var peer: PeerIdentity?
+    private let expectedKey: X25519.PublicKey?
+    private let fixedEphemeralKey: X25519.PrivateKey?
+    private var noise: NoiseHandshakeState?
+    private var version: UInt16 = 0
+    private var finished = false
 
-    /// Creates the client side; `nonce` must be fresh random bytes (see `HandshakeSettings.makeNonce`).
-    public init(settings: HandshakeSettings, nonce: [UInt8] = HandshakeSettings.makeNonce()) {
-        self.settings = settings
-        self.nonce = nonce
+    /// Creates the client side; `expectedKey` is the static key the dialed node must present.
+    public init(settings: HandshakeSettings, expectedKey: X25519.PublicKey? = nil) {
+        self.init(settings: settings, expectedKey: expectedKey, ephemeralKey: nil)
     }
 
-    /// The first message: `hello`.
-    public var hello: Message {
-        .hello(Hello(
-            versions: settings.versions, replica: settings.replica, nonce: nonce,
-            maximumFrameSize: settings.maximumFrameSize, name: settings.name))
+    /// As the public `init`, with a fixed ephemeral key (golden transcripts only).
+    package init(settings: HandshakeSettings, expectedKey: X25519.PublicKey?, ephemeralKey: X25519.PrivateKey?) {
+        self.settings = settings
+        self.expectedKey = expectedKey
+        fixedEphemeralKey = ephemeralKey
+    }
+
+    /// The cleartext `hello` this client sends.
+    public var hello: Message { .hello(Hello(versions: settings.versions)) }
+
+    /// The first messages: `hello`, then Noise message 1 (sent together: one round trip saved).
+    public mutating func start() throws(HandshakeFailure) -> [Message] {
+        guard noise == nil, let highest = settings.versions.max() else {
+            throw HandshakeFailure(.internalError, "the handshake was started twice")
+        }
+        version = highest
+        do {
+            var state = try NoiseHandshakeState(
+                role: .initiator, pattern: HandshakeSettings.pattern,
+                prologue: HandshakeSettings.prologue(version: version, hello: hello.frame),
+                staticKey: settings.staticKey, presharedKey: settings.presharedKey, ephemeralKey: fixedEphemeralKey)
+            let first = try state.writeMessage()
+            noise = state
+            return [hello, .noiseHandshake(first)]
+        } catch {
+            throw HandshakeFailure(.internalError, error.errorDescription ?? "\(error)")
+        }
     }
 
     /// Takes the server's next message.
     public mutating func receive(_ message: Message) throws(HandshakeFailure) -> Step {
-        switch (message, transcript) {
-        case (.welcome(let welcome), nil):
-            guard settings.versions.contains(welcome.version) else {
-                throw HandshakeFailure(.unsupportedVersion, "server selected version \(welcome.version)")
+        switch message {
+        case .noiseHandshake(let bytes) where noise != nil && !finished:
+            guard var state = noise else { throw HandshakeFailure(.protocolError, "no handshake") }
+            do {
+                _ = try state.readMessage(bytes)
+            } catch {
+                throw HandshakeFailure.noise(error, message: 1)
             }
-            guard welcome.replica != settings.replica else {
+            guard let key = state.remoteStaticKey else { throw HandshakeFailure(.protocolError, "no static key in message 2") }
+            if key == settings.staticKey.publicKey {
                 throw HandshakeFailure(.duplicateConnection, "connected to itself")
             }
-            let transcript = HandshakeTranscript(
-                version: welcome.version, clientNonce: nonce, serverNonce: welcome.nonce,
-                clientReplica: settings.replica, serverReplica: welcome.replica)
-            self.transcript = transcript
-            peer = PeerIdentity(
-                replica: welcome.replica, name: welcome.name, version: welcome.version,
-                maximumFrameSize: min(max(welcome.maximumFrameSize, FrameLimits.minimum), FrameLimits.maximum))
-            return .send(.auth(proof: transcript.proof(for: .client, secret: settings.secret)))
-        case (.authOK(let proof), let transcript?):
-            guard transcript.verify(proof, from: .server, secret: settings.secret), let peer else {
-                throw HandshakeFailure(.authFailed, "the server does not know the secret")
+            if let expectedKey, key != expectedKey {
+                throw HandshakeFailure(.identityMismatch,
+                    "expected node \(NodeID(key: expectedKey)) at this address, found node \(NodeID(key: key))")
             }
-            return .done(peer)
-        case (.error(let code, let reason), _):
+            do {
+                let third = try state.writeMessage()
+                finished = true
+                noise = state
+                return .finish(.noiseHandshake(third), HandshakeResult(version: version, transport: try state.transport()))
+            } catch {
+                throw HandshakeFailure(.internalError, error.errorDescription ?? "\(error)")
+            }
+        case .error(let code, let reason):
             throw HandshakeFailure(code, reason)
         default:
             throw HandshakeFailure(.protocolError, "\(message.type) during the handshake")

@@ -1,14 +1,20 @@
+import GalleryCrypto
 import GalleryModel
 
-/// What a node brings to a handshake: its identity, the space's secret, and its limits.
+/// What a node brings to a handshake: its identity, its static key, the space's secret, and its limits.
 public struct HandshakeSettings: Sendable {
-    /// The protocol versions this implementation speaks: 2 only (every frame after the handshake
-    /// carries a CRC-32 trailer). Version 1 (no trailer) is refused with `unsupported_version`, so
-    /// that no one on the path can downgrade a link to unchecked frames.
-    public static let supportedVersions: [UInt16] = [2]
+    /// The protocol versions this implementation speaks: 3 only (the Noise handshake and sealed
+    /// records). Version 2 (HMAC challenge, CRC-32 trailers, nothing encrypted) is refused with
+    /// `unsupported_version` both ways, so that no one on the path can downgrade a link.
+    public static let supportedVersions: [UInt16] = [3]
 
-    /// The space's shared secret: the HMAC key.
+    /// The Noise protocol this version runs.
+    public static let pattern = NoiseHandshakePattern.xxPSK3
+
+    /// The space's shared secret, as kept in `DIR/secret`.
     public var secret: [UInt8]
+    /// This node's static X25519 key: its identity.
+    public var staticKey: X25519.PrivateKey
     /// This node's replica ID.
     public var replica: ReplicaID
     /// This node's name.
@@ -19,10 +25,11 @@ public struct HandshakeSettings: Sendable {
     public var maximumFrameSize: UInt32
 
     public init(
-        secret: [UInt8], replica: ReplicaID, name: String, versions: [UInt16] = supportedVersions,
-        maximumFrameSize: UInt32 = FrameLimits.defaultMaximum
+        secret: [UInt8], staticKey: X25519.PrivateKey, replica: ReplicaID, name: String,
+        versions: [UInt16] = supportedVersions, maximumFrameSize: UInt32 = FrameLimits.defaultMaximum
     ) {
         self.secret = secret
+        self.staticKey = staticKey
         self.replica = replica
         // At most 255 bytes of UTF-8, cut between characters.
         var name = name
@@ -32,10 +39,29 @@ public struct HandshakeSettings: Sendable {
         self.maximumFrameSize = min(max(maximumFrameSize, FrameLimits.minimum), FrameLimits.maximum)
     }
 
-    /// 32 bytes from the system's secure random source.
-    public static func makeNonce() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<4).flatMap { _ in withUnsafeBytes(of: generator.next()) { Array($0) } }
+    /// This node's ID.
+    public var nodeID: NodeID { NodeID(key: staticKey.publicKey) }
+
+    /// The Noise pre-shared key: HKDF-SHA256(IKM = secret, salt = empty, info = "GallerySync noise
+    /// psk v3", L = 32), so that the key Noise mixes in is uniform whatever the secret file holds.
+    public var presharedKey: [UInt8] { Self.presharedKey(secret: secret) }
+
+    /// The pre-shared key of a space whose secret is `secret`.
+    public static func presharedKey(secret: [UInt8]) -> [UInt8] {
+        // Cannot throw: 32 bytes is within HKDF's limit.
+        try! HKDF.deriveKey(inputKeyMaterial: secret, salt: [], info: Array("GallerySync noise psk v3".utf8), byteCount: 32)
+    }
+
+    /// The Noise prologue: "GallerySync" (11 ASCII bytes), the version run (u16), then the client's
+    /// `hello` frame exactly as sent (header and payload), so that a `hello` changed on the path
+    /// (a version list rewritten to downgrade) fails the handshake.
+    public static func prologue(version: UInt16, hello: Frame) -> [UInt8] {
+        Array("GallerySync".utf8) + [UInt8(truncatingIfNeeded: version), UInt8(truncatingIfNeeded: version >> 8)] + hello.encoded
+    }
+
+    /// What this node says of itself in its `identity` frame.
+    public func info(version: UInt16) -> PeerInfo {
+        PeerInfo(version: version, replica: replica, maximumFrameSize: maximumFrameSize, name: name)
     }
 }
 
@@ -49,6 +75,22 @@ public struct PeerIdentity: Hashable, Sendable {
     public var version: UInt16
     /// The largest frame payload the peer accepts: what this node may send.
     public var maximumFrameSize: UInt32
+    /// The peer's static public key, proved by the handshake.
+    public var key: X25519.PublicKey
+    /// The peer's node ID (a digest of `key`).
+    public var nodeID: NodeID
+
+    /// "name (node ID)": how logs name the peer.
+    public var label: String { "\(name) (node \(nodeID))" }
+
+    public init(replica: ReplicaID, name: String, version: UInt16, maximumFrameSize: UInt32, key: X25519.PublicKey) {
+        self.replica = replica
+        self.name = name
+        self.version = version
+        self.maximumFrameSize = min(max(maximumFrameSize, FrameLimits.minimum), FrameLimits.maximum)
+        self.key = key
+        self.nodeID = NodeID(key: key)
+    }
 }
 
 /// Why a handshake failed: the code and reason to send in an `error` frame before closing.

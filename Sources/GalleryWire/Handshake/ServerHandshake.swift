@@ -1,54 +1,90 @@
-/// The accepting side of the handshake: (`hello`) -> `welcome` -> (`auth`) -> `authOK`.
+import GalleryCrypto
+
+/// The accepting side of the handshake (protocol.md, "Handshake"): (`hello`, message 1) ->
+/// message 2 -> (message 3), then the sealed channel.
 ///
-/// Nothing but these messages is accepted before the client's proof has been checked.
+/// Nothing but these messages is accepted before message 3 has proved the space's secret; a
+/// `hello` without a version in common is refused with `unsupported_version`.
 public struct ServerHandshake: Sendable {
     /// What to do after a received message.
-    public enum Step: Hashable, Sendable {
+    public enum Step: Sendable {
+        /// Nothing to send yet (the `hello` was taken).
+        case wait
         /// Send this message and wait for the next one.
         case send(Message)
-        /// Send this message; the client is authenticated.
-        case sendAndFinish(Message, PeerIdentity)
+        /// The client proved the secret: every later frame is sealed with `result`'s keys.
+        case finish(HandshakeResult)
     }
 
     private let settings: HandshakeSettings
-    private let nonce: [UInt8]
-    private var transcript: HandshakeTranscript?
-    private var peer: PeerIdentity?
+    private let fixedEphemeralKey: X25519.PrivateKey?
+    private var version: UInt16?
+    private var noise: NoiseHandshakeState?
+    private var messagesRead = 0
 
-    /// Creates the server side; `nonce` must be fresh random bytes.
-    public init(settings: HandshakeSettings, nonce: [UInt8] = HandshakeSettings.makeNonce()) {
+    /// Creates the server side.
+    public init(settings: HandshakeSettings) {
+        self.init(settings: settings, ephemeralKey: nil)
+    }
+
+    /// As the public `init`, with a fixed ephemeral key (golden transcripts only).
+    package init(settings: HandshakeSettings, ephemeralKey: X25519.PrivateKey?) {
         self.settings = settings
-        self.nonce = nonce
+        fixedEphemeralKey = ephemeralKey
     }
 
     /// Takes the client's next message.
     public mutating func receive(_ message: Message) throws(HandshakeFailure) -> Step {
-        switch (message, transcript) {
-        case (.hello(let hello), nil):
-            guard let version = hello.versions.filter(settings.versions.contains).max() else {
-                throw HandshakeFailure(.unsupportedVersion, "no common protocol version (server speaks \(settings.versions))")
+        switch message {
+        case .hello(let hello) where version == nil:
+            guard let common = hello.versions.filter(settings.versions.contains).max() else {
+                throw HandshakeFailure(.unsupportedVersion,
+                    "no common protocol version: the client offers \(hello.versions), this node speaks \(settings.versions)")
             }
-            guard hello.replica != settings.replica else {
-                throw HandshakeFailure(.duplicateConnection, "connected to itself")
+            version = common
+            do {
+                noise = try NoiseHandshakeState(
+                    role: .responder, pattern: HandshakeSettings.pattern,
+                    prologue: HandshakeSettings.prologue(version: common, hello: message.frame),
+                    staticKey: settings.staticKey, presharedKey: settings.presharedKey, ephemeralKey: fixedEphemeralKey)
+            } catch {
+                throw HandshakeFailure(.internalError, error.errorDescription ?? "\(error)")
             }
-            transcript = HandshakeTranscript(
-                version: version, clientNonce: hello.nonce, serverNonce: nonce,
-                clientReplica: hello.replica, serverReplica: settings.replica)
-            peer = PeerIdentity(
-                replica: hello.replica, name: hello.name, version: version,
-                maximumFrameSize: min(max(hello.maximumFrameSize, FrameLimits.minimum), FrameLimits.maximum))
-            return .send(.welcome(Welcome(
-                version: version, replica: settings.replica, nonce: nonce,
-                maximumFrameSize: settings.maximumFrameSize, name: settings.name)))
-        case (.auth(let proof), let transcript?):
-            guard transcript.verify(proof, from: .client, secret: settings.secret), let peer else {
-                throw HandshakeFailure(.authFailed, "wrong secret")
+            return .wait
+        case .noiseHandshake(let bytes) where noise != nil:
+            guard var state = noise, let version else { throw HandshakeFailure(.protocolError, "no handshake") }
+            let index = messagesRead * 2
+            do {
+                _ = try state.readMessage(bytes)
+            } catch {
+                throw HandshakeFailure.noise(error, message: index)
             }
-            return .sendAndFinish(.authOK(proof: transcript.proof(for: .server, secret: settings.secret)), peer)
-        case (.error(let code, let reason), _):
+            messagesRead += 1
+            if index == 0 {
+                do {
+                    let second = try state.writeMessage()
+                    noise = state
+                    return .send(.noiseHandshake(second))
+                } catch {
+                    throw HandshakeFailure(.protocolError, error.errorDescription ?? "\(error)")
+                }
+            }
+            noise = nil
+            do {
+                let result = HandshakeResult(version: version, transport: try state.transport())
+                if result.remoteKey == settings.staticKey.publicKey {
+                    throw HandshakeFailure(.duplicateConnection, "connected to itself")
+                }
+                return .finish(result)
+            } catch let failure as HandshakeFailure {
+                throw failure
+            } catch {
+                throw HandshakeFailure(.protocolError, "\(error)")
+            }
+        case .error(let code, let reason):
             throw HandshakeFailure(code, reason)
         default:
-            throw HandshakeFailure(.protocolError, "\(message.type) before authentication")
+            throw HandshakeFailure(.protocolError, "\(message.type) before the handshake completed")
         }
     }
 }

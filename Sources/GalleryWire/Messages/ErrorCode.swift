@@ -38,13 +38,18 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
     /// The peer sent an op under an ID the receiver holds with other content: two versions of one
     /// op ID exist in the space (a damaged or forged log, a reused ID). Nothing of it is applied.
     public static let divergentOp = ErrorCode(rawValue: 14)
-    /// A frame after the handshake whose checksum does not match: the link changed its bytes.
+    /// A sealed record that fails authentication: the link changed, dropped, replayed, reordered
+    /// or injected records (version 2: a frame whose checksum does not match).
     public static let corruptFrame = ErrorCode(rawValue: 15)
+    /// The dialed node presented another static key than the one it had before (an impostor on
+    /// its address, or a node whose key file was replaced).
+    public static let identityMismatch = ErrorCode(rawValue: 16)
 
     /// Every code this version defines.
     public static let allCases: [ErrorCode] = [
         .protocolError, .unsupportedVersion, .authFailed, .frameTooLarge, .unknownFrameType, .timeout, .slowPeer,
         .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled, .divergentOp, .corruptFrame,
+        .identityMismatch,
     ]
 
     /// Whether this version defines the code.
@@ -68,6 +73,7 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConve
         case .cancelled: "cancelled"
         case .divergentOp: "divergent_op"
         case .corruptFrame: "corrupt_frame"
+        case .identityMismatch: "identity_mismatch"
         default: "code_\(rawValue)"
         }
     }

@@ -1,19 +1,24 @@
 import GalleryModel
 
-/// The client's first frame: who it is and which protocol versions it speaks.
+/// The client's first frame, in the clear: the magic and the protocol versions it speaks.
+///
+/// The layout is version 2's (magic, versions, replica, nonce, max_frame, name), so that a node of
+/// any version can read the version list and refuse with `unsupported_version`. From version 3 on
+/// the fields after the versions are sent as zeros (replica 0, 32 zero bytes, max_frame 0, empty
+/// name) and ignored: who the client is travels inside the sealed channel (`identity`).
 public struct Hello: Hashable, Sendable {
     /// The four magic bytes that open a GallerySync connection: "GSYN".
     public static let magic: [UInt8] = Array("GSYN".utf8)
 
     /// Supported protocol versions, ascending, 1 to 16 of them.
     public var versions: [UInt16]
-    /// The client's replica ID.
+    /// Version 2: the client's replica ID. Version 3: 0.
     public var replica: ReplicaID
-    /// 32 random bytes, fresh for every connection.
+    /// Version 2: 32 random bytes. Version 3: 32 zero bytes.
     public var nonce: [UInt8]
-    /// The largest frame payload the client accepts.
+    /// Version 2: the largest frame payload the client accepts. Version 3: 0.
     public var maximumFrameSize: UInt32
-    /// The client's node name (at most 255 bytes of UTF-8).
+    /// Version 2: the client's node name. Version 3: empty.
     public var name: String
 
     public init(versions: [UInt16], replica: ReplicaID, nonce: [UInt8], maximumFrameSize: UInt32, name: String) {
@@ -23,25 +28,28 @@ public struct Hello: Hashable, Sendable {
         self.maximumFrameSize = maximumFrameSize
         self.name = name
     }
+
+    /// A version 3 hello offering `versions`: nothing but the versions.
+    public init(versions: [UInt16]) {
+        self.init(versions: versions, replica: ReplicaID(0), nonce: [UInt8](repeating: 0, count: 32),
+                  maximumFrameSize: 0, name: "")
+    }
 }
 
-/// The server's answer to `Hello`: the version it selected and who it is.
-public struct Welcome: Hashable, Sendable {
-    /// The selected protocol version: the highest both sides support.
+/// What a node says of itself inside the sealed channel (`identity`, protocol.md "Handshake").
+public struct PeerInfo: Hashable, Sendable {
+    /// The protocol version the sender runs on this connection.
     public var version: UInt16
-    /// The server's replica ID.
+    /// The sender's replica ID.
     public var replica: ReplicaID
-    /// 32 random bytes, fresh for every connection.
-    public var nonce: [UInt8]
-    /// The largest frame payload the server accepts.
+    /// The largest frame payload the sender accepts.
     public var maximumFrameSize: UInt32
-    /// The server's node name.
+    /// The sender's node name (at most 255 bytes of UTF-8).
     public var name: String
 
-    public init(version: UInt16, replica: ReplicaID, nonce: [UInt8], maximumFrameSize: UInt32, name: String) {
+    public init(version: UInt16, replica: ReplicaID, maximumFrameSize: UInt32, name: String) {
         self.version = version
         self.replica = replica
-        self.nonce = nonce
         self.maximumFrameSize = maximumFrameSize
         self.name = name
     }

@@ -13,15 +13,13 @@ extension Message {
             writer.append(hello.nonce)
             writer.fixed32(hello.maximumFrameSize)
             writer.string(hello.name)
-        case .welcome(let welcome):
-            writer.append(Hello.magic)
-            writer.fixed16(welcome.version)
-            writer.fixed64(welcome.replica.rawValue)
-            writer.append(welcome.nonce)
-            writer.fixed32(welcome.maximumFrameSize)
-            writer.string(welcome.name)
-        case .auth(let proof), .authOK(let proof):
-            writer.append(proof)
+        case .noiseHandshake(let bytes), .record(let bytes):
+            return Frame(type, payload: bytes)
+        case .identity(let info):
+            writer.fixed16(info.version)
+            writer.fixed64(info.replica.rawValue)
+            writer.fixed32(info.maximumFrameSize)
+            writer.string(info.name)
         case .error(let code, let message):
             writer.fixed16(code.rawValue)
             writer.string(message)
@@ -100,16 +98,14 @@ extension Message {
             return .hello(Hello(
                 versions: versions, replica: ReplicaID(try reader.fixed64()), nonce: Array(try reader.bytes(32)),
                 maximumFrameSize: try reader.fixed32(), name: try reader.string(limit: 255)))
-        case .welcome:
-            try magic(&reader)
-            return .welcome(Welcome(
+        case .noiseHandshake:
+            return .noiseHandshake(Array(try reader.bytes(reader.remaining)))
+        case .record:
+            return .record(Array(try reader.bytes(reader.remaining)))
+        case .identity:
+            return .identity(PeerInfo(
                 version: try reader.fixed16(), replica: ReplicaID(try reader.fixed64()),
-                nonce: Array(try reader.bytes(32)), maximumFrameSize: try reader.fixed32(),
-                name: try reader.string(limit: 255)))
-        case .auth:
-            return .auth(proof: Array(try reader.bytes(32)))
-        case .authOK:
-            return .authOK(proof: Array(try reader.bytes(32)))
+                maximumFrameSize: try reader.fixed32(), name: try reader.string(limit: 255)))
         case .error:
             return .error(code: try code(&reader), message: try reader.string(limit: 1_024))
         case .heartbeat:

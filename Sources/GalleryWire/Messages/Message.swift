@@ -3,11 +3,12 @@ import GalleryModel
 /// A decoded frame: every message of the protocol (protocol.md, "Messages").
 public enum Message: Hashable, Sendable {
     case hello(Hello)
-    case welcome(Welcome)
-    /// The client's HMAC proof (32 bytes).
-    case auth(proof: [UInt8])
-    /// The server's HMAC proof (32 bytes).
-    case authOK(proof: [UInt8])
+    /// One Noise handshake message (protocol.md, "Handshake").
+    case noiseHandshake([UInt8])
+    /// One sealed record (its ciphertext); opened by the record layer, never by `Message`'s users.
+    case record([UInt8])
+    /// Who the sender is: the first frame inside the sealed channel.
+    case identity(PeerInfo)
     case error(code: ErrorCode, message: String)
     case heartbeat
     case syncRequest(VersionVector)
@@ -35,9 +36,9 @@ public enum Message: Hashable, Sendable {
     public var type: FrameType {
         switch self {
         case .hello: .hello
-        case .welcome: .welcome
-        case .auth: .auth
-        case .authOK: .authOK
+        case .noiseHandshake: .noiseHandshake
+        case .record: .record
+        case .identity: .identity
         case .error: .error
         case .heartbeat: .heartbeat
         case .syncRequest: .syncRequest

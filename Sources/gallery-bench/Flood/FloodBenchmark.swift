@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryNode
@@ -117,21 +118,25 @@ enum FloodBenchmark {
         ]
     }
 
-    /// The bytes of an honest client's `hello` and `auth`, from a real handshake with A.
+    /// The bytes of an honest client's opening (`hello` and Noise message 1) and its message 3,
+    /// from a real handshake with A.
     private static func recordHonestHandshake(to endpoint: Endpoint, secret: [UInt8]) throws -> (hello: [UInt8], auth: [UInt8]) {
         let streams = try Connector.connect(to: endpoint)
         defer { streams.close() }
-        var handshake = ClientHandshake(settings: HandshakeSettings(secret: secret, replica: ReplicaID(deriving: "honest"), name: "honest"))
-        let hello = handshake.hello.frame.encoded
+        var handshake = ClientHandshake(settings: HandshakeSettings(
+            secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(deriving: "honest"), name: "honest"))
+        guard let opening = try? handshake.start() else { throw BenchFailure.failed("flood: the honest handshake failed") }
+        let hello = opening.flatMap(\.frame.encoded)
         streams.output.writeAll(hello)
         var decoder = FrameDecoder()
-        guard let welcome = read(&decoder, from: streams).first, case .send(let auth)? = try? handshake.receive(Message(frame: welcome)) else {
+        guard let second = read(&decoder, from: streams, until: 1).first,
+              case .finish(let third, _)? = try? handshake.receive(Message(frame: second)) else {
             throw BenchFailure.failed("flood: the honest handshake failed")
         }
-        return (hello, auth.frame.encoded)
+        return (hello, third.frame.encoded)
     }
 
-    /// One hostile connection; nil when A behaved (closed it having sent only `welcome` and `error`).
+    /// One hostile connection; nil when A behaved (closed it having sent only handshake messages and `error`).
     private static func attempt(_ attack: Attack, endpoint: Endpoint, recorded: (hello: [UInt8], auth: [UInt8]), seed: UInt64) -> String? {
         guard let streams = try? Connector.connect(to: endpoint, timeout: .seconds(5)) else { return "cannot connect" }
         defer { streams.close() }
@@ -140,9 +145,10 @@ enum FloodBenchmark {
         DispatchQueue.global().asyncAfter(deadline: .now() + 8, execute: watchdog)
         defer { watchdog.cancel() }
         var generator = SeededGenerator(seed: seed)
-        let wrongHello = Message.hello(Hello(
-            versions: HandshakeSettings.supportedVersions, replica: ReplicaID(UInt64.random(in: 1...UInt64.max)), nonce: HandshakeSettings.makeNonce(),
-            maximumFrameSize: FrameLimits.defaultMaximum, name: "mallory")).frame.encoded
+        var mallory = ClientHandshake(settings: HandshakeSettings(
+            secret: Array("not the secret".utf8), staticKey: X25519.PrivateKey(), replica: ReplicaID(UInt64.random(in: 1...UInt64.max)),
+            name: "mallory"))
+        let wrongHello = ((try? mallory.start()) ?? []).flatMap(\.frame.encoded)
         var decoder = FrameDecoder()
         switch attack {
         case .connectAndClose:
@@ -155,12 +161,14 @@ enum FloodBenchmark {
             streams.output.writeAll(wrongHello)
             // Closed without a frame: refused at accept (over the unauthenticated caps), which is behaving.
             guard let first = read(&decoder, from: streams, until: 1).first else { return nil }
-            guard first.knownType == .welcome else { return "no welcome" }
-            streams.output.writeAll(Message.auth(proof: (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }).frame.encoded)
+            guard first.knownType == .noiseHandshake, case .finish(let third, _)? = try? mallory.receive(Message(frame: first)) else {
+                return "no Noise message 2"
+            }
+            streams.output.writeAll(third.frame.encoded)
         case .replayedAuth:
             streams.output.writeAll(recorded.hello)
             guard let first = read(&decoder, from: streams, until: 1).first else { return nil }
-            guard first.knownType == .welcome else { return "no welcome" }
+            guard first.knownType == .noiseHandshake else { return "no Noise message 2" }
             streams.output.writeAll(recorded.auth)
         case .fetchBeforeAuth:
             streams.output.writeAll(Message.fetch(FetchRequest(id: 1, hash: Array(repeating: 1, count: 32), offset: 0, length: 0)).frame.encoded)
@@ -168,7 +176,7 @@ enum FloodBenchmark {
             streams.output.writeAll(Message.controlRequest(Array(#"{"id":1,"command":"galleries"}"#.utf8)).frame.encoded)
         }
         let frames = read(&decoder, from: streams)
-        if let other = frames.first(where: { $0.knownType != .welcome && $0.knownType != .error }) {
+        if let other = frames.first(where: { $0.knownType != .noiseHandshake && $0.knownType != .error }) {
             return "got a \(other.knownType.map { "\($0)" } ?? "type \(other.type)") frame"
         }
         return nil

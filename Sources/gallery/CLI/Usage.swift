@@ -20,7 +20,8 @@ enum Usage {
           move ITEM --at INDEX [--to GALLERY]         move an item (ITEM: COUNTER@REPLICA or GALLERY:INDEX)
           delete ITEM... (or trash)                   delete items
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
-          peers [--json]                              the known peers, connected or not: addresses, next retry
+          peers [--json]                              the known peers, connected or not: node ID, addresses,
+                                                      next retry
           connect HOST:PORT                           add a peer to the address book and stay connected
           disconnect PEER                             drop the connections to the peer of that name (both
                                                       sides redial, as after a network fault)

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryIO
 #if canImport(Darwin)
 import Darwin
@@ -10,40 +11,56 @@ import GalleryNode
 import GalleryWire
 import Synchronization
 
-/// A peer that speaks the wire protocol by hand: it authenticates with the space's secret, then
-/// sends whatever frames a test (or a man in the middle) would.
+/// A peer that speaks the wire protocol by hand: it authenticates with the space's secret and a
+/// fresh key, then sends whatever frames a test would, sealed.
 struct RawPeer {
     let streams: StreamPair
     private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
-    /// Whether the handshake is over: frames both ways carry a checksum trailer (protocol version 2).
-    private var sealed = false
+    private var sealer: RecordSealer?
+    private var opener: RecordOpener?
+    private var pending: [Frame] = []
 
-    /// Connects to `endpoint` and completes the handshake with `secret`.
+    /// Connects to `endpoint` and completes the handshake with `secret`, up to the node's identity.
     init(connectingTo endpoint: Endpoint, secret: [UInt8]) throws {
         streams = try Connector.connect(to: endpoint, timeout: .seconds(5))
-        var settings = HandshakeSettings(secret: secret, replica: ReplicaID(UInt64.random(in: 1...UInt64.max)), name: "mallory")
+        var settings = HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(),
+                                         replica: ReplicaID(UInt64.random(in: 1...UInt64.max)), name: "mallory")
         settings.maximumFrameSize = FrameLimits.maximum
         var handshake = ClientHandshake(settings: settings)
-        send(handshake.hello)
-        while true {
-            guard let message = try receive() else { throw CocoaError(.fileReadUnknown) }
-            if case .send(let reply) = try handshake.receive(message) { send(reply) }
-            if case .authOK = message { break }
+        for message in try handshake.start() { send(message) }
+        guard let second = try receive(), case .finish(let third, let result) = try handshake.receive(second) else {
+            throw CocoaError(.fileReadUnknown)
         }
-        sealed = true
-        decoder.checksummed = true
+        send(third)
+        sealer = RecordSealer(result.sending)
+        opener = RecordOpener(result.receiving, maximumPayload: Int(FrameLimits.maximum))
+        send(.identity(settings.info(version: result.version)))
+        guard case .identity? = try receive() else { throw CocoaError(.fileReadUnknown) }
     }
 
-    func send(_ message: Message) {
-        let bytes = message.frame.encoded(checksummed: sealed)
-        streams.output.writeAll(bytes)
+    mutating func send(_ message: Message) {
+        let bytes = message.frame.encoded
+        guard var sealer else {
+            streams.output.writeAll(bytes)
+            return
+        }
+        if let records = try? sealer.seal(bytes) { streams.output.writeAll(records) }
+        self.sealer = sealer
     }
 
     /// The next message, nil at the end of the stream.
     mutating func receive() throws -> Message? {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
-            if let frame = try decoder.next() { return try Message(frame: frame) }
+            if !pending.isEmpty { return try Message(frame: pending.removeFirst()) }
+            if let frame = try decoder.next() {
+                if var opener, frame.knownType == .record {
+                    pending += try opener.open(frame.payload)
+                    self.opener = opener
+                    continue
+                }
+                return try Message(frame: frame)
+            }
             let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
             if count <= 0 { return nil }
             decoder.append(Array(buffer[..<count]))

@@ -19,31 +19,25 @@ extension NodeSuites.AdversarialPeerTests {
         let insider = ReplicaID(0xBAD0_0006)
         let insiderMessages: [(String, [UInt8], ErrorCode)] = [
             ("authenticated 2 GiB header", [0x00, 0x00, 0x00, 0x80, FrameType.ops.rawValue, 0x00], .frameTooLarge),
-            ("authenticated second hello", Message.hello(Hello(
-                versions: HandshakeSettings.supportedVersions, replica: insider, nonce: HandshakeSettings.makeNonce(),
-                maximumFrameSize: FrameLimits.defaultMaximum, name: "raw")).frame.encoded(checksummed: true), .protocolError),
+            ("authenticated second hello", Message.hello(Hello(versions: HandshakeSettings.supportedVersions)).frame.encoded, .protocolError),
+            ("authenticated second identity", Message.identity(PeerInfo(version: 3, replica: insider, maximumFrameSize: 1 << 20,
+                                                                       name: "again")).frame.encoded, .protocolError),
             ("authenticated rejected op", Message.ops([
                 Op(id: OpID(counter: 1, replica: insider), previous: 0, action: .update(item: existing, field: .title, value: .number(1))),
-            ]).frame.encoded(checksummed: true), .rejectedOp),
+            ]).frame.encoded, .rejectedOp),
         ]
         for (index, (name, bytes, code)) in insiderMessages.enumerated() {
             try node.attack(name) {
                 // A replica ID per connection: A may still be closing the previous one.
                 let replica = ReplicaID(insider.rawValue + UInt64(index))
-                let settings = HandshakeSettings(secret: TestCluster.secret, replica: replica, name: "insider")
-                var handshake = ClientHandshake(settings: settings)
+                let settings = Self.settings("insider", replica: replica)
                 let talk = try Self.converse(name, endpoint) { peer in
-                    peer.send(handshake.hello)
-                    guard let frame = peer.nextFrame(), let welcome = try? Message(frame: frame),
-                          case .send(let auth)? = try? handshake.receive(welcome) else { return }
-                    peer.send(auth)
-                    guard let okFrame = peer.nextFrame(), let ok = try? Message(frame: okFrame),
-                          case .done? = try? handshake.receive(ok) else { return }
-                    peer.send(bytes)
+                    guard peer.authenticate(settings) else { return }
+                    peer.sendFrames(bytes)
                 }
                 #expect(talk.end.isClosedByPeer, "\(name): \(talk.end)")
                 let types = talk.frames.map(\.knownType)
-                #expect(types.prefix(2) == [.welcome, .authOK], "\(name): \(types)")
+                #expect(types.prefix(2) == [.noiseHandshake, .identity], "\(name): \(types)")
                 #expect(Self.errorCode(talk.frames.last) == code, "\(name): \(Self.describe(talk.frames))")
             }
         }

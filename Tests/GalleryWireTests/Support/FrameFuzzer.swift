@@ -162,7 +162,7 @@ enum FuzzCase {
                 guard frame.knownType != nil else { return "malformed for an unknown type \(frame.type)" }
             case .rejectedOp:
                 guard frame.knownType == .ops else { return "rejectedOp for a frame of type \(frame.type)" }
-            case .frameTooLarge, .unexpected, .checksumMismatch:
+            case .frameTooLarge, .unexpected:
                 return "Message(frame:) threw \(error)"
             }
             decoded = nil

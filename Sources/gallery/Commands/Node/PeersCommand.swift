@@ -3,7 +3,7 @@ import GalleryIO
 import GalleryNode
 import GalleryWire
 
-/// `peers [--json]`: the peers of the address book, connected or not, one a line: name, address,
+/// `peers [--json]`: the peers of the address book, connected or not, one a line: name, node ID, address,
 /// direction, state; for a peer not connected, when the node dials it again and why the last
 /// attempt failed.
 struct PeersCommand: NodeSubcommand {
@@ -21,7 +21,7 @@ struct PeersCommand: NodeSubcommand {
         guard case .peers(let peers) = reply else { return "" }
         if json { return JSONOutput.line(peers) }
         return peers.map { peer in
-            var line = "\(TerminalText.escaped(peer.name ?? "?"))\t\(peer.address)\t\(peer.direction)\t\(peer.state)"
+            var line = "\(TerminalText.escaped(peer.name ?? "?"))\t\(peer.nodeID ?? "?")\t\(peer.address)\t\(peer.direction)\t\(peer.state)"
             if let retry = peer.nextRetry { line += "\tnext retry in \(String(format: "%.1f", retry)) s" }
             if let error = peer.lastError { line += "\tlast error: \(TerminalText.escaped(error))" }
             return line + "\n"

@@ -17,6 +17,9 @@ extension StatusCommand {
             let ids = health.divergentOps.map { "\($0.id) from \($0.peer)" }.joined(separator: ", ")
             lines.append("divergent ops refused: \(health.divergentOpCount) (\(ids))")
         }
+        for conflict in health.identityConflicts ?? [] {
+            lines.append("identity conflict: \(conflict)")
+        }
         return lines.map { TerminalText.escaped($0) + "\n" }.joined()
     }
 }

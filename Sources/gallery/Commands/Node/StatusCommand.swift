@@ -19,11 +19,13 @@ struct StatusCommand: NodeSubcommand {
         guard case .status(let status) = reply else { return "" }
         if json { return JSONOutput.line(status) }
         let version = status.version.sorted { $0.key < $1.key }.map { "\($0.key):\($0.value)" }.joined(separator: " ")
-        return "\(TerminalText.escaped(status.name)) (replica \(status.replica)) listening on \(status.address ?? "-")\n"
+        return "\(TerminalText.escaped(status.name)) (node \(status.nodeID ?? "?"), replica \(status.replica)) listening on \(status.address ?? "-")\n"
             + "ops: \(status.ops), waiting for dependencies: \(status.buffered)\n"
             + "version: \(version)\n"
             + (status.health.map(Self.healthLines) ?? "")
-            + status.peers.map { "peer \(TerminalText.escaped($0.name ?? "?")) \($0.address) \($0.direction) \($0.state)\n" }.joined()
+            + status.peers.map {
+                "peer \(TerminalText.escaped($0.name ?? "?")) [\($0.nodeID ?? "?")] \($0.address) \($0.direction) \($0.state)\n"
+            }.joined()
             + status.transfers.map {
                 "transfer \($0.transfer) \($0.move ? "move" : "copy") of \($0.source): \($0.done)/\($0.total) bytes, "
                     + "\(TerminalText.escaped($0.state)), \(Int($0.secondsLeft.rounded())) s left\n"

@@ -78,15 +78,54 @@ final class AdversaryClient: @unchecked Sendable {
         streams.output.writeAll(bytes)
     }
 
-    /// Sends a message as a client does: plain during the handshake, with its checksum trailer
-    /// once `auth_ok` has arrived.
+    /// Sends a message as a client does: plain during the handshake, in a sealed record once
+    /// `authenticate` has finished the Noise handshake.
     @discardableResult
     func send(_ message: Message) -> Bool {
-        send(message.frame.encoded(checksummed: sealed))
+        sendFrames(message.frame.encoded)
     }
 
-    /// Whether `auth_ok` has arrived: frames both ways carry a checksum trailer from then on.
-    private(set) var sealed = false
+    /// Sends encoded frames (any bytes): sealed once the handshake is over, else as they are.
+    @discardableResult
+    func sendFrames(_ bytes: [UInt8]) -> Bool {
+        guard var sealer else { return send(bytes) }
+        defer { self.sealer = sealer }
+        guard let records = try? sealer.seal(bytes) else { return false }
+        return send(records)
+    }
+
+    /// Whether the Noise handshake is over: frames both ways travel in sealed records from then on.
+    var sealed: Bool { sealer != nil }
+    private var sealer: RecordSealer?
+    private var opener: RecordOpener?
+
+    /// Runs the version 3 handshake as `settings`' node: true once the node's sealed `identity`
+    /// has arrived (this side's identity sent). Every frame received is kept in `frames`.
+    @discardableResult
+    func authenticate(_ settings: HandshakeSettings) -> Bool {
+        var handshake = ClientHandshake(settings: settings)
+        guard let opening = try? handshake.start() else { return false }
+        for message in opening { send(message) }
+        guard let frame = nextFrame(), let message = try? Message(frame: frame),
+              case .finish(let third, let result)? = try? handshake.receive(message) else { return false }
+        send(third)
+        sealer = RecordSealer(result.sending)
+        opener = RecordOpener(result.receiving, maximumPayload: Int(FrameLimits.maximum))
+        send(.identity(settings.info(version: result.version)))
+        return nextFrame()?.knownType == .identity
+    }
+
+    /// Sends `hello` and Noise message 1, reads message 2 and answers with message 3, as
+    /// `settings`' node would; does not wait for the node's answer. False when message 2 did not come.
+    @discardableResult
+    func sendThirdMessage(_ settings: HandshakeSettings) -> Bool {
+        var handshake = ClientHandshake(settings: settings)
+        guard let opening = try? handshake.start() else { return false }
+        for message in opening { send(message) }
+        guard let frame = nextFrame(), let message = try? Message(frame: frame),
+              case .finish(let third, _)? = try? handshake.receive(message) else { return false }
+        return send(third)
+    }
 
     /// The next frame not yet returned, reading as needed; nil once the connection has ended.
     func nextFrame() -> Frame? {
@@ -126,10 +165,12 @@ final class AdversaryClient: @unchecked Sendable {
         decoder.append(Array(buffer[0..<count]))
         do {
             while let frame = try decoder.next() {
-                frames.append(frame)
-                if frame.knownType == .authOK {
-                    sealed = true
-                    decoder.checksummed = true
+                if var opener, frame.knownType == .record {
+                    self.opener = nil
+                    defer { self.opener = opener }
+                    frames += try opener.open(frame.payload)
+                } else {
+                    frames.append(frame)
                 }
             }
         } catch {

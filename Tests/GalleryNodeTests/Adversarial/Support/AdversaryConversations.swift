@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryNode
@@ -28,10 +29,16 @@ extension NodeSuites.AdversarialPeerTests {
         return Conversation(label: label, frames: peer.frames, end: peer.end ?? .timeout, elapsed: elapsed)
     }
 
-    /// A valid hello from `replica`.
+    /// A valid opening of a client (`hello`, then Noise message 1); `replica` is unused since
+    /// version 3 (who the client is travels sealed).
     static func hello(replica: ReplicaID) -> [UInt8] {
-        Message.hello(Hello(versions: HandshakeSettings.supportedVersions, replica: replica, nonce: HandshakeSettings.makeNonce(),
-                            maximumFrameSize: FrameLimits.defaultMaximum, name: "raw")).frame.encoded
+        var handshake = ClientHandshake(settings: settings("raw", replica: replica))
+        return ((try? handshake.start()) ?? []).flatMap(\.frame.encoded)
+    }
+
+    /// The settings of a hand-driven client with the space's secret (or `secret`).
+    static func settings(_ name: String, replica: ReplicaID, secret: [UInt8] = TestCluster.secret) -> HandshakeSettings {
+        HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: replica, name: name)
     }
 
     static func garbage(seed: UInt64) -> [UInt8] {
@@ -91,11 +98,13 @@ extension NodeSuites.AdversarialPeerTests {
 
     static func predict(_ bytes: [UInt8], server: ReplicaID) -> Prediction {
         var decoder = FrameDecoder()
-        var handshake = ServerHandshake(settings: HandshakeSettings(secret: Array("model".utf8), replica: server, name: "model"))
+        var handshake = ServerHandshake(settings: HandshakeSettings(
+            secret: Array("model".utf8), staticKey: X25519.PrivateKey(), replica: server, name: "model"))
         decoder.append(bytes)
         do {
             while let frame = try decoder.next() {
                 if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { continue }
+                if (0x02...0x04).contains(frame.type) { return .error(.unsupportedVersion) }
                 let message = try Message(frame: frame)
                 if case .error = message { return .close }
                 _ = try handshake.receive(message)
@@ -107,7 +116,6 @@ extension NodeSuites.AdversarialPeerTests {
             case .unknownFrameType: return .error(.unknownFrameType)
             case .malformed, .unexpected: return .error(.protocolError)
             case .rejectedOp: return .error(.rejectedOp)
-            case .checksumMismatch: return .error(.corruptFrame)
             }
         } catch let failure as HandshakeFailure {
             return .error(failure.code)

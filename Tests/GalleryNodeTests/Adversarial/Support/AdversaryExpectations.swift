@@ -8,16 +8,16 @@ import Synchronization
 import Testing
 
 extension NodeSuites.AdversarialPeerTests {
-    /// A bad connection: closed by A, only `welcome` (when expected) and at most one `error` received,
-    /// ending with the expected error code.
+    /// A bad connection: closed by A, only Noise message 2 (when `welcome`: the client's opening was
+    /// valid) and at most one `error` received, ending with the expected error code.
     static func expectRefused(_ talk: Conversation, code: ErrorCode?, welcome: Bool = false,
                               sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(talk.end.isClosedByPeer, "\(talk.label): \(talk.end) after \(talk.elapsed)", sourceLocation: sourceLocation)
         let types = talk.frames.map(\.knownType)
-        // Nothing beyond welcome without authenticating.
-        #expect(types.allSatisfy { $0 == .welcome || $0 == .error }, "\(talk.label): \(describe(talk.frames))",
+        // Nothing beyond message 2 without proving the secret.
+        #expect(types.allSatisfy { $0 == .noiseHandshake || $0 == .error }, "\(talk.label): \(describe(talk.frames))",
                 sourceLocation: sourceLocation)
-        #expect(types.filter { $0 == .welcome }.count == (welcome ? 1 : 0), "\(talk.label): \(describe(talk.frames))",
+        #expect(types.filter { $0 == .noiseHandshake }.count == (welcome ? 1 : 0), "\(talk.label): \(describe(talk.frames))",
                 sourceLocation: sourceLocation)
         if let code {
             #expect(errorCode(talk.frames.last) == code, "\(talk.label): \(describe(talk.frames))", sourceLocation: sourceLocation)

@@ -5,12 +5,10 @@ import GalleryWire
 import Synchronization
 
 /// A man in the middle for tests: a TCP relay between a dialing node and the node it dials that
-/// cuts both streams into frames (plain for the two handshake frames each way, with their checksum
-/// trailer after) and can damage or drop one chosen frame, once. It drops every `addresses` frame
-/// (protocol.md, section 10.1), so that the nodes do not learn each other's direct addresses and keep
-/// redialing through it.
-final class FrameRelay: Sendable {
-    /// Which way a frame travels.
+/// cuts both streams into frames (the handshake's plain frames, then sealed `record` frames) and
+/// tampers with chosen records: it cannot read them, only flip, drop, duplicate, reorder or inject.
+final class RecordRelay: Sendable {
+    /// Which way a record travels.
     enum Direction: Sendable {
         /// From the dialing node to the node dialed.
         case toTarget
@@ -18,36 +16,44 @@ final class FrameRelay: Sendable {
         case toDialer
     }
 
-    /// What to do to the next frame of a type after the handshake.
-    enum Fault: Sendable {
-        /// Flip one bit of its payload (leaving its checksum as it was).
-        case flipBit(FrameType)
-        /// Forward nothing of it: the frame is lost, the connection stays.
-        case drop(FrameType)
+    /// What to do to the next record (of at least `minimumBytes` of ciphertext) going one way.
+    enum Fault: String, Sendable, CaseIterable {
+        /// Flip one bit in the middle of its ciphertext.
+        case flip
+        /// Forward nothing of it.
+        case drop
+        /// Forward it twice.
+        case duplicate
+        /// Hold it back and forward it after the next record.
+        case reorder
+        /// Forward a made-up record (random bytes) before it.
+        case inject
     }
 
     /// Where the relay listens: give it to the dialing node as its peer.
     let endpoint: Endpoint
     private let target: Endpoint
     private let listener: Listener
+    private let minimumBytes: Int
     private let state = Mutex<(faults: [(Direction, Fault)], applied: [String], connections: Int, open: [StreamPair])>(([], [], 0, []))
 
-    /// Starts relaying connections made to `endpoint` to `target`.
-    init(to target: Endpoint) throws {
+    /// Starts relaying connections made to `endpoint` to `target`; faults hit records of at least
+    /// `minimumBytes` bytes of ciphertext (larger than a lone heartbeat's 22, so an ops record).
+    init(to target: Endpoint, minimumBytes: Int = 40) throws {
         self.target = target
+        self.minimumBytes = minimumBytes
         listener = try Listener(Endpoint(host: "127.0.0.1", port: 0))
         endpoint = listener.endpoint
         Thread.detachNewThread { [self] in acceptLoop() }
     }
 
-    /// Stops listening and closes every relayed connection (its threads then end); call it when
-    /// done, as the accepting thread keeps the relay alive until then.
+    /// Stops listening and closes every relayed connection.
     func stop() {
         listener.close()
         for streams in state.withLock({ $0.open }) { streams.close() }
     }
 
-    /// Applies `fault` to the next matching frame going `direction` (once).
+    /// Applies `fault` to the next matching record going `direction` (once).
     func arm(_ fault: Fault, _ direction: Direction) {
         state.withLock { $0.faults.append((direction, fault)) }
     }
@@ -81,7 +87,7 @@ final class FrameRelay: Sendable {
             destination.close()
         }
         var pending: [UInt8] = []
-        var framesSeen = 0
+        var heldBack: [UInt8]?
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             let count = buffer.withUnsafeMutableBufferPointer { source.input.read($0.baseAddress!, maxLength: $0.count) }
@@ -90,37 +96,43 @@ final class FrameRelay: Sendable {
             var out: [UInt8] = []
             while pending.count >= FrameLimits.headerSize {
                 let length = Int(pending[0]) | Int(pending[1]) << 8 | Int(pending[2]) << 16 | Int(pending[3]) << 24
-                let sealed = framesSeen >= 2
-                let size = FrameLimits.headerSize + length + (sealed ? FrameLimits.checksumSize : 0)
+                let size = FrameLimits.headerSize + length
                 guard pending.count >= size else { break }
                 var frame = Array(pending[..<size])
                 pending.removeFirst(size)
-                framesSeen += 1
-                if sealed && frame[4] == FrameType.addresses.rawValue { continue }
-                if sealed, let fault = takeFault(type: frame[4], direction) {
-                    switch fault {
-                    case .flipBit:
-                        frame[FrameLimits.headerSize + length / 2] ^= 0x10
-                    case .drop:
-                        continue
+                let isRecord = frame[4] == FrameType.record.rawValue
+                guard isRecord, length >= minimumBytes, let fault = takeFault(direction) else {
+                    out += frame
+                    if isRecord, let held = heldBack {
+                        out += held
+                        heldBack = nil
                     }
+                    continue
                 }
-                out += frame
+                switch fault {
+                case .flip:
+                    frame[FrameLimits.headerSize + length / 2] ^= 0x10
+                    out += frame
+                case .drop:
+                    break
+                case .duplicate:
+                    out += frame + frame
+                case .reorder:
+                    heldBack = frame
+                case .inject:
+                    let forged = (0..<48).map { _ in UInt8.random(in: 0...255) }
+                    out += Frame(.record, payload: forged).encoded + frame
+                }
             }
             guard !out.isEmpty else { continue }
             guard destination.output.writeAll(out) else { return }
         }
     }
 
-    /// The armed fault for a frame of this type going this way, if any (disarmed once taken).
-    private func takeFault(type: UInt8, _ direction: Direction) -> Fault? {
+    /// The armed fault for this direction, if any (disarmed once taken).
+    private func takeFault(_ direction: Direction) -> Fault? {
         state.withLock { state in
-            guard let index = state.faults.firstIndex(where: { entry in
-                guard entry.0 == direction else { return false }
-                switch entry.1 {
-                case .flipBit(let wanted), .drop(let wanted): return wanted.rawValue == type
-                }
-            }) else { return nil }
+            guard let index = state.faults.firstIndex(where: { $0.0 == direction }) else { return nil }
             let fault = state.faults.remove(at: index).1
             state.applied.append("\(fault) \(direction)")
             return fault

@@ -1,0 +1,25 @@
+import GalleryWire
+
+/// Peers' static keys: pinning per dialed address, conflicts per name (protocol.md, "Node identity").
+extension SyncNode {
+    /// This node's ID: a digest of its static public key.
+    public var nodeID: NodeID { settings.nodeID }
+
+    /// Records the key `peer` proved on `connection`; a name known under another key is reported
+    /// on the log and in `status`, and the peer is kept apart (it is another node). On the loop.
+    func recordKey(of peer: PeerIdentity, on connection: Connection) {
+        if let conflict = peerKeys.record(peer, dialed: connection.dialed) {
+            configuration.log("\(configuration.name): IDENTITY CONFLICT: \(conflict) (\(connection.remote))")
+        }
+    }
+
+    /// A dialed address presented another key than the one it had: the dial was refused.
+    func connectionRefusedIdentity(_ connection: Connection, reason: String) {
+        loop.async { [self] in
+            let conflict = "\(connection.dialed?.description ?? connection.remote): \(reason): refused"
+            peerKeys.report(conflict)
+            configuration.log("\(configuration.name): IDENTITY MISMATCH, refused: \(conflict)")
+            notifyChange()
+        }
+    }
+}

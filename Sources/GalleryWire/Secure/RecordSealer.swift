@@ -1,0 +1,52 @@
+import GalleryCrypto
+
+/// The sending half of the record layer (protocol.md, "Records"): the bytes of the frames a side
+/// sends after the handshake, cut into pieces of at most `maximumPlaintext` bytes, each sealed with
+/// ChaCha20-Poly1305 under this direction's key (nonce = the record's number, no associated data)
+/// and sent as a `record` frame.
+///
+/// Rekey: after every `rekeyInterval` records of a direction (when the nonce reaches a multiple
+/// of it), the sender applies Noise's Rekey() to its key, and the receiver to the same key after
+/// the same record (`RecordOpener`). Nonces keep counting.
+public struct RecordSealer: Sendable {
+    /// The largest plaintext of one record: Noise's 65,535-byte message less the 16-byte tag.
+    public static let maximumPlaintext = NoiseTransport.maxPlaintextByteCount
+    /// The default rekey interval: every 2^16 records (at most 4 GiB under one key).
+    public static let defaultRekeyInterval: UInt64 = 1 << 16
+
+    private var cipher: NoiseCipherState
+    /// Records per key.
+    public let rekeyInterval: UInt64
+
+    /// A sealer on `cipher` (the sending state of a `HandshakeResult`).
+    public init(_ cipher: NoiseCipherState, rekeyInterval: UInt64 = defaultRekeyInterval) {
+        self.cipher = cipher
+        self.rekeyInterval = max(rekeyInterval, 1)
+    }
+
+    /// Records sealed so far.
+    public var count: UInt64 { cipher.nonce }
+
+    /// `plaintext` (frames, as encoded) as `record` frames, ready to write.
+    ///
+    /// Throws `NoiseError.nonceExhausted` after 2^64 - 1 records (the connection must end).
+    /// - Complexity: O(*n*).
+    public mutating func seal(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+        var output: [UInt8] = []
+        let pieces = (plaintext.count + Self.maximumPlaintext - 1) / Self.maximumPlaintext
+        output.reserveCapacity(plaintext.count + pieces * (FrameLimits.headerSize + NoiseCipherState.tagByteCount))
+        var start = 0
+        while start < plaintext.count {
+            let end = min(start + Self.maximumPlaintext, plaintext.count)
+            let sealed = try cipher.encrypt(Array(plaintext[start..<end]), authenticating: [])
+            if cipher.nonce % rekeyInterval == 0 { cipher.rekey() }
+            let length = UInt32(sealed.count)
+            output += [UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8),
+                       UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 24),
+                       FrameType.record.rawValue, 0]
+            output += sealed
+            start = end
+        }
+        return output
+    }
+}
