@@ -61,10 +61,12 @@ public final class GalleryServer: @unchecked Sendable {
     ///     else an ephemeral port (`KeptPort`).
     ///   - secretFile: A file with the space's secret, to join an existing space.
     ///   - checkpoints: When to take checkpoints.
+    ///   - http: Where to serve the web page, or nil.
+    ///   - announce: The addresses told to peers; nil: the bound one.
     public init(
         directory: URL, name: String? = nil, listen: Endpoint? = nil,
         peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
-        checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil
+        checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil, announce: [Endpoint]? = nil
     ) throws {
         self.http = http
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -99,6 +101,7 @@ public final class GalleryServer: @unchecked Sendable {
                 blobs: try BlobStore(directory: directory),
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
+            configuration.announce = announce
             self.node = SyncNode(configuration: configuration, replica: replica)
         } catch {
             close(lockDescriptor)

@@ -58,6 +58,9 @@ public struct NodeConfiguration: Sendable {
     /// Where the node keeps its address book across restarts; nil for a node that keeps none
     /// (it still has one in memory).
     public var addressBook: (any AddressBookStore)?
+    /// The addresses this node tells its peers it listens at (`addresses` frames); nil: the
+    /// address it is bound to. For a node reached through a port forward, a tunnel or a relay.
+    public var announce: [Endpoint]?
     /// The clock, executors and transport the node runs on: today's threads and event loops
     /// unless a simulation supplies its own (`NodeEnvironment`).
     package var environment = NodeEnvironment.production

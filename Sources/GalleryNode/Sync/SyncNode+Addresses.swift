@@ -67,7 +67,8 @@ extension SyncNode {
     /// Sends the peer where this node listens and the members it knows. On the loop.
     func announceAddresses(on connection: Connection) {
         guard let peer = connection.peer else { return }
-        let listen = condition.withLock { boundEndpoint }.map { [WireAddress(host: $0.host, port: $0.port)] } ?? []
+        let announced = configuration.announce ?? condition.withLock { boundEndpoint }.map { [$0] } ?? []
+        let listen = announced.prefix(AddressAnnouncement.maximumListen).map { WireAddress(host: $0.host, port: $0.port) }
         let members = addresses.book.gossip(
             excluding: PeerKey(peer), connected: connectedKeys, now: Self.bookClock, limit: AddressAnnouncement.maximumMembers)
         _ = connection.send(.addresses(AddressAnnouncement(

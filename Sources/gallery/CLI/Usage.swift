@@ -47,7 +47,7 @@ enum Usage {
 
     static let serve = """
         usage: gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
-                             [--http [HOST:PORT]]
+                             [--http [HOST:PORT]] [--announce HOST:PORT|none]...
 
         Runs a node on DIR in the foreground until SIGINT or SIGTERM and prints "listening on HOST:PORT"
         when it is ready. DIR holds the op log (replayed at start; a torn tail is cut and reported), the
@@ -58,6 +58,9 @@ enum Usage {
           --listen HOST:PORT   where to accept peers (default: the port of the last run when it is
                                free, else 127.0.0.1:0, an ephemeral port)
           --peer HOST:PORT     a peer to stay connected to (repeatable; added to the address book)
+          --announce HOST:PORT what to tell peers this node listens at (repeatable; default: the
+                               address it is bound to), for a port forward or a tunnel; `none`: tell
+                               nothing (peers then reach it only at addresses they were given)
           --http [HOST:PORT]   serve the gallery as a web page (default 127.0.0.1:0; another address only
                                when named) and print "web: http://HOST:PORT/?token=TOKEN", the link that
                                signs a browser in (the token is in DIR/http-token, mode 0600)

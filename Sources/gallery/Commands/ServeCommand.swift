@@ -4,7 +4,7 @@ import GalleryIO
 import GalleryNode
 
 /// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
-/// [--http [HOST:PORT]]`: runs a node in the foreground until SIGINT or SIGTERM.
+/// [--http [HOST:PORT]] [--announce HOST:PORT|none]...`: runs a node in the foreground until SIGINT or SIGTERM.
 struct ServeCommand {
     /// What `serve` was asked.
     struct Options {
@@ -16,6 +16,8 @@ struct ServeCommand {
         var secretFile: URL?
         /// Where the web page is served (`--http`), or nil.
         var http: Endpoint?
+        /// What the node tells its peers it listens at (`--announce`); nil: its bound address.
+        var announce: [Endpoint]?
     }
 
     let options: Options
@@ -25,6 +27,12 @@ struct ServeCommand {
         options.name = try arguments.option("--name")
         if let listen = try arguments.option("--listen") { options.listen = try arguments.endpoint(listen, "--listen: ") }
         for peer in try arguments.options("--peer") { options.peers.append(try arguments.endpoint(peer, "--peer: ")) }
+        let announce = try arguments.options("--announce")
+        if announce == ["none"] {
+            options.announce = []
+        } else if !announce.isEmpty {
+            options.announce = try announce.map { text throws(CommandFailure) in try arguments.endpoint(text, "--announce: ") }
+        }
         options.secretFile = try arguments.option("--secret-file").map { URL(fileURLWithPath: $0) }
         if let http = arguments.optionalValueOption("--http", accepts: { Endpoint($0) != nil }) {
             // 127.0.0.1 unless the user names another address.
@@ -66,7 +74,8 @@ struct ServeCommand {
         do {
             server = try GalleryServer(
                 directory: options.directory, name: options.name, listen: options.listen,
-                peers: options.peers, secretFile: options.secretFile, http: options.http)
+                peers: options.peers, secretFile: options.secretFile, http: options.http,
+                announce: options.announce)
             if server.recovery.droppedBytes > 0 {
                 FileHandle.standardError.write(Data("gallery: op log: \(server.recovery)\n".utf8))
             }

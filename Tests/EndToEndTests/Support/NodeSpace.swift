@@ -26,9 +26,10 @@ final class NodeSpace: @unchecked Sendable {
     /// Starts (or restarts, on its earlier address unless `keepAddress` is false: then without
     /// `--listen`) a node that dials `peers` (started nodes, or addresses "HOST:PORT" such as a
     /// relay's), with at most `descriptorLimit` descriptors if given.
-    func start(_ name: String, peers: [String] = [], descriptorLimit: Int? = nil, keepAddress: Bool = true) throws {
+    func start(_ name: String, peers: [String] = [], descriptorLimit: Int? = nil, keepAddress: Bool = true,
+               options: [String] = []) throws {
         if !peers.isEmpty { peersOf[name] = peers }
-        var arguments = [directory(name).path, "--name", name]
+        var arguments = [directory(name).path, "--name", name] + options
         if keepAddress, let address = addresses[name] { arguments += ["--listen", address] }
         if let founder, founder != name {
             arguments += ["--secret-file", directory(founder).appendingPathComponent("secret").path]
