@@ -126,22 +126,6 @@ package enum UnixSocket {
         return nil
     }
 
-    /// Accepts one connection (blocking, close-on-exec), or returns the `errno`.
-    package static func accept(_ fd: Int32) -> Result<Int32, SocketErrno> {
-        #if canImport(Darwin)
-        let accepted = Darwin.accept(fd, nil, nil)
-        #else
-        let accepted = Glibc.accept(fd, nil, nil)
-        #endif
-        guard accepted >= 0 else { return .failure(SocketErrno(errno)) }
-        _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
-        POSIX.setNonBlocking(accepted, false)
-        #if canImport(Darwin)
-        POSIX.setOption(accepted, SOL_SOCKET, SO_NOSIGPIPE, 1)
-        #endif
-        return .success(accepted)
-    }
-
     /// Connects to the socket at `path` by `deadline`; the descriptor returned is blocking.
     /// A missing socket or one nobody listens on fails at once (`ENOENT`, `ECONNREFUSED`).
     package static func connect(to path: String, deadline: ContinuousClock.Instant) throws(TransportError) -> Int32 {

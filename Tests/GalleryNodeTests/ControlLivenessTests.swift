@@ -131,6 +131,29 @@ extension NodeSuites {
             #expect(!node.read { $0.hasGallery("intruder") })
         }
 
+        @Test("The command line refuses a socket served by another user than its own, sending nothing")
+        func foreignSocketRefused() throws {
+            let (node, directory, control) = try node()
+            defer {
+                control.stop()
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            // As if the socket's listener ran as another user: the client expects a user it is not.
+            let other = geteuid() &+ 1
+            do {
+                _ = try ControlClient.send(ControlRequest(id: 1, command: .newGallery("planted")), to: directory, nodeUser: other)
+                Issue.record("a socket of user \(geteuid()) was taken for one of user \(other)")
+            } catch {
+                guard case .foreignOwner(let reason) = error else { Issue.record("expected a refusal, got \(error)"); return }
+                #expect(reason.contains("served by user \(geteuid())") && reason.contains("nothing was sent"), "\(reason)")
+            }
+            #expect(!node.read { $0.hasGallery("planted") }, "the request never reached the node")
+            // The node's own user is talked to as before.
+            #expect(try ControlClient.send(ControlRequest(id: 2, command: .newGallery("mine")), to: directory).ok)
+            #expect(node.read { $0.hasGallery("mine") })
+        }
+
         @Test("A stale socket of a killed node is replaced; anything else at the path is left alone")
         func staleSocket() throws {
             let (node, directory, control) = try node()
