@@ -13,16 +13,16 @@ extension NodeSuites {
     @Suite("Control liveness")
     struct ControlLivenessTests {
         /// A node with short timings, and a directory holding its control socket.
-        private func node(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil) throws -> (SyncNode, URL, ControlServer) {
+        private func node(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil, io: PeerIO = .eventLoop) throws -> (SyncNode, URL, ControlServer) {
             let secret = Array("control liveness".utf8)
-            let node = SyncNode(
-                configuration: NodeConfiguration(
-                    name: "node", secret: secret, heartbeatInterval: .milliseconds(100),
-                    peerTimeout: .milliseconds(500), log: .silent,
-                    persist: { _, _ in
-                        if let persistDelay { Thread.sleep(forTimeInterval: persistDelay) }
-                    }),
-                replica: Replica(id: ReplicaID(deriving: "node")))
+            var configuration = NodeConfiguration(
+                name: "node", secret: secret, heartbeatInterval: .milliseconds(100),
+                peerTimeout: .milliseconds(500), log: .silent,
+                persist: { _, _ in
+                    if let persistDelay { Thread.sleep(forTimeInterval: persistDelay) }
+                })
+            configuration.io = io
+            let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "node")))
             try node.start()
             try node.perform { try $0.createGallery("node") }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-control-\(UUID().uuidString)")
@@ -107,6 +107,33 @@ extension NodeSuites {
             }
             #expect(answers.withLock { $0 } == 2, "the first listing and the late insert")
             #expect(ContinuousClock.now - started >= .seconds(1.9))
+        }
+
+        @Test("On threaded peer I/O the control socket runs one loop of its own: watch and commands work, and stop ends it")
+        func threadedNode() throws {
+            let (node, directory, control) = try node(io: .threaded)
+            defer {
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            #expect(node.ioLoops == nil)
+            let answers = Mutex(0)
+            try ControlClient.stream(ControlRequest(id: 1, command: .watch(gallery: "node")), to: directory, timeout: .seconds(5)) { response in
+                #expect(response.ok, "\(response.error ?? "")")
+                let count = answers.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count == 1 { _ = try? node.perform { try $0.insert([.titled("seen")], into: "node", at: 0) } }
+                return count < 2
+            }
+            #expect(answers.withLock { $0 } == 2, "the listing, then the insert")
+            control.stop()
+            // The socket is gone once stopped; nothing answers there.
+            #expect(!FileManager.default.fileExists(atPath: control.path))
+            #expect(throws: ControlClient.Failure.self) {
+                _ = try ControlClient.send(ControlRequest(id: 2, command: .galleries), to: directory)
+            }
         }
 
         @Test("The control socket is mode 0600 and refuses a user other than the node's, changing nothing")
