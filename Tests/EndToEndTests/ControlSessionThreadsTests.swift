@@ -64,11 +64,13 @@ struct ControlSessionThreadsTests {
     }
 
     /// Waits until the process has at most `limit` threads (command threads that end), or the
-    /// deadline; returns the last count.
-    private func threads(of pid: Int32, settlingTo limit: Int, by deadline: ContinuousClock.Instant) -> Int {
+    /// deadline, reading the clients meanwhile (they answer heartbeats, so the node keeps them);
+    /// returns the last count.
+    private func threads(of pid: Int32, settlingTo limit: Int, by deadline: ContinuousClock.Instant,
+                         _ clients: inout [WatchClient]) throws -> Int {
         var count = IdlePeersTests.threadCount(pid)
         while count > limit && ContinuousClock.now < deadline {
-            usleep(20_000)
+            _ = try pump(&clients, until: .now + .milliseconds(50)) { _ in false }
             count = IdlePeersTests.threadCount(pid)
         }
         return count
@@ -102,7 +104,7 @@ struct ControlSessionThreadsTests {
             }
             #expect(galleries.first?.items.count == 1)
         }
-        let watching = threads(of: pid, settlingTo: before + slack, by: .now + .seconds(10))
+        let watching = try threads(of: pid, settlingTo: before + slack, by: .now + .seconds(10), &clients)
         #expect(watching <= before + slack, "\(before) threads before, \(watching) with 50 watch sessions")
 
         #expect(try space.gallery("hub", "add", "https://example.org/second.png").status == 0)
@@ -117,7 +119,7 @@ struct ControlSessionThreadsTests {
             #expect(listing?.first?.items.count == 2)
             #expect(client.answers.last?.id == client.answers.first?.id)
         }
-        let after = threads(of: pid, settlingTo: before + slack, by: .now + .seconds(10))
+        let after = try threads(of: pid, settlingTo: before + slack, by: .now + .seconds(10), &clients)
         #expect(after <= before + slack, "\(before) threads before, \(after) after a change sent to 50 watch sessions")
         #endif
     }
