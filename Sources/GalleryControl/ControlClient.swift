@@ -22,12 +22,15 @@ public enum ControlClient {
         case notRunning(String)
         /// The node refused this user.
         case authRefused(String)
+        /// The socket is served by a process of another user: it is not this user's node, and
+        /// nothing was sent to it.
+        case foreignOwner(String)
         /// The connection failed in another way.
         case failed(String)
 
         public var errorDescription: String? {
             switch self {
-            case .notRunning(let reason), .authRefused(let reason), .failed(let reason): reason
+            case .notRunning(let reason), .authRefused(let reason), .foreignOwner(let reason), .failed(let reason): reason
             }
         }
     }
@@ -43,9 +46,9 @@ public enum ControlClient {
 
     /// Sends `request` and returns the first answer. Waits as long as the node is alive (it sends
     /// heartbeats while it works), or at most `timeout` when one is given.
-    public static func send(_ request: ControlRequest, to directory: URL, timeout: Duration? = nil) throws(Failure) -> ControlResponse {
+    public static func send(_ request: ControlRequest, to directory: URL, timeout: Duration? = nil, nodeUser: uid_t? = nil) throws(Failure) -> ControlResponse {
         var answer: ControlResponse?
-        try stream(request, to: directory, timeout: timeout) { response in
+        try stream(request, to: directory, timeout: timeout, nodeUser: nodeUser) { response in
             answer = response
             return false
         }
@@ -56,8 +59,13 @@ public enum ControlClient {
     /// Sends `request` and passes every answer to `handler` until it returns false, the node closes
     /// the connection, or `timeout` (if any) passes; throws when the node falls silent for
     /// `silenceLimit`.
+    ///
+    /// Nothing is sent unless the process at the other end of the socket runs as `nodeUser` (this
+    /// process's effective user when nil), as the kernel reports it: a socket planted by another
+    /// user would otherwise receive the command (file paths included) and forge its answers.
     public static func stream(
-        _ request: ControlRequest, to directory: URL, timeout: Duration?, _ handler: (ControlResponse) -> Bool
+        _ request: ControlRequest, to directory: URL, timeout: Duration?, nodeUser: uid_t? = nil,
+        _ handler: (ControlResponse) -> Bool
     ) throws(Failure) {
         let path = socketPath(of: directory)
         if let problem = UnixSocket.pathProblem(path) { throw .failed("cannot reach the node's socket \(path): \(problem)") }
@@ -75,6 +83,13 @@ public enum ControlClient {
             throw .notRunning("the node of \(directory.path) is not running or unreachable: \(error.localizedDescription)")
         }
         defer { POSIX.closeDescriptor(fd) }
+        let expected = nodeUser ?? geteuid()
+        let owner = UnixSocket.peerUserID(fd)
+        guard owner == expected else {
+            let who = owner.map { "user \($0)" } ?? "a process whose user cannot be read"
+            throw .foreignOwner(
+                "refusing \(path): it is served by \(who), not by this user (\(expected)); nothing was sent. Stop that process or remove the socket")
+        }
         var request = request
         request.sent = Date().timeIntervalSince1970
         guard let json = try? JSONEncoder().encode(request) else { throw .failed("cannot encode the request") }

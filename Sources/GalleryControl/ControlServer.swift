@@ -14,138 +14,129 @@ import GalleryWire
 /// kernel reports it, must be the node's own user; others get `error auth_failed` and are closed.
 /// Peers on the TCP port can never send commands.
 ///
-/// `@unchecked Sendable`: every mutable property is guarded by `lock`.
+/// Accepting, every session's reads and writes, and the liveness timer run on the node's event
+/// loops (one loop of the server's own when the node has none: threaded I/O, or not started), so
+/// the node's threads do not grow with command-line sessions, long-lived `watch`es included.
+///
+/// `@unchecked Sendable`: every mutable property is guarded by `condition`.
 public final class ControlServer: @unchecked Sendable {
     /// The socket's path.
     public let path: String
     private let node: SyncNode
     private let allowedUser: uid_t
-    private let descriptor: Int32
-    private let wakeRead: Int32
-    private let wakeWrite: Int32
-    private let lock = NSCondition()
+    private let loops: EventLoopGroup
+    /// Whether `loops` were made for this server (and end with it).
+    private let ownsLoops: Bool
+    private let listener: LoopListener
+    private let watches: ControlWatchFeed
+    private let condition = NSCondition()
 
-    // Guarded by `lock`.
+    // Guarded by `condition`.
     private var sessions: [Int: ControlSession] = [:]
     private var nextSessionID = 0
     private var stopped = false
-    private var acceptLoopRunning = true
 
     /// The longest a request may have waited in the socket before the node read it: the command
     /// line gives up after `ControlClient.silenceLimit` without a frame, and a request that waited
     /// longer (the node was paused) is refused unread rather than carried out for nobody.
     static let stalenessLimit: TimeInterval = 3
 
-    /// Listens on `path` (replacing a stale socket) for commands to `node`.
+    /// Listens on `path` (replacing a stale socket) for commands to `node`, on the node's event
+    /// loops when it runs on them.
     ///
     /// - Parameter allowedUser: The user allowed to connect; the node's own (`getuid()`) when nil.
     public init(node: SyncNode, path: String, allowedUser: uid_t? = nil) throws(TransportError) {
         self.node = node
         self.path = path
         self.allowedUser = allowedUser ?? getuid()
-        descriptor = try UnixSocket.listen(at: path)
-        switch POSIX.makePipe() {
-        case .success(let ends):
-            (wakeRead, wakeWrite) = ends
-        case .failure(let failure):
-            POSIX.closeDescriptor(descriptor)
-            unlink(path)
-            throw .bind(path, POSIX.describe("pipe", errno: failure.code))
+        watches = ControlWatchFeed(node: node)
+        if let shared = node.ioLoops {
+            loops = shared
+            ownsLoops = false
+        } else {
+            loops = try EventLoopGroup(name: "gallery-control", count: 1)
+            ownsLoops = true
         }
-        Thread.detachNewThread { [self] in
-            acceptLoop()
-            lock.withLock {
-                acceptLoopRunning = false
-                lock.broadcast()
-            }
+        let descriptor: Int32
+        do {
+            descriptor = try UnixSocket.listen(at: path)
+        } catch {
+            if ownsLoops { loops.shutdown() }
+            throw error
         }
-        Thread.detachNewThread { [self] in livenessLoop() }
+        listener = LoopListener(listening: descriptor, loop: loops.loops[0])
+        listener.start(
+            accepted: { [self] fd, _ in adopt(fd) },
+            // Out of descriptors (or memory): the pending connection stays queued; wait a little
+            // instead of spinning on a socket that stays readable.
+            failed: { _ in 100_000_000 })
+        scheduleLiveness()
     }
 
-    /// Stops accepting, closes every session, and removes the socket. Idempotent.
+    /// Stops accepting, closes every session (waiting a second at most for their farewells), and
+    /// removes the socket. Idempotent.
     public func stop() {
-        let open = lock.withLock { () -> [ControlSession]? in
+        let open = condition.withLock { () -> [ControlSession]? in
             guard !stopped else { return nil }
             stopped = true
-            var byte: UInt8 = 1
-            _ = write(wakeWrite, &byte, 1)
-            while acceptLoopRunning { lock.wait() }
-            lock.broadcast()
             return Array(sessions.values)
         }
         guard let open else { return }
+        listener.close()
         for session in open { session.close(.shuttingDown, "node stopping") }
-        POSIX.closeDescriptor(descriptor)
-        POSIX.closeDescriptor(wakeRead)
-        POSIX.closeDescriptor(wakeWrite)
+        let deadline = Date().addingTimeInterval(Double(ControlSession.closeGrace) / 1e9)
+        let left = condition.withLock { () -> [ControlSession] in
+            while !sessions.isEmpty && condition.wait(until: deadline) {}
+            return Array(sessions.values)
+        }
+        for session in left { session.closeChannel() }
+        if ownsLoops { loops.shutdown() }
         unlink(path)
     }
 
-    private var isStopped: Bool { lock.withLock { stopped } }
-
-    private func acceptLoop() {
-        while !isStopped {
-            var entries = [
-                pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0),
-                pollfd(fd: wakeRead, events: Int16(POLLIN), revents: 0),
-            ]
-            let ready = poll(&entries, 2, -1)
-            if ready < 0 && errno != EINTR { return }
-            if entries[1].revents != 0 { return }
-            guard entries[0].revents != 0 else { continue }
-            switch UnixSocket.accept(descriptor) {
-            case .success(let fd):
-                adopt(fd)
-            case .failure(let failure) where [EAGAIN, EWOULDBLOCK, EINTR, ECONNABORTED].contains(failure.code):
-                continue
-            case .failure:
-                // Out of descriptors (or memory): the pending connection stays queued, so wait a
-                // little instead of spinning on a socket that stays readable.
-                usleep(100_000)
-            }
-        }
-    }
-
     /// Checks who connected and starts a session for the node's own user; refuses anyone else.
+    /// On the accepting loop.
     private func adopt(_ fd: Int32) {
-        let streams = StreamPair(socket: fd, remote: "control")
         let user = UnixSocket.peerUserID(fd)
-        let session = lock.withLock { () -> ControlSession? in
+        let socket = NonBlockingSocket(descriptor: fd, remote: "control", loop: loops.next())
+        let session = condition.withLock { () -> ControlSession? in
             guard !stopped else { return nil }
             nextSessionID += 1
-            let session = ControlSession(id: nextSessionID, streams: streams)
+            let session = ControlSession(id: nextSessionID, socket: socket, watches: watches)
             sessions[session.id] = session
             return session
         }
         guard let session else {
-            streams.close()
+            socket.loop.execute { socket.close() }
             return
         }
         if user != allowedUser {
-            // Closed before its reader starts: not one of its frames is taken.
+            // Closed before its channel starts: not one of its frames is taken.
             let who = user.map { "user \($0)" } ?? "a process whose user cannot be read"
             node.configuration.log("\(node.configuration.name): control socket: refused \(who) (the node runs as user \(allowedUser))")
             session.close(.authFailed, "\(who) may not control this node: only user \(allowedUser) may")
         }
         session.start(
             handle: { [node] session, json in node.takeControlRequest(json, from: session) },
-            ended: { [self] session in _ = lock.withLock { sessions.removeValue(forKey: session.id) } })
+            ended: { [self] session in
+                condition.withLock {
+                    sessions.removeValue(forKey: session.id)
+                    condition.broadcast()
+                }
+            })
     }
 
     /// Heartbeats to idle sessions (at least once a second, whatever the node's peer interval),
-    /// and drops silent ones.
-    private func livenessLoop() {
+    /// and drops silent ones: a timer on the accepting loop, ten times per heartbeat interval.
+    private func scheduleLiveness() {
         let interval = UInt64(min(max(node.configuration.heartbeatInterval.nanoseconds, 1_000_000), 1_000_000_000))
         let timeout = UInt64(max(node.configuration.peerTimeout.nanoseconds, 1_000_000))
-        while true {
-            let open = lock.withLock { () -> [ControlSession]? in
-                if stopped { return nil }
-                _ = lock.wait(until: Date().addingTimeInterval(Double(interval) / 1e10))
-                return stopped ? nil : Array(sessions.values)
-            }
-            guard let open else { return }
+        loops.loops[0].schedule(after: interval / 10) { [weak self] in
+            guard let self else { return }
+            guard let open = condition.withLock({ stopped ? nil : Array(sessions.values) }) else { return }
             let now = DispatchTime.now().uptimeNanoseconds
             for session in open { session.tick(now: now, heartbeatInterval: interval, timeout: timeout) }
+            scheduleLiveness()
         }
     }
 }

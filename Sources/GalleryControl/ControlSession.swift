@@ -4,69 +4,63 @@ import GalleryModel
 import GalleryNode
 import GalleryWire
 
-/// One command-line connection on the node's control socket: a reader thread that takes
-/// `control_request` and `heartbeat` frames, and a writer thread that drains a bounded queue of
-/// answers and heartbeats, so that a client that stops reading never blocks the node.
+/// One command-line connection on the node's control socket: a channel on one of the node's event
+/// loops (no thread of its own, however long it stays open, as `watch` does) whose pipeline takes
+/// `control_request` and `heartbeat` frames, and a bounded outbox of answers and heartbeats that
+/// the channel drains as the socket has room, so that a client that stops reading never blocks
+/// the node.
 ///
-/// `@unchecked Sendable`: every mutable property is guarded by `lock`.
+/// `@unchecked Sendable`: every mutable property is guarded by `lock`; the channel's methods run
+/// on its loop.
 final class ControlSession: @unchecked Sendable {
     /// Unique per control server.
     let id: Int
-    private let streams: StreamPair
-    private let lock = NSCondition()
+    /// The `watch` sessions of the server, which this session may join.
+    let watches: ControlWatchFeed
+    private let channel: StreamChannel
+    private let outbox: ControlOutbox
+    private let lock = NSLock()
 
     // Guarded by `lock`.
-    private var queue: OutboundQueue
     private var closing = false
     private var lastReceived = DispatchTime.now().uptimeNanoseconds
-    private var lastSent = DispatchTime.now().uptimeNanoseconds
-    /// When `close` was first called (uptime, nanoseconds): the streams are closed a second later
-    /// at the latest, even under a writer stuck on a client that does not read.
+    /// When `close` was first called (uptime, nanoseconds): the channel is closed a second later
+    /// at the latest, even under a client that does not read its farewell.
     private var closingSince: UInt64?
-    /// Whether the writer thread has ended (it closes the streams when it does).
-    private var writerFinished = false
-    /// Threads of this session still running; the last one to end runs the cleanups.
-    private var threadsRunning = 2
     /// Commands of this session still being carried out: the client waits, it is not silent.
     private var commandsRunning = 0
-    /// Watch observers to remove from the node when the session ends.
+    /// Watch subscriptions to end when the session ends.
     private var cleanups: [@Sendable () -> Void] = []
+    /// Whether the channel has closed (the cleanups ran).
+    private var ended = false
+    /// Called with every request, on the channel's loop.
+    private var handle: (@Sendable (ControlSession, [UInt8]) -> Void)?
+    /// Called once, when the channel has closed.
+    private var onEnded: (@Sendable (ControlSession) -> Void)?
 
-    init(id: Int, streams: StreamPair) {
+    /// How long a close's farewell may take before the channel is closed under it.
+    static let closeGrace: UInt64 = 1_000_000_000
+
+    /// A session over a connected socket (not yet registered with its loop).
+    init(id: Int, socket: NonBlockingSocket, watches: ControlWatchFeed) {
         self.id = id
-        self.streams = streams
+        self.watches = watches
         // Room for a few of the largest answers (a `watch` listing of a big gallery).
-        self.queue = OutboundQueue(limit: 4 * Int(FrameLimits.maximum))
+        let outbox = ControlOutbox(limit: 4 * Int(FrameLimits.maximum))
+        self.outbox = outbox
+        let reader = ControlFrameHandler()
+        channel = StreamChannel(socket: socket, source: outbox, handlers: [reader])
+        reader.session = self
     }
 
-    /// Starts the reader and writer threads; `handle` gets every request, on the reader thread;
-    /// `ended` is called once, when both threads are done.
+    /// Starts the channel; `handle` gets every request, on the channel's loop; `ended` is called
+    /// once, when the channel has closed.
     func start(handle: @escaping @Sendable (ControlSession, [UInt8]) -> Void, ended: @escaping @Sendable (ControlSession) -> Void) {
-        // No Dispatch group or queue: libdispatch makes its descriptors on first use and traps
-        // when it cannot, which a node at its descriptor limit would hit here.
-        let threadEnded: @Sendable () -> Void = { [self] in
-            let actions = lock.withLock { () -> [@Sendable () -> Void]? in
-                threadsRunning -= 1
-                guard threadsRunning == 0 else { return nil }
-                defer { cleanups.removeAll() }
-                return cleanups
-            }
-            guard let actions else { return }
-            for action in actions { action() }
-            ended(self)
+        lock.withLock {
+            self.handle = handle
+            self.onEnded = ended
         }
-        Thread.detachNewThread { [self] in
-            readLoop(handle)
-            threadEnded()
-        }
-        Thread.detachNewThread { [self] in
-            writeLoop()
-            lock.withLock {
-                writerFinished = true
-                lock.broadcast()
-            }
-            threadEnded()
-        }
+        channel.activate()
     }
 
     /// Queues an answer; a client too slow to take its answers is dropped.
@@ -76,23 +70,24 @@ final class ControlSession: @unchecked Sendable {
     }
 
     private func send(_ message: Message) {
-        let accepted = lock.withLock { () -> Bool? in
-            guard !closing else { return nil }
-            guard queue.push(message.frame, priority: message.type.priority) else { return false }
-            lock.broadcast()
-            return true
+        switch outbox.push(message.frame, priority: message.type.priority) {
+        case .queued(let wake):
+            if wake { channel.execute { [channel] in channel.flush() } }
+        case .full:
+            close(.slowPeer, "the client does not read its answers")
+        case .closed:
+            break
         }
-        if accepted == false { close(.slowPeer, "the client does not read its answers") }
     }
 
-    /// Runs `cleanup` when the session ends (at once if it has ended).
+    /// Runs `cleanup` when the session ends (at once if it is ending).
     func onEnd(_ cleanup: @escaping @Sendable () -> Void) {
-        let ended = lock.withLock { () -> Bool in
-            if closing { return true }
+        let now = lock.withLock { () -> Bool in
+            if closing || ended { return true }
             cleanups.append(cleanup)
             return false
         }
-        if ended { cleanup() }
+        if now { cleanup() }
     }
 
     /// Counts a command of this session as started: the client is waiting, not silent.
@@ -101,31 +96,42 @@ final class ControlSession: @unchecked Sendable {
     /// Counts a command of this session as finished.
     func commandFinished() { lock.withLock { commandsRunning -= 1 } }
 
+    /// Whether `close` was called: frames that arrive after it are not handled.
+    var isClosing: Bool { lock.withLock { closing } }
+
     /// Sends an error frame (when a code is given), then closes. Idempotent.
     ///
-    /// The writer closes the streams once the error frame is out; a client that does not read gets
-    /// its socket closed anyway after a second, by the reader when it ends or by `tick` while it
-    /// still waits (no Dispatch timer: see `start`).
+    /// The channel closes once the error frame is out; under a client that does not read, `tick`
+    /// closes it after `closeGrace` (no Dispatch timer: libdispatch traps when it cannot make its
+    /// descriptors, which a node at its descriptor limit would hit).
     func close(_ code: ErrorCode?, _ reason: String) {
-        lock.withLock {
-            guard !closing else { return }
+        let first = lock.withLock { () -> Bool in
+            guard !closing else { return false }
             closing = true
             closingSince = DispatchTime.now().uptimeNanoseconds
-            queue.removeAll()
-            if let code { _ = queue.push(Message.error(code: code, message: reason).frame, priority: .control) }
-            lock.broadcast()
+            return true
         }
+        guard first else { return }
+        outbox.close(farewell: code.map { Message.error(code: $0, message: reason).frame })
+        channel.execute { [channel] in channel.flush() }
+    }
+
+    /// Closes the channel now, whatever waits in the outbox.
+    func closeChannel() {
+        channel.execute { [channel] in channel.close(reason: "closed") }
     }
 
     /// Liveness: a heartbeat when idle, so that the client knows the node is alive while a long
     /// command runs; a client silent past `timeout` with no command running is dropped.
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
-        let (silent, idle, closeStuck) = lock.withLock {
-            (commandsRunning > 0 || now <= lastReceived ? 0 : now - lastReceived, now > lastSent ? now - lastSent : 0,
-             closingSince.map { now > $0 && now - $0 > 1_000_000_000 } ?? false)
+        let sentAt = outbox.lastWrite
+        let (silent, closeStuck) = lock.withLock {
+            (commandsRunning > 0 || now <= lastReceived ? 0 : now - lastReceived,
+             closingSince.map { now > $0 && now - $0 > Self.closeGrace } ?? false)
         }
+        let idle = now > sentAt ? now - sentAt : 0
         if closeStuck {
-            streams.close()
+            closeChannel()
         } else if silent > timeout {
             close(.timeout, "no frame for \(silent / 1_000_000) ms")
         } else if idle >= heartbeatInterval {
@@ -133,58 +139,75 @@ final class ControlSession: @unchecked Sendable {
         }
     }
 
-    private func writeLoop() {
-        while true {
-            let bytes: [UInt8]? = lock.withLock {
-                while queue.isEmpty && !closing { lock.wait() }
-                return queue.isEmpty ? nil : queue.popBytes(maximumBytes: 256 << 10)
-            }
-            guard let bytes else { break }
-            let written = bytes.withUnsafeBufferPointer { buffer in
-                buffer.isEmpty || streams.output.write(buffer.baseAddress!, maxLength: buffer.count) == buffer.count
-            }
-            guard written else {
-                close(nil, "write failed")
-                break
-            }
-            lock.withLock { lastSent = DispatchTime.now().uptimeNanoseconds }
-        }
-        streams.close()
+    // MARK: Channel events (the channel's loop)
+
+    /// Bytes arrived: the client is not silent.
+    fileprivate func received() {
+        lock.withLock { lastReceived = DispatchTime.now().uptimeNanoseconds }
     }
 
-    private func readLoop(_ handle: (ControlSession, [UInt8]) -> Void) {
-        var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
-        var buffer = [UInt8](repeating: 0, count: 64 << 10)
-        reading: while true {
-            let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
-            if count <= 0 { break }
-            lock.withLock { lastReceived = DispatchTime.now().uptimeNanoseconds }
-            buffer.withUnsafeBytes { decoder.append(UnsafeRawBufferPointer(rebasing: $0[..<count])) }
-            do {
-                while let frame = try decoder.next() {
-                    if lock.withLock({ closing }) { break reading }
-                    if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { continue }
-                    switch try Message(frame: frame) {
-                    case .controlRequest(let json): handle(self, json)
-                    case .heartbeat: break
-                    case .error: break reading
-                    case let other:
-                        close(.protocolError, "\(other.type) on the control socket: it takes control_request and heartbeat")
-                        break reading
-                    }
-                }
-            } catch {
-                close(.protocolError, error.localizedDescription)
-                break
+    /// A whole frame arrived.
+    fileprivate func take(_ frame: Frame) throws {
+        if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { return }
+        switch try Message(frame: frame) {
+        case .controlRequest(let json):
+            lock.withLock { handle }?(self, json)
+        case .heartbeat:
+            break
+        case .error:
+            close(nil, "closed by the client")
+        case let other:
+            close(.protocolError, "\(other.type) on the control socket: it takes control_request and heartbeat")
+        }
+    }
+
+    /// The channel has closed: the watch subscriptions end, and the server forgets the session.
+    fileprivate func channelClosed() {
+        close(nil, "closed")
+        let (actions, ended) = lock.withLock { () -> ([@Sendable () -> Void], (@Sendable (ControlSession) -> Void)?) in
+            guard !self.ended else { return ([], nil) }
+            self.ended = true
+            defer {
+                cleanups.removeAll()
+                handle = nil
+                onEnded = nil
             }
+            return (cleanups, onEnded)
         }
-        close(nil, "closed by the client")
-        // The writer closes the streams once it has sent what `close` queued; under a writer stuck
-        // on a client that does not read, they are closed after a second.
-        lock.withLock {
-            let deadline = Date().addingTimeInterval(1)
-            while !writerFinished && lock.wait(until: deadline) {}
+        for action in actions { action() }
+        ended?(self)
+    }
+}
+
+/// The pipeline of a control session: decodes frames (within the node's frame limit) and hands
+/// each to the session; nothing after a bad frame or a close is handled.
+private final class ControlFrameHandler: ChannelHandler {
+    /// The session (weak: it owns the channel, which owns this handler).
+    weak var session: ControlSession?
+    private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+    private var failed = false
+
+    func channelActive(context: ChannelHandlerContext) {
+        // A session refused before it started (another user) has its farewell waiting.
+        context.channel?.flush()
+    }
+
+    func channelRead(context: ChannelHandlerContext, _ data: Any) {
+        guard let bytes = data as? [UInt8], let session, !failed else { return }
+        session.received()
+        decoder.append(bytes)
+        do {
+            while let frame = try decoder.next() {
+                if session.isClosing { return }
+                try session.take(frame)
+            }
+        } catch {
+            failed = true
+            session.close(.protocolError, error.localizedDescription)
         }
-        streams.close()
+    }
+
+    func channelInactive(context: ChannelHandlerContext, reason: String) {
+        session?.channelClosed()
     }
 }

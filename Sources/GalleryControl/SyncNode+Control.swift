@@ -59,37 +59,17 @@ extension SyncNode {
     }
 
     /// `watch`: answers with the current listing, then sends the events of every batch of changes
-    /// (with the listing after them, for a redrawn view) until the session ends. Fed by the node's
-    /// event stream, on the subscription's own thread: the listing is read from the loop, and
-    /// encoded and sent off it. After `.resyncNeeded` (the session fell behind) it sends the
-    /// listing alone.
+    /// (with the listing after them, for a redrawn view) until the session ends, from the control
+    /// socket's one feed of the node's events (`ControlWatchFeed`).
     private func startWatch(_ gallery: String?, id: Int, for session: ControlSession) {
-        let listing: @Sendable (SyncNode) -> [GalleryListing]? = { [transfers] node in
-            node.read { try? ControlCommands.listings($0, gallery: gallery, transfers: transfers) }
-        }
-        guard let first = listing(self) else {
+        guard let first = ControlWatchFeed.listing(gallery, of: self) else {
             session.send(ControlResponse(id: id, refused: "no gallery named \"\(gallery ?? "")\""))
             return
         }
         session.send(ControlResponse(id: id, .galleries(first)))
-        let subscription = events.subscribe { [weak self] event in
-            guard let self else { return }
-            let events: [WatchEvent]
-            switch event {
-            case .applied(let ops):
-                events = read { WatchEvents.events(of: ops, in: $0, gallery: gallery) }
-            case .transferProgress(let progress):
-                events = read { WatchEvents.events(of: progress, in: $0, gallery: gallery) }
-            case .resyncNeeded:
-                if let current = listing(self) { session.send(ControlResponse(id: id, .galleries(current))) }
-                return
-            case .peerChanged:
-                return
-            }
-            guard !events.isEmpty else { return }
-            session.send(ControlResponse(id: id, .changes(events, listing: listing(self))))
-        }
-        session.onEnd { [events] in events.unsubscribe(subscription) }
+        let watches = session.watches
+        let token = watches.add(session, request: id, gallery: gallery)
+        session.onEnd { watches.remove(token) }
     }
 
     /// `drag --wait`: answers with what the drop did, then once more when every transfer it

@@ -117,20 +117,21 @@ public final class GalleryServer: @unchecked Sendable {
         if storage.opsSinceCheckpoint >= checkpoints.every { checkpointer.request() }
     }
 
-    /// Opens the control socket (`DIR/control.sock`, replacing a stale one), starts listening and
-    /// dialing, creates the node's own gallery on first start, and writes `node.json` (address,
+    /// Starts listening and dialing, opens the control socket (`DIR/control.sock`, replacing a
+    /// stale one), creates the node's own gallery on first start, and writes `node.json` (address,
     /// name, replica ID, pid).
     @discardableResult
     public func start() throws -> Endpoint? {
-        let control = try ControlServer(node: node, path: NodeDirectory(url: directory).controlSocket.path)
-        controlLock.withLock { self.control = control }
-        let endpoint: Endpoint?
+        let endpoint = try node.start()
+        // After the node: its sessions run on the node's event loops.
+        let control: ControlServer
         do {
-            endpoint = try node.start()
+            control = try ControlServer(node: node, path: NodeDirectory(url: directory).controlSocket.path)
         } catch {
-            control.stop()
+            node.stop()
             throw error
         }
+        controlLock.withLock { self.control = control }
         if !node.read({ $0.hasGallery(name) }) {
             try node.perform { try $0.createGallery(name) }
         }

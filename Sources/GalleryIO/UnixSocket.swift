@@ -7,8 +7,8 @@ import Glibc
 
 /// Unix domain stream sockets on a path: the node's local control socket (protocol.md, section 15).
 ///
-/// A socket is bound, made mode 0600, and only then listens, so nobody can connect while it has
-/// the mode the umask gave it. Connecting never blocks past its deadline (a full backlog waits,
+/// A socket is made mode 0600 before it is bound (never chmod by path, which would follow a
+/// symlink planted there), checked, and only then listens. Connecting never blocks past its deadline (a full backlog waits,
 /// bounded). The connecting process's user is read from the kernel (`SO_PEERCRED` on Linux,
 /// `getpeereid` on Darwin).
 package enum UnixSocket {
@@ -49,7 +49,10 @@ package enum UnixSocket {
     /// Makes a listening socket at `path`, mode 0600, replacing a stale socket left there by a node
     /// that was killed (the caller holds the directory's lock, so no live node uses it). Anything at
     /// `path` that is not a socket is left alone and refused. The descriptor is non-blocking.
-    package static func listen(at path: String, backlog: Int32 = 128) throws(TransportError) -> Int32 {
+    ///
+    /// - Parameter whenBound: Called right after the bind, before the check of what the path names
+    ///   (tests: a path swapped for a symlink in that window).
+    package static func listen(at path: String, backlog: Int32 = 128, whenBound: (() -> Void)? = nil) throws(TransportError) -> Int32 {
         _ = POSIX.ignoreSIGPIPE
         if let problem = pathProblem(path) { throw .bind(path, problem) }
         var existing = stat()
@@ -70,12 +73,26 @@ package enum UnixSocket {
             POSIX.closeDescriptor(fd)
             return .bind(path, POSIX.describe(what, errno: code))
         }
+        // The mode is set on the socket before it has a name, never by path: a path can be
+        // swapped for a symlink between bind and chmod by whoever can write the directory, and
+        // chmod would follow it. Linux gives the bound file the socket's own mode (less the
+        // umask); Darwin does not take fchmod on a socket, so the umask does it there.
+        #if canImport(Darwin)
+        let previousMask = umask(0o177)
+        let bound = withAddress(path, { bind(fd, $0, $1) })
+        let bindError = errno
+        umask(previousMask)
+        if bound != 0 { throw fail("bind", bindError) }
+        #else
+        if fchmod(fd, 0o600) != 0 { throw fail("fchmod", errno) }
         if withAddress(path, { bind(fd, $0, $1) }) != 0 { throw fail("bind", errno) }
-        // Not listening yet: a connect now is refused, so the mode is 0600 before anyone gets in.
-        if chmod(path, 0o600) != 0 {
-            let code = errno
-            unlink(path)
-            throw fail("chmod", code)
+        #endif
+        whenBound?()
+        // Not listening yet: nobody is in. What the path names now must be a socket of this user
+        // that only this user may open; anything else (it was replaced) is refused and left alone.
+        if let problem = boundProblem(path) {
+            POSIX.closeDescriptor(fd)
+            throw .bind(path, problem)
         }
         if Glibc_or_Darwin.listen(fd, backlog) != 0 {
             let code = errno
@@ -90,20 +107,23 @@ package enum UnixSocket {
         return fd
     }
 
-    /// Accepts one connection (blocking, close-on-exec), or returns the `errno`.
-    package static func accept(_ fd: Int32) -> Result<Int32, SocketErrno> {
-        #if canImport(Darwin)
-        let accepted = Darwin.accept(fd, nil, nil)
-        #else
-        let accepted = Glibc.accept(fd, nil, nil)
-        #endif
-        guard accepted >= 0 else { return .failure(SocketErrno(errno)) }
-        _ = fcntl(accepted, F_SETFD, FD_CLOEXEC)
-        POSIX.setNonBlocking(accepted, false)
-        #if canImport(Darwin)
-        POSIX.setOption(accepted, SOL_SOCKET, SO_NOSIGPIPE, 1)
-        #endif
-        return .success(accepted)
+    /// Why the file at `path`, just bound, is not a socket of this user of mode 0600; nil when it
+    /// is. A socket of this user with another mode (an odd umask) is removed.
+    private static func boundProblem(_ path: String) -> String? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return POSIX.describe("lstat after bind", errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFSOCK else {
+            return "it was replaced by something that is not a socket right after the bind; it was left untouched"
+        }
+        guard info.st_uid == geteuid() else {
+            return "it was replaced by a socket of user \(info.st_uid) right after the bind; it was left untouched"
+        }
+        let mode = info.st_mode & 0o777
+        guard mode == 0o600 else {
+            unlink(path)
+            return "the socket was made with mode \(String(mode, radix: 8)), not 600: the umask takes the owner's read or write"
+        }
+        return nil
     }
 
     /// Connects to the socket at `path` by `deadline`; the descriptor returned is blocking.

@@ -13,16 +13,16 @@ extension NodeSuites {
     @Suite("Control liveness")
     struct ControlLivenessTests {
         /// A node with short timings, and a directory holding its control socket.
-        private func node(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil) throws -> (SyncNode, URL, ControlServer) {
+        private func node(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil, io: PeerIO = .eventLoop) throws -> (SyncNode, URL, ControlServer) {
             let secret = Array("control liveness".utf8)
-            let node = SyncNode(
-                configuration: NodeConfiguration(
-                    name: "node", secret: secret, heartbeatInterval: .milliseconds(100),
-                    peerTimeout: .milliseconds(500), log: .silent,
-                    persist: { _, _ in
-                        if let persistDelay { Thread.sleep(forTimeInterval: persistDelay) }
-                    }),
-                replica: Replica(id: ReplicaID(deriving: "node")))
+            var configuration = NodeConfiguration(
+                name: "node", secret: secret, heartbeatInterval: .milliseconds(100),
+                peerTimeout: .milliseconds(500), log: .silent,
+                persist: { _, _ in
+                    if let persistDelay { Thread.sleep(forTimeInterval: persistDelay) }
+                })
+            configuration.io = io
+            let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "node")))
             try node.start()
             try node.perform { try $0.createGallery("node") }
             let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-control-\(UUID().uuidString)")
@@ -109,6 +109,33 @@ extension NodeSuites {
             #expect(ContinuousClock.now - started >= .seconds(1.9))
         }
 
+        @Test("On threaded peer I/O the control socket runs one loop of its own: watch and commands work, and stop ends it")
+        func threadedNode() throws {
+            let (node, directory, control) = try node(io: .threaded)
+            defer {
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            #expect(node.ioLoops == nil)
+            let answers = Mutex(0)
+            try ControlClient.stream(ControlRequest(id: 1, command: .watch(gallery: "node")), to: directory, timeout: .seconds(5)) { response in
+                #expect(response.ok, "\(response.error ?? "")")
+                let count = answers.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count == 1 { _ = try? node.perform { try $0.insert([.titled("seen")], into: "node", at: 0) } }
+                return count < 2
+            }
+            #expect(answers.withLock { $0 } == 2, "the listing, then the insert")
+            control.stop()
+            // The socket is gone once stopped; nothing answers there.
+            #expect(!FileManager.default.fileExists(atPath: control.path))
+            #expect(throws: ControlClient.Failure.self) {
+                _ = try ControlClient.send(ControlRequest(id: 2, command: .galleries), to: directory)
+            }
+        }
+
         @Test("The control socket is mode 0600 and refuses a user other than the node's, changing nothing")
         func otherUserRefused() throws {
             let (node, directory, control) = try node(allowedUser: getuid() &+ 1)
@@ -129,6 +156,29 @@ extension NodeSuites {
                 guard case .authRefused = error else { Issue.record("expected a refusal, got \(error)"); return }
             }
             #expect(!node.read { $0.hasGallery("intruder") })
+        }
+
+        @Test("The command line refuses a socket served by another user than its own, sending nothing")
+        func foreignSocketRefused() throws {
+            let (node, directory, control) = try node()
+            defer {
+                control.stop()
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            // As if the socket's listener ran as another user: the client expects a user it is not.
+            let other = geteuid() &+ 1
+            do {
+                _ = try ControlClient.send(ControlRequest(id: 1, command: .newGallery("planted")), to: directory, nodeUser: other)
+                Issue.record("a socket of user \(geteuid()) was taken for one of user \(other)")
+            } catch {
+                guard case .foreignOwner(let reason) = error else { Issue.record("expected a refusal, got \(error)"); return }
+                #expect(reason.contains("served by user \(geteuid())") && reason.contains("nothing was sent"), "\(reason)")
+            }
+            #expect(!node.read { $0.hasGallery("planted") }, "the request never reached the node")
+            // The node's own user is talked to as before.
+            #expect(try ControlClient.send(ControlRequest(id: 2, command: .newGallery("mine")), to: directory).ok)
+            #expect(node.read { $0.hasGallery("mine") })
         }
 
         @Test("A stale socket of a killed node is replaced; anything else at the path is left alone")

@@ -5,15 +5,16 @@ import Darwin
 import Glibc
 #endif
 
-/// A listening TCP socket watched by an event loop: it accepts every waiting connection when the
-/// loop finds it readable and hands each descriptor to `accepted`, on the loop's thread.
+/// A listening socket watched by an event loop (TCP, or a Unix socket such as the node's control
+/// socket): it accepts every waiting connection when the loop finds it readable and hands each
+/// descriptor to `accepted`, on the loop's thread.
 ///
 /// When accepting fails, `failed` decides how long to stop watching (descriptor exhaustion leaves
 /// the connection in the backlog, so a level-triggered loop would otherwise spin on it).
 /// `@unchecked Sendable`: the state is touched on the loop's thread only.
 package final class LoopListener: ReadinessHandler, @unchecked Sendable {
-    /// The address and port actually bound.
-    package let endpoint: Endpoint
+    /// The address and port actually bound; nil for a Unix socket.
+    package let endpoint: Endpoint?
     package let loop: EventLoop
     private let descriptor: Int32
     private var accepted: ((Int32, String) -> Void)?
@@ -43,12 +44,20 @@ package final class LoopListener: ReadinessHandler, @unchecked Sendable {
         self.loop = loop
     }
 
+    /// Watches a socket that already listens (non-blocking), such as a Unix socket made by
+    /// `UnixSocket.listen`; the listener owns the descriptor from now on.
+    package init(listening descriptor: Int32, loop: EventLoop) {
+        self.descriptor = descriptor
+        self.endpoint = nil
+        self.loop = loop
+    }
+
     deinit {
         if !closed { POSIX.closeDescriptor(descriptor) }
     }
 
     /// Starts accepting on the loop. `accepted` gets each connection's descriptor (blocking,
-    /// close-on-exec, `TCP_NODELAY` set) and peer address; `failed` gets an accept error and
+    /// close-on-exec, `TCP_NODELAY` set on TCP) and peer address; `failed` gets an accept error and
     /// returns how many nanoseconds to pause (0: go on).
     package func start(accepted: @escaping (Int32, String) -> Void, failed: @escaping (TransportError) -> UInt64) {
         nonisolated(unsafe) let accepted = accepted
@@ -69,7 +78,7 @@ package final class LoopListener: ReadinessHandler, @unchecked Sendable {
         while !closed && !paused {
             switch POSIX.systemAccept(descriptor) {
             case .success(let (connection, peer)):
-                POSIX.setNoDelay(connection)
+                if endpoint != nil { POSIX.setNoDelay(connection) }
                 accepted?(connection, peer.text)
             case .failure(let failure):
                 let error: TransportError

@@ -1,16 +1,8 @@
 import Foundation
 
 // Subclassing Foundation streams: see SocketStreams.swift (a subclass must call one of the
-// designated initializers of InputStream/OutputStream; their backing stream is never used).
-
-/// Tells a stream's delegate an event (an optional requirement on Darwin, a required one on Linux).
-private func tell(_ delegate: (any StreamDelegate)?, _ stream: Stream, _ event: Stream.Event) {
-    #if canImport(Darwin)
-    delegate?.stream?(stream, handle: event)
-    #else
-    delegate?.stream(stream, handle: event)
-    #endif
-}
+// designated initializers of InputStream/OutputStream; their backing stream is never used). What
+// both halves keep alike lives in `NonBlockingStreamState`, which their overrides forward to.
 
 /// The reading half of a `NonBlockingSocket`, as a Foundation `InputStream` whose `delegate` the
 /// event loop tells `hasBytesAvailable`, `endEncountered` and `errorOccurred`.
@@ -21,59 +13,49 @@ private func tell(_ delegate: (any StreamDelegate)?, _ stream: Stream, _ event: 
 /// `streamError` on failure (the delegate gets `errorOccurred`). Loop thread only.
 package final class NonBlockingInputStream: InputStream {
     private unowned let socket: NonBlockingSocket
-    private var status: Stream.Status = .notOpen
-    private var error: TransportError?
+    private let state: NonBlockingStreamState
     private var available = false
-    private weak var streamDelegate: (any StreamDelegate)?
 
     package init(socket: NonBlockingSocket) {
         self.socket = socket
+        state = NonBlockingStreamState(socket: socket)
         super.init(data: Data())
     }
 
     package override var delegate: (any StreamDelegate)? {
-        get { streamDelegate }
-        set { streamDelegate = newValue }
+        get { state.delegate }
+        set { state.delegate = newValue }
     }
 
     /// Called by the socket when the loop finds it readable.
     package func notify(_ event: Stream.Event) {
         if event == .hasBytesAvailable { available = true }
-        tell(streamDelegate, self, event)
+        state.tell(event, from: self)
     }
 
-    package override func open() { if status == .notOpen { status = .open } }
-
-    package override func close() {
-        guard status != .closed else { return }
-        status = .closed
-        socket.close()
-    }
+    package override func open() { state.open() }
+    package override func close() { state.close() }
 
     package override func read(_ buffer: UnsafeMutablePointer<UInt8>, maxLength len: Int) -> Int {
-        guard status == .open else { return status == .atEnd || status == .closed ? 0 : -1 }
+        guard state.status == .open else { return state.status == .atEnd || state.status == .closed ? 0 : -1 }
         switch socket.receive(buffer, len) {
         case .success(nil):
             available = false
             return 0
         case .success(0?):
-            status = .atEnd
             available = false
-            tell(streamDelegate, self, .endEncountered)
+            state.ended(self)
             return 0
         case .success(let count?):
             return count
         case .failure(let failure):
-            status = .error
-            error = .io(POSIX.describe("recv", errno: failure.code))
-            tell(streamDelegate, self, .errorOccurred)
-            return -1
+            return state.fail("recv", errno: failure.code, self)
         }
     }
 
-    package override var hasBytesAvailable: Bool { status == .open && available }
-    package override var streamStatus: Stream.Status { status }
-    package override var streamError: Error? { error }
+    package override var hasBytesAvailable: Bool { state.status == .open && available }
+    package override var streamStatus: Stream.Status { state.status }
+    package override var streamError: Error? { state.error }
 
     package override func getBuffer(
         _ buffer: UnsafeMutablePointer<UnsafeMutablePointer<UInt8>?>, length len: UnsafeMutablePointer<Int>
@@ -100,13 +82,12 @@ package final class NonBlockingInputStream: InputStream {
 /// delegate gets `hasSpaceAvailable` once it has room), or -1 with `streamError`. Loop thread only.
 package final class NonBlockingOutputStream: OutputStream {
     private unowned let socket: NonBlockingSocket
-    private var status: Stream.Status = .notOpen
-    private var error: TransportError?
+    private let state: NonBlockingStreamState
     private var full = false
-    private weak var streamDelegate: (any StreamDelegate)?
 
     package init(socket: NonBlockingSocket) {
         self.socket = socket
+        state = NonBlockingStreamState(socket: socket)
         super.init(toMemory: ())
     }
 
@@ -119,27 +100,22 @@ package final class NonBlockingOutputStream: OutputStream {
     #endif
 
     package override var delegate: (any StreamDelegate)? {
-        get { streamDelegate }
-        set { streamDelegate = newValue }
+        get { state.delegate }
+        set { state.delegate = newValue }
     }
 
     /// Called by the socket when the loop finds it writable.
     package func notify(_ event: Stream.Event) {
         if event == .hasSpaceAvailable { full = false }
-        tell(streamDelegate, self, event)
+        state.tell(event, from: self)
     }
 
-    package override func open() { if status == .notOpen { status = .open } }
-
-    package override func close() {
-        guard status != .closed else { return }
-        status = .closed
-        socket.close()
-    }
+    package override func open() { state.open() }
+    package override func close() { state.close() }
 
     package override func write(_ buffer: UnsafePointer<UInt8>, maxLength len: Int) -> Int {
-        guard status == .open else {
-            if error == nil { error = .closed }
+        guard state.status == .open else {
+            if state.error == nil { state.error = .closed }
             return -1
         }
         switch socket.send(buffer, len) {
@@ -150,16 +126,13 @@ package final class NonBlockingOutputStream: OutputStream {
             }
             return count
         case .failure(let failure):
-            status = .error
-            error = .io(POSIX.describe("send", errno: failure.code))
-            tell(streamDelegate, self, .errorOccurred)
-            return -1
+            return state.fail("send", errno: failure.code, self)
         }
     }
 
-    package override var hasSpaceAvailable: Bool { status == .open && !full }
-    package override var streamStatus: Stream.Status { status }
-    package override var streamError: Error? { error }
+    package override var hasSpaceAvailable: Bool { state.status == .open && !full }
+    package override var streamStatus: Stream.Status { state.status }
+    package override var streamError: Error? { state.error }
 
     #if canImport(Darwin)
     package override func property(forKey key: Stream.PropertyKey) -> Any? { nil }

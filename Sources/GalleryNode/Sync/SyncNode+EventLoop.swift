@@ -7,6 +7,12 @@ import Synchronization
 /// reads and writes, and the liveness pass run on a few loop threads, whatever the number of
 /// peers. Connections are assigned to the loops round robin.
 extension SyncNode {
+    /// The node's event loops once it runs on them (`PeerIO.eventLoop`), nil before `start` and
+    /// for threaded I/O: adapters such as the control socket put their connections there too.
+    package var ioLoops: EventLoopGroup? {
+        condition.withLock { eventLoops?.group }
+    }
+
     /// Starts the loops, the listener (on the first loop), the dialers and the liveness timer.
     func startEventLoops() throws(TransportError) -> Endpoint? {
         let group = try EventLoopGroup(name: "gallery-io")

@@ -38,7 +38,7 @@ struct NodeConnection {
     private static func failure(_ error: ControlClient.Failure) -> CommandFailure {
         switch error {
         case .notRunning(let reason): CommandFailure(code: .unavailable, message: TerminalText.escaped(reason), usage: nil)
-        case .authRefused(let reason): CommandFailure(code: .authRefused, message: TerminalText.escaped(reason), usage: nil)
+        case .authRefused(let reason), .foreignOwner(let reason): CommandFailure(code: .authRefused, message: TerminalText.escaped(reason), usage: nil)
         case .failed(let reason): .failed(TerminalText.escaped(reason))
         }
     }
