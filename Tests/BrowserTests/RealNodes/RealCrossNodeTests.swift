@@ -65,7 +65,7 @@ struct RealCrossNodeTests {
 
             try pageB.waitFor(Self.showsImage(bigHash, at: 1), timeout: .seconds(60))
             let seen = try pageB.evaluate("JSON.stringify(window.__seen.map(s => [s.index, s.progress]))") as? String ?? ""
-            #expect(try pageB.evaluate("window.__seen.length > 0 && window.__seen.every(s => s.index === 1)") as? Bool == true,
+            #expect(try pageB.evaluate("window.__seen.length > 0 && window.__seen.every(s => s.index === 1) && window.__seen.some(s => s.progress !== null)") as? Bool == true,
                     "a placeholder with a ring stood at the drop index: \(seen.prefix(300))")
             let landed = try bob.items("bob")
             #expect(landed.map { $0["hash"] as? String ?? "" }[1] == bigHash)
@@ -94,6 +94,13 @@ struct RealCrossNodeTests {
             #expect(try alice.ids("alice") == Array(sourceIDs.prefix(3)), "a copy leaves the sources")
             try pageA.settle()
             try pageB.settle()
+            // Both pages stay signed in to their own node (one browser, one host, two ports) and
+            // their sidebars show the nodes' counts.
+            for page in [pageA, pageB] {
+                try page.waitFor("[...document.querySelectorAll('.gallery-count')].map(c => c.textContent).join() === '3,6'")
+                #expect(try page.evaluate("__state.connected") as? Bool == true)
+                #expect(try page.evaluate("fetch('/api/galleries').then(r => r.status)") as? Int == 200)
+            }
             try SideBySide.save(pageA, pageB, in: space.browser, width: options.windowSize.width, height: options.windowSize.height)
         }
     }
