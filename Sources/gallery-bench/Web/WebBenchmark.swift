@@ -64,10 +64,11 @@ enum WebBenchmark {
         let bottomShown = try page.evaluate("[...document.querySelectorAll('#grid .tile')].some(t => t.dataset.id === \(BrowserPage.jsString(nodes.lastID)))") as? Bool ?? false
         guard bottomShown else { throw BenchFailure.failed("web: scrolled to the end, the last tile is not in the grid") }
         try page.evaluate("document.getElementById('scroller').scrollTop = 0; new Promise(r => setTimeout(r, 500))")
+        let fetched = try number(page, "__state.fetchMs"), built = try number(page, "__state.renderMs")
         let heap = try number(page, "performance.memory.usedJSHeapSize") / 1_048_576
         let renderer = RendererMemory.largestResident(under: browser.processIdentifier).map { Double($0) / 1_048_576 }
         return "{\"workload\": \"web-grid\", \"items\": \(options.items), \"paintedMs\": \(format(painted)), "
-            + "\"openToPaintedWallMs\": \(format(wall)), \"scrollFrameMs\": \(format(scroll)), "
+            + "\"openToPaintedWallMs\": \(format(wall)), \"itemsFetchMs\": \(format(fetched)), \"tilesBuiltMs\": \(format(built)), \"scrollFrameMs\": \(format(scroll)), "
             + "\"jsHeapMiB\": \(format(heap)), \"rendererRSSMiB\": \(renderer.map(format) ?? "null")}"
     }
 

@@ -54,19 +54,20 @@ struct RealNodeLiveTests {
         }
     }
 
-    @Test("A change made by the CLI on a third node appears on the page; the page reconnects after its node restarts and shows what it missed")
+    @Test("A change made by the CLI on a third node (via a second) appears on the page; the page reconnects after its node restarts and shows what it missed")
     func thirdNodeAndRestart() throws {
         try RealSpace.run("real-restart") { space in
             let alice = try space.node("alice")
             try alice.gallery(["add"] + (0..<2).map { try space.file("a\($0).png", RealPictures.png(palette: $0)) })
+            // carol knows only bob: her changes reach alice through bob.
             let bob = try space.node("bob", peers: [alice])
-            let carol = try space.node("carol", peers: [alice])
+            let carol = try space.node("carol", peers: [bob])
             try #require(carol.waitUntil { try $0.ids("alice").count == 2 }, "carol did not sync")
-            _ = bob
             let page = try space.open(alice, newWindow: false)
             #expect(try page.tileTitles() == "a0.png,a1.png")
 
             // carol's command line adds to alice's gallery; alice's page shows it.
+            #expect(try bob.ids("alice").count == 2)
             try carol.gallery("add", try space.file("c0.png", RealPictures.png(palette: 5)), "--to", "alice", "--at", "1")
             try page.waitFor(RealNodePageTests.titlesAre("a0.png,c0.png,a1.png"), timeout: .seconds(20))
 
