@@ -111,7 +111,9 @@ struct WebAPI: Sendable {
             let (listing, last) = try feed.snapshot { [node] replica in
                 try ControlCommands.listings(replica, gallery: name, transfers: node.transfers)
             }
-            return .json(["gallery": name, "items": listing.first?.items.map(WebItems.json) ?? [], "lastEventId": last])
+            // Encoded from `ItemListing` (as `list --json`), not through `JSONSerialization`: for 10,000
+            // items that is ~0.1 s instead of ~0.6 s, most of a large gallery's time to paint.
+            return .json(encoding: WebItems.Listing(gallery: name, items: listing.first?.items ?? [], lastEventId: last))
         }
     }
 }

@@ -20,8 +20,13 @@ struct WebAccess: Sendable {
     /// `http://HOST:PORT` as bound.
     let origin: String
 
-    /// The name of the session cookie.
-    static let cookieName = "gallery_session"
+    /// The name of the session cookie the login sets: `gallery_session_PORT`. Cookies are kept per
+    /// host, not per port, so two nodes on 127.0.0.1 open in one browser (two windows side by side)
+    /// would overwrite each other's `gallery_session` and sign each other out.
+    let cookieName: String
+    /// The port-less name, still taken from scripts (`curl -b gallery_session=TOKEN`) when the
+    /// port's cookie is absent.
+    static let plainCookieName = "gallery_session"
 
     init(token: String, host: String, port: UInt16) {
         self.token = token
@@ -30,6 +35,7 @@ struct WebAccess: Sendable {
         if host == "127.0.0.1" || host == "::1" { hosts.insert("localhost:\(port)") }
         self.hosts = hosts
         self.origin = "http://\(bound)"
+        cookieName = "\(Self.plainCookieName)_\(port)"
     }
 
     /// The checks, in order, for `request`.
@@ -44,10 +50,11 @@ struct WebAccess: Sendable {
             }
             var response = WebResponse(status: HTTPStatus(code: 303, reason: "See Other"), contentType: "text/plain; charset=utf-8", body: [])
             response.headers.add("Location", "/")
-            response.headers.add("Set-Cookie", HTTPCookies.sessionCookie(name: Self.cookieName, value: token))
+            response.headers.add("Set-Cookie", HTTPCookies.sessionCookie(name: cookieName, value: token))
             return .answer(response)
         }
-        guard let cookie = HTTPCookies(headers: request.headers)[Self.cookieName], WebToken.constantTimeEquals(cookie, token) else {
+        let cookies = HTTPCookies(headers: request.headers)
+        guard let cookie = cookies[cookieName] ?? cookies[Self.plainCookieName], WebToken.constantTimeEquals(cookie, token) else {
             return refuse(401, "unauthorized", "signed out: open the link `gallery open` prints")
         }
         guard ["POST", "PUT", "DELETE"].contains(request.method) else { return .allowed }

@@ -13,4 +13,11 @@ enum WebItems {
             "progress": item.progress.map { ["done": $0.done, "total": $0.total] } ?? NSNull(),
         ]
     }
+
+    /// The answer to `GET /api/galleries/NAME/items` (http-api.md section 4).
+    struct Listing: Encodable {
+        let gallery: String
+        let items: [ItemListing]
+        let lastEventId: Int
+    }
 }

@@ -14,6 +14,14 @@ struct WebResponse {
         WebResponse(status: HTTPStatus(code: status, reason: reason(status)), contentType: "application/json", body: encode(object))
     }
 
+    /// `value` as JSON (`JSONEncoder`, keys sorted, as `JSONSerialization` writes them for `json(_:)`).
+    static func json(encoding value: some Encodable, status: Int = 200) -> WebResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? Array(encoder.encode(value))) ?? Array("{}".utf8)
+        return WebResponse(status: HTTPStatus(code: status, reason: reason(status)), contentType: "application/json", body: body)
+    }
+
     /// A refusal's JSON (section 9).
     static func refusal(_ refusal: WebRefusal) -> WebResponse {
         WebResponse(status: refusal.status, contentType: "application/json",

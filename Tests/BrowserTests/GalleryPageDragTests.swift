@@ -45,7 +45,7 @@ struct GalleryPageDragTests {
             #expect(try pageB.evaluateString("document.querySelector('.tile.placeholder .percent').textContent") == "50%")
             #expect(try pageB.evaluate("document.querySelectorAll('.tile.placeholder button.cancel').length") as? Int == 1)
             try pageB.evaluate("new Promise(r => setTimeout(r, 300))")  // Let the insertion animations end.
-            try saveSideBySide(pageA, pageB, in: scenario, width: options.windowSize.width, height: options.windowSize.height)
+            try SideBySide.save(pageA, pageB, in: scenario.browser, width: options.windowSize.width, height: options.windowSize.height)
 
             b.node.releaseTransfers()
             try pageB.waitFor("document.querySelectorAll('#grid .tile.placeholder').length === 0")
@@ -195,41 +195,6 @@ struct GalleryPageDragTests {
             try server.node.move([ids[9_999]], to: "alice", at: 0)
             try page.waitFor("document.querySelector('#grid .tile').dataset.id === \(BrowserPage.jsString(ids[9_999]))")
             #expect(try page.evaluateString("document.querySelector('#grid .tile .caption').textContent") == "photo 9999")
-        }
-    }
-
-    /// Composes the two pages' screenshots side by side in a third tab and saves the result to the
-    /// temporary folder, and to docs/screenshots/two-nodes.png when GALLERY_DOCS_SCREENSHOTS is set.
-    private func saveSideBySide(_ left: BrowserPage, _ right: BrowserPage, in scenario: PageScenario, width: Int, height: Int) throws {
-        func base64(_ page: BrowserPage) throws -> String {
-            try page.send("Page.captureScreenshot", ["format": "png"])["data"] as? String ?? ""
-        }
-        let images = [try base64(left), try base64(right)]
-        let canvas = try scenario.browser.newPage(url: "about:blank", newWindow: true)
-        defer { canvas.close() }
-        try canvas.send("Emulation.setDeviceMetricsOverride", ["width": width * 2 + 48, "height": height + 48,
-                                                               "deviceScaleFactor": 1, "mobile": false])
-        let size = try canvas.evaluate("""
-            (async () => { document.body.style.cssText = 'margin:0;background:#3a3d42;display:flex;gap:16px;padding:16px;align-items:flex-start';
-              const sizes = [];
-              for (const data of [\(BrowserPage.jsString(images[0])), \(BrowserPage.jsString(images[1]))]) {
-                const img = new Image(); img.src = 'data:image/png;base64,' + data;
-                img.style.cssText = 'border-radius:10px;box-shadow:0 8px 30px #0007'; document.body.appendChild(img); await img.decode();
-                sizes.push([img.naturalWidth, img.naturalHeight]); }
-              return [sizes[0][0] + sizes[1][0] + 48, Math.max(sizes[0][1], sizes[1][1]) + 32]; })()
-            """) as? [Double] ?? [Double(width * 2 + 48), Double(height + 32)]
-        let shot = try canvas.send("Page.captureScreenshot", ["format": "png", "clip": ["x": 0, "y": 0, "width": size[0],
-                                                                                         "height": size[1], "scale": 1]])
-        let png = Data(base64Encoded: shot["data"] as? String ?? "") ?? Data()
-        var targets = [FileManager.default.temporaryDirectory.appendingPathComponent("gallery-two-nodes.png")]
-        if ProcessInfo.processInfo.environment["GALLERY_DOCS_SCREENSHOTS"] != nil {
-            let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-            targets.append(root.appendingPathComponent("docs/screenshots/two-nodes.png"))
-        }
-        for target in targets {
-            try FileManager.default.createDirectory(at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
-            try png.write(to: target)
-            print("page test: two nodes side by side saved to \(target.path)")
         }
     }
 }

@@ -8,14 +8,14 @@ import Testing
 @Suite("Gallery page on a real node", .serialized, .enabled(if: BrowserBinary.testsEnabled, "needs Chromium (see README set-up)"))
 struct RealNodePageTests {
     /// The item IDs of gallery `name`, as `gallery -C DIR list --json` shows them.
-    private static func ids(_ directory: URL, _ name: String) throws -> [String] {
+    static func ids(_ directory: URL, _ name: String) throws -> [String] {
         let result = try GalleryProcess.run(["-C", directory.path, "list", name, "--json"])
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         return (object?["items"] as? [[String: Any]] ?? []).map { $0["id"] as? String ?? "" }
     }
 
     /// A page condition: the grid's captions, in order, are `titles` (comma-joined).
-    private static func titlesAre(_ titles: String) -> String {
+    static func titlesAre(_ titles: String) -> String {
         "[...document.querySelectorAll('#grid .tile:not(.failed)')].map(t => t.querySelector('.caption').textContent).join(',') === '\(titles)'"
     }
 
