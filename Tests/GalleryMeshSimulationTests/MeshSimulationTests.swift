@@ -116,4 +116,27 @@ import Testing
         #expect(b.store.synced.count == 1)
         #expect(a.store.duplicates.isEmpty && b.store.duplicates.isEmpty)
     }
+
+    /// A restarted node keeps its static key (as `DIR/node.key` does), so the peer that dialed it
+    /// and pinned that key accepts it again: with a new key per incarnation the redial is refused
+    /// (identity mismatch) and the node's ops never reach that peer.
+    @Test func restartedNodeKeepsItsKeyAndIsRedialed() throws {
+        var parameters = MeshParameters()
+        parameters.nodes = 2
+        let simulation = MeshSimulation(parameters)
+        let scheduler = simulation.scheduler
+        // Node 0 dials node 1 (the ring of two).
+        let (a, b) = (simulation.nodes[0], simulation.nodes[1])
+        #expect(a.dials == [1])
+        a.start(network: simulation.network, parameters: parameters)
+        b.start(network: simulation.network, parameters: parameters)
+        scheduler.run(until: 2_000_000_000)
+        let before = try #require(a.node?.peers.first { $0.state == .live }?.nodeID)
+        b.crash(network: simulation.network)
+        b.start(network: simulation.network, parameters: parameters)
+        try b.node?.perform { _ = try $0.createGallery("after the restart") }
+        scheduler.run(until: scheduler.now + 10_000_000_000)
+        #expect(a.node?.peers.first { $0.state == .live }?.nodeID == before)
+        #expect(a.node?.read { $0.hasGallery("after the restart") } == true)
+    }
 }

@@ -12,6 +12,12 @@ extension X25519 {
         /// (`SystemRandomNumberGenerator`: getrandom(2) on Linux, arc4random on Apple platforms).
         public init() {
             var generator = SystemRandomNumberGenerator()
+            self.init(using: &generator)
+        }
+
+        /// A new key of 32 bytes drawn from `generator`: a cryptographically secure one in
+        /// production; a seeded one only where runs must replay (the mesh simulation).
+        public init(using generator: inout some RandomNumberGenerator) {
             let bytes = (0..<4).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
             // Cannot throw: 32 bytes.
             self = try! PrivateKey(rawRepresentation: bytes)

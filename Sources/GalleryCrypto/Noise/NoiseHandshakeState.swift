@@ -50,7 +50,7 @@ public struct NoiseHandshakeState: Sendable {
     private let staticKey: X25519.PrivateKey
     /// e, once made (or fixed by a test).
     private var ephemeralKey: X25519.PrivateKey?
-    /// The ephemeral key to use instead of a random one (test vectors only).
+    /// The ephemeral key to use instead of a random one (test vectors, or drawn by the caller).
     private let fixedEphemeralKey: X25519.PrivateKey?
     /// rs, once received.
     public private(set) var remoteStaticKey: X25519.PublicKey?
@@ -73,8 +73,9 @@ public struct NoiseHandshakeState: Sendable {
                       presharedKey: presharedKey, ephemeralKey: nil)
     }
 
-    /// As the public `init`, with a fixed ephemeral key: for test vectors and golden transcripts only
-    /// (an ephemeral key must be fresh for every handshake).
+    /// As the public `init`, with the ephemeral key given: fixed for test vectors and golden
+    /// transcripts, or drawn by the caller's own generator (an ephemeral key must be fresh for
+    /// every handshake).
     package init(role: Role, pattern: NoiseHandshakePattern, prologue: [UInt8], staticKey: X25519.PrivateKey,
          presharedKey: [UInt8]?, ephemeralKey: X25519.PrivateKey?) throws(NoiseError) {
         switch (pattern.usesPresharedKey, presharedKey) {

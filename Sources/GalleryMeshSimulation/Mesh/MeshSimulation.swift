@@ -43,7 +43,7 @@ package final class MeshSimulation: @unchecked Sendable {
             conditions: LinkConditions(
                 latency: UInt64(parameters.latencyMilliseconds) * 1_000_000,
                 jitter: UInt64(parameters.jitterMilliseconds) * 1_000_000, bandwidth: parameters.bandwidth))
-        nodes = dials.enumerated().map { SimulatedNode(index: $0.offset, dials: $0.element) }
+        nodes = dials.enumerated().map { SimulatedNode(index: $0.offset, dials: $0.element, seed: parameters.seed) }
         lane = scheduler.makeLane()
         report = MeshReport(parameters: parameters)
         for node in nodes {

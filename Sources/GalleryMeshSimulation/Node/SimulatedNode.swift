@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryNode
@@ -14,6 +15,9 @@ final class SimulatedNode: @unchecked Sendable {
     let index: Int
     /// Its replica ID, the same in every incarnation.
     let replicaID: ReplicaID
+    /// Its static key (its node ID), the same in every incarnation as `DIR/node.key` keeps it,
+    /// drawn from the run's seed and the node's index.
+    let staticKey: X25519.PrivateKey
     /// Its storage, outliving crashes.
     let store = SimulatedOpStore()
     /// The peers this node dials.
@@ -29,12 +33,17 @@ final class SimulatedNode: @unchecked Sendable {
     /// Whether the storage forgets its last batch at a crash although it reported it durable.
     var lyingFsync = false
 
-    /// A node not yet started.
-    init(index: Int, dials: [Int]) {
+    /// A node not yet started, of the run seeded with `seed`.
+    init(index: Int, dials: [Int], seed: UInt64) {
         self.index = index
         self.replicaID = ReplicaID(deriving: "mesh node \(index)")
+        var keys = SeededGenerator(seed: seed ^ 0x6e6f_6465_206b_6579 ^ (UInt64(index) &* 0xD1B5_4A32_D192_ED03))
+        self.staticKey = X25519.PrivateKey(using: &keys)
         self.dials = dials
     }
+
+    /// The calendar time (seconds since 1970) at the simulation's start, for the address books.
+    static let epoch: Double = 1_800_000_000
 
     var isUp: Bool { node != nil }
 
@@ -48,14 +57,15 @@ final class SimulatedNode: @unchecked Sendable {
         let random = RandomSource(seed: parameters.seed ^ (UInt64(index) << 20) ^ (UInt64(incarnations) << 44))
         let fsync = UInt64(parameters.fsyncMilliseconds) * 1_000_000
         var configuration = NodeConfiguration(
-            name: "n\(index)", secret: Array("mesh simulation secret".utf8), listen: SimulatedNetwork.endpoint(of: index),
+            name: "n\(index)", secret: Array("mesh simulation secret".utf8), staticKey: staticKey, listen: SimulatedNetwork.endpoint(of: index),
             peers: dials.map(SimulatedNetwork.endpoint(of:)), log: .silent, store: store)
         configuration.admission = AdmissionLimits(maximumUnauthenticated: 100_000, maximumUnauthenticatedPerAddress: 100_000)
         configuration.environment = NodeEnvironment(
             clock: SimulatedClock(scheduler: scheduler, lane: timers),
             makeInbox: { _ in SimulatedExecutor(scheduler: scheduler, lane: inbox) },
             runDurability: { step in scheduler.schedule(after: fsync, lane: durability, step) },
-            random: { random.next() }, transport: transport)
+            random: { random.next() }, transport: transport,
+            wallClock: { SimulatedNode.epoch + Double(scheduler.now) / 1e9 })
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
         self.node = node
         self.transport = transport

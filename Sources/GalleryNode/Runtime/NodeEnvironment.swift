@@ -1,8 +1,8 @@
 import Foundation
 
-/// What the node core takes from its surroundings besides storage: the clock, the executors of
-/// its inbox and of its group commit's durability step, randomness for backoff, and optionally a
-/// transport. `production` is today's threads and event loops; `GalleryMeshSimulation` supplies a
+/// What the node core takes from its surroundings besides storage: the clocks, the executors of
+/// its inbox and of its group commit's durability step, randomness (backoff jitter, handshake
+/// ephemeral keys), and optionally a transport. `production` is today's threads and event loops; `GalleryMeshSimulation` supplies a
 /// deterministic one so that hundreds of real nodes run on one seeded scheduler.
 package struct NodeEnvironment: Sendable {
     /// The time, and timers for a node on a `transport`.
@@ -11,7 +11,10 @@ package struct NodeEnvironment: Sendable {
     package var makeInbox: @Sendable (_ name: String) -> any NodeExecutor
     /// Runs a group-commit writer's durability step (store and sync what waits) off the inbox.
     package var runDurability: @Sendable (_ step: @escaping @Sendable () -> Void) -> Void
-    /// Random numbers for reconnect jitter of a node on a `transport`.
+    /// The calendar time in seconds since 1970: the address book's timestamps.
+    package var wallClock: @Sendable () -> Double
+    /// Random numbers: reconnect jitter and the handshakes' ephemeral keys, so it must be
+    /// cryptographically secure outside a simulation.
     package var random: @Sendable () -> UInt64
     /// Where peers are accepted and dialed instead of sockets (`NodeConfiguration.io` is then
     /// ignored); nil in production.
@@ -20,16 +23,19 @@ package struct NodeEnvironment: Sendable {
     package init(
         clock: any NodeClock, makeInbox: @escaping @Sendable (String) -> any NodeExecutor,
         runDurability: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
-        random: @escaping @Sendable () -> UInt64, transport: (any NodeTransport)?
+        random: @escaping @Sendable () -> UInt64, transport: (any NodeTransport)?,
+        wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
         self.clock = clock
+        self.wallClock = wallClock
         self.makeInbox = makeInbox
         self.runDurability = runDurability
         self.random = random
         self.transport = transport
     }
 
-    /// Today's node: the uptime clock, a `WorkThread` inbox, a thread per durability drain.
+    /// Today's node: the uptime clock, the system's calendar, a `WorkThread` inbox, a thread per
+    /// durability drain, the system's secure generator.
     package static let production = NodeEnvironment(
         clock: SystemClock(), makeInbox: { WorkThread(name: $0) },
         runDurability: { step in Thread.detachNewThread { step() } },

@@ -7,8 +7,8 @@ import GalleryWire
 /// and the members it knows), what it learns from the frames of its peers, and the book's storage.
 /// All on the node's loop, except `loadAddressBook`.
 extension SyncNode {
-    /// Seconds since 1970, the book's clock.
-    static var bookClock: Double { Date().timeIntervalSince1970 }
+    /// Seconds since 1970, the book's clock: the environment's calendar.
+    var bookClock: Double { configuration.environment.wallClock() }
     /// The least time between two rounds of gossip to every peer.
     static let gossipInterval: UInt64 = 1_000_000_000
 
@@ -28,7 +28,7 @@ extension SyncNode {
                 configuration.log("\(configuration.name): address book \(store.location) is damaged (\(reason)); starting without it, rebuilding it from --peer and from peers")
             }
         }
-        let now = Self.bookClock
+        let now = bookClock
         for peer in configuration.peers { book.add(peer.description, source: .peer, now: now) }
         loop.sync {
             addresses.book = book
@@ -49,7 +49,7 @@ extension SyncNode {
 
     /// Records an address the user gave (`connect`) and dials it. On the loop.
     func learn(_ endpoint: Endpoint, source: AddressSource) {
-        if addresses.book.add(endpoint.description, source: source, now: Self.bookClock) { saveAddressBook() }
+        if addresses.book.add(endpoint.description, source: source, now: bookClock) { saveAddressBook() }
         addresses.targets[.address(endpoint.description)]?.due = 0
         redialPass(now: clock.now)
     }
@@ -57,7 +57,7 @@ extension SyncNode {
     /// A connection authenticated: the peer goes in the book (with the address dialed, for an
     /// outbound one), before any duplicate is resolved. On the loop.
     func recordConnected(_ connection: Connection, _ peer: PeerIdentity) {
-        let now = Self.bookClock
+        let now = bookClock
         addresses.book.connected(
             PeerKey(peer), name: peer.name, replica: peer.replica.description, dialed: addresses.dialed[connection.id], now: now)
         addresses.since[connection.id] = now
@@ -70,7 +70,7 @@ extension SyncNode {
         let announced = configuration.announce ?? condition.withLock { boundEndpoint }.map { [$0] } ?? []
         let listen = announced.prefix(AddressAnnouncement.maximumListen).map { WireAddress(host: $0.host, port: $0.port) }
         let members = addresses.book.gossip(
-            excluding: PeerKey(peer), connected: connectedKeys, now: Self.bookClock, limit: AddressAnnouncement.maximumMembers)
+            excluding: PeerKey(peer), connected: connectedKeys, now: bookClock, limit: AddressAnnouncement.maximumMembers)
         _ = connection.send(.addresses(AddressAnnouncement(
             listen: listen,
             members: members.map { member in
@@ -88,7 +88,7 @@ extension SyncNode {
     func received(_ announcement: AddressAnnouncement, from connection: Connection) {
         guard let peer = connection.peer, sessions[connection.id] != nil else { return }
         let key = PeerKey(peer)
-        let now = Self.bookClock
+        let now = bookClock
         let seenHost = Endpoint(connection.remote)?.host
         let listen = announcement.listen.compactMap {
             AddressBook.address(announcedHost: $0.host, port: $0.port, seenHost: seenHost)
@@ -119,7 +119,7 @@ extension SyncNode {
         guard let peer = connection.peer else { return }
         let key = PeerKey(peer)
         let stillConnected = connectedKeys.contains(key)
-        addresses.book.disconnected(key, stillConnected: stillConnected, now: Self.bookClock)
+        addresses.book.disconnected(key, stillConnected: stillConnected, now: bookClock)
         saveAddressBook()
         if !stillConnected, var target = addresses.targets[.peer(key)], !target.dialing {
             target.attempt = 0

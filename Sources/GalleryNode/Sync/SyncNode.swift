@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryWire
@@ -124,9 +125,15 @@ public final class SyncNode: @unchecked Sendable {
         self.durableCount = replica.opCount
         self.durableVersion = replica.version
         self.liveness = LivenessState(previous: configuration.environment.clock.now, gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
-        self.settings = HandshakeSettings(
+        var settings = HandshakeSettings(
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
+        let random = configuration.environment.random
+        settings.makeEphemeralKey = {
+            var generator = EnvironmentRandom(source: random)
+            return X25519.PrivateKey(using: &generator)
+        }
+        self.settings = settings
         self.admission = AdmissionController(limits: configuration.admission)
         self.throttledLog = ThrottledLog(configuration.log)
         self.loop = configuration.environment.makeInbox("node-loop \(configuration.name)")

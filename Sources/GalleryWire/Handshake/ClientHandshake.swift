@@ -46,7 +46,7 @@ public struct ClientHandshake: Sendable {
             var state = try NoiseHandshakeState(
                 role: .initiator, pattern: HandshakeSettings.pattern,
                 prologue: HandshakeSettings.prologue(version: version, hello: hello.frame),
-                staticKey: settings.staticKey, presharedKey: settings.presharedKey, ephemeralKey: fixedEphemeralKey)
+                staticKey: settings.staticKey, presharedKey: settings.presharedKey, ephemeralKey: fixedEphemeralKey ?? settings.makeEphemeralKey())
             let first = try state.writeMessage()
             noise = state
             return [hello, .noiseHandshake(first)]

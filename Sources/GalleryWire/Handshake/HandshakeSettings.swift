@@ -23,6 +23,9 @@ public struct HandshakeSettings: Sendable {
     public var versions: [UInt16]
     /// The largest frame payload this node accepts.
     public var maximumFrameSize: UInt32
+    /// Draws the fresh ephemeral key of each handshake: the system's secure generator by default;
+    /// the node's environment's random source in the deterministic mesh simulation.
+    public var makeEphemeralKey: @Sendable () -> X25519.PrivateKey = { X25519.PrivateKey() }
 
     public init(
         secret: [UInt8], staticKey: X25519.PrivateKey, replica: ReplicaID, name: String,

@@ -46,7 +46,7 @@ public struct ServerHandshake: Sendable {
                 noise = try NoiseHandshakeState(
                     role: .responder, pattern: HandshakeSettings.pattern,
                     prologue: HandshakeSettings.prologue(version: common, hello: message.frame),
-                    staticKey: settings.staticKey, presharedKey: settings.presharedKey, ephemeralKey: fixedEphemeralKey)
+                    staticKey: settings.staticKey, presharedKey: settings.presharedKey, ephemeralKey: fixedEphemeralKey ?? settings.makeEphemeralKey())
             } catch {
                 throw HandshakeFailure(.internalError, error.errorDescription ?? "\(error)")
             }
