@@ -51,7 +51,7 @@ cleanup() {
       [ -f "$work/$name.log" ] && { echo "--- last lines of $name's log:" >&2; tail -n 15 "$work/$name.log" >&2; }
     done
   fi
-  rm -rf "$work"
+  [ -n "${DEMO_KEEP:-}" ] || rm -rf "$work"
   exit "$status"
 }
 trap cleanup EXIT

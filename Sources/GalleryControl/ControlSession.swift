@@ -24,6 +24,8 @@ final class ControlSession: @unchecked Sendable {
     // Guarded by `lock`.
     private var closing = false
     private var lastReceived = DispatchTime.now().uptimeNanoseconds
+    /// When the last heartbeat went out (uptime, nanoseconds): under `lock`.
+    private var lastHeartbeat: UInt64 = 0
     /// When `close` was first called (uptime, nanoseconds): the channel is closed a second later
     /// at the latest, even under a client that does not read its farewell.
     private var closingSince: UInt64?
@@ -130,11 +132,17 @@ final class ControlSession: @unchecked Sendable {
              closingSince.map { now > $0 && now - $0 > Self.closeGrace } ?? false)
         }
         let idle = now > sentAt ? now - sentAt : 0
+        // A client that only listens (`watch`) speaks only to answer a heartbeat: while answers
+        // keep it busy, it is still asked once an interval, or it would fall silent.
+        let askDue = silent >= heartbeatInterval && lock.withLock {
+            now > lastHeartbeat && now - lastHeartbeat >= heartbeatInterval
+        }
         if closeStuck {
             closeChannel()
         } else if silent > timeout {
             close(.timeout, "no frame for \(silent / 1_000_000) ms")
-        } else if idle >= heartbeatInterval {
+        } else if idle >= heartbeatInterval || askDue {
+            lock.withLock { lastHeartbeat = now }
             send(.heartbeat)
         }
     }

@@ -109,6 +109,36 @@ extension NodeSuites {
             #expect(ContinuousClock.now - started >= .seconds(1.9))
         }
 
+        @Test("watch stays open while changes stream for longer than the peer timeout (answers keep it busy, heartbeats still ask)")
+        func busyWatch() throws {
+            let (node, directory, control) = try node()
+            defer {
+                control.stop()
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
+            let answers = Mutex(0)
+            let streaming = DispatchGroup()
+            streaming.enter()
+            Thread.detachNewThread {
+                // A change every 50 ms for 1.8 s: the node is never idle towards this client.
+                for round in 0..<36 {
+                    _ = try? node.perform { try $0.insert([.titled("busy \(round)")], into: "node", at: 0) }
+                    usleep(50_000)
+                }
+                streaming.leave()
+            }
+            // The client's own timeout (2 s, four peer timeouts) ends the watch without an error.
+            #expect(throws: Never.self) {
+                try ControlClient.stream(ControlRequest(id: 1, command: .watch(gallery: "node")), to: directory, timeout: .seconds(2)) { response in
+                    answers.withLock { $0 += 1 }
+                    return response.ok
+                }
+            }
+            streaming.wait()
+            #expect(answers.withLock { $0 } >= 30, "the listing and the inserts, until the client's own timeout")
+        }
+
         @Test("On threaded peer I/O the control socket runs one loop of its own: watch and commands work, and stop ends it")
         func threadedNode() throws {
             let (node, directory, control) = try node(io: .threaded)
