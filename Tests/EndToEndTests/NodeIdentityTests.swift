@@ -79,4 +79,33 @@ struct NodeIdentityTests {
         let listed = try space.gallery("beta", "peers").stdout.split(separator: "\n").map { $0.split(separator: "\t") }
         #expect(!listed.contains { $0.count > 1 && $0[1] == impostor }, "\(listed)")
     }
+
+    @Test("The pin outlives the dialer's restart (the address book names the node), and `forget` lifts it")
+    func pinKeptAcrossRestart() throws {
+        let space = NodeSpace()
+        defer { space.tearDown() }
+        try space.start("alpha")
+        try space.start("beta", peers: ["alpha"])
+        #expect(try space.gallery("beta", "add", "https://example.org/secret.png", "--title", "beta's").status == 0)
+        #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "alpha", "beta") ?? []).count == 1 }, "alpha never synced")
+        let genuine = try #require(try nodeID(space, "alpha"))
+        // Both stop; beta forgets nothing but what it held in memory; alpha comes back with another key.
+        #expect(space.stop("beta"))
+        #expect(space.stop("alpha"))
+        try FileManager.default.removeItem(at: space.directory("alpha"))
+        try space.start("alpha")
+        let impostor = try #require(try nodeID(space, "alpha"))
+        #expect(impostor != genuine)
+        try space.start("beta")
+        let refused = space.waitUntil(timeout: 20) { space.standardError(of: "beta").contains("IDENTITY MISMATCH") }
+        #expect(refused, "\(space.standardError(of: "beta").suffix(2_000))")
+        #expect(space.standardError(of: "beta").contains("expected node \(genuine)"), "\(space.standardError(of: "beta").suffix(2_000))")
+        #expect(try space.items(on: "alpha", "beta") == nil, "the node at alpha's address got beta's content")
+        // The user says the node was set up anew: beta forgets the old ID and takes the new node.
+        #expect(try space.gallery("beta", "forget", genuine).status == 0)
+        let address = try #require(space.address("alpha")).description
+        #expect(try space.gallery("beta", "connect", address).status == 0)
+        #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "alpha", "beta") ?? []).count == 1 },
+                "beta never synced with the node it accepted: \(space.standardError(of: "beta").suffix(2_000))")
+    }
 }

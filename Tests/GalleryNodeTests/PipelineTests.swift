@@ -36,12 +36,12 @@ struct PipelineTests {
         let settings: HandshakeSettings
 
         init(dialing: Bool, secret: [UInt8] = PipelineTests.secret, replica: UInt64 = 2,
-             expectedKey: X25519.PublicKey? = nil, rekeyInterval: UInt64 = RecordSealer.defaultRekeyInterval) {
+             expectedNode: NodeID? = nil, rekeyInterval: UInt64 = RecordSealer.defaultRekeyInterval) {
             outbox = PeerOutbox(limit: 64 << 20)
             settings = HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(replica),
                                          name: dialing ? "client" : "server")
             channel = InMemoryChannel(handlers: [
-                FrameCodecHandler(outbox: outbox), HandshakeHandler(dialing: dialing, settings: settings, expectedKey: expectedKey),
+                FrameCodecHandler(outbox: outbox), HandshakeHandler(dialing: dialing, settings: settings, expectedNode: expectedNode),
                 SecureChannelHandler(settings: settings, rekeyInterval: rekeyInterval), MessageHandler(), recorder,
             ])
             channel.source = outbox
@@ -164,7 +164,7 @@ struct PipelineTests {
         #expect(client.recorder.peers.map(\.key) == [server.settings.staticKey.publicKey])
         #expect(server.recorder.peers.map(\.key) == [client.settings.staticKey.publicKey])
 
-        let wary = Harness(dialing: true, expectedKey: X25519.PrivateKey().publicKey), impostor = Harness(dialing: false, replica: 3)
+        let wary = Harness(dialing: true, expectedNode: NodeID(key: X25519.PrivateKey().publicKey)), impostor = Harness(dialing: false, replica: 3)
         Self.pump(wary, impostor)
         #expect(wary.recorder.errors.contains { ($0 as? HandshakeFailure)?.code == .identityMismatch })
         #expect(wary.recorder.peers.isEmpty && impostor.recorder.peers.isEmpty)

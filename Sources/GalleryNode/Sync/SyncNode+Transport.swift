@@ -38,7 +38,7 @@ extension SyncNode {
         let connection = Connection(
             id: nextConnectionID, role: role, link: link, settings: settings,
             queueLimit: configuration.outboundQueueLimit, clock: clock, delegate: self,
-            dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
+            dialed: dialed, expectedNode: expectedNode(at: dialed))
         connections[connection.id] = connection
         addresses.dialed[connection.id] = dialed?.description
         notifyChange()
