@@ -19,6 +19,10 @@ public struct NoiseCipherState: Sendable {
         self.key = key
     }
 
+    /// A cipher state with no key: it passes bytes through, unsealed. Only for measuring what
+    /// sealing costs (`gallery-bench transfer`); never used on a node's links.
+    @_spi(Measurement) public static var unkeyed: NoiseCipherState { NoiseCipherState(key: nil) }
+
     /// Whether k is non-empty (HasKey).
     public var hasKey: Bool { key != nil }
 

@@ -53,7 +53,8 @@ enum BenchUsage {
         and X25519 operations per second (per CPU second, best of 3 rounds of 1 s), against openssl speed
         (as installed, and with OPENSSL_ia32cap=0: no SIMD) in the same run.
         transfer: drag and drop between two nodes on loopback: one 256 MiB blob (against plain TCP
-        loopback and SHA-256 measured in the same run), the latency of 200 drags of 1 MiB images
+        loopback and SHA-256 measured in the same run), the same drag sealed against unsealed (three
+        alternated rounds on fresh nodes: what encryption costs), the latency of 200 drags of 1 MiB images
         (placeholder on the source node, commit), the same while a 256 MiB drag runs, and 100 drags of
         1 MiB images at once. --sweep: the 256 MiB drag with each chunk size and chunks per fetch.
         import: gallery add FOLDER of --files image files of --bytes each (read from the disk) against a
