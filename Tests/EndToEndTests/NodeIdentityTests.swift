@@ -15,6 +15,16 @@ struct NodeIdentityTests {
         return json?["nodeID"] as? String
     }
 
+    /// Starts alpha and beta (dialing alpha), waits until alpha holds beta's gallery, and returns
+    /// alpha's node ID.
+    private func alphaKnownToBeta(_ space: NodeSpace) throws -> String {
+        try space.start("alpha")
+        try space.start("beta", peers: ["alpha"])
+        #expect(try space.gallery("beta", "add", "https://example.org/secret.png", "--title", "beta's").status == 0)
+        #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "alpha", "beta") ?? []).count == 1 }, "alpha never synced")
+        return try #require(try nodeID(space, "alpha"))
+    }
+
     @Test("The key is made at the first start with mode 0600 and kept across restarts; status and peers show node IDs")
     func keyKept() throws {
         let space = NodeSpace()
@@ -59,11 +69,7 @@ struct NodeIdentityTests {
     func impostorRefused() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
-        try space.start("alpha")
-        try space.start("beta", peers: ["alpha"])
-        #expect(try space.gallery("beta", "add", "https://example.org/secret.png", "--title", "beta's").status == 0)
-        #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "alpha", "beta") ?? []).count == 1 }, "alpha never synced")
-        let genuine = try #require(try nodeID(space, "alpha"))
+        let genuine = try alphaKnownToBeta(space)
         // alpha goes away; a node with the space's secret but another key takes its address.
         #expect(space.stop("alpha"))
         try FileManager.default.removeItem(at: space.directory("alpha"))
@@ -84,11 +90,7 @@ struct NodeIdentityTests {
     func pinKeptAcrossRestart() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
-        try space.start("alpha")
-        try space.start("beta", peers: ["alpha"])
-        #expect(try space.gallery("beta", "add", "https://example.org/secret.png", "--title", "beta's").status == 0)
-        #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "alpha", "beta") ?? []).count == 1 }, "alpha never synced")
-        let genuine = try #require(try nodeID(space, "alpha"))
+        let genuine = try alphaKnownToBeta(space)
         // Both stop; beta forgets nothing but what it held in memory; alpha comes back with another key.
         #expect(space.stop("beta"))
         #expect(space.stop("alpha"))
