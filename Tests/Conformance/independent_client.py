@@ -943,6 +943,688 @@ def selftest(protocol_path):
         f"({time.time() - started:.2f} s)")
 
 
+
+# ---------------------------------------------------------------------------------------------
+# A connection to a node (sections 3, 4, 4.2, 10).
+
+class NodeClosed(Exception):
+    pass
+
+
+class NodeError(Exception):
+    """The node sent `error` (sealed or clear)."""
+
+    def __init__(self, code, message, sealed):
+        super().__init__(f"error {ERROR_NAMES.get(code, code)} ({code}) {'sealed' if sealed else 'in the clear'}: {message}")
+        self.code, self.message, self.sealed = code, message, sealed
+
+
+class Connection:
+    def __init__(self, host, port, secret, static=None, name="independent", replica=None, max_frame=65536, psk=None):
+        self.host, self.port = host, port
+        self.psk = psk if psk is not None else space_psk(secret)
+        self.static = static or secrets.token_bytes(32)
+        self.name = name
+        self.replica = replica if replica is not None else secrets.randbits(64)
+        self.max_frame = max_frame
+        self.sock = None
+        self.inbuf = bytearray()
+        self.plain = bytearray()
+        self.queue = []
+        self.sealed_in = False
+        self.last_send = time.time()
+        self.peer_identity = None
+        self.records_sent = 0
+
+    # Raw I/O.
+    def _send(self, data):
+        self.sock.sendall(data)
+        self.last_send = time.time()
+
+    def _clear_frame(self, deadline, limit):
+        while True:
+            if len(self.inbuf) >= 6:
+                length, frame_type, flags = struct.unpack("<IBB", self.inbuf[:6])
+                if length > limit:
+                    raise Mismatch(f"the node sent a clear frame of type {frame_type:#x} announcing {length} bytes (limit {limit})")
+                if len(self.inbuf) >= 6 + length:
+                    payload = bytes(self.inbuf[6:6 + length])
+                    del self.inbuf[:6 + length]
+                    return frame_type, flags, payload
+            now = time.time()
+            if now >= deadline:
+                raise TimeoutError("no frame from the node in time")
+            if self.sealed_in or self.peer_identity is not None:
+                if now - self.last_send >= 1.0:
+                    self.send_frame(T_HEARTBEAT, b"")
+            self.sock.settimeout(max(0.01, min(0.25, deadline - now)))
+            try:
+                data = self.sock.recv(262144)
+            except socket.timeout:
+                continue
+            except ConnectionResetError:
+                raise NodeClosed("connection reset")
+            if not data:
+                raise NodeClosed("connection closed by the node")
+            self.inbuf += data
+
+    # Handshake (section 4).
+    def connect(self, timeout=5.0):
+        self.sock = socket.create_connection((self.host, self.port), timeout=timeout)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return self
+
+    def handshake(self, timeout=5.0):
+        if self.sock is None:
+            self.connect()
+        deadline = time.time() + timeout
+        hello = hello_frame()
+        self.hs = Handshake(True, self.static, self.psk, prologue_for(hello))
+        self._send(hello + frame(T_NOISE, self.hs.write_message1()))
+        frame_type, _, payload = self._clear_frame(deadline, 4096)
+        if frame_type == T_ERROR:
+            m = decode_payload(T_ERROR, payload)
+            raise NodeError(m["code"], m["message"], False)
+        check(frame_type == T_NOISE, f"the server answered message 1 with frame type {frame_type:#x}")
+        self.hs.read_message2(payload)
+        self.server_static = self.hs.rs
+        message3 = self.hs.write_message3()
+        send_key, receive_key = self.hs.keys()
+        self.sealer, self.opener = RecordSealer(send_key), RecordSealer(receive_key)
+        self._send(frame(T_NOISE, message3))
+        self.sealed_in = True
+        self.send(T_IDENTITY, {"version": 3, "replica": self.replica, "max_frame": self.max_frame, "name": self.name})
+        return self
+
+    def await_identity(self, timeout=5.0):
+        frame_type, flags, m = self.recv(timeout)
+        check(frame_type == T_IDENTITY, f"the node's first sealed frame is {frame_type:#x}, not identity")
+        self.peer_identity = m
+        return m
+
+    # Records (section 4.2).
+    def send_raw_frames(self, data, corrupt=False):
+        for i in range(0, len(data), 65519):
+            sealed = self.sealer.seal(data[i:i + 65519])
+            if corrupt:
+                sealed = bytearray(sealed)
+                sealed[len(sealed) // 2] ^= 0x04
+                sealed = bytes(sealed)
+            self._send(frame(T_RECORD, sealed))
+            self.records_sent += 1
+
+    def send_frame(self, frame_type, payload, flags=0):
+        self.send_raw_frames(frame(frame_type, payload, flags))
+
+    def send(self, frame_type, message, flags=0):
+        self.send_frame(frame_type, encode_payload(frame_type, message), flags)
+
+    def recv_raw(self, timeout):
+        """The next frame inside the records: (type, flags, payload). A clear `error` is raised."""
+        deadline = time.time() + timeout
+        while True:
+            if len(self.plain) >= 6:
+                length, frame_type, flags = struct.unpack("<IBB", self.plain[:6])
+                if length > self.max_frame:
+                    raise Mismatch(f"the node sent a frame of {length} payload bytes, over my max_frame {self.max_frame}")
+                if len(self.plain) >= 6 + length:
+                    payload = bytes(self.plain[6:6 + length])
+                    del self.plain[:6 + length]
+                    return frame_type, flags, payload
+            frame_type, flags, payload = self._clear_frame(deadline, 65535)
+            if frame_type == T_RECORD:
+                check(flags == 0, f"record frame with flags {flags:#x}")
+                check(16 <= len(payload) <= 65535, f"record of {len(payload)} bytes")
+                try:
+                    self.plain += self.opener.open(payload)
+                except OpenFailed as failure:
+                    raise Mismatch(f"a record from the node does not open: {failure}")
+            elif frame_type == T_ERROR and self.peer_identity is None:
+                m = decode_payload(T_ERROR, payload)
+                raise NodeError(m["code"], m["message"], False)
+            else:
+                raise Mismatch(f"an unsealed frame of type {frame_type:#x} after the handshake")
+
+    def recv(self, timeout):
+        frame_type, flags, payload = self.recv_raw(timeout)
+        check(flags & ~1 == 0, f"the node sent frame {frame_type:#x} with reserved flag bits {flags:#x}")
+        try:
+            m = decode_payload(frame_type, payload)
+        except Malformed as failure:
+            raise Mismatch(f"frame {frame_type:#x} from the node does not decode: {failure}: {payload.hex()}")
+        if frame_type == T_ERROR:
+            raise NodeError(m["code"], m["message"], True)
+        return frame_type, flags, m
+
+    def expect_close(self, timeout=5.0):
+        """Reads until the node closes; returns the error it sent first, if any."""
+        error = None
+        deadline = time.time() + timeout
+        while True:
+            try:
+                self.recv(max(0.01, deadline - time.time()))
+            except NodeError as e:
+                error = error or e
+            except NodeClosed:
+                return error
+            except TimeoutError:
+                raise Mismatch(f"the node kept the connection open {timeout} s (error so far: {error})")
+
+    def close(self):
+        if self.sock:
+            self.sock.close()
+            self.sock = None
+
+
+# ---------------------------------------------------------------------------------------------
+# A sequential replica model: enough to follow a history without concurrent edits (every op made
+# after its author had seen all earlier ones), which is what a single node's log and this client's
+# pushes are. It checks that each insert's and move's anchors are adjacent slots.
+
+class Model:
+    def __init__(self):
+        self.galleries = {}      # name -> list of slot IDs, tombstones included
+        self.slot_item = {}
+        self.item_slot = {}      # item -> (slot, op ID that set it)
+        self.items = {}          # item -> {"fields": {}, "placeholder": bool, "deleted": bool}
+        self.vv = {}
+        self.applied = []
+
+    def max_counter(self):
+        return max(self.vv.values(), default=0)
+
+    def _place(self, gallery, after, before, slots, context):
+        check(gallery in self.galleries, f"{context}: gallery {gallery!r} not created")
+        order = self.galleries[gallery]
+        if after is None:
+            index = 0
+        else:
+            check(after in order, f"{context}: anchor after={after} is not a slot of {gallery!r}")
+            index = order.index(after) + 1
+        following = order[index] if index < len(order) else None
+        check(following == before, f"{context}: anchors after={after} before={before} are not adjacent in {gallery!r} "
+              f"(the slot after {after} is {following})")
+        order[index:index] = slots
+
+    def apply(self, op):
+        op_id = (op["counter"], op["replica"])
+        context = f"op {op_id_text(*op_id)} kind {op['kind']}"
+        previous = op["counter"] - op["gap"]
+        # The node's reading of "previous op = counter - gap" (found by experiment, protocol.md is
+        # ambiguous): the last counter the replica used, i.e. the last item of a previous insert run.
+        held = self.vv.get(op["replica"], 0)
+        check(previous == held, f"{context}: gap {op['gap']} names counter {previous}, the replica's last counter here is {held}")
+        kind = op["kind"]
+        if kind == K_CREATE:
+            self.galleries.setdefault(op["name"], [])
+        elif kind == K_INSERT:
+            ids = [(op["counter"] + k, op["replica"]) for k in range(len(op["drafts"]))]
+            self._place(op["gallery"], op["after"], op["before"], ids, context)
+            for item, draft in zip(ids, op["drafts"]):
+                self.slot_item[item] = item
+                self.item_slot[item] = (item, item)
+                self.items[item] = {"fields": dict(draft["fields"]), "placeholder": draft["placeholder"], "deleted": False}
+        elif kind == K_MOVE:
+            check(op["item"] in self.items, f"{context}: moves unknown item {op['item']}")
+            self._place(op["gallery"], op["after"], op["before"], [op_id], context)
+            self.slot_item[op_id] = op["item"]
+            if op_id > self.item_slot[op["item"]][1]:
+                self.item_slot[op["item"]] = (op_id, op_id)
+        elif kind == K_DELETE:
+            check(op["item"] in self.items, f"{context}: deletes unknown item {op['item']}")
+            self.items[op["item"]]["deleted"] = True
+        elif kind == K_UPDATE:
+            check(op["item"] in self.items, f"{context}: updates unknown item {op['item']}")
+            fields = self.items[op["item"]]["fields"]
+            if op["value"] is None:
+                fields.pop(op["field"], None)
+            else:
+                fields[op["field"]] = op["value"]
+        elif kind == K_COMMIT:
+            check(op["item"] in self.items, f"{context}: commits unknown item {op['item']}")
+            self.items[op["item"]]["placeholder"] = False
+        self.vv[op["replica"]] = max(self.vv.get(op["replica"], 0), op["counter"] + op_size(op) - 1)
+        self.applied.append(op)
+
+    def slot_gallery(self, slot):
+        for name, order in self.galleries.items():
+            if slot in order:
+                return name
+        return None
+
+    def visible(self, gallery):
+        out = []
+        for slot in self.galleries[gallery]:
+            item = self.slot_item[slot]
+            if self.item_slot[item][0] == slot and not self.items[item]["deleted"]:
+                out.append(item)
+        return out
+
+    def last_slot(self, gallery):
+        order = self.galleries[gallery]
+        return order[-1] if order else None
+
+    def listing(self):
+        """What `list --json` should show: {gallery: [(id, title, state, url, aspect, hash, bytes, mediaType)]}."""
+        out = {}
+        for name in self.galleries:
+            rows = []
+            for item in self.visible(name):
+                f = self.items[item]["fields"]
+                rows.append((op_id_text(*item), f.get(F_TITLE), "placeholder" if self.items[item]["placeholder"] else "ready",
+                             f.get(F_URL), f.get(F_ASPECT), f.get(F_HASH), f.get(F_BYTES), f.get(F_MEDIA)))
+            out[name] = rows
+        return out
+
+
+def node_listing(cli):
+    listing = cli.json("list", "--json")
+    out = {}
+    for gallery in listing["galleries"]:
+        out[gallery["gallery"]] = [(i["id"], i["title"], i["state"], i["url"], i["aspectRatio"], i["hash"], i["bytes"], i["mediaType"])
+                                   for i in gallery["items"]]
+    return out
+
+
+def compare_listings(model, cli, context):
+    expected, actual = model.listing(), node_listing(cli)
+    check(set(expected) == set(actual), f"{context}: galleries {sorted(actual)}, expected {sorted(expected)}")
+    for name in expected:
+        check(expected[name] == actual[name], f"{context}: gallery {name!r} on the node is\n  {actual[name]}\nexpected\n  {expected[name]}")
+
+
+class Cli:
+    def __init__(self, binary, directory):
+        self.binary, self.directory = binary, directory
+
+    def __call__(self, *arguments, ok=True):
+        result = subprocess.run([self.binary, "-C", self.directory, *arguments], capture_output=True, text=True, timeout=30)
+        if ok:
+            check(result.returncode == 0, f"gallery {' '.join(arguments)} exited {result.returncode}: {result.stderr.strip()}")
+        return result
+
+    def lines(self, *arguments):
+        return self(*arguments).stdout.split()
+
+    def json(self, *arguments):
+        return json.loads(self(*arguments).stdout)
+
+
+def poll(condition, timeout, what):
+    deadline = time.time() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.time() >= deadline:
+            raise Mismatch(f"timed out after {timeout} s waiting for {what}")
+        time.sleep(0.05)
+
+
+def vv_from_status(status):
+    return {int(replica, 16): counter for replica, counter in status["version"].items()}
+
+
+def make_png(directory, size, seed):
+    import random
+    rng = random.Random(seed)
+    png = bytes([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13]) + b"IHDR"
+    png += bytes([0, 0, 2, 0x80, 0, 0, 1, 0xE0, 8, 2, 0, 0, 0, 0, 0, 0, 0])
+    png += bytes(rng.getrandbits(8) for _ in range(size - len(png)))
+    path = os.path.join(directory, f"image-{seed}.png")
+    with open(path, "wb") as f:
+        f.write(png)
+    return path, png
+
+
+
+class Session:
+    """A live, authenticated connection: answers the node's sync_request, collects ops into the model."""
+
+    def __init__(self, conn, model):
+        self.conn, self.model = conn, model
+        self.caught_up = None
+        self.received = []
+        self.fetch_answers = []
+        self.seen_types = set()
+        self.node_sync_requests = 0
+
+    @staticmethod
+    def open(args, secret, model, replica, max_frame=65536, static=None):
+        conn = Connection(args.host, args.port, secret, static=static, replica=replica, max_frame=max_frame).handshake()
+        conn.await_identity()
+        return Session(conn, model)
+
+    def handle(self, frame_type, flags, m):
+        self.seen_types.add(frame_type)
+        if frame_type == T_SYNC_REQUEST:
+            self.node_sync_requests += 1
+            missing = [op for op in self.model.applied if op["counter"] + op_size(op) - 1 > m["vv"].get(op["replica"], 0)]
+            for i in range(0, len(missing), 100):
+                self.conn.send(T_OPS, {"ops": missing[i:i + 100]})
+            self.conn.send(T_CAUGHT_UP, {"vv": self.model.vv})
+        elif frame_type == T_OPS:
+            for op in m["ops"]:
+                raw = op.pop("raw")
+                check(encode_op(op) == raw, f"op {op_id_text(op['counter'], op['replica'])} from the node re-encodes differently:\n"
+                      f"  received {raw.hex()}\n  mine     {encode_op(op).hex()}")
+                op_id = (op["counter"], op["replica"])
+                known = [o for o in self.model.applied if (o["counter"], o["replica"]) == op_id]
+                if known:
+                    check(encode_op(known[0]) == raw, f"op {op_id_text(*op_id)} came back with other bytes")
+                else:
+                    self.model.apply(op)
+                self.received.append(op)
+        elif frame_type == T_CAUGHT_UP:
+            self.caught_up = m["vv"]
+        elif frame_type == T_IDENTITY:
+            raise Mismatch("a second identity from the node")
+        elif frame_type in (T_CHUNK, T_FETCH_ERROR):
+            self.fetch_answers.append((frame_type, m))
+        elif frame_type == T_FETCH:
+            self.conn.send(T_FETCH_ERROR, {"request": m["request"], "code": 12, "message": "this client holds no blobs"})
+
+    def pump(self, timeout):
+        frame_type, flags, m = self.conn.recv(timeout)
+        self.handle(frame_type, flags, m)
+        return frame_type
+
+    def until(self, predicate, timeout, what):
+        deadline = time.time() + timeout
+        while not predicate():
+            remaining = deadline - time.time()
+            if remaining <= 0:
+                raise Mismatch(f"timed out after {timeout} s waiting for {what}")
+            try:
+                self.pump(remaining)
+            except TimeoutError:
+                pass
+        return predicate()
+
+    def sync(self, timeout=10.0):
+        """sync_request with the model's vector, then the node's answer up to caught_up."""
+        self.caught_up = None
+        self.conn.send(T_SYNC_REQUEST, {"vv": self.model.vv})
+        self.until(lambda: self.caught_up is not None, timeout, "caught_up")
+        return self.caught_up
+
+    def push(self, ops, batch=True):
+        for op in ops:
+            self.model.apply(op)
+        if batch:
+            self.conn.send(T_OPS, {"ops": ops})
+        else:
+            for op in ops:
+                self.conn.send(T_OPS, {"ops": [op]})
+
+
+class Author:
+    """Makes ops of one replica: each counter one above every counter this replica has seen (Lamport)."""
+
+    def __init__(self, model, replica):
+        self.model, self.replica = model, replica
+
+    def op(self, kind, **body):
+        counter = self.model.max_counter() + 1
+        gap = counter - self.model.vv.get(self.replica, 0)
+        op = {"kind": kind, "counter": counter, "replica": self.replica, "gap": gap}
+        op.update(body)
+        return op
+
+    def draft(self, title, placeholder=False, **extra):
+        fields = [(F_TITLE, title)]
+        order = {"url": F_URL, "aspect": F_ASPECT, "hash": F_HASH, "size": F_BYTES, "media": F_MEDIA, "origin": F_ORIGIN}
+        for key, field in order.items():
+            if key in extra:
+                fields.append((field, extra[key]))
+        return {"placeholder": placeholder, "fields": fields}
+
+
+
+# ---------------------------------------------------------------------------------------------
+# Against a real node.
+
+def setup_node(cli, tag):
+    """Gives the node a history of its own through the command line; returns (png path, bytes, gallery)."""
+    scratch = tempfile.mkdtemp(prefix="independent-client-")
+    path, png = make_png(scratch, 200_000, seed=int(tag, 16) & 0xFFFF)
+    gallery = f"cli-{tag}"
+    cli("new-gallery", gallery)
+    ids = cli.lines("add", "https://example.org/one.png", "https://example.org/two.jpg", "https://example.org/three.gif",
+                    "--to", gallery, "--aspect", "1.5")
+    check(len(ids) == 3, f"add printed {ids}")
+    for text in ids:
+        check(re.fullmatch(r"[1-9][0-9]*@[0-9a-f]{16}", text), f"an op ID printed as {text!r}, not COUNTER@16 hex digits")
+    cli("add", path, "--to", gallery, "--at", "1")
+    cli("move", ids[0], "--at", "3")
+    cli("update", ids[1], "--title", "renamed by the command line")
+    cli("delete", ids[2])
+    return path, png, gallery
+
+
+def run(args):
+    check(args.port and args.dir and args.gallery, "run needs --port, --dir and --gallery")
+    started = time.time()
+    cli = Cli(args.gallery, args.dir)
+    with open(os.path.join(args.dir, "secret"), "rb") as f:
+        secret = f.read()
+    tag = secrets.token_hex(3)
+    png_path, png, cli_gallery = setup_node(cli, tag)
+    status = cli.json("status", "--json")
+    node_replica = int(status["replica"], 16)
+    check(status["replica"] == f"{node_replica:016x}", f"status shows the replica as {status['replica']!r}")
+    model = Model()
+    mine = secrets.randbits(63) | (1 << 62)
+    author = Author(model, mine)
+
+    # 1. Handshake, identity (section 4).
+    session = Session.open(args, secret, model, mine)
+    ident = session.conn.peer_identity
+    check(ident["version"] == 3, f"identity version {ident['version']}")
+    check(ident["replica"] == node_replica, f"identity replica {ident['replica']:016x}, status says {status['replica']}")
+    check(ident["name"] == status["name"], f"identity name {ident['name']!r}, status says {status['name']!r}")
+    check(65536 <= ident["max_frame"] <= 67108864, f"identity max_frame {ident['max_frame']}")
+    check(node_id(session.conn.server_static) == status["nodeID"],
+          f"node ID of the static key from message 2 is {node_id(session.conn.server_static)}, status says {status['nodeID']}")
+    log(f"handshake: node {ident['name']} replica {ident['replica']:016x} node ID {status['nodeID']} max_frame {ident['max_frame']}")
+
+    # 2. Catch-up (section 5): the node's existing ops arrive, decode, re-encode byte for byte, and
+    # replay on the model to exactly what `list --json` shows.
+    caught = session.sync()
+    check(caught == vv_from_status(status), f"caught_up {caught}, status version {status['version']}")
+    check(model.vv == caught, f"the catch-up's ops reach {model.vv}, caught_up says {caught}")
+    check(len(session.received) == status["ops"], f"{len(session.received)} ops in the catch-up, status counts {status['ops']}")
+    compare_listings(model, cli, "after the catch-up")
+    session.until(lambda: T_SYNC_REQUEST in session.seen_types, 5, "the node's sync_request")
+    log(f"catch-up: {len(session.received)} ops, caught_up {{{', '.join(f'{r:016x}: {c}' for r, c in caught.items())}}}; "
+        f"the model of them matches list --json")
+
+    # 3. Push (sections 2, 7): ops of this client's replica, anchored in its model.
+    g = f"py-{tag}"
+    own = status["name"]
+    push = [author.op(K_CREATE, name=g)]
+    session.push(push)
+    first = author.op(K_INSERT, gallery=g, after=None, before=None, drafts=[
+        author.draft("a", url="https://example.org/a.png", aspect=1.25),
+        author.draft("b", url="https://example.org/b.png", hash=hashlib.sha256(b"b").hexdigest(), size=12345, media="image/png"),
+        author.draft("c", aspect=0.75)])
+    session.push([first])
+    a, b, c = [(first["counter"] + k, mine) for k in range(3)]
+    d_op = author.op(K_INSERT, gallery=g, after=a, before=b, drafts=[author.draft("d", aspect=2.0)])
+    session.push([d_op])
+    d = (d_op["counter"], mine)
+    session.push([author.op(K_MOVE, item=c, gallery=g, after=None, before=a)])
+    session.push([author.op(K_MOVE, item=b, gallery=own, after=model.last_slot(own), before=None)])
+    session.push([author.op(K_UPDATE, item=a, field=F_TITLE, value="a renamed")])
+    session.push([author.op(K_UPDATE, item=d, field=F_ASPECT, value=None)])
+    session.push([author.op(K_DELETE, item=d)])
+    e_op = author.op(K_INSERT, gallery=g, after=model.last_slot(g), before=None,
+                     drafts=[author.draft("e", placeholder=True, url="https://example.org/e.png")])
+    session.push([e_op])
+    e = (e_op["counter"], mine)
+    # Two ops in one frame, the second depending on the first.
+    commit = author.op(K_COMMIT, item=e)
+    model.apply(commit)
+    size_update = author.op(K_UPDATE, item=e, field=F_BYTES, value=77)
+    model.apply(size_update)
+    session.conn.send(T_OPS, {"ops": [commit, size_update]})
+    poll(lambda: vv_from_status(cli.json("status", "--json")).get(mine) == model.vv[mine], 10, "the node to apply the pushed ops")
+    compare_listings(model, cli, "after the pushed ops")
+    check([row[1] for row in model.listing()[g]] == ["c", "a renamed", "e"], f"model of {g}: {model.listing()[g]}")
+    log(f"push: {len(model.applied) - len(session.received)} ops of {mine:016x} (create, insert run, insert between, moves "
+        f"within and across galleries, updates, clear, delete, placeholder, commit) applied as the model says")
+
+    # 4. Live ops (sections 5, 11): changes made through the command line arrive.
+    before_live = len(session.received)
+    live_ids = cli.lines("add", "https://example.org/live.png", "--to", g)
+    cli("update", live_ids[0], "--title", "live title")
+    cli("move", f"{cli_gallery}:0", "--to", g, "--at", "0")
+    session.until(lambda: len(session.received) >= before_live + 3, 10, "three live ops from the node")
+    live = session.received[before_live:]
+    check(op_id_text(live[0]["counter"], live[0]["replica"]) == live_ids[0] and live[0]["kind"] == K_INSERT,
+          f"the live insert is {live[0]}, the command line printed {live_ids[0]}")
+    check(live[0]["counter"] > max(o["counter"] + op_size(o) - 1 for o in model.applied if o["replica"] == mine),
+          "the node's next op does not have a counter above the ops it received (Lamport)")
+    check([o["kind"] for o in live[:3]] == [K_INSERT, K_UPDATE, K_MOVE], f"live op kinds {[o['kind'] for o in live]}")
+    compare_listings(model, cli, "after the live ops")
+    log(f"live: insert {live_ids[0]}, update, move arrived and replay as listed")
+
+    # 5. Content fetch (section 8).
+    blob_hash = hashlib.sha256(png).digest()
+    item = [i for gal in cli.json("list", "--json")["galleries"] for i in gal["items"] if i["hash"] == blob_hash.hex()]
+    check(len(item) == 1 and item[0]["bytes"] == len(png), f"the added file is not listed with its hash and size: {item}")
+    size = len(png)
+    requests = {
+        1: (0, 0),                  # whole, "length 0: to the end"
+        2: (1000, 70000),           # a range spanning chunks
+        3: (size - 100, 1000),      # offset + length past the blob's end
+        4: (size, 0),               # the blob's end: one empty chunk
+        5: (size + 1, 10),          # an offset past the end: protocol_error
+        6: (0, 0),                  # an unknown hash: not_found
+        7: (0, size),               # exactly the whole blob
+    }
+    unknown = hashlib.sha256(b"no such blob " + tag.encode()).digest()
+    for request, (offset, length) in requests.items():
+        session.conn.send(T_FETCH, {"request": request, "hash": unknown if request == 6 else blob_hash, "offset": offset, "length": length})
+    results = {}
+
+    def fetch_done():
+        while session.fetch_answers:
+            frame_type, m = session.fetch_answers.pop(0)
+            request = m["request"]
+            check(request in requests, f"an answer to unknown request {request}")
+            entry = results.setdefault(request, {"data": bytearray(), "total": None, "error": None, "chunks": 0, "done": False})
+            check(not entry["done"], f"request {request}: an answer after the fetch ended")
+            if frame_type == T_FETCH_ERROR:
+                entry["error"], entry["done"] = m, True
+                continue
+            offset, _ = requests[request]
+            check(m["offset"] == offset + len(entry["data"]), f"request {request}: chunk at {m['offset']}, expected {offset + len(entry['data'])}")
+            check(m["total"] == size, f"request {request}: total {m['total']}, the blob has {size}")
+            check(len(encode_payload(T_CHUNK, m)) <= 65536, f"request {request}: a chunk over my max_frame")
+            entry["data"] += m["data"]
+            entry["chunks"] += 1
+            entry["total"] = m["total"]
+            start, length = requests[request]
+            end = size if length == 0 else min(start + length, size)
+            if start + len(entry["data"]) >= end:
+                entry["done"] = True
+        return len(results) == len(requests) and all(e["done"] for e in results.values())
+
+    session.until(fetch_done, 15, "answers to every fetch")
+    check(bytes(results[1]["data"]) == png and results[1]["chunks"] >= 2, f"whole fetch: {len(results[1]['data'])} bytes in {results[1]['chunks']} chunks")
+    check(hashlib.sha256(results[1]["data"]).digest() == blob_hash, "whole fetch hash")
+    check(bytes(results[2]["data"]) == png[1000:71000], "ranged fetch bytes")
+    check(bytes(results[7]["data"]) == png, "fetch of exactly the whole blob")
+    past = results[3]
+    check(past["error"] is None and bytes(past["data"]) == png[size - 100:],
+          f"fetch past the end: {past['error'] or str(len(past['data'])) + ' bytes'} (expected the bytes up to the end)")
+    check(results[4]["error"] is None and results[4]["chunks"] == 1 and not results[4]["data"], f"fetch at the end: {results[4]}")
+    check(results[5]["error"] and results[5]["error"]["code"] == ERROR_CODES["protocol_error"], f"fetch beyond the end: {results[5]}")
+    check(results[6]["error"] and results[6]["error"]["code"] == ERROR_CODES["not_found"], f"fetch of an unknown hash: {results[6]}")
+    log(f"fetch: whole ({results[1]['chunks']} chunks), ranged, exact, past the end (clamped: {len(past['data'])} bytes), "
+        f"at the end (one empty chunk), beyond (protocol_error: {results[5]['error']['message']!r}), unknown (not_found)")
+
+    # 6. Ignorable and unknown frame types (section 3), on the live session.
+    session.conn.send_frame(0x7E, b"skip me", flags=0x01)
+    session.sync()
+    log("frames: an unknown type with the ignorable flag is skipped")
+    final_vv = dict(model.vv)
+    session.conn.close()
+
+    def gallery_names():
+        return set(node_listing(cli))
+
+    # 7. An unknown frame type without the flag: unknown_frame_type, closed.
+    s2 = Session.open(args, secret, model, mine)
+    s2.conn.send_frame(0x7E, b"x")
+    error = s2.conn.expect_close()
+    check(error and error.code == ERROR_CODES["unknown_frame_type"], f"unknown frame type answered with {error}")
+    # Reserved flag bits: a protocol error.
+    s3 = Session.open(args, secret, model, mine)
+    s3.conn.send_frame(T_HEARTBEAT, b"", flags=0x02)
+    error = s3.conn.expect_close()
+    check(error and error.code == ERROR_CODES["protocol_error"], f"a reserved flag bit answered with {error}")
+    log("frames: unknown type -> unknown_frame_type, reserved flag bit -> protocol_error")
+
+    # 8. Ops outside the bounds (section 7): rejected_op, closed, nothing applied.
+    def rejected(op, what):
+        victim = Session.open(args, secret, model, mine)
+        victim.conn.send(T_OPS, {"ops": [op]})
+        error = victim.conn.expect_close()
+        check(error and error.code == ERROR_CODES["rejected_op"], f"{what}: answered with {error}")
+        vv = vv_from_status(cli.json("status", "--json"))
+        check(vv.get(mine) == final_vv[mine], f"{what}: the node's vector moved to {vv.get(mine)}")
+        compare_listings(model, cli, f"after {what}")
+
+    bad_name = author.op(K_CREATE, name="")
+    rejected(bad_name, "a gallery name of 0 bytes")
+    rejected(author.op(K_INSERT, gallery=g, after=None, before=model.galleries[g][0], drafts=[author.draft("t" * 1025)]),
+             "a title of 1,025 bytes")
+    rejected(author.op(K_INSERT, gallery=g, after=None, before=model.galleries[g][0], drafts=[author.draft("x", aspect=0.0)]),
+             "an aspect ratio of 0")
+    rejected(author.op(K_INSERT, gallery=g, after=None, before=model.galleries[g][0], drafts=[author.draft("x", hash="ABC")]),
+             "a content hash that is not 64 lowercase hex digits")
+    rejected(author.op(K_INSERT, gallery=g, after=model.galleries[cli_gallery][0], before=None, drafts=[author.draft("x")]),
+             "an anchor that is not a slot of the gallery")
+    log("bounds: empty gallery name, 1,025-byte title, aspect 0, bad hash, foreign anchor -> rejected_op, nothing applied")
+
+    # 9. A corrupted record (section 4.2): closed, nothing of it used, the node keeps serving.
+    victim = Session.open(args, secret, model, mine)
+    corrupt_name = f"corrupt-{tag}"
+    victim.conn.send_raw_frames(frame(T_OPS, encode_payload(T_OPS, {"ops": [author.op(K_CREATE, name=corrupt_name)]})), corrupt=True)
+    error = victim.conn.expect_close()
+    check(error is None or error.code == ERROR_CODES["corrupt_frame"], f"a corrupted record answered with {error}")
+    check(corrupt_name not in gallery_names(), "the corrupted record's op was applied")
+    corrupt_outcome = "error corrupt_frame (sealed), closed" if error else "closed without an error"
+
+    # 10. A wrong secret (sections 4, 13): auth_failed in the clear, nothing applied.
+    wrong_name = f"wrong-{tag}"
+    wrong = Connection(args.host, args.port, b"not the space's secret", replica=mine)
+    refused = None
+    try:
+        wrong.handshake()
+        wrong.send(T_SYNC_REQUEST, {"vv": {}})
+        wrong.send(T_OPS, {"ops": [author.op(K_CREATE, name=wrong_name)]})
+        wrong.recv(5)
+    except NodeError as e:
+        refused = e
+    except NodeClosed:
+        refused = None
+    check(refused is not None and refused.code == ERROR_CODES["auth_failed"] and not refused.sealed,
+          f"a wrong secret answered with {refused}")
+    wrong.close()
+    check(wrong_name not in gallery_names(), "an op sent under a wrong secret was applied")
+
+    # The node still serves: a fresh session catches up to the same vector.
+    again = Session.open(args, secret, Model(), secrets.randbits(64))
+    check(again.sync() == vv_from_status(cli.json("status", "--json")), "a session after the errors")
+    compare_listings(again.model, cli, "a fresh replay after the error cases")
+    again.conn.close()
+    log(f"corrupted record: {corrupt_outcome}; wrong secret: {refused.message!r} in the clear; nothing applied; node still serving")
+    log(f"run: every check passed in {time.time() - started:.1f} s")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("command", choices=["selftest", "run", "explore"])
