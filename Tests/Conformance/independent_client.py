@@ -978,7 +978,10 @@ class Connection:
 
     # Raw I/O.
     def _send(self, data):
-        self.sock.sendall(data)
+        try:
+            self.sock.sendall(data)
+        except (BrokenPipeError, ConnectionResetError) as failure:
+            raise NodeClosed(f"the node closed the connection while this client was writing: {failure}")
         self.last_send = time.time()
 
     def _clear_frame(self, deadline, limit):
@@ -1014,7 +1017,8 @@ class Connection:
         self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         return self
 
-    def handshake(self, timeout=5.0):
+    def handshake(self, timeout=5.0, then=()):
+        """The handshake; `then`: (type, message) frames sealed and written together with message 3."""
         if self.sock is None:
             self.connect()
         deadline = time.time() + timeout
@@ -1031,9 +1035,12 @@ class Connection:
         message3 = self.hs.write_message3()
         send_key, receive_key = self.hs.keys()
         self.sealer, self.opener = RecordSealer(send_key), RecordSealer(receive_key)
-        self._send(frame(T_NOISE, message3))
         self.sealed_in = True
-        self.send(T_IDENTITY, {"version": 3, "replica": self.replica, "max_frame": self.max_frame, "name": self.name})
+        out = frame(T_NOISE, message3)
+        for frame_type, message in [(T_IDENTITY, {"version": 3, "replica": self.replica, "max_frame": self.max_frame,
+                                                  "name": self.name})] + list(then):
+            out += self.seal_frames(frame(frame_type, encode_payload(frame_type, message)))
+        self._send(out)
         return self
 
     def await_identity(self, timeout=5.0):
@@ -1043,15 +1050,20 @@ class Connection:
         return m
 
     # Records (section 4.2).
-    def send_raw_frames(self, data, corrupt=False):
+    def seal_frames(self, data, corrupt=False):
+        out = b""
         for i in range(0, len(data), 65519):
             sealed = self.sealer.seal(data[i:i + 65519])
             if corrupt:
                 sealed = bytearray(sealed)
                 sealed[len(sealed) // 2] ^= 0x04
                 sealed = bytes(sealed)
-            self._send(frame(T_RECORD, sealed))
+            out += frame(T_RECORD, sealed)
             self.records_sent += 1
+        return out
+
+    def send_raw_frames(self, data, corrupt=False):
+        self._send(self.seal_frames(data, corrupt))
 
     def send_frame(self, frame_type, payload, flags=0):
         self.send_raw_frames(frame(frame_type, payload, flags))
@@ -1605,9 +1617,8 @@ def run(args):
     wrong = Connection(args.host, args.port, b"not the space's secret", static=args.static, name=args.name, replica=mine)
     refused = None
     try:
-        wrong.handshake()
-        wrong.send(T_SYNC_REQUEST, {"vv": {}})
-        wrong.send(T_OPS, {"ops": [author.op(K_CREATE, name=wrong_name)]})
+        # Message 3, identity, sync_request and an op in one write: all there before the node answers.
+        wrong.handshake(then=[(T_SYNC_REQUEST, {"vv": {}}), (T_OPS, {"ops": [author.op(K_CREATE, name=wrong_name)]})])
         wrong.recv(5)
     except NodeError as e:
         refused = e
