@@ -11,7 +11,9 @@ Noise Protocol Framework (revision 34), and the frames, records and op encoding 
   independent_client.py run --host H --port P --dir DIR --gallery BIN [--protocol protocol.md]
       selftest, then against a real node (`gallery serve DIR` listening on H:P; BIN is the
       `gallery` executable, used only for `gallery -C DIR ...`): handshake, catch-up, pushed ops,
-      live ops, blob fetches and the error cases.
+      live ops, blob fetches and the error cases. The ops are replayed on a sequential model
+      (no concurrent edits), so run against a node whose history has none: a fresh node, as
+      Tests/EndToEndTests/IndependentClientTests.swift starts (not one that `explore` has used).
   independent_client.py explore ...same arguments as run...
       Experiments on points protocol.md leaves open; prints what the node does (never fails on them).
 
