@@ -24,10 +24,12 @@ public struct Poly1305: Sendable {
     /// An authenticator under the 32-byte one-time `key`; throws `CryptoError.invalidLength` otherwise.
     public init(key: [UInt8]) throws(CryptoError) {
         try CryptoError.check(key, count: Self.keyByteCount, what: "Poly1305 key")
-        func word(_ index: Int) -> UInt32 {
-            UInt32(key[4 * index]) | UInt32(key[4 * index + 1]) << 8
-                | UInt32(key[4 * index + 2]) << 16 | UInt32(key[4 * index + 3]) << 24
-        }
+        self = key.withUnsafeBytes { Poly1305(key: $0.baseAddress!) }
+    }
+
+    /// An authenticator under the 32-byte one-time key at `key`.
+    init(key: UnsafeRawPointer) {
+        func word(_ index: Int) -> UInt32 { key.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self).littleEndian }
         // r &= 0x0ffffffc0ffffffc0ffffffc0fffffff, split into 26-bit limbs.
         let t0 = UInt64(word(0)), t1 = UInt64(word(1)), t2 = UInt64(word(2)), t3 = UInt64(word(3))
         r0 = t0 & 0x3ff_ffff
@@ -72,12 +74,21 @@ public struct Poly1305: Sendable {
         bytes.withUnsafeBytes { update($0) }
     }
 
-    /// Feeds zeros up to the next multiple of 16 bytes fed (the AEAD's padding), if not already there.
-    mutating func padToBlock() {
-        if !pending.isEmpty {
-            pending.append(contentsOf: repeatElement(0, count: 16 - pending.count))
-            pending.withUnsafeBytes { blocks($0.baseAddress!, count: 1, final: false) }
-            pending.removeAll(keepingCapacity: true)
+    /// Feeds `bytes` followed by zeros up to a multiple of 16 bytes (the AEAD's padding), when
+    /// everything fed so far is whole blocks (as in the AEAD); no partial block is kept.
+    ///
+    /// - Complexity: O(*n*).
+    mutating func updatePadded(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        let whole = bytes.count / 16
+        if whole > 0 { blocks(source, count: whole, final: false) }
+        let rest = bytes.count - 16 * whole
+        if rest > 0 {
+            var last: SIMD16<UInt8> = .zero
+            withUnsafeMutableBytes(of: &last) { block in
+                block.baseAddress!.copyMemory(from: source + 16 * whole, byteCount: rest)
+                blocks(UnsafeRawPointer(block.baseAddress!), count: 1, final: false)
+            }
         }
     }
 
@@ -85,6 +96,16 @@ public struct Poly1305: Sendable {
     ///
     /// - Complexity: O(1).
     public consuming func finalize() -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: Self.tagByteCount) { buffer, count in
+            finalize(into: UnsafeMutableRawPointer(buffer.baseAddress!))
+            count = Self.tagByteCount
+        }
+    }
+
+    /// Writes the 16-byte tag of everything fed to `tag`.
+    ///
+    /// - Complexity: O(1).
+    consuming func finalize(into tag: UnsafeMutableRawPointer) {
         if !pending.isEmpty {
             // The last partial block gets its 1 byte here, not at bit 128.
             var last = pending
@@ -124,11 +145,10 @@ public struct Poly1305: Sendable {
         let w2 = UInt32(truncatingIfNeeded: f)
         f = ((g3 >> 18 | top << 8) & 0xffff_ffff) + UInt64(pad.3) + (f >> 32)
         let w3 = UInt32(truncatingIfNeeded: f)
-        var tag = [UInt8](repeating: 0, count: 16)
-        for (index, word) in [w0, w1, w2, w3].enumerated() {
-            for byte in 0..<4 { tag[4 * index + byte] = UInt8(truncatingIfNeeded: word >> (8 * UInt32(byte))) }
-        }
-        return tag
+        tag.storeBytes(of: w0.littleEndian, toByteOffset: 0, as: UInt32.self)
+        tag.storeBytes(of: w1.littleEndian, toByteOffset: 4, as: UInt32.self)
+        tag.storeBytes(of: w2.littleEndian, toByteOffset: 8, as: UInt32.self)
+        tag.storeBytes(of: w3.littleEndian, toByteOffset: 12, as: UInt32.self)
     }
 
     /// Absorbs `count` 16-byte blocks at `source`: h = (h + block + 2^128) · r mod 2^130 - 5, the
