@@ -96,8 +96,9 @@ public struct Poly1305: Sendable {
     ///
     /// - Complexity: O(1).
     public consuming func finalize() -> [UInt8] {
-        [UInt8](unsafeUninitializedCapacity: Self.tagByteCount) { buffer, count in
-            finalize(into: UnsafeMutableRawPointer(buffer.baseAddress!))
+        let words = tagWords()
+        return [UInt8](unsafeUninitializedCapacity: Self.tagByteCount) { buffer, count in
+            Self.store(words, into: UnsafeMutableRawPointer(buffer.baseAddress!))
             count = Self.tagByteCount
         }
     }
@@ -106,6 +107,19 @@ public struct Poly1305: Sendable {
     ///
     /// - Complexity: O(1).
     consuming func finalize(into tag: UnsafeMutableRawPointer) {
+        Self.store(tagWords(), into: tag)
+    }
+
+    /// Writes the tag's four words little-endian to `tag`.
+    private static func store(_ words: (UInt32, UInt32, UInt32, UInt32), into tag: UnsafeMutableRawPointer) {
+        tag.storeBytes(of: words.0.littleEndian, toByteOffset: 0, as: UInt32.self)
+        tag.storeBytes(of: words.1.littleEndian, toByteOffset: 4, as: UInt32.self)
+        tag.storeBytes(of: words.2.littleEndian, toByteOffset: 8, as: UInt32.self)
+        tag.storeBytes(of: words.3.littleEndian, toByteOffset: 12, as: UInt32.self)
+    }
+
+    /// The tag of everything fed, as four words.
+    private consuming func tagWords() -> (UInt32, UInt32, UInt32, UInt32) {
         if !pending.isEmpty {
             // The last partial block gets its 1 byte here, not at bit 128.
             var last = pending
@@ -145,10 +159,7 @@ public struct Poly1305: Sendable {
         let w2 = UInt32(truncatingIfNeeded: f)
         f = ((g3 >> 18 | top << 8) & 0xffff_ffff) + UInt64(pad.3) + (f >> 32)
         let w3 = UInt32(truncatingIfNeeded: f)
-        tag.storeBytes(of: w0.littleEndian, toByteOffset: 0, as: UInt32.self)
-        tag.storeBytes(of: w1.littleEndian, toByteOffset: 4, as: UInt32.self)
-        tag.storeBytes(of: w2.littleEndian, toByteOffset: 8, as: UInt32.self)
-        tag.storeBytes(of: w3.littleEndian, toByteOffset: 12, as: UInt32.self)
+        return (w0, w1, w2, w3)
     }
 
     /// Absorbs `count` 16-byte blocks at `source`: h = (h + block + 2^128) · r mod 2^130 - 5, the

@@ -44,11 +44,11 @@ public struct RecordOpener: Sendable {
             var rejection: NoiseError?
             var cipher = self.cipher
             if ciphertext.isEmpty {
-                do { _ = try cipher.decrypt(ciphertext, authenticating: []) } catch { rejection = error }
+                do throws(NoiseError) { _ = try cipher.decrypt(ciphertext, authenticating: []) } catch { rejection = error }
             } else {
                 ciphertext.withUnsafeBytes { bytes in
                     frames.append(bytes) { record in
-                        do {
+                        do throws(NoiseError) {
                             return try cipher.decrypt(UnsafeRawBufferPointer(record), into: record.baseAddress!)
                         } catch {
                             rejection = error

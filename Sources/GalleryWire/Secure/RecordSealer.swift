@@ -46,7 +46,7 @@ public struct RecordSealer: Sendable {
                     let end = min(start + Self.maximumPlaintext, source.count)
                     let record = base + count
                     let length: Int
-                    do {
+                    do throws(NoiseError) {
                         length = try cipher.encrypt(UnsafeRawBufferPointer(rebasing: source[start..<end]),
                                                     into: record + FrameLimits.headerSize)
                     } catch {
