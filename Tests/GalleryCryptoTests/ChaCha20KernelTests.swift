@@ -4,9 +4,9 @@ import GalleryModel
 import GallerySimulation
 import Testing
 
-/// Each ChaCha20 kernel against RFC 8439's vectors (the cipher and the AEAD), the AVX2 kernel
-/// against the portable one on random lengths, offsets and counters, and the choice of the
-/// default kernel (`GALLERY_CHACHA20_PORTABLE`).
+/// Each ChaCha20-Poly1305 kernel against RFC 8439's vectors (ChaCha20, Poly1305 and the AEAD), the
+/// AVX2 kernels against the portable ones on random lengths, offsets, counters and keys, and the
+/// choice of the default kernel (`GALLERY_CHACHA20_PORTABLE`).
 ///
 /// On a CPU without AVX2 the tests of the wide kernel are reported as skipped, with the reason,
 /// rather than passing without having run.
@@ -35,6 +35,14 @@ struct ChaCha20KernelTests {
         for vector in RFC8439Vectors.keyGenerations {
             let cipher = try #require(try ChaCha20(key: hex(vector.key), nonce: hex(vector.nonce)).using(kernel))
             #expect(hex(Array(cipher.block(counter: 0).prefix(32))) == vector.oneTimeKey, "\(kernel) \(vector.name)")
+        }
+        for vector in RFC8439Vectors.authenticators {
+            let message = hex(vector.message)
+            #expect(hex(try Poly1305.authenticationCode(for: message, key: hex(vector.key), kernel: kernel)) == vector.tag, "\(kernel) \(vector.name)")
+            var poly = try Poly1305(key: hex(vector.key), kernel: kernel)
+            #expect(poly.kernel == kernel)
+            for start in stride(from: 0, to: message.count, by: 7) { poly.update(Array(message[start..<min(start + 7, message.count)])) }
+            #expect(hex(poly.finalize()) == vector.tag, "\(kernel) \(vector.name) in pieces of 7")
         }
         for vector in RFC8439Vectors.aeads {
             let aead = try ChaCha20Poly1305(key: hex(vector.key), kernel: kernel)
@@ -105,6 +113,36 @@ struct ChaCha20KernelTests {
                 if let base = bytes.baseAddress { accelerated.xor(UnsafeRawBufferPointer(bytes), into: base, counter: counter) }
             }
             if inPlace != expected { mismatches.append("length \(length) counter \(counter) in place") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.count) mismatches, the first: \(mismatches.prefix(5))")
+    }
+
+    @Test("Poly1305: random keys and lengths 0...2,000 and large, whole and in random pieces, and all-ones keys and messages: AVX2 equals portable",
+          .enabled(if: accelerated != nil, noAcceleration))
+    func poly1305AcceleratedEqualsPortable() throws {
+        let wide = try #require(Self.accelerated)
+        var generator = SeededGenerator(seed: 0x9017_1305)
+        let source = (0..<(200_000 + 16)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        let ones = [UInt8](repeating: 0xFF, count: 100_000)
+        var mismatches: [String] = []
+        for (round, length) in (Array(0...2000) + [4096, 16_383, 65_519, 65_536, 200_000]).enumerated() {
+            // Every fifth key is all ones (r as large as clamping allows, s all ones), every seventh
+            // message all ones (the largest limbs): the carries at their worst.
+            let key = round % 5 == 0 ? [UInt8](repeating: 0xFF, count: 32) : (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let offset = Int.random(in: 0...15, using: &generator)
+            let message = round % 7 == 0 ? Array(ones.prefix(min(length, ones.count))) : Array(source[offset..<(offset + length)])
+            let expected = try Poly1305.authenticationCode(for: message, key: key, kernel: .portable)
+            if try Poly1305.authenticationCode(for: message, key: key, kernel: wide) != expected {
+                mismatches.append("length \(message.count) whole")
+            }
+            var poly = try Poly1305(key: key, kernel: wide)
+            var start = 0
+            while start < message.count {
+                let end = min(message.count, start + Int.random(in: 1...700, using: &generator))
+                poly.update(Array(message[start..<end]))
+                start = end
+            }
+            if poly.finalize() != expected { mismatches.append("length \(message.count) in pieces") }
         }
         #expect(mismatches.isEmpty, "\(mismatches.count) mismatches, the first: \(mismatches.prefix(5))")
     }

@@ -1,16 +1,18 @@
 import Foundation
-internal import CChaCha20Kernels
+internal import CChaChaPolyKernels
 
 extension ChaCha20 {
-    /// An implementation of ChaCha20's keystream XOR.
+    /// An implementation of ChaCha20's keystream XOR and of Poly1305's block loop (the two loops of
+    /// ChaCha20-Poly1305).
     ///
-    /// The wide kernel lives in the package's C target `CChaCha20Kernels` (Swift has no 256-bit
-    /// vectors on x86-64); whether this CPU and OS can run it is asked once, at run time, with
+    /// The wide kernels live in the package's C target `CChaChaPolyKernels` (Swift has no 256-bit
+    /// vectors on x86-64); whether this CPU and OS can run them is asked once, at run time, with
     /// CPUID and XGETBV, so one binary runs on every CPU of its architecture.
     public enum Kernel: String, Sendable, CaseIterable {
-        /// Portable Swift, four blocks at a time in `SIMD4<UInt32>`: every CPU.
+        /// Portable Swift: ChaCha20 four blocks at a time in `SIMD4<UInt32>`, Poly1305 one block at a
+        /// time; every CPU.
         case portable = "portable"
-        /// Eight blocks at a time in AVX2's 256-bit registers (x86-64).
+        /// AVX2's 256-bit registers (x86-64): ChaCha20 eight blocks at a time, Poly1305 four.
         case x86AVX2 = "x86-avx2"
     }
 
@@ -26,7 +28,7 @@ extension ChaCha20 {
         }
     }()
 
-    /// The kernel `ChaCha20(key:nonce:)` and `ChaCha20Poly1305(key:)` use: `acceleratedKernel` if
+    /// The kernel `ChaCha20(key:nonce:)`, `Poly1305(key:)` and `ChaCha20Poly1305(key:)` use: `acceleratedKernel` if
     /// there is one, unless `GALLERY_CHACHA20_PORTABLE` asks for the portable kernel (read once, at
     /// first use).
     public static let defaultKernel: Kernel = defaultKernel(environment: ProcessInfo.processInfo.environment)

@@ -152,7 +152,7 @@ public struct ChaCha20Poly1305: Sendable {
         var block: (SIMD32<UInt8>, SIMD32<UInt8>) = (.zero, .zero)
         var poly = withUnsafeMutableBytes(of: &block) { bytes in
             cipher.xorOneBlock(bytes.baseAddress!, bytes.baseAddress!, length: ChaCha20.blockByteCount, counter: 0)
-            return Poly1305(key: UnsafeRawPointer(bytes.baseAddress!))
+            return Poly1305(key: UnsafeRawPointer(bytes.baseAddress!), kernel: cipher.kernel)
         }
         block = (.zero, .zero)
         poly.updatePadded(additionalData)

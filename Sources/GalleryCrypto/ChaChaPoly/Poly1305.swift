@@ -1,7 +1,12 @@
+internal import CChaChaPolyKernels
+
 /// The Poly1305 one-time authenticator of RFC 8439 (section 2.5): a 16-byte tag of a message
 /// under a 32-byte one-time key (r, clamped, and s).
 ///
 /// Arithmetic modulo 2^130 - 5 in five 26-bit limbs with 64-bit products (the "donna-32" layout).
+/// With the AVX2 kernel (`ChaCha20.Kernel.x86AVX2`), runs of 16 blocks or more go four blocks at a
+/// time through the C target `CChaChaPolyKernels` (four accumulators in vector lanes, multiplied
+/// by r^4, and at the end by r^4, r^3, r^2, r), in the same limbs.
 /// **Constant time:** no branch or memory index depends on the key, the message or the
 /// accumulator; the final reduction selects h or h - p with a mask. Only the (public) message
 /// length steers the loops. A key must authenticate one message only: `ChaCha20Poly1305` derives
@@ -17,18 +22,32 @@ public struct Poly1305: Sendable {
     private var h0: UInt64 = 0, h1: UInt64 = 0, h2: UInt64 = 0, h3: UInt64 = 0, h4: UInt64 = 0
     /// Bytes of a partial 16-byte block waiting for more.
     private var pending: [UInt8] = []
+    /// The implementation of the block loop.
+    public let kernel: ChaCha20.Kernel
 
     /// The length of a key (32) and of a tag (16) in bytes.
     public static let keyByteCount = 32, tagByteCount = 16
+    /// The fewest blocks handed to the wide kernel at once (it computes r^2...r^4 per call).
+    static let wideRun = 16
 
-    /// An authenticator under the 32-byte one-time `key`; throws `CryptoError.invalidLength` otherwise.
+    /// An authenticator under the 32-byte one-time `key`, with ChaCha20's default kernel; throws
+    /// `CryptoError.invalidLength` otherwise.
     public init(key: [UInt8]) throws(CryptoError) {
-        try CryptoError.check(key, count: Self.keyByteCount, what: "Poly1305 key")
-        self = key.withUnsafeBytes { Poly1305(key: $0.baseAddress!) }
+        try self.init(key: key, kernel: ChaCha20.defaultKernel)
     }
 
-    /// An authenticator under the 32-byte one-time key at `key`.
-    init(key: UnsafeRawPointer) {
+    /// An authenticator under the 32-byte one-time `key` whose block loop runs on `kernel`; throws
+    /// `CryptoError.invalidLength` for another key length, `unavailableKernel` if this CPU cannot
+    /// run `kernel`.
+    public init(key: [UInt8], kernel: ChaCha20.Kernel) throws(CryptoError) {
+        try CryptoError.check(key, count: Self.keyByteCount, what: "Poly1305 key")
+        guard ChaCha20.isAvailable(kernel) else { throw .unavailableKernel(kernel.rawValue) }
+        self = key.withUnsafeBytes { Poly1305(key: $0.baseAddress!, kernel: kernel) }
+    }
+
+    /// An authenticator under the 32-byte one-time key at `key`, on `kernel` (one this CPU runs).
+    init(key: UnsafeRawPointer, kernel: ChaCha20.Kernel) {
+        self.kernel = kernel
         func word(_ index: Int) -> UInt32 { key.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self).littleEndian }
         // r &= 0x0ffffffc0ffffffc0ffffffc0fffffff, split into 26-bit limbs.
         let t0 = UInt64(word(0)), t1 = UInt64(word(1)), t2 = UInt64(word(2)), t3 = UInt64(word(3))
@@ -165,9 +184,24 @@ public struct Poly1305: Sendable {
     /// Absorbs `count` 16-byte blocks at `source`: h = (h + block + 2^128) · r mod 2^130 - 5, the
     /// 2^128 bit left out for the `final` padded block.
     private mutating func blocks(_ source: UnsafeRawPointer, count: Int, final: Bool) {
+        var block = source
+        var count = count
+        if kernel == .x86AVX2 && count >= Self.wideRun && !final {
+            let wide = count & ~3
+            var h = (self.h0, self.h1, self.h2, self.h3, self.h4)
+            let r = (r0, r1, r2, r3, r4)
+            withUnsafeMutableBytes(of: &h) { h in
+                withUnsafeBytes(of: r) { r in
+                    gallery_poly1305_blocks_accelerated(h.baseAddress!.assumingMemoryBound(to: UInt64.self),
+                                                        r.baseAddress!.assumingMemoryBound(to: UInt64.self), block, wide)
+                }
+            }
+            (self.h0, self.h1, self.h2, self.h3, self.h4) = h
+            block += 16 * wide
+            count -= wide
+        }
         let hibit: UInt64 = final ? 0 : 1 << 24
         var (h0, h1, h2, h3, h4) = (self.h0, self.h1, self.h2, self.h3, self.h4)
-        var block = source
         for _ in 0..<count {
             let t0 = UInt64(block.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
             let t1 = UInt64(block.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian)
@@ -200,8 +234,8 @@ public struct Poly1305: Sendable {
     /// The tag of `message` under the one-time `key`.
     ///
     /// - Complexity: O(*n*).
-    public static func authenticationCode(for message: [UInt8], key: [UInt8]) throws(CryptoError) -> [UInt8] {
-        var poly = try Poly1305(key: key)
+    public static func authenticationCode(for message: [UInt8], key: [UInt8], kernel: ChaCha20.Kernel = ChaCha20.defaultKernel) throws(CryptoError) -> [UInt8] {
+        var poly = try Poly1305(key: key, kernel: kernel)
         poly.update(message)
         return poly.finalize()
     }

@@ -1,10 +1,11 @@
-// Which wide ChaCha20 kernel this CPU can run, and the one entry point that runs it.
-#include "CChaCha20Kernels.h"
+// Which wide ChaCha20-Poly1305 kernels this CPU can run, and the entry points that run them.
+#include "CChaChaPolyKernels.h"
 
 #if defined(__x86_64__)
 #include <cpuid.h>
 void gallery_chacha20_xor_avx2(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
                                const void *input, void *output, size_t length);
+void gallery_poly1305_blocks_avx2(uint64_t h[5], const uint64_t r[5], const void *blocks, size_t count);
 
 /// XCR0, the register in which the OS says which register state it saves on a context switch.
 static uint64_t gallery_read_xcr0(void) {
@@ -43,5 +44,16 @@ void gallery_chacha20_xor_accelerated(const uint32_t key[8], const uint32_t nonc
     (void)input;
     (void)output;
     (void)length;
+#endif
+}
+
+void gallery_poly1305_blocks_accelerated(uint64_t h[5], const uint64_t r[5], const void *blocks, size_t count) {
+#if defined(__x86_64__)
+    gallery_poly1305_blocks_avx2(h, r, blocks, count);
+#else
+    (void)h;
+    (void)r;
+    (void)blocks;
+    (void)count;
 #endif
 }

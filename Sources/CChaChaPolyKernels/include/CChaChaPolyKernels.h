@@ -1,8 +1,9 @@
-/// ChaCha20 (RFC 8439) keystream XOR eight blocks at a time with AVX2, and the run-time check of
-/// whether this CPU and OS can run it. Everything else about ChaCha20 and the AEAD (the API, the
-/// portable code, Poly1305) is Swift, in GalleryCrypto's `ChaCha20`.
-#ifndef CCHACHA20_KERNELS_H
-#define CCHACHA20_KERNELS_H
+/// ChaCha20-Poly1305's two loops with AVX2: the ChaCha20 (RFC 8439) keystream XOR eight blocks at
+/// a time, Poly1305's block loop four blocks at a time; and the run-time check of whether this CPU
+/// and OS can run them. Everything else about ChaCha20, Poly1305 and the AEAD (the API, the portable
+/// code, padding, the tag) is Swift, in GalleryCrypto.
+#ifndef CCHACHAPOLY_KERNELS_H
+#define CCHACHAPOLY_KERNELS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -32,5 +33,16 @@ gallery_chacha20_acceleration gallery_chacha20_acceleration_available(void);
 /// execute instructions the CPU does not have (on an architecture with no kernel it does nothing).
 void gallery_chacha20_xor_accelerated(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
                                       const void *input, void *output, size_t length);
+
+/// Absorbs `count` 16-byte blocks at `blocks` (any alignment; `count` a multiple of 4, at least 4)
+/// into the Poly1305 accumulator `h` under the clamped key half `r`, both in five 26-bit limbs
+/// (as GalleryCrypto's `Poly1305` keeps them): h = (h + block + 2^128) * r mod 2^130 - 5 for each
+/// block in turn. `h` comes out carried as the one-block code leaves it (every limb below 2^26
+/// but the second, below 2^26 + 2^6).
+///
+/// Constant time: no branch or memory index depends on the key, the accumulator or the data.
+///
+/// Call only when `gallery_chacha20_acceleration_available()` is not NONE (the same AVX2 check).
+void gallery_poly1305_blocks_accelerated(uint64_t h[5], const uint64_t r[5], const void *blocks, size_t count);
 
 #endif

@@ -2,7 +2,7 @@
 // eight blocks sits in the eight 32-bit lanes of vector x[i] (lane j = block counter + j), the
 // twenty rounds run on whole vectors, and an 8 x 8 transpose turns lanes back into blocks.
 // Compiled for every x86-64 CPU; only called when CPUID and XGETBV say yes.
-#include "CChaCha20Kernels.h"
+#include "CChaChaPolyKernels.h"
 
 #if defined(__x86_64__)
 
