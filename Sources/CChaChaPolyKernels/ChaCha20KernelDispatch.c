@@ -5,6 +5,8 @@
 #include <cpuid.h>
 void gallery_chacha20_xor_avx2(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
                                const void *input, void *output, size_t length);
+void gallery_chacha20_xor_avx512vl(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+                                   const void *input, void *output, size_t length);
 void gallery_poly1305_blocks_avx2(uint64_t h[5], const uint64_t r[5], const void *blocks, size_t count);
 
 /// XCR0, the register in which the OS says which register state it saves on a context switch.
@@ -27,17 +29,34 @@ gallery_chacha20_acceleration gallery_chacha20_acceleration_available(void) {
     if (__get_cpuid_max(0, 0) < 7) return GALLERY_CHACHA20_ACCELERATION_NONE;
     __cpuid_count(7, 0, eax, ebx, ecx, edx);
     const int hasAVX2 = (ebx >> 5) & 1;
-    return hasAVX2 ? GALLERY_CHACHA20_ACCELERATION_X86_AVX2 : GALLERY_CHACHA20_ACCELERATION_NONE;
+    if (!hasAVX2) return GALLERY_CHACHA20_ACCELERATION_NONE;
+    const int hasAVX512F = (ebx >> 16) & 1;
+    const int hasAVX512VL = (ebx >> 31) & 1;
+    // Bits 5-7 (opmask, upper halves of ZMM0-15, ZMM16-31): the OS saves the AVX-512 state.
+    const int savesAVX512 = (gallery_read_xcr0() & 0xE0) == 0xE0;
+    return hasAVX512F && hasAVX512VL && savesAVX512 ? GALLERY_CHACHA20_ACCELERATION_X86_AVX512VL
+                                                    : GALLERY_CHACHA20_ACCELERATION_X86_AVX2;
 #else
     return GALLERY_CHACHA20_ACCELERATION_NONE;
 #endif
 }
 
-void gallery_chacha20_xor_accelerated(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+void gallery_chacha20_xor_accelerated(gallery_chacha20_acceleration acceleration, const uint32_t key[8],
+                                      const uint32_t nonce[3], uint32_t counter,
                                       const void *input, void *output, size_t length) {
 #if defined(__x86_64__)
-    gallery_chacha20_xor_avx2(key, nonce, counter, input, output, length);
+    switch (acceleration) {
+    case GALLERY_CHACHA20_ACCELERATION_X86_AVX512VL:
+        gallery_chacha20_xor_avx512vl(key, nonce, counter, input, output, length);
+        break;
+    case GALLERY_CHACHA20_ACCELERATION_X86_AVX2:
+        gallery_chacha20_xor_avx2(key, nonce, counter, input, output, length);
+        break;
+    default:
+        break;
+    }
 #else
+    (void)acceleration;
     (void)key;
     (void)nonce;
     (void)counter;

@@ -19,8 +19,8 @@ struct ChaCha20KernelTests {
     static let noAcceleration: Comment =
         "SKIPPED: this CPU (or OS) has no AVX2: the wide ChaCha20 kernel is NOT tested"
 
-    /// Every kernel this CPU runs.
-    static var kernels: [ChaCha20.Kernel] { [.portable] + [accelerated].compactMap { $0 } }
+    /// Every wide kernel this CPU runs (AVX2, and AVX-512VL where it has it).
+    static let wideKernels = ChaCha20.availableKernels.filter { $0 != .portable }
 
     /// RFC 8439's ChaCha20 and AEAD vectors, and its block function, through `kernel`.
     static func checkVectors(_ kernel: ChaCha20.Kernel) throws {
@@ -54,21 +54,20 @@ struct ChaCha20KernelTests {
         }
     }
 
-    @Test("Portable kernel: RFC 8439 block function, ChaCha20, key generation and AEAD vectors")
+    @Test("Portable kernel: RFC 8439 block function, ChaCha20, Poly1305, key generation and AEAD vectors")
     func portableVectors() throws {
         try Self.checkVectors(.portable)
     }
 
-    @Test("AVX2 kernel: RFC 8439 block function, ChaCha20, key generation and AEAD vectors",
-          .enabled(if: accelerated != nil, noAcceleration))
-    func acceleratedVectors() throws {
-        try Self.checkVectors(try #require(Self.accelerated))
+    @Test("Wide kernels (AVX2, AVX-512VL): RFC 8439 block function, ChaCha20, Poly1305, key generation and AEAD vectors",
+          .enabled(if: accelerated != nil, noAcceleration), arguments: wideKernels)
+    func acceleratedVectors(kernel: ChaCha20.Kernel) throws {
+        try Self.checkVectors(kernel)
     }
 
-    @Test("Random lengths 0...2,000 and large ones, unaligned input and output, in place, counters near 2^32: AVX2 equals portable",
-          .enabled(if: accelerated != nil, noAcceleration))
-    func acceleratedEqualsPortable() throws {
-        let wide = try #require(Self.accelerated)
+    @Test("Random lengths 0...2,000 and large ones, unaligned input and output, in place, counters near 2^32: each wide kernel equals portable",
+          .enabled(if: accelerated != nil, noAcceleration), arguments: wideKernels)
+    func acceleratedEqualsPortable(wide: ChaCha20.Kernel) throws {
         var generator = SeededGenerator(seed: 0xA5_C4AC_4A20)
         let source = (0..<(300_000 + 64)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         var mismatches: [String] = []
@@ -117,10 +116,9 @@ struct ChaCha20KernelTests {
         #expect(mismatches.isEmpty, "\(mismatches.count) mismatches, the first: \(mismatches.prefix(5))")
     }
 
-    @Test("Poly1305: random keys and lengths 0...2,000 and large, whole and in random pieces, and all-ones keys and messages: AVX2 equals portable",
-          .enabled(if: accelerated != nil, noAcceleration))
-    func poly1305AcceleratedEqualsPortable() throws {
-        let wide = try #require(Self.accelerated)
+    @Test("Poly1305: random keys and lengths 0...2,000 and large, whole and in random pieces, and all-ones keys and messages: wide equals portable",
+          .enabled(if: accelerated != nil, noAcceleration), arguments: wideKernels)
+    func poly1305AcceleratedEqualsPortable(wide: ChaCha20.Kernel) throws {
         var generator = SeededGenerator(seed: 0x9017_1305)
         let source = (0..<(200_000 + 16)).map { _ in UInt8.random(in: 0...255, using: &generator) }
         let ones = [UInt8](repeating: 0xFF, count: 100_000)
@@ -147,10 +145,9 @@ struct ChaCha20KernelTests {
         #expect(mismatches.isEmpty, "\(mismatches.count) mismatches, the first: \(mismatches.prefix(5))")
     }
 
-    @Test("Random AEAD round trips: AVX2 seals what portable opens and the other way round",
-          .enabled(if: accelerated != nil, noAcceleration))
-    func aeadAcrossKernels() throws {
-        let wide = try #require(Self.accelerated)
+    @Test("Random AEAD round trips: a wide kernel seals what portable opens and the other way round",
+          .enabled(if: accelerated != nil, noAcceleration), arguments: wideKernels)
+    func aeadAcrossKernels(wide: ChaCha20.Kernel) throws {
         var generator = SeededGenerator(seed: 0x5EA1_0B3D)
         for length in [0, 1, 15, 16, 17, 63, 64, 255, 256, 511, 512, 513, 1023, 1999, 16_384, 65_519] {
             let key = (0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) }
@@ -182,13 +179,16 @@ struct ChaCha20KernelTests {
         #expect(try ChaCha20Poly1305(key: [UInt8](repeating: 1, count: 32)).kernel == ChaCha20.defaultKernel)
     }
 
-    @Test("A cipher can be made for the portable kernel and this CPU's own kernel only")
+    @Test("A cipher can be made for the portable kernel and this CPU's own kernels only; the best is the default")
     func onlyAvailableKernels() throws {
+        #expect(ChaCha20.availableKernels.first == .portable)
+        #expect(ChaCha20.availableKernels.last == (Self.accelerated ?? .portable))
+        if Self.accelerated == .x86AVX512VL { #expect(Self.wideKernels == [.x86AVX2, .x86AVX512VL]) }
         let cipher = try ChaCha20(key: [UInt8](repeating: 1, count: 32), nonce: [UInt8](repeating: 2, count: 12))
         #expect(cipher.using(.portable)?.kernel == .portable)
         for kernel in ChaCha20.Kernel.allCases where kernel != .portable {
-            #expect((cipher.using(kernel) != nil) == (kernel == Self.accelerated), "\(kernel)")
-            if kernel != Self.accelerated {
+            #expect((cipher.using(kernel) != nil) == Self.wideKernels.contains(kernel), "\(kernel)")
+            if !Self.wideKernels.contains(kernel) {
                 #expect(throws: CryptoError.unavailableKernel(kernel.rawValue)) {
                     try ChaCha20Poly1305(key: [UInt8](repeating: 1, count: 32), kernel: kernel)
                 }

@@ -15,13 +15,16 @@ typedef enum {
     /// x86-64 AVX2 (eight blocks in the eight 32-bit lanes of YMM registers), with the OS saving
     /// the YMM state (XGETBV).
     GALLERY_CHACHA20_ACCELERATION_X86_AVX2 = 1,
+    /// x86-64 AVX2 with AVX-512F and AVX-512VL (the same eight lanes, with VPROLD for the
+    /// rotations), with the OS saving the AVX-512 state too.
+    GALLERY_CHACHA20_ACCELERATION_X86_AVX512VL = 2,
 } gallery_chacha20_acceleration;
 
-/// The wide kernel this CPU and OS offer, from CPUID and XGETBV (asked anew on every call: the
-/// caller keeps the answer).
+/// The best wide kernel this CPU and OS offer, from CPUID and XGETBV (asked anew on every call:
+/// the caller keeps the answer). A CPU with AVX512VL runs the AVX2 kernel too.
 gallery_chacha20_acceleration gallery_chacha20_acceleration_available(void);
 
-/// Writes `length` bytes: `input` XOR the ChaCha20 keystream under `key` (state words 4-11) and
+/// Writes `length` bytes with the kernel `acceleration`: `input` XOR the ChaCha20 keystream under `key` (state words 4-11) and
 /// `nonce` (words 13-15), from block `counter` on (word 12, wrapping modulo 2^32 as the portable
 /// code does; the caller has checked the range). `output` may be the same memory as `input`
 /// (not otherwise overlapping); any alignment, any length.
@@ -29,9 +32,10 @@ gallery_chacha20_acceleration gallery_chacha20_acceleration_available(void);
 /// Constant time: no branch or memory index depends on the key, the nonce, the counter or the data;
 /// the loops depend only on `length`.
 ///
-/// Call only when `gallery_chacha20_acceleration_available()` is not NONE: on another CPU it would
-/// execute instructions the CPU does not have (on an architecture with no kernel it does nothing).
-void gallery_chacha20_xor_accelerated(const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
+/// Call only with a kernel `gallery_chacha20_acceleration_available()` admits: on another CPU it
+/// would execute instructions the CPU does not have (with NONE, or on an architecture with no
+/// kernel, it does nothing).
+void gallery_chacha20_xor_accelerated(gallery_chacha20_acceleration acceleration, const uint32_t key[8], const uint32_t nonce[3], uint32_t counter,
                                       const void *input, void *output, size_t length);
 
 /// Absorbs `count` 16-byte blocks at `blocks` (any alignment; `count` a multiple of 4, at least 4)

@@ -14,17 +14,30 @@ extension ChaCha20 {
         case portable = "portable"
         /// AVX2's 256-bit registers (x86-64): ChaCha20 eight blocks at a time, Poly1305 four.
         case x86AVX2 = "x86-avx2"
+        /// The same with AVX-512VL's rotate instruction in ChaCha20's rounds (x86-64 with AVX-512F
+        /// and AVX-512VL); Poly1305 as `x86AVX2`.
+        case x86AVX512VL = "x86-avx512vl"
     }
 
     /// The environment variable that, set to anything but empty or `0`, makes `defaultKernel`
     /// `.portable` for the whole process (to compare, or to rule the wide kernel out).
     public static let portableEnvironmentVariable = "GALLERY_CHACHA20_PORTABLE"
 
-    /// The wide kernel this CPU and OS can run, or nil.
+    /// The best wide kernel this CPU and OS can run, or nil.
     public static let acceleratedKernel: Kernel? = {
         switch gallery_chacha20_acceleration_available() {
+        case GALLERY_CHACHA20_ACCELERATION_X86_AVX512VL: .x86AVX512VL
         case GALLERY_CHACHA20_ACCELERATION_X86_AVX2: .x86AVX2
         default: nil
+        }
+    }()
+
+    /// Every kernel this CPU and OS can run: the portable one, and the wide ones up to `acceleratedKernel`.
+    public static let availableKernels: [Kernel] = {
+        switch acceleratedKernel {
+        case .x86AVX512VL: [.portable, .x86AVX2, .x86AVX512VL]
+        case .x86AVX2: [.portable, .x86AVX2]
+        case .portable, nil: [.portable]
         }
     }()
 
@@ -45,17 +58,26 @@ extension ChaCha20 {
 
     /// Whether this CPU can run `kernel`.
     static func isAvailable(_ kernel: Kernel) -> Bool {
-        kernel == .portable || kernel == acceleratedKernel
+        availableKernels.contains(kernel)
+    }
+
+    /// The C target's name for `kernel`.
+    var acceleration: gallery_chacha20_acceleration {
+        switch kernel {
+        case .portable: GALLERY_CHACHA20_ACCELERATION_NONE
+        case .x86AVX2: GALLERY_CHACHA20_ACCELERATION_X86_AVX2
+        case .x86AVX512VL: GALLERY_CHACHA20_ACCELERATION_X86_AVX512VL
+        }
     }
 
     /// `length` bytes at `input` XOR the keystream from block `counter`, into `output`, with the
-    /// wide kernel (the caller knows this CPU has it).
+    /// wide kernel `kernel` (which this CPU has: `init` and `using` admit no other).
     ///
     /// - Complexity: O(*n*).
     func xorAccelerated(_ input: UnsafeRawPointer, into output: UnsafeMutableRawPointer, length: Int, counter: UInt32) {
         withUnsafeBytes(of: key) { keyWords in
             withUnsafeBytes(of: nonce) { nonceWords in
-                gallery_chacha20_xor_accelerated(keyWords.baseAddress!.assumingMemoryBound(to: UInt32.self),
+                gallery_chacha20_xor_accelerated(acceleration, keyWords.baseAddress!.assumingMemoryBound(to: UInt32.self),
                                                  nonceWords.baseAddress!.assumingMemoryBound(to: UInt32.self),
                                                  counter, input, output, length)
             }

@@ -5,8 +5,8 @@
 /// no branch on the key or the data. The loop count depends only on the (public) length.
 ///
 /// Where the CPU has AVX2 (and `GALLERY_CHACHA20_PORTABLE` does not say otherwise), eight blocks are
-/// computed at once in C (`Kernel.x86AVX2`); else four at once in `SIMD4<UInt32>` lanes (one block
-/// per lane), the last partial group one block at a time.
+/// computed at once in C (`Kernel.x86AVX2`, or `.x86AVX512VL` with AVX-512VL's rotate); else four at
+/// once in `SIMD4<UInt32>` lanes (one block per lane), the last partial group one block at a time.
 public struct ChaCha20: Sendable {
     /// The key and nonce words of the state: words 4-11 (key) and 13-15 (nonce).
     let key: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
@@ -88,7 +88,7 @@ public struct ChaCha20: Sendable {
     /// - Complexity: O(*n*).
     func xor(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, counter: UInt32) {
         guard let source = input.baseAddress else { return }
-        if kernel == .x86AVX2 {
+        if kernel != .portable {
             xorAccelerated(source, into: output, length: input.count, counter: counter)
             return
         }

@@ -4,7 +4,7 @@ internal import CChaChaPolyKernels
 /// under a 32-byte one-time key (r, clamped, and s).
 ///
 /// Arithmetic modulo 2^130 - 5 in five 26-bit limbs with 64-bit products (the "donna-32" layout).
-/// With the AVX2 kernel (`ChaCha20.Kernel.x86AVX2`), runs of 16 blocks or more go four blocks at a
+/// With a wide kernel (`ChaCha20.Kernel.x86AVX2`, `.x86AVX512VL`), runs of 16 blocks or more go four blocks at a
 /// time through the C target `CChaChaPolyKernels` (four accumulators in vector lanes, multiplied
 /// by r^4, and at the end by r^4, r^3, r^2, r), in the same limbs.
 /// **Constant time:** no branch or memory index depends on the key, the message or the
@@ -186,7 +186,7 @@ public struct Poly1305: Sendable {
     private mutating func blocks(_ source: UnsafeRawPointer, count: Int, final: Bool) {
         var block = source
         var count = count
-        if kernel == .x86AVX2 && count >= Self.wideRun && !final {
+        if kernel != .portable && count >= Self.wideRun && !final {
             let wide = count & ~3
             var h = (self.h0, self.h1, self.h2, self.h3, self.h4)
             let r = (r0, r1, r2, r3, r4)

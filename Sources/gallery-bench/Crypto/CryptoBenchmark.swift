@@ -32,18 +32,21 @@ enum CryptoBenchmark {
         lines.append(rateLine("chacha20-poly1305-seal", bytes: recordByteCount, rate: seal, extra: kernel))
         let sealNoise = try best { _ = try aead.seal(noiseRecord, nonce: nonce); return noiseRecord.count }
         lines.append(rateLine("chacha20-poly1305-seal", bytes: noiseRecord.count, rate: sealNoise, extra: kernel))
-        if aead.kernel != .portable {
-            let portable = try ChaCha20Poly1305(key: key, kernel: .portable)
-            let sealPortable = try best { _ = try portable.seal(record, nonce: nonce); return record.count }
-            lines.append(rateLine("chacha20-poly1305-seal", bytes: recordByteCount, rate: sealPortable, extra: "\"kernel\": \"portable\", "))
+        for other in ChaCha20.availableKernels where other != aead.kernel {
+            let otherAEAD = try ChaCha20Poly1305(key: key, kernel: other)
+            let sealOther = try best { _ = try otherAEAD.seal(record, nonce: nonce); return record.count }
+            lines.append(rateLine("chacha20-poly1305-seal", bytes: recordByteCount, rate: sealOther, extra: "\"kernel\": \"\(other.rawValue)\", "))
         }
         for chachaKernel in ChaCha20.Kernel.allCases {
             guard let cipher = cipher.using(chachaKernel) else { continue }
             let chacha = try best { _ = try cipher.encrypt(record, counter: 1); return record.count }
             lines.append(rateLine("chacha20", bytes: recordByteCount, rate: chacha, extra: "\"kernel\": \"\(chachaKernel.rawValue)\", "))
         }
-        let poly = try best { _ = try Poly1305.authenticationCode(for: record, key: key); return record.count }
-        lines.append(rateLine("poly1305", bytes: recordByteCount, rate: poly))
+        // Poly1305 has two loops: the portable one and one wide one (the same for every wide kernel).
+        for polyKernel in aead.kernel == .portable ? [ChaCha20.Kernel.portable] : [.portable, aead.kernel] {
+            let poly = try best { _ = try Poly1305.authenticationCode(for: record, key: key, kernel: polyKernel); return record.count }
+            lines.append(rateLine("poly1305", bytes: recordByteCount, rate: poly, extra: "\"kernel\": \"\(polyKernel.rawValue)\", "))
+        }
 
         if let openssl = try opensslAEAD(environment: [:]) {
             lines.append(rateLine("openssl-chacha20-poly1305", bytes: recordByteCount, rate: openssl))
