@@ -66,6 +66,7 @@ final class SimulatedNode: @unchecked Sendable {
             runDurability: { step in scheduler.schedule(after: fsync, lane: durability, step) },
             random: { random.next() }, transport: transport,
             wallClock: { SimulatedNode.epoch + Double(scheduler.now) / 1e9 })
+        configuration.environment.wireTally = network.tally
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
         self.node = node
         self.transport = transport

@@ -31,6 +31,10 @@ public struct NodeConfiguration: Sendable {
     /// a lost frame that no later op depends on (the last ops of a burst, a `caught_up`) is asked
     /// for again within this time, without a reconnect.
     public var versionExchangeInterval: Duration = .seconds(10)
+    /// Whether the periodic version exchange sends a digest of the version vector to peers that
+    /// speak `version_digest` (the full vector only when the digests differ); false sends the full
+    /// `sync_request` every time and ignores `version_digest` frames, as nodes before it did.
+    public var versionDigests = true
     /// How long ops a peer announced (`ihave`) may be missing here before the node asks that
     /// peer to push them (`graft`, protocol.md, "Relay"): the eager tree had that long to bring them.
     public var graftTimeout: Duration = .milliseconds(400)

@@ -34,6 +34,7 @@ extension SyncNode: ConnectionDelegate {
             sessions[connection.id] = Session(
                 lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees, peer: peer.replica))
             beginSync(with: connection, now: clock.now)
+            if configuration.versionDigests { connection.send(.versionDigest(.speaks)) }
             announceAddresses(on: connection)
             publishPeerChange(connection)
             configuration.log("\(configuration.name): authenticated \(peer.name) (node \(peer.nodeID), \(connection.role.rawValue), \(connection.remote))")
@@ -64,6 +65,8 @@ extension SyncNode: ConnectionDelegate {
             loop.async { [self] in received(announcement, from: connection) }
         case .ihave, .graft, .prune:
             loop.async { [self] in receiveRelay(message, from: connection) }
+        case .versionDigest(let digest):
+            loop.async { [self] in receive(digest, from: connection) }
         case .heartbeat:
             break
         case .fetch(let request):

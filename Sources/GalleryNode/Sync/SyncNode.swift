@@ -106,6 +106,9 @@ public final class SyncNode: @unchecked Sendable {
         var lastVersionSent: UInt64
         /// What the peer holds and which origins' ops are pushed to it (`SyncNode+Relay`).
         var relay = RelayPolicy()
+        /// The peer said it speaks `version_digest`: the periodic version exchange sends it a
+        /// digest instead of the whole vector (`SyncNode+VersionDigest`).
+        var peerSpeaksDigests = false
     }
 
     /// Ops applied in one turn (a command, a received frame) and not yet durable.
