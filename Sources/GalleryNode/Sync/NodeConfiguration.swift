@@ -38,6 +38,9 @@ public struct NodeConfiguration: Sendable {
     /// How long ops a peer announced (`ihave`) may be missing here before the node asks that
     /// peer to push them (`graft`, protocol.md, "Relay"): the eager tree had that long to bring them.
     public var graftTimeout: Duration = .milliseconds(400)
+    /// How often the node sends each lazy link the `ihave` of what it received since (and the
+    /// `prune`s due): at most once per liveness pass (a tenth of `heartbeatInterval`).
+    public var announcementInterval: Duration = .milliseconds(100)
     /// Whether the node relays along per-origin eager trees with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
     public var relayTrees = true

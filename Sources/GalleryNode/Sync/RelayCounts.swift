@@ -21,7 +21,8 @@ public struct RelayCounts: Hashable, Sendable {
     public var digestsSent = 0
     /// Version digests received that did not match this node's vector (answered `differs`).
     public var digestsDiffered = 0
-    /// Full `sync_request`s sent by the periodic version exchange (to peers without digests).
+    /// Full `sync_request`s sent by the periodic version exchange (to peers without digests, or
+    /// after digests kept differing).
     public var fullExchangesSent = 0
 }
 

@@ -96,22 +96,19 @@ extension SyncNode {
     }
 
     /// Ops arrived from a peer (`ops`): it holds them; those this node held already prune the
-    /// link for their origins (unless they answer a catch-up). On the loop.
+    /// link for their origins (unless they answer a catch-up), at the next relay pass. On the loop.
     func noteReceived(_ ops: [Op], duplicates: Set<ReplicaID>, from connection: Connection) {
         guard var policy = sessions[connection.id]?.relay else { return }
         for op in ops { policy.holds(op.id) }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
-        let prune = duplicates.isEmpty ? [] : policy.receivedDuplicates(of: duplicates)
+        // Sent at the next relay pass, with that link's `ihave`: one record for both.
+        if !duplicates.isEmpty { policy.queuePrune(policy.receivedDuplicates(of: duplicates)) }
         sessions[connection.id]?.relay = policy
-        if !prune.isEmpty {
-            connection.send(.prune(prune))
-            relayCountsOnLoop.prunesSent += 1
-        }
     }
 
-    /// The relay's share of the liveness pass: sends the `ihave` announcements queued since the
-    /// last pass, and asks one peer holding announced ops this node still lacks after
+    /// The relay's share of the liveness pass: sends the `prune`s and `ihave` announcements queued
+    /// since the last pass (one record per peer), and asks one peer holding announced ops this node still lacks after
     /// `graftTimeout` to push them (`graft`). On the loop.
     func relayPass(now: UInt64) {
         guard configuration.relayTrees else { return }
@@ -122,11 +119,21 @@ extension SyncNode {
         // A node being caught up (its first catch-up, the others' requests held back) lacks what
         // every peer holds: that catch-up brings it, no graft is due meanwhile.
         let joining = sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
+        let announcing = UInt64(max(configuration.announcementInterval.nanoseconds, 0))
+        let announce = now >= liveness.lastAnnouncement + announcing
+        if announce { liveness.lastAnnouncement = now }
         for id in sessions.keys.sorted() {
             guard var policy = sessions[id]?.relay, sessions[id]?.live == true, let connection = connections[id] else { continue }
-            if let announcement = policy.takeAnnouncement() {
-                connection.send(.ihave(announcement))
-                relayCountsOnLoop.announcementsSent += 1
+            if announce {
+                let prunes = policy.takePrunes()
+                if !prunes.isEmpty {
+                    connection.send(.prune(prunes))
+                    relayCountsOnLoop.prunesSent += 1
+                }
+                if let announcement = policy.takeAnnouncement() {
+                    connection.send(.ihave(announcement))
+                    relayCountsOnLoop.announcementsSent += 1
+                }
             }
             if !joining, let due = policy.dueGraft(version: version, now: now, timeout: timeout), due.since < (candidate?.since ?? .max) {
                 candidate = (id, due.since, due.origins)
