@@ -13,13 +13,13 @@ import Testing
         var parameters = MeshParameters()
         parameters.seed = 3
         parameters.nodes = nodes
-        parameters.seconds = 4
-        parameters.opsPerSecond = nodes
+        parameters.seconds = 2
+        parameters.opsPerSecond = 2 * nodes
         return MeshSimulation(parameters).run()
     }
 
     @Test func idleTrafficPerNodeDoesNotGrowWithTheMesh() throws {
-        let small = Self.idleRun(nodes: 50), large = Self.idleRun(nodes: 150)
+        let small = Self.idleRun(nodes: 40), large = Self.idleRun(nodes: 120)
         for report in [small, large] {
             #expect(report.violations.isEmpty, "\(report.lines)")
             // Every node made ops: the vectors name (nearly) every replica.
@@ -30,7 +30,7 @@ import Testing
             #expect(types.contains(FrameType.versionDigest.rawValue))
         }
         let perNode = try (#require(small.idleBytesPerNodePerSecond), #require(large.idleBytesPerNodePerSecond))
-        print("idle bytes per node per s: 50 nodes \(perNode.0), 150 nodes \(perNode.1)")
+        print("idle bytes per node per s: 40 nodes \(perNode.0), 120 nodes \(perNode.1)")
         // Heartbeats and digests per link; the random topology has about 4 links per node at any
         // size. Full vectors (about 10 bytes per replica) would triple the larger mesh's figure.
         #expect(perNode.1 < perNode.0 * 1.15)
@@ -40,8 +40,8 @@ import Testing
     @Test func bytesPerOpAtACISizedMesh() {
         var parameters = MeshParameters()
         parameters.seed = 1
-        parameters.nodes = 50
-        parameters.seconds = 20
+        parameters.nodes = 40
+        parameters.seconds = 15
         parameters.opsPerSecond = 10
         let report = MeshSimulation(parameters).run()
         print(report.lines.joined(separator: "\n"))

@@ -39,8 +39,9 @@ public struct NodeConfiguration: Sendable {
     /// peer to push them (`graft`, protocol.md, "Relay"): the eager tree had that long to bring them.
     public var graftTimeout: Duration = .milliseconds(400)
     /// How often the node sends each lazy link the `ihave` of what it received since (and the
-    /// `prune`s due): at most once per liveness pass (a tenth of `heartbeatInterval`).
-    public var announcementInterval: Duration = .milliseconds(100)
+    /// `prune`s due), when no ops it pushes on that link carried them sooner (protocol.md,
+    /// "Relay"): checked on each liveness pass (a tenth of `heartbeatInterval`).
+    public var announcementInterval: Duration = .milliseconds(250)
     /// Whether the node relays along per-origin eager trees with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
     public var relayTrees = true

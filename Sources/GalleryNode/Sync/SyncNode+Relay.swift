@@ -33,7 +33,6 @@ extension SyncNode {
                     }
                 }
             }
-            sessions[id]?.relay = policy
             for run in runs {
                 let key = "\(run.lowerBound)-\(run.upperBound)-\(limit)"
                 let frames = framesByRun[key]
@@ -41,6 +40,23 @@ extension SyncNode {
                 framesByRun[key] = frames
                 for frame in frames { connection.send(frame, priority: .ops) }
             }
+            // What the link's next relay pass would announce or prune goes now, in the same
+            // record as the ops: a frame header instead of a record's header and tag.
+            if !runs.isEmpty { sendAnnouncements(&policy, on: connection) }
+            sessions[id]?.relay = policy
+        }
+    }
+
+    /// Sends the `prune` and `ihave` queued for one link, if any.
+    func sendAnnouncements(_ policy: inout RelayPolicy, on connection: Connection) {
+        let prunes = policy.takePrunes()
+        if !prunes.isEmpty {
+            connection.send(.prune(prunes))
+            relayCountsOnLoop.prunesSent += 1
+        }
+        if let announcement = policy.takeAnnouncement() {
+            connection.send(.ihave(announcement))
+            relayCountsOnLoop.announcementsSent += 1
         }
     }
 
@@ -124,17 +140,7 @@ extension SyncNode {
         if announce { liveness.lastAnnouncement = now }
         for id in sessions.keys.sorted() {
             guard var policy = sessions[id]?.relay, sessions[id]?.live == true, let connection = connections[id] else { continue }
-            if announce {
-                let prunes = policy.takePrunes()
-                if !prunes.isEmpty {
-                    connection.send(.prune(prunes))
-                    relayCountsOnLoop.prunesSent += 1
-                }
-                if let announcement = policy.takeAnnouncement() {
-                    connection.send(.ihave(announcement))
-                    relayCountsOnLoop.announcementsSent += 1
-                }
-            }
+            if announce { sendAnnouncements(&policy, on: connection) }
             if !joining, let due = policy.dueGraft(version: version, now: now, timeout: timeout), due.since < (candidate?.since ?? .max) {
                 candidate = (id, due.since, due.origins)
             }
