@@ -8,6 +8,4 @@ struct LivenessState {
     var gaps: GapWatch
     /// When the node last sent a `graft` (one peer at a time is asked, `SyncNode+Relay`).
     var lastGraft: UInt64 = 0
-    /// When the node last sent its lazy links their `ihave` (`SyncNode+Relay`).
-    var lastAnnouncement: UInt64 = 0
 }

@@ -32,6 +32,8 @@ struct RelayPolicy: Equatable {
     private(set) var prunedOrigins: Set<ReplicaID> = []
     /// What the next `ihave` announces: per origin, the highest counter durable here.
     private(set) var announcement: [ReplicaID: UInt64] = [:]
+    /// When (uptime, nanoseconds) the link was last given its queued `ihave` and `prune`s.
+    var lastAnnounced: UInt64 = 0
     /// Origins to `prune` on this link at the next relay pass (sent with the `ihave`, in one record).
     private(set) var pendingPrunes: Set<ReplicaID> = []
     /// Catch-ups asked of the peer (`sync_request`, `graft`) not yet answered by `caught_up`:

@@ -11,6 +11,8 @@ extension SyncNode {
     /// each run encoded once for all the peers that get it.
     func relay(_ batches: [InFlight]) {
         var framesByRun: [String: [Frame]] = [:]
+        let now = clock.now
+        let piggybackSpacing = UInt64(max(configuration.announcementInterval.nanoseconds, 0)) * 2 / 5
         for (id, session) in sessions where session.live {
             guard let connection = connections[id] else { continue }
             let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
@@ -41,14 +43,19 @@ extension SyncNode {
                 for frame in frames { connection.send(frame, priority: .ops) }
             }
             // What the link's next relay pass would announce or prune goes now, in the same
-            // record as the ops: a frame header instead of a record's header and tag.
-            if !runs.isEmpty { sendAnnouncements(&policy, on: connection) }
+            // record as the ops (a frame header instead of a record's header and tag), unless
+            // the link announced less than `piggybackSpacing` ago: on a busy link, pushes come
+            // every few milliseconds, and announcing with each would undo the batching.
+            if !runs.isEmpty, now >= policy.lastAnnounced + piggybackSpacing {
+                sendAnnouncements(&policy, on: connection, now: now)
+            }
             sessions[id]?.relay = policy
         }
     }
 
     /// Sends the `prune` and `ihave` queued for one link, if any.
-    func sendAnnouncements(_ policy: inout RelayPolicy, on connection: Connection) {
+    func sendAnnouncements(_ policy: inout RelayPolicy, on connection: Connection, now: UInt64) {
+        policy.lastAnnounced = now
         let prunes = policy.takePrunes()
         if !prunes.isEmpty {
             connection.send(.prune(prunes))
@@ -136,11 +143,9 @@ extension SyncNode {
         // every peer holds: that catch-up brings it, no graft is due meanwhile.
         let joining = sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
         let announcing = UInt64(max(configuration.announcementInterval.nanoseconds, 0))
-        let announce = now >= liveness.lastAnnouncement + announcing
-        if announce { liveness.lastAnnouncement = now }
         for id in sessions.keys.sorted() {
             guard var policy = sessions[id]?.relay, sessions[id]?.live == true, let connection = connections[id] else { continue }
-            if announce { sendAnnouncements(&policy, on: connection) }
+            if now >= policy.lastAnnounced + announcing { sendAnnouncements(&policy, on: connection, now: now) }
             if !joining, let due = policy.dueGraft(version: version, now: now, timeout: timeout), due.since < (candidate?.since ?? .max) {
                 candidate = (id, due.since, due.origins)
             }
