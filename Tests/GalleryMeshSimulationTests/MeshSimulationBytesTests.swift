@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test func idleTrafficPerNodeDoesNotGrowWithTheMesh() throws {
-        let small = Self.idleRun(nodes: 40), large = Self.idleRun(nodes: 120)
+        let small = Self.idleRun(nodes: 30), large = Self.idleRun(nodes: 90)
         for report in [small, large] {
             #expect(report.violations.isEmpty, "\(report.lines)")
             // Every node made ops: the vectors name (nearly) every replica.
@@ -30,7 +30,7 @@ import Testing
             #expect(types.contains(FrameType.versionDigest.rawValue))
         }
         let perNode = try (#require(small.idleBytesPerNodePerSecond), #require(large.idleBytesPerNodePerSecond))
-        print("idle bytes per node per s: 40 nodes \(perNode.0), 120 nodes \(perNode.1)")
+        print("idle bytes per node per s: 30 nodes \(perNode.0), 90 nodes \(perNode.1)")
         // Heartbeats and digests per link; the random topology has about 4 links per node at any
         // size. Full vectors (about 10 bytes per replica) would triple the larger mesh's figure.
         #expect(perNode.1 < perNode.0 * 1.15)
@@ -46,7 +46,9 @@ import Testing
         let report = MeshSimulation(parameters).run()
         print(report.lines.joined(separator: "\n"))
         #expect(report.violations.isEmpty)
-        #expect(report.bytesPerOpPerNode < 1_000, "\(report.lines)")
+        // 114.3 at this commit (protocol.md, section 11: about 1.9 times the op is the floor of one
+        // op per record); more means the relay or the version exchange sends more than it did.
+        #expect(report.bytesPerOpPerNode < 120, "\(report.lines)")
         let records = report.workloadFrames.records.bytes, total = report.workloadFrames.totalBytes
         #expect(total > 0 && records < total / 2)
     }
