@@ -114,14 +114,4 @@ struct RelayPolicyTests {
         #expect(policy.route(Self.id(3, Self.alice)) == .push)
         #expect(policy.receivedDuplicates(of: [Self.alice]).isEmpty)
     }
-
-    @Test("Prunes wait for the relay pass, several origins in one frame; a graft meanwhile cancels its origin's")
-    func prunesAreBatchedUntilThePass() {
-        var policy = RelayPolicy()
-        policy.queuePrune(policy.receivedDuplicates(of: [Self.alice]))
-        policy.queuePrune(policy.receivedDuplicates(of: [Self.bob, Self.carol]))
-        policy.grafting([Self.carol])
-        #expect(policy.takePrunes() == [Self.alice, Self.bob].sorted())
-        #expect(policy.takePrunes().isEmpty, "taken once")
-    }
 }

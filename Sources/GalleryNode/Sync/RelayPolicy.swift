@@ -32,10 +32,8 @@ struct RelayPolicy: Equatable {
     private(set) var prunedOrigins: Set<ReplicaID> = []
     /// What the next `ihave` announces: per origin, the highest counter durable here.
     private(set) var announcement: [ReplicaID: UInt64] = [:]
-    /// When (uptime, nanoseconds) the link was last given its queued `ihave` and `prune`s.
+    /// When (uptime, nanoseconds) the link was last given its queued `ihave`.
     var lastAnnounced: UInt64 = 0
-    /// Origins to `prune` on this link at the next relay pass (sent with the `ihave`, in one record).
-    private(set) var pendingPrunes: Set<ReplicaID> = []
     /// Catch-ups asked of the peer (`sync_request`, `graft`) not yet answered by `caught_up`:
     /// duplicates meanwhile are expected, not a sign of a second eager path.
     private(set) var awaitedCatchUps = 0
@@ -93,18 +91,6 @@ struct RelayPolicy: Equatable {
         if let peer { fresh.remove(peer) }
         prunedOrigins.formUnion(fresh)
         return fresh.sorted()
-    }
-
-    /// Queues origins for the next `prune`.
-    mutating func queuePrune(_ origins: [ReplicaID]) {
-        pendingPrunes.formUnion(origins)
-    }
-
-    /// The origins to `prune` now (those queued since the last pass, less any grafted meanwhile);
-    /// empty when none.
-    mutating func takePrunes() -> [ReplicaID] {
-        defer { pendingPrunes.removeAll(keepingCapacity: true) }
-        return pendingPrunes.intersection(prunedOrigins).sorted()
     }
 
     /// The peer sent `prune`: its ops of these origins are announced from now on.
