@@ -42,7 +42,7 @@ extension SyncNode {
                 framesByRun[key] = frames
                 for frame in frames { connection.send(frame, priority: .ops) }
             }
-            // What the link's next relay pass would announce goes now, in the same
+            // What the link's next relay pass would announce or prune goes now, in the same
             // record as the ops (a frame header instead of a record's header and tag), unless
             // the link announced less than `piggybackSpacing` ago: on a busy link, pushes come
             // every few milliseconds, and announcing with each would undo the batching.
@@ -53,9 +53,14 @@ extension SyncNode {
         }
     }
 
-    /// Sends the `ihave` queued for one link, if any.
+    /// Sends the `prune` and `ihave` queued for one link, if any.
     func sendAnnouncements(_ policy: inout RelayPolicy, on connection: Connection, now: UInt64) {
         policy.lastAnnounced = now
+        let prunes = policy.takePrunes()
+        if !prunes.isEmpty {
+            connection.send(.prune(prunes))
+            relayCountsOnLoop.prunesSent += 1
+        }
         if let announcement = policy.takeAnnouncement() {
             connection.send(.ihave(announcement))
             relayCountsOnLoop.announcementsSent += 1
@@ -114,23 +119,24 @@ extension SyncNode {
     }
 
     /// Ops arrived from a peer (`ops`): it holds them; those this node held already prune the
-    /// link for their origins (unless they answer a catch-up). On the loop.
+    /// link for their origins (unless they answer a catch-up), at the next relay pass. On the loop.
     func noteReceived(_ ops: [Op], duplicates: Set<ReplicaID>, from connection: Connection) {
         guard var policy = sessions[connection.id]?.relay else { return }
         for op in ops { policy.holds(op.id) }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
-        let prune = duplicates.isEmpty ? [] : policy.receivedDuplicates(of: duplicates)
+        // Most prunes go with the link's next announcement, one record for both; a second
+        // duplicate meanwhile sends the prune at once (`RelayPolicy.duplicatesArrived`).
+        let prune = duplicates.isEmpty ? [] : policy.duplicatesArrived(duplicates)
         sessions[connection.id]?.relay = policy
-        // At once: on a busy link every moment of delay brings more duplicates.
         if !prune.isEmpty {
             connection.send(.prune(prune))
             relayCountsOnLoop.prunesSent += 1
         }
     }
 
-    /// The relay's share of the liveness pass: sends each lazy link the `ihave` of what was queued
-    /// since its last announcement, when due, and asks one peer holding announced ops this node still lacks after
+    /// The relay's share of the liveness pass: sends the `prune`s and `ihave` announcements queued
+    /// since the last pass (one record per peer), and asks one peer holding announced ops this node still lacks after
     /// `graftTimeout` to push them (`graft`). On the loop.
     func relayPass(now: UInt64) {
         guard configuration.relayTrees else { return }
