@@ -46,7 +46,7 @@ import Testing
         let report = MeshSimulation(parameters).run()
         print(report.lines.joined(separator: "\n"))
         #expect(report.violations.isEmpty)
-        // 114.3 at this commit (protocol.md, section 11: about 1.9 times the op is the floor of one
+        // 114.6 at this commit (protocol.md, section 11: about 1.9 times the op is the floor of one
         // op per record); more means the relay or the version exchange sends more than it did.
         #expect(report.bytesPerOpPerNode < 120, "\(report.lines)")
         let records = report.workloadFrames.records.bytes, total = report.workloadFrames.totalBytes
