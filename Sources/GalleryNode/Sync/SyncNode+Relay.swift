@@ -84,10 +84,19 @@ extension SyncNode {
         requestCatchUp(from: connection)
     }
 
+    /// How long after the first catch-up's `caught_up` the held-back requests still wait. That
+    /// `caught_up` left its sender queued behind up to two catch-up frames (2 MiB), and the ops
+    /// the sender applied meanwhile follow it; a request sent at once names a vector that lags
+    /// them, and every other peer answers it with those ops, which the first sends too (a few
+    /// percent of a join's ops came twice per peer at 3,500 ops/s, `gallery-bench catchup`).
+    static let joinSettle: UInt64 = 500_000_000
+
     /// Sends the first `sync_request` of the sessions that waited, once no first catch-up is
-    /// pending any more (or they waited `deferredRequestLimit`). On the loop.
+    /// pending any more and `joinSettle` has passed since the last ended (or they waited
+    /// `deferredRequestLimit`). On the loop.
     func releaseDeferredRequests(now: UInt64) {
-        let pending = sessions.contains { $0.value.relay.firstCatchUpPending && connections[$0.key] != nil }
+        let settling = liveness.joinSettleUntil.map { now < $0 } ?? false
+        let pending = settling || sessions.contains { $0.value.relay.firstCatchUpPending && connections[$0.key] != nil }
         for (id, session) in sessions {
             guard let since = session.relay.deferredRequestSince, let connection = connections[id] else { continue }
             guard !pending || now - since >= Self.deferredRequestLimit else { continue }

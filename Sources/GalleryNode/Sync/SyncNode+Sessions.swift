@@ -55,7 +55,7 @@ extension SyncNode: ConnectionDelegate {
                 sessions[connection.id]?.syncedUpTo = version
                 let first = sessions[connection.id]?.relay.firstCatchUpPending == true
                 sessions[connection.id]?.relay.caughtUp(version)
-                if first { releaseDeferredRequests(now: clock.now) }
+                if first { liveness.joinSettleUntil = clock.now + Self.joinSettle }
                 publishPeerChange(connection)
                 if previous != version {
                     configuration.log("\(configuration.name): synced with \(connection.peer?.label ?? "?") up to \(version)")
