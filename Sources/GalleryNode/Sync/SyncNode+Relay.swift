@@ -128,7 +128,8 @@ extension SyncNode {
     }
 
     /// Ops arrived from a peer (`ops`): it holds them; those this node held already prune the
-    /// link for their origins (unless they answer a catch-up), at the next relay pass. On the loop.
+    /// link for their origins (unless they answer a catch-up), with the link's next announcement
+    /// or at once on a second duplicate (`RelayPolicy.duplicatesArrived`). On the loop.
     func noteReceived(_ ops: [Op], duplicates: Set<ReplicaID>, from connection: Connection) {
         guard var policy = sessions[connection.id]?.relay else { return }
         for op in ops { policy.holds(op.id) }
