@@ -64,7 +64,7 @@ let package = Package(
         ]),
         // Hundreds of real nodes in one process on a seeded scheduler and a simulated network
         // (issue 16): for tests and gallery-bench only, never in `gallery`.
-        .target(name: "GalleryMeshSimulation", dependencies: ["GalleryModel", "GalleryCrypto", "GallerySimulation", "GalleryIO", "GalleryNode"]),
+        .target(name: "GalleryMeshSimulation", dependencies: ["GalleryModel", "GalleryCrypto", "GallerySimulation", "GalleryIO", "GalleryNode", "GalleryWire"]),
         // Shared by tests and benchmarks: spawning `gallery` and the bench's children, storage
         // fixtures, and a headless-Chromium driver over the DevTools protocol.
         .target(name: "GalleryTestSupport", dependencies: ["GalleryModel", "GallerySimulation", "GalleryIO"]),

@@ -114,4 +114,16 @@ struct RelayPolicyTests {
         #expect(policy.route(Self.id(3, Self.alice)) == .push)
         #expect(policy.receivedDuplicates(of: [Self.alice]).isEmpty)
     }
+
+    @Test("A first duplicate queues its prune for the next announcement, a second sends it at once; a graft cancels a queued one")
+    func prunesWaitForTheAnnouncementUnlessDuplicatesKeepComing() {
+        var policy = RelayPolicy()
+        #expect(policy.duplicatesArrived([Self.alice]).isEmpty)
+        #expect(policy.duplicatesArrived([Self.bob, Self.carol]).isEmpty)
+        #expect(policy.duplicatesArrived([Self.bob]) == [Self.bob], "a busy link: at once")
+        policy.grafting([Self.carol])
+        #expect(policy.takePrunes() == [Self.alice])
+        #expect(policy.takePrunes().isEmpty, "taken once")
+        #expect(policy.duplicatesArrived([Self.alice]).isEmpty, "pruned already")
+    }
 }

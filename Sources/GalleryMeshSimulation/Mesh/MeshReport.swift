@@ -1,3 +1,6 @@
+import GalleryNode
+import GalleryWire
+
 /// What a mesh simulation run measured and which invariants it broke.
 package struct MeshReport: Sendable {
     /// What ran (and how to replay it).
@@ -23,6 +26,12 @@ package struct MeshReport: Sendable {
     package var opBytesPerOpPerNode: Double?
     /// What an idle node sends per second (heartbeats, the periodic version exchange).
     package var idleBytesPerNodePerSecond: Double?
+    /// What the nodes wrote during the workload, by frame type, and the records around them.
+    package var workloadFrames = WireTally.Snapshot()
+    /// What the nodes wrote over the quiet seconds after convergence (`idleSeconds`).
+    package var idleFrames = WireTally.Snapshot()
+    /// How long the idle traffic was measured (simulated seconds; 0 when it was not).
+    package var idleSeconds: Double = 0
     /// The average encoded size of an op.
     package var encodedOpBytes: Double = 0
     /// Node crashes (each followed by a restart).
@@ -66,8 +75,26 @@ package struct MeshReport: Sendable {
                 + "link_drops=\(linkDrops) events=\(eventsRun) digest=\(String(traceDigest, radix: 16)) "
                 + "simulated_s=\(format(simulatedSeconds)) wall_s=\(String(format: "%.2f", wallSeconds))",
         ]
+        lines.append(breakdown("workload bytes per op per node", workloadFrames, per: Double(max(1, opsDurable) * max(1, parameters.nodes - 1))))
+        if idleSeconds > 0 {
+            lines.append(breakdown("idle bytes per node per s", idleFrames, per: idleSeconds * Double(max(1, parameters.nodes))))
+        }
         for violation in violations { lines.append("FAILED: \(violation)") }
         if !violations.isEmpty { lines.append("replay: \(parameters.commandLine)") }
         return lines
+    }
+
+    /// One line: `title`, then per frame type (largest first) its bytes and frames over `per`,
+    /// and the records' headers and tags.
+    private func breakdown(_ title: String, _ snapshot: WireTally.Snapshot, per divisor: Double) -> String {
+        let entries = snapshot.byType.sorted { ($0.value.bytes, $1.key) > ($1.value.bytes, $0.key) }.map { type, count in
+            let name = FrameType(rawValue: type).map { "\($0)" } ?? String(format: "0x%02x", type)
+            return "\(name)=" + String(format: "%.2f", Double(count.bytes) / divisor)
+                + "(" + String(format: "%.3f", Double(count.frames) / divisor) + " frames)"
+        }
+        let records = "records=" + String(format: "%.2f", Double(snapshot.records.bytes) / divisor)
+            + "(" + String(format: "%.3f", Double(snapshot.records.frames) / divisor) + ")"
+        return "\(title): total=" + String(format: "%.2f", Double(snapshot.totalBytes) / divisor) + " " + records + " "
+            + entries.joined(separator: " ")
     }
 }

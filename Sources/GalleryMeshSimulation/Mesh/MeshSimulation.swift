@@ -74,8 +74,10 @@ package final class MeshSimulation: @unchecked Sendable {
         scheduleFaults(from: workStart, until: workEnd)
         scheduler.run(until: workStart)
         let bytesBefore = network.bytesSent
+        let tallyBefore = network.tally.snapshot
         scheduler.run(until: workEnd)
         let workloadBytes = network.bytesSent - bytesBefore
+        report.workloadFrames = network.tally.snapshot.since(tallyBefore)
         // Healing: no more faults; every crashed node restarts, the partition ends.
         network.heal()
         for node in nodes where !node.isUp { node.start(network: network, parameters: parameters) }
@@ -246,7 +248,10 @@ package final class MeshSimulation: @unchecked Sendable {
         guard report.converged else { return }
         let quiet: UInt64 = 20_000_000_000
         let before = network.bytesSent
+        let tallyBefore = network.tally.snapshot
         scheduler.run(until: scheduler.now + quiet)
+        report.idleFrames = network.tally.snapshot.since(tallyBefore)
+        report.idleSeconds = Double(quiet) / 1e9
         let idlePerSecond = Double(network.bytesSent - before) / (Double(quiet) / 1e9)
         report.idleBytesPerNodePerSecond = idlePerSecond / Double(nodes.count)
         report.opBytesPerOpPerNode = max(0, Double(workload) - idlePerSecond * seconds) / ops / receivers

@@ -15,6 +15,8 @@ package final class SimulatedNetwork: @unchecked Sendable {
     let conditions: LinkConditions
     /// Bytes every node wrote onto a link (handshakes, ops, heartbeats, everything).
     package internal(set) var bytesSent = 0
+    /// What every node's connections wrote, by frame type (shared by all the nodes).
+    package let tally = WireTally()
     /// Every link made, in order.
     private(set) var links: [SimulatedLink] = []
     /// Links by node index (at either end).

@@ -32,6 +32,8 @@ final class SimulatedNode: @unchecked Sendable {
     private(set) var incarnations = 0
     /// Whether the storage forgets its last batch at a crash although it reported it durable.
     var lyingFsync = false
+    /// Changes each incarnation's configuration before it starts (a test's knobs).
+    var configure: ((inout NodeConfiguration) -> Void)?
 
     /// A node not yet started, of the run seeded with `seed`.
     init(index: Int, dials: [Int], seed: UInt64) {
@@ -66,6 +68,8 @@ final class SimulatedNode: @unchecked Sendable {
             runDurability: { step in scheduler.schedule(after: fsync, lane: durability, step) },
             random: { random.next() }, transport: transport,
             wallClock: { SimulatedNode.epoch + Double(scheduler.now) / 1e9 })
+        configuration.environment.wireTally = network.tally
+        configure?(&configuration)
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
         self.node = node
         self.transport = transport

@@ -40,10 +40,14 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     /// Runs once the queued bytes fall below `threshold` (a streaming catch-up's next batch).
     private var drainWaiter: (threshold: Int, body: @Sendable () -> Void)?
 
+    /// Where written frames are counted by type, if anywhere.
+    private let tally: WireTally?
+
     /// An outbox dropping a peer whose queued frames pass `limit` bytes.
-    init(limit: Int, clock: any NodeClock = SystemClock()) {
+    init(limit: Int, clock: any NodeClock = SystemClock(), tally: WireTally? = nil) {
         queue = OutboundQueue(limit: limit)
         self.clock = clock
+        self.tally = tally
         lastSent = clock.now
     }
 
@@ -170,8 +174,12 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
                         drained = waiter.body
                         drainWaiter = nil
                     }
-                    guard segment.sealed else { return .frames(segment.bytes, drained: drained) }
+                    guard segment.sealed else {
+                        tally?.count(plaintext: segment.bytes, sealedCount: nil)
+                        return .frames(segment.bytes, drained: drained)
+                    }
                     guard let sealed = sealLocked(segment.bytes) else { return .failed }
+                    tally?.count(plaintext: segment.bytes, sealedCount: sealed.count)
                     return .frames(sealed, drained: drained)
                 }
                 if closing { return .finished }
@@ -201,7 +209,9 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
                     // arrives, never finds the slot still taken.
                     if stream.isFinished { stopServing(stream.request) }
                     // Sealed under the lock, so that records leave in the order of their nonces.
-                    guard let sealed = condition.withLock({ sealLocked(frame.encoded) }) else { return .finished }
+                    let encoded = frame.encoded
+                    guard let sealed = condition.withLock({ sealLocked(encoded) }) else { return .finished }
+                    tally?.count(plaintext: encoded, sealedCount: sealed.count)
                     return .bytes(sealed)
                 } catch {
                     stopServing(stream.request)

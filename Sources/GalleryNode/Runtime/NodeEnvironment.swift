@@ -19,6 +19,9 @@ package struct NodeEnvironment: Sendable {
     /// Where peers are accepted and dialed instead of sockets (`NodeConfiguration.io` is then
     /// ignored); nil in production.
     package var transport: (any NodeTransport)?
+    /// Where the node's connections count what they write, by frame type (a simulation's
+    /// report); nil in production.
+    package var wireTally: WireTally?
 
     package init(
         clock: any NodeClock, makeInbox: @escaping @Sendable (String) -> any NodeExecutor,

@@ -87,15 +87,16 @@ final class Connection: @unchecked Sendable {
 
     /// A connection over a link of a `NodeTransport` (a simulated network).
     convenience init(id: Int, role: Role, link: any TransportLink, settings: HandshakeSettings, queueLimit: Int,
-                     clock: any NodeClock, delegate: any ConnectionDelegate, dialed: Endpoint? = nil,
+                     clock: any NodeClock, tally: WireTally? = nil, delegate: any ConnectionDelegate, dialed: Endpoint? = nil,
                      expectedNode: NodeID? = nil) {
-        self.init(id: id, role: role, remote: link.remote, dialed: dialed, queueLimit: queueLimit, clock: clock, delegate: delegate)
+        self.init(id: id, role: role, remote: link.remote, dialed: dialed, queueLimit: queueLimit, clock: clock, tally: tally,
+                  delegate: delegate)
         let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
         install(link.makeChannel(source: outbox, handlers: handlers))
     }
 
     private init(id: Int, role: Role, remote: String, dialed: Endpoint?, queueLimit: Int, clock: any NodeClock = SystemClock(),
-                 delegate: any ConnectionDelegate) {
+                 tally: WireTally? = nil, delegate: any ConnectionDelegate) {
         self.id = id
         self.role = role
         self.remote = remote
@@ -104,7 +105,7 @@ final class Connection: @unchecked Sendable {
         self.clock = clock
         self.startedAt = clock.now
         self.lastReceived = startedAt
-        self.outbox = PeerOutbox(limit: queueLimit, clock: clock)
+        self.outbox = PeerOutbox(limit: queueLimit, clock: clock, tally: tally)
     }
 
     private func install(_ channel: any Channel) {

@@ -8,4 +8,7 @@ struct LivenessState {
     var gaps: GapWatch
     /// When the node last sent a `graft` (one peer at a time is asked, `SyncNode+Relay`).
     var lastGraft: UInt64 = 0
+    /// After the first catch-up of a joining node ended: the held-back requests wait until then
+    /// (`SyncNode.joinSettle`).
+    var joinSettleUntil: UInt64?
 }

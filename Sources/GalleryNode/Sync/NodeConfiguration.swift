@@ -31,9 +31,17 @@ public struct NodeConfiguration: Sendable {
     /// a lost frame that no later op depends on (the last ops of a burst, a `caught_up`) is asked
     /// for again within this time, without a reconnect.
     public var versionExchangeInterval: Duration = .seconds(10)
+    /// Whether the periodic version exchange sends a digest of the version vector to peers that
+    /// speak `version_digest` (the full vector only when the digests differ); false sends the full
+    /// `sync_request` every time and ignores `version_digest` frames, as nodes before it did.
+    public var versionDigests = true
     /// How long ops a peer announced (`ihave`) may be missing here before the node asks that
     /// peer to push them (`graft`, protocol.md, "Relay"): the eager tree had that long to bring them.
     public var graftTimeout: Duration = .milliseconds(400)
+    /// How often the node sends each lazy link the `ihave` of what it received since (and the
+    /// `prune`s due), when no ops it pushes on that link carried them sooner (protocol.md,
+    /// "Relay"): checked on each liveness pass (a tenth of `heartbeatInterval`).
+    public var announcementInterval: Duration = .milliseconds(250)
     /// Whether the node relays along per-origin eager trees with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
     public var relayTrees = true

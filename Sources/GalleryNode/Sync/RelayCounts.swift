@@ -17,6 +17,13 @@ public struct RelayCounts: Hashable, Sendable {
     public var catchUpsAnswered = 0
     /// `ops` frames sent by catch-ups.
     public var catchUpFramesSent = 0
+    /// Version digests sent by the periodic version exchange (instead of a `sync_request`).
+    public var digestsSent = 0
+    /// Version digests received that did not match this node's vector (answered `differs`).
+    public var digestsDiffered = 0
+    /// Full `sync_request`s sent by the periodic version exchange (to peers without digests, or
+    /// after digests kept differing).
+    public var fullExchangesSent = 0
 }
 
 extension SyncNode {

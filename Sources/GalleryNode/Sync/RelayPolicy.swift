@@ -32,6 +32,10 @@ struct RelayPolicy: Equatable {
     private(set) var prunedOrigins: Set<ReplicaID> = []
     /// What the next `ihave` announces: per origin, the highest counter durable here.
     private(set) var announcement: [ReplicaID: UInt64] = [:]
+    /// When (uptime, nanoseconds) the link was last given its queued `ihave` and `prune`s.
+    var lastAnnounced: UInt64 = 0
+    /// Origins to `prune` on this link with its next announcement (see `duplicatesArrived`).
+    private(set) var pendingPrunes: Set<ReplicaID> = []
     /// Catch-ups asked of the peer (`sync_request`, `graft`) not yet answered by `caught_up`:
     /// duplicates meanwhile are expected, not a sign of a second eager path.
     private(set) var awaitedCatchUps = 0
@@ -89,6 +93,24 @@ struct RelayPolicy: Equatable {
         if let peer { fresh.remove(peer) }
         prunedOrigins.formUnion(fresh)
         return fresh.sorted()
+    }
+
+    /// Ops of these origins arrived from the peer though this node held them: the origins to
+    /// `prune` at once. An origin's first duplicate only queues its `prune` for the link's next
+    /// announcement (on a quiet link, one record for both); a second duplicate before then (a
+    /// busy link, where waiting brings more) sends it at once.
+    mutating func duplicatesArrived(_ origins: Set<ReplicaID>) -> [ReplicaID] {
+        let again = origins.intersection(pendingPrunes)
+        pendingPrunes.subtract(again)
+        pendingPrunes.formUnion(receivedDuplicates(of: origins))
+        return again.sorted()
+    }
+
+    /// The origins to `prune` now (those queued since the last pass, less any grafted meanwhile);
+    /// empty when none.
+    mutating func takePrunes() -> [ReplicaID] {
+        defer { pendingPrunes.removeAll(keepingCapacity: true) }
+        return pendingPrunes.intersection(prunedOrigins).sorted()
     }
 
     /// The peer sent `prune`: its ops of these origins are announced from now on.

@@ -60,19 +60,36 @@ extension SyncNode {
             + "asking \(peers.count) peers again")
     }
 
-    /// Anti-entropy: sends a fresh `sync_request` on every session whose peer has caught it up and
-    /// that has not carried one for `versionExchangeInterval`. The peer answers with whatever this
-    /// node's version vector lacks (usually nothing, then just `caught_up`), so a lost frame that no
-    /// later op depends on is filled within the interval. On the loop.
+    /// Anti-entropy: on every session whose peer has caught it up and that has not carried one for
+    /// `versionExchangeInterval`, asks the peer for whatever this node's version vector lacks.
+    /// To a peer that speaks `version_digest`, a 16-byte digest of the vector: the peer answers
+    /// only when its own vector differs (`differs`), so the exchange of two nodes holding the same
+    /// ops costs the same whatever the number of replicas; after `VersionDigest.confirmations`
+    /// further digests a second apart also differ, this node sends its `sync_request`
+    /// (`SyncNode+VersionDigest`). To others, the `sync_request` itself (answered by the ops lacking, usually
+    /// none, and `caught_up`). A lost frame that no later op depends on is filled within the
+    /// interval (or two). On the loop.
     func exchangeVersions(now: UInt64) {
         let interval = UInt64(max(configuration.versionExchangeInterval.nanoseconds, 1_000_000))
         let due = sessions.filter { _, session in
-            session.live && session.syncedUpTo != nil && now > session.lastVersionSent && now - session.lastVersionSent >= interval
+            guard session.live && session.syncedUpTo != nil else { return false }
+            if let confirm = session.digestConfirmAt { return now >= confirm }
+            return now > session.lastVersionSent && now - session.lastVersionSent >= interval
         }
         guard !due.isEmpty else { return }
-        for (id, _) in due {
+        let digest = due.values.contains { $0.peerSpeaksDigests } ? VersionDigest.of(replica.version) : nil
+        for (id, session) in due {
             guard let connection = connections[id] else { continue }
-            requestCatchUp(from: connection)
+            if session.peerSpeaksDigests, let digest {
+                connection.send(.versionDigest(.digest(digest)))
+                relayCountsOnLoop.digestsSent += 1
+                // A regular digest starts a new round; a confirmation keeps the misses counted.
+                if session.digestConfirmAt == nil { sessions[id]?.digestMisses = 0 }
+                sessions[id]?.digestConfirmAt = nil
+            } else {
+                requestCatchUp(from: connection)
+                relayCountsOnLoop.fullExchangesSent += 1
+            }
             sessions[id]?.lastVersionSent = now
         }
     }

@@ -11,6 +11,8 @@ extension SyncNode {
     /// each run encoded once for all the peers that get it.
     func relay(_ batches: [InFlight]) {
         var framesByRun: [String: [Frame]] = [:]
+        let now = clock.now
+        let piggybackSpacing = UInt64(max(configuration.announcementInterval.nanoseconds, 0)) * 2 / 5
         for (id, session) in sessions where session.live {
             guard let connection = connections[id] else { continue }
             let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
@@ -33,7 +35,6 @@ extension SyncNode {
                     }
                 }
             }
-            sessions[id]?.relay = policy
             for run in runs {
                 let key = "\(run.lowerBound)-\(run.upperBound)-\(limit)"
                 let frames = framesByRun[key]
@@ -41,6 +42,28 @@ extension SyncNode {
                 framesByRun[key] = frames
                 for frame in frames { connection.send(frame, priority: .ops) }
             }
+            // What the link's next relay pass would announce or prune goes now, in the same
+            // record as the ops (a frame header instead of a record's header and tag), unless
+            // the link announced less than `piggybackSpacing` ago: on a busy link, pushes come
+            // every few milliseconds, and announcing with each would undo the batching.
+            if !runs.isEmpty, now >= policy.lastAnnounced + piggybackSpacing {
+                sendAnnouncements(&policy, on: connection, now: now)
+            }
+            sessions[id]?.relay = policy
+        }
+    }
+
+    /// Sends the `prune` and `ihave` queued for one link, if any.
+    func sendAnnouncements(_ policy: inout RelayPolicy, on connection: Connection, now: UInt64) {
+        policy.lastAnnounced = now
+        let prunes = policy.takePrunes()
+        if !prunes.isEmpty {
+            connection.send(.prune(prunes))
+            relayCountsOnLoop.prunesSent += 1
+        }
+        if let announcement = policy.takeAnnouncement() {
+            connection.send(.ihave(announcement))
+            relayCountsOnLoop.announcementsSent += 1
         }
     }
 
@@ -61,10 +84,19 @@ extension SyncNode {
         requestCatchUp(from: connection)
     }
 
+    /// How long after the first catch-up's `caught_up` the held-back requests still wait. That
+    /// `caught_up` left its sender queued behind up to two catch-up frames (2 MiB), and the ops
+    /// the sender applied meanwhile follow it; a request sent at once names a vector that lags
+    /// them, and every other peer answers it with those ops, which the first sends too (a few
+    /// percent of a join's ops came twice per peer at 3,500 ops/s, `gallery-bench catchup`).
+    static let joinSettle: UInt64 = 500_000_000
+
     /// Sends the first `sync_request` of the sessions that waited, once no first catch-up is
-    /// pending any more (or they waited `deferredRequestLimit`). On the loop.
+    /// pending any more and `joinSettle` has passed since the last ended (or they waited
+    /// `deferredRequestLimit`). On the loop.
     func releaseDeferredRequests(now: UInt64) {
-        let pending = sessions.contains { $0.value.relay.firstCatchUpPending && connections[$0.key] != nil }
+        let settling = liveness.joinSettleUntil.map { now < $0 } ?? false
+        let pending = settling || sessions.contains { $0.value.relay.firstCatchUpPending && connections[$0.key] != nil }
         for (id, session) in sessions {
             guard let since = session.relay.deferredRequestSince, let connection = connections[id] else { continue }
             guard !pending || now - since >= Self.deferredRequestLimit else { continue }
@@ -96,13 +128,16 @@ extension SyncNode {
     }
 
     /// Ops arrived from a peer (`ops`): it holds them; those this node held already prune the
-    /// link for their origins (unless they answer a catch-up). On the loop.
+    /// link for their origins (unless they answer a catch-up), with the link's next announcement
+    /// or at once on a second duplicate (`RelayPolicy.duplicatesArrived`). On the loop.
     func noteReceived(_ ops: [Op], duplicates: Set<ReplicaID>, from connection: Connection) {
         guard var policy = sessions[connection.id]?.relay else { return }
         for op in ops { policy.holds(op.id) }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
-        let prune = duplicates.isEmpty ? [] : policy.receivedDuplicates(of: duplicates)
+        // Most prunes go with the link's next announcement, one record for both; a second
+        // duplicate meanwhile sends the prune at once (`RelayPolicy.duplicatesArrived`).
+        let prune = duplicates.isEmpty ? [] : policy.duplicatesArrived(duplicates)
         sessions[connection.id]?.relay = policy
         if !prune.isEmpty {
             connection.send(.prune(prune))
@@ -110,8 +145,8 @@ extension SyncNode {
         }
     }
 
-    /// The relay's share of the liveness pass: sends the `ihave` announcements queued since the
-    /// last pass, and asks one peer holding announced ops this node still lacks after
+    /// The relay's share of the liveness pass: sends the `prune`s and `ihave` announcements queued
+    /// since the last pass (one record per peer), and asks one peer holding announced ops this node still lacks after
     /// `graftTimeout` to push them (`graft`). On the loop.
     func relayPass(now: UInt64) {
         guard configuration.relayTrees else { return }
@@ -122,12 +157,10 @@ extension SyncNode {
         // A node being caught up (its first catch-up, the others' requests held back) lacks what
         // every peer holds: that catch-up brings it, no graft is due meanwhile.
         let joining = sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
+        let announcing = UInt64(max(configuration.announcementInterval.nanoseconds, 0))
         for id in sessions.keys.sorted() {
             guard var policy = sessions[id]?.relay, sessions[id]?.live == true, let connection = connections[id] else { continue }
-            if let announcement = policy.takeAnnouncement() {
-                connection.send(.ihave(announcement))
-                relayCountsOnLoop.announcementsSent += 1
-            }
+            if now >= policy.lastAnnounced + announcing { sendAnnouncements(&policy, on: connection, now: now) }
             if !joining, let due = policy.dueGraft(version: version, now: now, timeout: timeout), due.since < (candidate?.since ?? .max) {
                 candidate = (id, due.since, due.origins)
             }

@@ -34,6 +34,7 @@ extension SyncNode: ConnectionDelegate {
             sessions[connection.id] = Session(
                 lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees, peer: peer.replica))
             beginSync(with: connection, now: clock.now)
+            if configuration.versionDigests { connection.send(.versionDigest(.speaks)) }
             announceAddresses(on: connection)
             publishPeerChange(connection)
             configuration.log("\(configuration.name): authenticated \(peer.name) (node \(peer.nodeID), \(connection.role.rawValue), \(connection.remote))")
@@ -54,7 +55,7 @@ extension SyncNode: ConnectionDelegate {
                 sessions[connection.id]?.syncedUpTo = version
                 let first = sessions[connection.id]?.relay.firstCatchUpPending == true
                 sessions[connection.id]?.relay.caughtUp(version)
-                if first { releaseDeferredRequests(now: clock.now) }
+                if first { liveness.joinSettleUntil = clock.now + Self.joinSettle }
                 publishPeerChange(connection)
                 if previous != version {
                     configuration.log("\(configuration.name): synced with \(connection.peer?.label ?? "?") up to \(version)")
@@ -64,6 +65,8 @@ extension SyncNode: ConnectionDelegate {
             loop.async { [self] in received(announcement, from: connection) }
         case .ihave, .graft, .prune:
             loop.async { [self] in receiveRelay(message, from: connection) }
+        case .versionDigest(let digest):
+            loop.async { [self] in receive(digest, from: connection) }
         case .heartbeat:
             break
         case .fetch(let request):

@@ -37,7 +37,7 @@ extension SyncNode {
         nextConnectionID += 1
         let connection = Connection(
             id: nextConnectionID, role: role, link: link, settings: settings,
-            queueLimit: configuration.outboundQueueLimit, clock: clock, delegate: self,
+            queueLimit: configuration.outboundQueueLimit, clock: clock, tally: configuration.environment.wireTally, delegate: self,
             dialed: dialed, expectedNode: expectedNode(at: dialed))
         connections[connection.id] = connection
         addresses.dialed[connection.id] = dialed?.description

@@ -106,6 +106,14 @@ public final class SyncNode: @unchecked Sendable {
         var lastVersionSent: UInt64
         /// What the peer holds and which origins' ops are pushed to it (`SyncNode+Relay`).
         var relay = RelayPolicy()
+        /// The peer said it speaks `version_digest`: the periodic version exchange sends it a
+        /// digest instead of the whole vector (`SyncNode+VersionDigest`).
+        var peerSpeaksDigests = false
+        /// The peer answered this many digests in a row with `differs`; at
+        /// `VersionDigest.confirmations` the next `differs` brings the full `sync_request`.
+        var digestMisses = 0
+        /// When the next digest confirms a `differs` (ops in flight make vectors differ a moment).
+        var digestConfirmAt: UInt64?
     }
 
     /// Ops applied in one turn (a command, a received frame) and not yet durable.

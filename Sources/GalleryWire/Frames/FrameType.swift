@@ -25,6 +25,9 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     case graft = 0x14
     /// Relay: "stop pushing me the listed origins' ops eagerly; announce them instead".
     case prune = 0x15
+    /// Version exchange: "I speak digests", "my version vector hashes to this", or "yours differs
+    /// from mine: send me your `sync_request`" (sent with the ignorable flag).
+    case versionDigest = 0x16
     /// A request for a blob's bytes by hash and offset.
     case fetch = 0x20
     /// A piece of a blob.

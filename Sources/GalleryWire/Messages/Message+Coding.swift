@@ -38,6 +38,9 @@ extension Message {
         case .prune(let origins):
             Self.write(origins, into: &writer)
             return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .versionDigest(let digest):
+            digest.write(into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .ops(let ops):
             return Frame(.ops, payload: OpCodec.encode(ops))
         case .fetch(let request):
@@ -120,6 +123,8 @@ extension Message {
             return .graft(try version(&reader), origins: try replicas(&reader))
         case .prune:
             return .prune(try replicas(&reader))
+        case .versionDigest:
+            return .versionDigest(try VersionDigest.read(from: &reader))
         case .ops:
             let ops = try OpCodec.decode(Array(try reader.bytes(reader.remaining)))
             return .ops(ops)

@@ -21,6 +21,8 @@ public enum Message: Hashable, Sendable {
     case graft(VersionVector, origins: [ReplicaID])
     /// The sender got these origins' ops from another link first: announce them, do not push them.
     case prune([ReplicaID])
+    /// The periodic version exchange by digest (protocol.md, "Version exchange"; ignorable).
+    case versionDigest(VersionDigest)
     case fetch(FetchRequest)
     case chunk(Chunk)
     case fetchError(id: UInt64, code: ErrorCode, message: String)
@@ -47,6 +49,7 @@ public enum Message: Hashable, Sendable {
         case .ihave: .ihave
         case .graft: .graft
         case .prune: .prune
+        case .versionDigest: .versionDigest
         case .fetch: .fetch
         case .chunk: .chunk
         case .fetchError: .fetchError

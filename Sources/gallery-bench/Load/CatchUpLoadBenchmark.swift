@@ -102,6 +102,7 @@ enum CatchUpLoadBenchmark {
             throw BenchFailure.failed("catchup: the new node did not catch up in 600 s")
         }
         let caughtUp = uptimeNanoseconds()
+        let countsAtCaughtUp = newcomer.relayCounts
         Thread.sleep(forTimeInterval: options.settleSeconds)
         stopFlag.set()
         group.wait()
@@ -146,6 +147,8 @@ enum CatchUpLoadBenchmark {
             "opsHeldAtJoin": \(opsAtJoin), \
             "caughtUpSeconds": \(LoadBenchmark.rounded(Double(caughtUp - joined) / 1e9)), \
             "newcomerOpsReceived": \(counts.opsReceived), "newcomerDuplicates": \(counts.duplicatesReceived), \
+            "newcomerDuplicatesUntilCaughtUp": \(countsAtCaughtUp.duplicatesReceived), \
+            "newcomerPrunesSent": \(counts.prunesSent), "newcomerGraftsSent": \(counts.graftsSent), \
             "newcomerWireBytes": \(newcomerBytes), \
             "opsMadeByEditors": \(pacers.map(\.made).reduce(0, +)), "slotsSkipped": \(pacers.map(\.skipped).reduce(0, +)), \
             "editorLatencyP99MsDuringCatchUp": \(p99(during)), "samplesDuringCatchUp": \(during.count), \
