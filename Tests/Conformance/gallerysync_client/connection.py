@@ -10,7 +10,7 @@ from .checking import Mismatch, check
 from .primitives import OpenFailed, space_psk
 from .noise import Handshake, RecordSealer
 from .frames import Malformed, frame
-from .messages import (ERROR_NAMES, T_ERROR, T_HEARTBEAT, T_IDENTITY, T_NOISE, T_RECORD, decode_payload,
+from .messages import (ERROR_NAMES, KNOWN_TYPES, T_ERROR, T_HEARTBEAT, T_IDENTITY, T_NOISE, T_RECORD, decode_payload,
     encode_payload, hello_frame, prologue_for)
 
 
@@ -35,6 +35,7 @@ class Connection:
         self.replica = replica if replica is not None else secrets.randbits(64)
         self.max_frame = max_frame
         self.sock = None
+        self.skipped_types = set()   # ignorable frame types received that this client does not know
         self.inbuf = bytearray()
         self.plain = bytearray()
         self.queue = []
@@ -165,8 +166,12 @@ class Connection:
                 raise Mismatch(f"an unsealed frame of type {frame_type:#x} after the handshake")
 
     def recv(self, timeout):
-        frame_type, flags, payload = self.recv_raw(timeout)
-        check(flags & ~1 == 0, f"the node sent frame {frame_type:#x} with reserved flag bits {flags:#x}")
+        while True:
+            frame_type, flags, payload = self.recv_raw(timeout)
+            check(flags & ~1 == 0, f"the node sent frame {frame_type:#x} with reserved flag bits {flags:#x}")
+            if frame_type in KNOWN_TYPES or not flags & 1:
+                break
+            self.skipped_types.add(frame_type)   # an ignorable frame of a type this client does not know
         try:
             m = decode_payload(frame_type, payload)
         except Malformed as failure:

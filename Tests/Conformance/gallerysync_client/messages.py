@@ -11,6 +11,10 @@ from .ops import encode_op, read_op
 T_HELLO, T_ERROR, T_HEARTBEAT, T_NOISE, T_RECORD, T_IDENTITY = 0x01, 0x05, 0x06, 0x07, 0x08, 0x09
 T_SYNC_REQUEST, T_OPS, T_CAUGHT_UP, T_IHAVE, T_GRAFT, T_PRUNE = 0x10, 0x11, 0x12, 0x13, 0x14, 0x15
 T_FETCH, T_CHUNK, T_FETCH_ERROR, T_CANCEL, T_ADDRESSES = 0x20, 0x21, 0x22, 0x23, 0x40
+# The types this client decodes; any other type that carries the ignorable flag is skipped (section 3).
+KNOWN_TYPES = frozenset({T_HELLO, T_ERROR, T_HEARTBEAT, T_NOISE, T_RECORD, T_IDENTITY, T_SYNC_REQUEST, T_OPS,
+                         T_CAUGHT_UP, T_IHAVE, T_GRAFT, T_PRUNE, T_FETCH, T_CHUNK, T_FETCH_ERROR, T_CANCEL,
+                         T_ADDRESSES})
 
 ERROR_NAMES = {1: "protocol_error", 2: "unsupported_version", 3: "auth_failed", 4: "frame_too_large",
                5: "unknown_frame_type", 6: "timeout", 7: "slow_peer", 8: "shutting_down", 9: "rejected_op",
