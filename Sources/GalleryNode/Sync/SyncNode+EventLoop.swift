@@ -63,9 +63,7 @@ extension SyncNode {
             id: nextConnectionID, role: role, socket: socket, settings: settings,
             queueLimit: configuration.outboundQueueLimit, delegate: self,
             dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
-        connections[connection.id] = connection
-        addresses.dialed[connection.id] = dialed?.description
-        notifyChange()
+        hold(connection)
         connection.start(onFinished: onFinished)
         return connection
     }

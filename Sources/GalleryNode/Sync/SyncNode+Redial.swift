@@ -12,7 +12,8 @@ extension SyncNode {
     /// Starts every attempt that is due. On the loop (the liveness pass, and when the book changes).
     func redialPass(now: UInt64) {
         guard isRunning else { return }
-        let connected = connectedKeys
+        // The set of connected keys is made only when there are peers to check against it.
+        let connected = addresses.book.peers.isEmpty ? [] : connectedKeys
         var wanted: Set<DialTarget.Key> = []
         for peer in addresses.book.peers where !connected.contains(peer.key) && !peer.addresses.isEmpty {
             wanted.insert(.peer(peer.key))

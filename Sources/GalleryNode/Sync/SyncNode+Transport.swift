@@ -39,9 +39,7 @@ extension SyncNode {
             id: nextConnectionID, role: role, link: link, settings: settings,
             queueLimit: configuration.outboundQueueLimit, clock: clock, delegate: self,
             dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
-        connections[connection.id] = connection
-        addresses.dialed[connection.id] = dialed?.description
-        notifyChange()
+        hold(connection)
         connection.start(onFinished: onFinished)
         return connection
     }
