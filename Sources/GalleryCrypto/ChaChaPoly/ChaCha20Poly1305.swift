@@ -53,7 +53,8 @@ public struct ChaCha20Poly1305: Sendable {
         let plaintext: [UInt8]? = sealed.withUnsafeBytes { bytes in
             let ciphertext = UnsafeRawBufferPointer(rebasing: bytes[..<length])
             let expected = Self.tag(cipher: cipher, additionalData: additionalData, ciphertext: ciphertext)
-            guard ConstantTime.equals(expected, bytes[length...]) else { return nil }
+            let matches = expected.withUnsafeBytes { ConstantTime.equals($0, UnsafeRawBufferPointer(rebasing: bytes[length...])) }
+            guard matches else { return nil }
             return [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
                 if let base = buffer.baseAddress { cipher.xor(ciphertext, into: UnsafeMutableRawPointer(base), counter: 1) }
                 count = length

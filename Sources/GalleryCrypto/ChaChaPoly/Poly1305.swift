@@ -74,24 +74,26 @@ public struct Poly1305: Sendable {
 
     /// Feeds zeros up to the next multiple of 16 bytes fed (the AEAD's padding), if not already there.
     mutating func padToBlock() {
-        if !pending.isEmpty {
-            pending.append(contentsOf: repeatElement(0, count: 16 - pending.count))
-            pending.withUnsafeBytes { blocks($0.baseAddress!, count: 1, final: false) }
-            pending.removeAll(keepingCapacity: true)
+        if !pending.isEmpty { feedPending(final: false) }
+    }
+
+    /// Feeds the partial block waiting in `pending`, zero-padded to 16 bytes; a `final` one gets
+    /// its 1 byte right after the message instead of at bit 128. Empties `pending`.
+    private mutating func feedPending(final: Bool) {
+        var block: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &block) { padded in
+            pending.withUnsafeBytes { padded.copyMemory(from: $0) }
+            if final { padded[pending.count] = 1 }
+            blocks(UnsafeRawPointer(padded.baseAddress!), count: 1, final: final)
         }
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// The 16-byte tag of everything fed.
     ///
     /// - Complexity: O(1).
     public consuming func finalize() -> [UInt8] {
-        if !pending.isEmpty {
-            // The last partial block gets its 1 byte here, not at bit 128.
-            var last = pending
-            last.append(1)
-            last.append(contentsOf: repeatElement(0, count: 16 - last.count))
-            last.withUnsafeBytes { blocks($0.baseAddress!, count: 1, final: true) }
-        }
+        if !pending.isEmpty { feedPending(final: true) }
         // Fully carry h.
         var c: UInt64
         c = h1 >> 26; h1 &= 0x3ff_ffff; h2 += c
