@@ -84,6 +84,26 @@ extension NodeSuites {
             #expect(try ControlClient.send(ControlRequest(id: 6, command: .newGallery("late")), to: directory).ok)
         }
 
+        @Test("Command threads are bounded: with every one taken, any request is refused as busy, then served again")
+        func commandThreadsBounded() throws {
+            let fixture = try ControlNode()
+            defer { fixture.tearDown() }
+            let (node, directory) = (fixture.node, fixture.directory)
+            // As if 128 commands (64 changes, 64 reads) were running.
+            node.condition.withLock { node.commandThreads = SyncNode.maximumCommandThreads }
+            for (id, command) in [(1, ControlCommand.status), (2, .newGallery("late"))] {
+                let refused = try ControlClient.send(ControlRequest(id: id, command: command), to: directory)
+                #expect(!refused.ok && refused.id == id && refused.error?.contains("busy") == true, "\(refused)")
+            }
+            node.condition.withLock { node.commandThreads = 0 }
+            #expect(try ControlClient.send(ControlRequest(id: 3, command: .newGallery("late")), to: directory).ok)
+            #expect(node.read { $0.hasGallery("late") })
+            // Its thread ends just after answering: polled, within a deadline.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while node.condition.withLock({ node.commandThreads }) != 0 && ContinuousClock.now < deadline { usleep(1_000) }
+            #expect(node.condition.withLock { node.commandThreads } == 0)
+        }
+
         @Test("watch stays open while nothing changes for longer than the peer timeout")
         func quietWatch() throws {
             let fixture = try ControlNode()
