@@ -2,14 +2,14 @@
 /// silence or handshake deadline running out, its close overdue. The pass looks only at the
 /// connections due, so an idle node costs O(what is due), not O(connections) ten times a second.
 ///
-/// A binary min-heap of (deadline, connection ID), ties broken by ID so that a simulation replays
+/// A min-heap of (deadline, connection ID), ties broken by ID so that a simulation replays
 /// the same order. A connection's deadlines only move later on their own (bytes sent or received
 /// push them back), so an entry that fires early is looked at and scheduled again, never missed;
 /// only authentication and a close bring a deadline closer (`schedule`). An entry whose deadline is
 /// not its connection's current one is stale and skipped when it comes up. Owned by the node's loop.
 struct LivenessDeadlines {
     /// One scheduled look at a connection.
-    private struct Entry {
+    private struct Entry: HeapOrdered {
         var deadline: UInt64
         var id: Int
 
@@ -18,7 +18,7 @@ struct LivenessDeadlines {
         }
     }
 
-    private var heap: [Entry] = []
+    private var heap = MinHeap<Entry>()
     /// Each tracked connection's current deadline.
     private var current: [Int: UInt64] = [:]
 
@@ -29,7 +29,7 @@ struct LivenessDeadlines {
     mutating func schedule(_ id: Int, at deadline: UInt64) {
         if let scheduled = current[id], scheduled <= deadline { return }
         current[id] = deadline
-        push(Entry(deadline: deadline, id: id))
+        heap.push(Entry(deadline: deadline, id: id))
     }
 
     /// Stops tracking connection `id` (it closed); its entry is dropped when it comes up.
@@ -40,41 +40,11 @@ struct LivenessDeadlines {
     /// Takes the next connection due at `now`, nil when none is: it stays untracked until
     /// scheduled again.
     mutating func popDue(now: UInt64) -> Int? {
-        while let first = heap.first, first.deadline <= now {
-            let entry = pop()
+        while let first = heap.first, first.deadline <= now, let entry = heap.pop() {
             guard current[entry.id] == entry.deadline else { continue }  // Stale.
             current[entry.id] = nil
             return entry.id
         }
         return nil
-    }
-
-    private mutating func push(_ entry: Entry) {
-        heap.append(entry)
-        var child = heap.count - 1
-        while child > 0 {
-            let parent = (child - 1) / 2
-            guard heap[child].precedes(heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            child = parent
-        }
-    }
-
-    private mutating func pop() -> Entry {
-        let first = heap[0]
-        let last = heap.removeLast()
-        guard !heap.isEmpty else { return first }
-        heap[0] = last
-        var parent = 0
-        while true {
-            let left = 2 * parent + 1
-            guard left < heap.count else { break }
-            let right = left + 1
-            let child = right < heap.count && heap[right].precedes(heap[left]) ? right : left
-            guard heap[child].precedes(heap[parent]) else { break }
-            heap.swapAt(child, parent)
-            parent = child
-        }
-        return first
     }
 }
