@@ -5,6 +5,7 @@ import Darwin
 import Glibc
 #endif
 import GalleryNode
+import GalleryTestSupport
 import GalleryWire
 import Synchronization
 import Testing
