@@ -31,8 +31,11 @@ let package = Package(
         .target(name: "GallerySimulation", dependencies: ["GalleryModel"]),
         // SHA-256 block compression with the CPU's SHA instructions (C: Swift cannot emit them).
         .target(name: "CSHA256Kernels"),
+        // ChaCha20's keystream (eight blocks at a time) and Poly1305's block loop (four) with AVX2
+        // (C: Swift has no 256-bit vectors on x86-64).
+        .target(name: "CChaChaPolyKernels"),
         // Hashes, checksums, MACs, X25519, ChaCha20-Poly1305, HKDF and the Noise handshake: nothing of ours above it.
-        .target(name: "GalleryCrypto", dependencies: ["CSHA256Kernels"]),
+        .target(name: "GalleryCrypto", dependencies: ["CSHA256Kernels", "CChaChaPolyKernels"]),
         // The wire protocol, sans I/O: frames, messages, handshakes, typed control commands.
         .target(name: "GalleryWire", dependencies: ["GalleryModel", "GalleryCrypto"]),
         // Bytes only: sockets, endpoints, stream pairs, channels, event loops; imports no Gallery module.

@@ -63,10 +63,12 @@ public final class GalleryServer: @unchecked Sendable {
     ///   - checkpoints: When to take checkpoints.
     ///   - http: Where to serve the web page, or nil.
     ///   - announce: The addresses told to peers; nil: the bound one.
+    ///   - configure: Changes the node's configuration before the node is made (benchmarks, tests).
     public init(
         directory: URL, name: String? = nil, listen: Endpoint? = nil,
         peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
-        checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil, announce: [Endpoint]? = nil
+        checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil, announce: [Endpoint]? = nil,
+        configure: (inout NodeConfiguration) -> Void = { _ in }
     ) throws {
         self.http = http
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -102,6 +104,7 @@ public final class GalleryServer: @unchecked Sendable {
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
             configuration.announce = announce
+            configure(&configuration)
             self.node = SyncNode(configuration: configuration, replica: replica)
         } catch {
             close(lockDescriptor)

@@ -34,6 +34,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case ["crypto"]:
             for line in try CryptoBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0
+        case ["crypto", "--kernel"]:
+            writeLine(CryptoBenchmark.kernelLine(), to: .standardOutput)
+            return 0
         case ["transfer"]:
             for line in try TransferBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0

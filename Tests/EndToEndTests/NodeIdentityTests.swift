@@ -15,6 +15,16 @@ struct NodeIdentityTests {
         return json?["nodeID"] as? String
     }
 
+    /// Starts alpha and beta (dialing alpha), waits until alpha holds beta's gallery, and returns
+    /// alpha's node ID.
+    private func alphaKnownToBeta(_ space: NodeSpace) throws -> String {
+        try space.start("alpha")
+        try space.start("beta", peers: ["alpha"])
+        #expect(try space.gallery("beta", "add", "https://example.org/secret.png", "--title", "beta's").status == 0)
+        #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "alpha", "beta") ?? []).count == 1 }, "alpha never synced")
+        return try #require(try nodeID(space, "alpha"))
+    }
+
     @Test("The key is made at the first start with mode 0600 and kept across restarts; status and peers show node IDs")
     func keyKept() throws {
         let space = NodeSpace()
@@ -59,11 +69,7 @@ struct NodeIdentityTests {
     func impostorRefused() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
-        try space.start("alpha")
-        try space.start("beta", peers: ["alpha"])
-        #expect(try space.gallery("beta", "add", "https://example.org/secret.png", "--title", "beta's").status == 0)
-        #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "alpha", "beta") ?? []).count == 1 }, "alpha never synced")
-        let genuine = try #require(try nodeID(space, "alpha"))
+        let genuine = try alphaKnownToBeta(space)
         // alpha goes away; a node with the space's secret but another key takes its address.
         #expect(space.stop("alpha"))
         try FileManager.default.removeItem(at: space.directory("alpha"))
@@ -78,5 +84,30 @@ struct NodeIdentityTests {
         // beta may name the impostor's key in a refusal (`last error`), never list it as a peer.
         let listed = try space.gallery("beta", "peers").stdout.split(separator: "\n").map { $0.split(separator: "\t") }
         #expect(!listed.contains { $0.count > 1 && $0[1] == impostor }, "\(listed)")
+    }
+
+    @Test("The pin outlives the dialer's restart (the address book names the node), and `forget` lifts it")
+    func pinKeptAcrossRestart() throws {
+        let space = NodeSpace()
+        defer { space.tearDown() }
+        let genuine = try alphaKnownToBeta(space)
+        // Both stop; beta forgets nothing but what it held in memory; alpha comes back with another key.
+        #expect(space.stop("beta"))
+        #expect(space.stop("alpha"))
+        try FileManager.default.removeItem(at: space.directory("alpha"))
+        try space.start("alpha")
+        let impostor = try #require(try nodeID(space, "alpha"))
+        #expect(impostor != genuine)
+        try space.start("beta")
+        let refused = space.waitUntil(timeout: 20) { space.standardError(of: "beta").contains("IDENTITY MISMATCH") }
+        #expect(refused, "\(space.standardError(of: "beta").suffix(2_000))")
+        #expect(space.standardError(of: "beta").contains("expected node \(genuine)"), "\(space.standardError(of: "beta").suffix(2_000))")
+        #expect(try space.items(on: "alpha", "beta") == nil, "the node at alpha's address got beta's content")
+        // The user says the node was set up anew: beta forgets the old ID and takes the new node.
+        #expect(try space.gallery("beta", "forget", genuine).status == 0)
+        let address = try #require(space.address("alpha")).description
+        #expect(try space.gallery("beta", "connect", address).status == 0)
+        #expect(try space.waitUntil(timeout: 20) { try (space.items(on: "alpha", "beta") ?? []).count == 1 },
+                "beta never synced with the node it accepted: \(space.standardError(of: "beta").suffix(2_000))")
     }
 }

@@ -2,8 +2,8 @@ import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
-@testable import GalleryNode
-import GalleryWire
+@_spi(Measurement) @testable import GalleryNode
+@_spi(Measurement) import GalleryWire
 import Testing
 
 /// The peer pipeline's handlers on an `InMemoryChannel`: no socket, no thread.
@@ -36,12 +36,14 @@ struct PipelineTests {
         let settings: HandshakeSettings
 
         init(dialing: Bool, secret: [UInt8] = PipelineTests.secret, replica: UInt64 = 2,
-             expectedKey: X25519.PublicKey? = nil, rekeyInterval: UInt64 = RecordSealer.defaultRekeyInterval) {
+             expectedNode: NodeID? = nil, rekeyInterval: UInt64 = RecordSealer.defaultRekeyInterval, sealed: Bool = true) {
             outbox = PeerOutbox(limit: 64 << 20)
-            settings = HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(replica),
-                                         name: dialing ? "client" : "server")
+            var settings = HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(replica),
+                                             name: dialing ? "client" : "server")
+            settings.sealsRecords = sealed
+            self.settings = settings
             channel = InMemoryChannel(handlers: [
-                FrameCodecHandler(outbox: outbox), HandshakeHandler(dialing: dialing, settings: settings, expectedKey: expectedKey),
+                FrameCodecHandler(outbox: outbox), HandshakeHandler(dialing: dialing, settings: settings, expectedNode: expectedNode),
                 SecureChannelHandler(settings: settings, rekeyInterval: rekeyInterval), MessageHandler(), recorder,
             ])
             channel.source = outbox
@@ -164,10 +166,23 @@ struct PipelineTests {
         #expect(client.recorder.peers.map(\.key) == [server.settings.staticKey.publicKey])
         #expect(server.recorder.peers.map(\.key) == [client.settings.staticKey.publicKey])
 
-        let wary = Harness(dialing: true, expectedKey: X25519.PrivateKey().publicKey), impostor = Harness(dialing: false, replica: 3)
+        let wary = Harness(dialing: true, expectedNode: NodeID(key: X25519.PrivateKey().publicKey)), impostor = Harness(dialing: false, replica: 3)
         Self.pump(wary, impostor)
         #expect(wary.recorder.errors.contains { ($0 as? HandshakeFailure)?.code == .identityMismatch })
         #expect(wary.recorder.peers.isEmpty && impostor.recorder.peers.isEmpty)
+    }
+
+    @Test("The unsealed measurement mode talks only to itself: against a sealing peer neither side learns the other")
+    func unsealedOnlyWithUnsealed() throws {
+        let plainClient = Harness(dialing: true, sealed: false), plainServer = Harness(dialing: false, replica: 3, sealed: false)
+        Self.pump(plainClient, plainServer)
+        #expect(plainClient.recorder.peers.count == 1 && plainServer.recorder.peers.count == 1)
+        for (client, server) in [(Harness(dialing: true, sealed: false), Harness(dialing: false, replica: 3)),
+                                 (Harness(dialing: true), Harness(dialing: false, replica: 3, sealed: false))] {
+            Self.pump(client, server)
+            #expect(client.recorder.peers.isEmpty && server.recorder.peers.isEmpty)
+            #expect(!client.recorder.errors.isEmpty || !server.recorder.errors.isEmpty)
+        }
     }
 
     @Test("Rekeying every 3 records, many messages cross both ways in step; a frame larger than a record arrives whole")

@@ -66,7 +66,7 @@ struct GoldenFrameTests {
     /// The example connection, run with the fixed keys: the three handshake frames, then the first
     /// record each way (each side's sealed `identity`). Also returns both sides' results.
     static func exampleTranscript() throws -> (frames: [(String, [UInt8])], client: HandshakeResult, server: HandshakeResult) {
-        var client = ClientHandshake(settings: aliceSettings, expectedKey: nil, ephemeralKey: key("initiator ephemeral"))
+        var client = ClientHandshake(settings: aliceSettings, expectedNode: nil, ephemeralKey: key("initiator ephemeral"))
         var server = ServerHandshake(settings: bobSettings, ephemeralKey: key("responder ephemeral"))
         let opening = try client.start()
         guard opening.count == 2, case .wait = try server.receive(opening[0]),

@@ -26,9 +26,9 @@ struct SecureHandshakeTests {
     }
 
     /// Runs a handshake to its end; nil results when it failed (the failure is thrown).
-    static func handshake(client: HandshakeSettings, server: HandshakeSettings, expectedKey: X25519.PublicKey? = nil)
+    static func handshake(client: HandshakeSettings, server: HandshakeSettings, expectedNode: NodeID? = nil)
         throws -> (client: HandshakeResult, server: HandshakeResult, third: Message) {
-        var clientSide = ClientHandshake(settings: client, expectedKey: expectedKey)
+        var clientSide = ClientHandshake(settings: client, expectedNode: expectedNode)
         var serverSide = ServerHandshake(settings: server)
         let opening = try clientSide.start()
         guard case .wait = try serverSide.receive(opening[0]), case .send(let second) = try serverSide.receive(opening[1]) else {
@@ -74,11 +74,11 @@ struct SecureHandshakeTests {
     }
 
     @Test("A dialer that expects a key refuses another one after message 2, before sending its own static key")
-    func expectedKey() throws {
+    func expectedNode() throws {
         let bob = Self.settings("bob")
-        _ = try Self.handshake(client: Self.settings("alice"), server: bob, expectedKey: bob.staticKey.publicKey)
+        _ = try Self.handshake(client: Self.settings("alice"), server: bob, expectedNode: NodeID(key: bob.staticKey.publicKey))
         Self.expectFailure(.identityMismatch, "impostor") {
-            try Self.handshake(client: Self.settings("alice"), server: Self.settings("bob"), expectedKey: bob.staticKey.publicKey)
+            try Self.handshake(client: Self.settings("alice"), server: Self.settings("bob"), expectedNode: NodeID(key: bob.staticKey.publicKey))
         }
     }
 

@@ -4,13 +4,16 @@
 /// **Constant time:** ChaCha20 is additions, rotations and XORs of 32-bit words, with no table and
 /// no branch on the key or the data. The loop count depends only on the (public) length.
 ///
-/// Four blocks are computed at once in `SIMD4<UInt32>` lanes (one block per lane), so the rounds
-/// use the vector unit; the last partial group of blocks goes one block at a time.
+/// Where the CPU has AVX2 (and `GALLERY_CHACHA20_PORTABLE` does not say otherwise), eight blocks are
+/// computed at once in C (`Kernel.x86AVX2`, or `.x86AVX512VL` with AVX-512VL's rotate); else four at
+/// once in `SIMD4<UInt32>` lanes (one block per lane), the last partial group one block at a time.
 public struct ChaCha20: Sendable {
     /// The key and nonce words of the state: words 4-11 (key) and 13-15 (nonce).
     let key: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
     /// The nonce words (state words 13, 14, 15).
     let nonce: (UInt32, UInt32, UInt32)
+    /// The implementation that computes the keystream.
+    public let kernel: Kernel
 
     /// The length of a key in bytes (32).
     public static let keyByteCount = 32
@@ -30,6 +33,20 @@ public struct ChaCha20: Sendable {
         self.key = (word(key, 0), word(key, 1), word(key, 2), word(key, 3),
                     word(key, 4), word(key, 5), word(key, 6), word(key, 7))
         self.nonce = (word(nonce, 0), word(nonce, 1), word(nonce, 2))
+        kernel = Self.defaultKernel
+    }
+
+    /// A cipher from the key and nonce as state words (a schedule kept per key), with `kernel`
+    /// (which this CPU can run).
+    init(key: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32), nonce: (UInt32, UInt32, UInt32), kernel: Kernel) {
+        self.key = key
+        self.nonce = nonce
+        self.kernel = kernel
+    }
+
+    /// The same cipher computed by `kernel`; nil if this CPU cannot run it.
+    public func using(_ kernel: Kernel) -> ChaCha20? {
+        Self.isAvailable(kernel) ? ChaCha20(key: key, nonce: nonce, kernel: kernel) : nil
     }
 
     /// The 64-byte keystream block number `counter` (RFC 8439 section 2.3).
@@ -71,6 +88,10 @@ public struct ChaCha20: Sendable {
     /// - Complexity: O(*n*).
     func xor(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, counter: UInt32) {
         guard let source = input.baseAddress else { return }
+        if kernel != .portable {
+            xorAccelerated(source, into: output, length: input.count, counter: counter)
+            return
+        }
         var offset = 0
         var counter = counter
         let count = input.count

@@ -1,7 +1,12 @@
+internal import CChaChaPolyKernels
+
 /// The Poly1305 one-time authenticator of RFC 8439 (section 2.5): a 16-byte tag of a message
 /// under a 32-byte one-time key (r, clamped, and s).
 ///
 /// Arithmetic modulo 2^130 - 5 in five 26-bit limbs with 64-bit products (the "donna-32" layout).
+/// With a wide kernel (`ChaCha20.Kernel.x86AVX2`, `.x86AVX512VL`), runs of 16 blocks or more go four blocks at a
+/// time through the C target `CChaChaPolyKernels` (four accumulators in vector lanes, multiplied
+/// by r^4, and at the end by r^4, r^3, r^2, r), in the same limbs.
 /// **Constant time:** no branch or memory index depends on the key, the message or the
 /// accumulator; the final reduction selects h or h - p with a mask. Only the (public) message
 /// length steers the loops. A key must authenticate one message only: `ChaCha20Poly1305` derives
@@ -17,17 +22,33 @@ public struct Poly1305: Sendable {
     private var h0: UInt64 = 0, h1: UInt64 = 0, h2: UInt64 = 0, h3: UInt64 = 0, h4: UInt64 = 0
     /// Bytes of a partial 16-byte block waiting for more.
     private var pending: [UInt8] = []
+    /// The implementation of the block loop.
+    public let kernel: ChaCha20.Kernel
 
     /// The length of a key (32) and of a tag (16) in bytes.
     public static let keyByteCount = 32, tagByteCount = 16
+    /// The fewest blocks handed to the wide kernel at once (it computes r^2...r^4 per call).
+    static let wideRun = 16
 
-    /// An authenticator under the 32-byte one-time `key`; throws `CryptoError.invalidLength` otherwise.
+    /// An authenticator under the 32-byte one-time `key`, with ChaCha20's default kernel; throws
+    /// `CryptoError.invalidLength` otherwise.
     public init(key: [UInt8]) throws(CryptoError) {
+        try self.init(key: key, kernel: ChaCha20.defaultKernel)
+    }
+
+    /// An authenticator under the 32-byte one-time `key` whose block loop runs on `kernel`; throws
+    /// `CryptoError.invalidLength` for another key length, `unavailableKernel` if this CPU cannot
+    /// run `kernel`.
+    public init(key: [UInt8], kernel: ChaCha20.Kernel) throws(CryptoError) {
         try CryptoError.check(key, count: Self.keyByteCount, what: "Poly1305 key")
-        func word(_ index: Int) -> UInt32 {
-            UInt32(key[4 * index]) | UInt32(key[4 * index + 1]) << 8
-                | UInt32(key[4 * index + 2]) << 16 | UInt32(key[4 * index + 3]) << 24
-        }
+        guard ChaCha20.isAvailable(kernel) else { throw .unavailableKernel(kernel.rawValue) }
+        self = key.withUnsafeBytes { Poly1305(key: $0.baseAddress!, kernel: kernel) }
+    }
+
+    /// An authenticator under the 32-byte one-time key at `key`, on `kernel` (one this CPU runs).
+    init(key: UnsafeRawPointer, kernel: ChaCha20.Kernel) {
+        self.kernel = kernel
+        func word(_ index: Int) -> UInt32 { key.loadUnaligned(fromByteOffset: 4 * index, as: UInt32.self).littleEndian }
         // r &= 0x0ffffffc0ffffffc0ffffffc0fffffff, split into 26-bit limbs.
         let t0 = UInt64(word(0)), t1 = UInt64(word(1)), t2 = UInt64(word(2)), t3 = UInt64(word(3))
         r0 = t0 & 0x3ff_ffff
@@ -72,28 +93,59 @@ public struct Poly1305: Sendable {
         bytes.withUnsafeBytes { update($0) }
     }
 
-    /// Feeds zeros up to the next multiple of 16 bytes fed (the AEAD's padding), if not already there.
-    mutating func padToBlock() {
-        if !pending.isEmpty { feedPending(final: false) }
-    }
-
-    /// Feeds the partial block waiting in `pending`, zero-padded to 16 bytes; a `final` one gets
-    /// its 1 byte right after the message instead of at bit 128. Empties `pending`.
-    private mutating func feedPending(final: Bool) {
-        var block: (UInt64, UInt64) = (0, 0)
-        withUnsafeMutableBytes(of: &block) { padded in
-            pending.withUnsafeBytes { padded.copyMemory(from: $0) }
-            if final { padded[pending.count] = 1 }
-            blocks(UnsafeRawPointer(padded.baseAddress!), count: 1, final: final)
+    /// Feeds `bytes` followed by zeros up to a multiple of 16 bytes (the AEAD's padding), when
+    /// everything fed so far is whole blocks (as in the AEAD); no partial block is kept.
+    ///
+    /// - Complexity: O(*n*).
+    mutating func updatePadded(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, !bytes.isEmpty else { return }
+        let whole = bytes.count / 16
+        if whole > 0 { blocks(source, count: whole, final: false) }
+        let rest = bytes.count - 16 * whole
+        if rest > 0 {
+            var last: SIMD16<UInt8> = .zero
+            withUnsafeMutableBytes(of: &last) { block in
+                block.baseAddress!.copyMemory(from: source + 16 * whole, byteCount: rest)
+                blocks(UnsafeRawPointer(block.baseAddress!), count: 1, final: false)
+            }
         }
-        pending.removeAll(keepingCapacity: true)
     }
 
     /// The 16-byte tag of everything fed.
     ///
     /// - Complexity: O(1).
     public consuming func finalize() -> [UInt8] {
-        if !pending.isEmpty { feedPending(final: true) }
+        let words = tagWords()
+        return [UInt8](unsafeUninitializedCapacity: Self.tagByteCount) { buffer, count in
+            Self.store(words, into: UnsafeMutableRawPointer(buffer.baseAddress!))
+            count = Self.tagByteCount
+        }
+    }
+
+    /// Writes the 16-byte tag of everything fed to `tag`.
+    ///
+    /// - Complexity: O(1).
+    consuming func finalize(into tag: UnsafeMutableRawPointer) {
+        Self.store(tagWords(), into: tag)
+    }
+
+    /// Writes the tag's four words little-endian to `tag`.
+    private static func store(_ words: (UInt32, UInt32, UInt32, UInt32), into tag: UnsafeMutableRawPointer) {
+        tag.storeBytes(of: words.0.littleEndian, toByteOffset: 0, as: UInt32.self)
+        tag.storeBytes(of: words.1.littleEndian, toByteOffset: 4, as: UInt32.self)
+        tag.storeBytes(of: words.2.littleEndian, toByteOffset: 8, as: UInt32.self)
+        tag.storeBytes(of: words.3.littleEndian, toByteOffset: 12, as: UInt32.self)
+    }
+
+    /// The tag of everything fed, as four words.
+    private consuming func tagWords() -> (UInt32, UInt32, UInt32, UInt32) {
+        if !pending.isEmpty {
+            // The last partial block gets its 1 byte here, not at bit 128.
+            var last = pending
+            last.append(1)
+            last.append(contentsOf: repeatElement(0, count: 16 - last.count))
+            last.withUnsafeBytes { blocks($0.baseAddress!, count: 1, final: true) }
+        }
         // Fully carry h.
         var c: UInt64
         c = h1 >> 26; h1 &= 0x3ff_ffff; h2 += c
@@ -126,19 +178,30 @@ public struct Poly1305: Sendable {
         let w2 = UInt32(truncatingIfNeeded: f)
         f = ((g3 >> 18 | top << 8) & 0xffff_ffff) + UInt64(pad.3) + (f >> 32)
         let w3 = UInt32(truncatingIfNeeded: f)
-        var tag = [UInt8](repeating: 0, count: 16)
-        for (index, word) in [w0, w1, w2, w3].enumerated() {
-            for byte in 0..<4 { tag[4 * index + byte] = UInt8(truncatingIfNeeded: word >> (8 * UInt32(byte))) }
-        }
-        return tag
+        return (w0, w1, w2, w3)
     }
 
     /// Absorbs `count` 16-byte blocks at `source`: h = (h + block + 2^128) · r mod 2^130 - 5, the
     /// 2^128 bit left out for the `final` padded block.
     private mutating func blocks(_ source: UnsafeRawPointer, count: Int, final: Bool) {
+        var block = source
+        var count = count
+        if kernel != .portable && count >= Self.wideRun && !final {
+            let wide = count & ~3
+            var h = (self.h0, self.h1, self.h2, self.h3, self.h4)
+            let r = (r0, r1, r2, r3, r4)
+            withUnsafeMutableBytes(of: &h) { h in
+                withUnsafeBytes(of: r) { r in
+                    gallery_poly1305_blocks_accelerated(h.baseAddress!.assumingMemoryBound(to: UInt64.self),
+                                                        r.baseAddress!.assumingMemoryBound(to: UInt64.self), block, wide)
+                }
+            }
+            (self.h0, self.h1, self.h2, self.h3, self.h4) = h
+            block += 16 * wide
+            count -= wide
+        }
         let hibit: UInt64 = final ? 0 : 1 << 24
         var (h0, h1, h2, h3, h4) = (self.h0, self.h1, self.h2, self.h3, self.h4)
-        var block = source
         for _ in 0..<count {
             let t0 = UInt64(block.loadUnaligned(fromByteOffset: 0, as: UInt32.self).littleEndian)
             let t1 = UInt64(block.loadUnaligned(fromByteOffset: 4, as: UInt32.self).littleEndian)
@@ -171,8 +234,8 @@ public struct Poly1305: Sendable {
     /// The tag of `message` under the one-time `key`.
     ///
     /// - Complexity: O(*n*).
-    public static func authenticationCode(for message: [UInt8], key: [UInt8]) throws(CryptoError) -> [UInt8] {
-        var poly = try Poly1305(key: key)
+    public static func authenticationCode(for message: [UInt8], key: [UInt8], kernel: ChaCha20.Kernel = ChaCha20.defaultKernel) throws(CryptoError) -> [UInt8] {
+        var poly = try Poly1305(key: key, kernel: kernel)
         poly.update(message)
         return poly.finalize()
     }

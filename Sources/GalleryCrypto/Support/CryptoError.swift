@@ -17,6 +17,8 @@ public enum CryptoError: Error, Equatable, Sendable, LocalizedError {
     case derivedKeyTooLong(requested: Int)
     /// A message longer than ChaCha20's 32-bit block counter can cover from its start (256 GiB).
     case messageTooLong(length: Int)
+    /// An implementation (a kernel) this CPU cannot run was asked for by name.
+    case unavailableKernel(String)
 
     /// A one-line description.
     public var errorDescription: String? {
@@ -27,6 +29,7 @@ public enum CryptoError: Error, Equatable, Sendable, LocalizedError {
         case .lowOrderPoint: "X25519 gave the all-zero secret: the peer's public key has small order"
         case let .derivedKeyTooLong(requested): "HKDF cannot derive \(requested) bytes (at most 8160)"
         case let .messageTooLong(length): "message of \(length) bytes is too long for one ChaCha20 nonce"
+        case let .unavailableKernel(name): "the \(name) kernel does not run on this CPU"
         }
     }
 

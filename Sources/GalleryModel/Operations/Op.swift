@@ -47,6 +47,24 @@ public struct Op: Hashable, Sendable {
         id.counter + UInt64(span) - 1
     }
 
+    /// The first op this op depends on whose counter is not smaller than its own, if any. A correct
+    /// replica gives each op a counter above every counter it has applied (protocol.md, "Identifiers"),
+    /// and can only depend on ops it applied, so an op with such a dependency is malformed.
+    /// Allocation-free: it runs for every op received.
+    public var dependencyNotOlder: OpID? {
+        func notOlder(_ id: OpID?) -> Bool { id.map { $0.counter >= self.id.counter } ?? false }
+        switch action {
+        case .createGallery:
+            return nil
+        case .insert(_, let after, let before, _):
+            return notOlder(after) ? after : notOlder(before) ? before : nil
+        case .move(let item, _, let after, let before):
+            return notOlder(item) ? item : notOlder(after) ? after : notOlder(before) ? before : nil
+        case .delete(let item), .update(let item, _, _), .commit(let item):
+            return notOlder(item) ? item : nil
+        }
+    }
+
     /// The IDs of the other ops this op references and must be applied after (besides `previous`).
     public var dependencies: [OpID] {
         switch action {

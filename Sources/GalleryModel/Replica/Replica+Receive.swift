@@ -13,6 +13,9 @@ extension Replica {
     /// of it, in order: the op itself, then the held ops it released (what to relay to others).
     @discardableResult
     public mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
+        if let dependency = op.dependencyNotOlder {
+            return .rejected(.malformedOp(op.id, "depends on \(dependency), which is not older than the op"))
+        }
         switch readiness(of: op) {
         case .duplicate:
             return holdsDifferentVersion(of: op) ? .rejected(.divergentOp(op.id)) : .duplicate

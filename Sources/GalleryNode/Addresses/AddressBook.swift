@@ -32,6 +32,11 @@ public struct AddressBook: Codable, Hashable, Sendable {
         peers.first { $0.key == key }
     }
 
+    /// The peer known to listen at `address`: the node a dial there means to reach.
+    public func owner(of address: String) -> PeerKey? {
+        peers.first { $0.addresses.contains { $0.address == address } }?.key
+    }
+
     // MARK: Learning
 
     /// Records an address the user gave (`--peer`, `connect`): with the peer known to listen

@@ -3,18 +3,19 @@ import GalleryIO
 import GalleryWire
 
 /// What a node remembers of its peers' static keys while it runs (protocol.md, "Node identity"):
-/// the key each dialed address presented (a later dial refuses another key there), the node ID
-/// each peer name was first seen with (another key under a known name is reported), and the
+/// the node each dialed address answered as (a later dial refuses another node there), the node
+/// ID each peer name was first seen with (another key under a known name is reported), and the
 /// conflicts seen. Owned by the node's loop.
 ///
-/// Kept in memory only: after a restart the first handshake with each address pins again (the
-/// address book of issue 15 is where pins would persist).
+/// What outlives a restart is in the address book: every address it holds belongs to one node ID,
+/// and a dial there expects that node (`SyncNode.expectedNode(at:)`); these pins add the addresses
+/// the book does not keep, for as long as the node runs.
 struct PeerKeyBook {
     /// The most conflicts kept for `status`.
     static let keptConflicts = 16
 
-    /// The key each dialed address presented at its first authenticated connection.
-    private(set) var pinned: [Endpoint: X25519.PublicKey] = [:]
+    /// The node each dialed address answered as at its first authenticated connection.
+    private(set) var pinned: [Endpoint: NodeID] = [:]
     /// The node ID each peer name was first seen with.
     private(set) var nodeIDs: [String: NodeID] = [:]
     /// Conflicts, most recent last: a key other than the one pinned or known for the name.
@@ -23,7 +24,7 @@ struct PeerKeyBook {
     /// Records `peer`, reached at `dialed` (nil for an inbound connection). Returns a description
     /// of the conflict when `peer` uses a name known under another node ID.
     mutating func record(_ peer: PeerIdentity, dialed: Endpoint?) -> String? {
-        if let dialed, pinned[dialed] == nil { pinned[dialed] = peer.key }
+        if let dialed, pinned[dialed] == nil { pinned[dialed] = peer.nodeID }
         guard let known = nodeIDs[peer.name] else {
             nodeIDs[peer.name] = peer.nodeID
             return nil
@@ -33,6 +34,12 @@ struct PeerKeyBook {
             + "kept apart (an impostor, or \(peer.name) got a new key)"
         report(conflict)
         return conflict
+    }
+
+    /// Forgets the pins of `node` and of `address` (`gallery forget`): the next dial there takes
+    /// whichever node answers.
+    mutating func unpin(node: NodeID?, address: Endpoint?) {
+        pinned = pinned.filter { endpoint, pinnedNode in pinnedNode != node && endpoint != address }
     }
 
     /// Keeps `conflict` for `status`.

@@ -1,3 +1,4 @@
+import GalleryIO
 import GalleryWire
 
 /// Peers' static keys: pinning per dialed address, conflicts per name (protocol.md, "Node identity").
@@ -13,12 +14,24 @@ extension SyncNode {
         }
     }
 
+    /// The node a dial to `endpoint` means to reach: the one the address book says listens there
+    /// (kept across restarts), else the one that answered there before while this node runs. Nil
+    /// for an address no node has answered at yet (the first handshake there is trusted). On the loop.
+    func expectedNode(at endpoint: Endpoint?) -> NodeID? {
+        guard let endpoint else { return nil }
+        if let owner = addresses.book.owner(of: endpoint.description), let node = NodeID(rawValue: owner.rawValue) {
+            return node
+        }
+        return peerKeys.pinned[endpoint]
+    }
+
     /// A dialed address presented another key than the one it had: the dial was refused.
     func connectionRefusedIdentity(_ connection: Connection, reason: String) {
         loop.async { [self] in
             let conflict = "\(connection.dialed?.description ?? connection.remote): \(reason): refused"
             peerKeys.report(conflict)
-            configuration.log("\(configuration.name): IDENTITY MISMATCH, refused: \(conflict)")
+            configuration.log("\(configuration.name): IDENTITY MISMATCH, refused: \(conflict) "
+                + "(if that node was set up anew, `gallery forget` its old node ID)")
             notifyChange()
         }
     }

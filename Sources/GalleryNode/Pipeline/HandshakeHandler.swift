@@ -18,9 +18,9 @@ final class HandshakeHandler: ChannelHandler {
     /// Whether the Noise handshake is over: later frames belong to the record layer.
     private var finished = false
 
-    /// A client (`dialing`, expecting the static key `expectedKey` when given) or server handshake.
-    init(dialing: Bool, settings: HandshakeSettings, expectedKey: X25519.PublicKey? = nil) {
-        side = dialing ? .client(ClientHandshake(settings: settings, expectedKey: expectedKey)) : .server(ServerHandshake(settings: settings))
+    /// A client (`dialing`, expecting the node `expectedNode` when given) or server handshake.
+    init(dialing: Bool, settings: HandshakeSettings, expectedNode: NodeID? = nil) {
+        side = dialing ? .client(ClientHandshake(settings: settings, expectedNode: expectedNode)) : .server(ServerHandshake(settings: settings))
     }
 
     func channelActive(context: ChannelHandlerContext) {

@@ -1,6 +1,6 @@
-import GalleryCrypto
+@_spi(Measurement) import GalleryCrypto
 import GalleryIO
-import GalleryWire
+@_spi(Measurement) import GalleryWire
 
 /// The record layer of a peer pipeline (protocol.md, "Records"), between the handshake and the
 /// messages: once `SecureChannelReady` arrives it hands the sealer to the codec (everything this
@@ -27,9 +27,13 @@ final class SecureChannelHandler: ChannelHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, _ event: Any) {
-        guard let ready = event as? SecureChannelReady else {
+        guard var ready = event as? SecureChannelReady else {
             context.fireUserInboundEventTriggered(event)
             return
+        }
+        if !settings.sealsRecords {
+            ready.result.sending = NoiseCipherState.unkeyed
+            ready.result.receiving = NoiseCipherState.unkeyed
         }
         result = ready.result
         opener = RecordOpener(ready.result.receiving, maximumPayload: Int(settings.maximumFrameSize), rekeyInterval: rekeyInterval)

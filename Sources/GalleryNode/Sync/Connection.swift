@@ -72,9 +72,9 @@ final class Connection: @unchecked Sendable {
 
     /// A connection over blocking `streams`, with its own reader and writer threads.
     convenience init(id: Int, role: Role, streams: StreamPair, settings: HandshakeSettings, queueLimit: Int,
-                     delegate: any ConnectionDelegate, dialed: Endpoint? = nil, expectedKey: X25519.PublicKey? = nil) {
+                     delegate: any ConnectionDelegate, dialed: Endpoint? = nil, expectedNode: NodeID? = nil) {
         self.init(id: id, role: role, remote: streams.remote, dialed: dialed, queueLimit: queueLimit, delegate: delegate)
-        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedKey: expectedKey)
+        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
         install(ThreadedChannel(
             streams: streams, source: outbox, handlers: handlers,
             initialReadBufferSize: FrameLimits.handshakeMaximum, closeGrace: Self.closeGrace))
@@ -82,18 +82,18 @@ final class Connection: @unchecked Sendable {
 
     /// A connection over a non-blocking socket on an event loop.
     convenience init(id: Int, role: Role, socket: NonBlockingSocket, settings: HandshakeSettings, queueLimit: Int,
-                     delegate: any ConnectionDelegate, dialed: Endpoint? = nil, expectedKey: X25519.PublicKey? = nil) {
+                     delegate: any ConnectionDelegate, dialed: Endpoint? = nil, expectedNode: NodeID? = nil) {
         self.init(id: id, role: role, remote: socket.remote, dialed: dialed, queueLimit: queueLimit, delegate: delegate)
-        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedKey: expectedKey)
+        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
         install(StreamChannel(socket: socket, source: outbox, handlers: handlers))
     }
 
     /// A connection over a link of a `NodeTransport` (a simulated network).
     convenience init(id: Int, role: Role, link: any TransportLink, settings: HandshakeSettings, queueLimit: Int,
                      clock: any NodeClock, delegate: any ConnectionDelegate, dialed: Endpoint? = nil,
-                     expectedKey: X25519.PublicKey? = nil) {
+                     expectedNode: NodeID? = nil) {
         self.init(id: id, role: role, remote: link.remote, dialed: dialed, queueLimit: queueLimit, clock: clock, delegate: delegate)
-        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedKey: expectedKey)
+        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
         install(link.makeChannel(source: outbox, handlers: handlers))
     }
 
@@ -116,11 +116,11 @@ final class Connection: @unchecked Sendable {
 
     /// The pipeline of a peer connection, head first; the handlers hold the connection weakly.
     private static func handlers(for connection: Connection, role: Role, settings: HandshakeSettings,
-                                 expectedKey: X25519.PublicKey?) -> [any ChannelHandler] {
+                                 expectedNode: NodeID?) -> [any ChannelHandler] {
         [
             ReceiveActivityHandler(connection),
             FrameCodecHandler(outbox: connection.outbox),
-            HandshakeHandler(dialing: role == .client, settings: settings, expectedKey: expectedKey),
+            HandshakeHandler(dialing: role == .client, settings: settings, expectedNode: expectedNode),
             SecureChannelHandler(settings: settings),
             MessageHandler(),
             ConnectionEndHandler(connection),

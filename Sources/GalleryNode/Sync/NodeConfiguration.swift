@@ -37,6 +37,9 @@ public struct NodeConfiguration: Sendable {
     /// Whether the node relays along per-origin eager trees with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
     public var relayTrees = true
+    /// Whether records are sealed (`HandshakeSettings.sealsRecords`): off only for the unsealed
+    /// baseline of `gallery-bench transfer`.
+    @_spi(Measurement) public var sealsRecords = true
     /// Delays between attempts to reach a peer that is not connected (`SyncNode+Redial`).
     public var reconnect: Backoff
     /// The largest frame payload this node accepts.

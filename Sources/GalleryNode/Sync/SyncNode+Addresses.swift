@@ -143,11 +143,14 @@ extension SyncNode {
         Set(connections.values.compactMap { connection in connection.peer.map(PeerKey.init) })
     }
 
-    /// Removes a peer (by name or key) or a pending address from the book and stops dialing it;
-    /// a live connection to it stays up. False when the book holds no such peer or address.
+    /// Removes a peer (by name or key) or a pending address from the book, unpins it and stops
+    /// dialing it; a live connection to it stays up. False when the book holds no such peer or address.
     public func forget(_ peerOrAddress: String) -> Bool {
         loop.sync {
+            let node = addresses.book.peers.first { $0.key.rawValue == peerOrAddress || $0.name == peerOrAddress }
+                .flatMap { NodeID(rawValue: $0.key.rawValue) }
             guard addresses.book.forget(peerOrAddress) else { return false }
+            peerKeys.unpin(node: node, address: Endpoint(peerOrAddress))
             addresses.targets = addresses.targets.filter { key, _ in
                 switch key {
                 case .peer(let peer): addresses.book.peer(peer) != nil

@@ -62,7 +62,7 @@ extension SyncNode {
         let connection = Connection(
             id: nextConnectionID, role: role, socket: socket, settings: settings,
             queueLimit: configuration.outboundQueueLimit, delegate: self,
-            dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
+            dialed: dialed, expectedNode: expectedNode(at: dialed))
         hold(connection)
         connection.start(onFinished: onFinished)
         return connection

@@ -96,7 +96,7 @@ extension SyncNode {
             let connection = Connection(
                 id: nextConnectionID, role: role, streams: streams, settings: settings,
                 queueLimit: configuration.outboundQueueLimit, delegate: self,
-                dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
+                dialed: dialed, expectedNode: expectedNode(at: dialed))
             hold(connection)
             return connection
         }

@@ -41,7 +41,7 @@ extension SyncNode {
         let connection = Connection(
             id: nextConnectionID, role: role, link: link, settings: settings,
             queueLimit: configuration.outboundQueueLimit, clock: clock, delegate: self,
-            dialed: dialed, expectedKey: dialed.flatMap { peerKeys.pinned[$0] })
+            dialed: dialed, expectedNode: expectedNode(at: dialed))
         hold(connection)
         connection.start(onFinished: onFinished)
         return connection

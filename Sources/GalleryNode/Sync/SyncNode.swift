@@ -2,7 +2,7 @@ import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
-import GalleryWire
+@_spi(Measurement) import GalleryWire
 
 /// A replica served over TCP: it accepts and dials peers, authenticates them with the space's
 /// secret, catches each up by version vector, then pushes every new op to every peer and relays
@@ -133,6 +133,7 @@ public final class SyncNode: @unchecked Sendable {
         var settings = HandshakeSettings(
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
+        settings.sealsRecords = configuration.sealsRecords
         let random = configuration.environment.random
         settings.makeEphemeralKey = {
             var generator = EnvironmentRandom(source: random)

@@ -24,9 +24,12 @@ import Glibc
 final class DirectAppender {
     /// The alignment of direct writes: offsets, lengths and the buffer's address.
     static let blockSize = 4_096
-    /// The largest staging buffer: the size of most direct writes of a large blob (on the VM of
-    /// BENCHMARKS.md, 4 MiB direct writes reach about 2 GB/s, 1 MiB ones 1.4-1.9).
-    static let stagingLength = 4 << 20
+    /// The largest staging buffer: the size of most direct writes of a large blob. 1 MiB, not
+    /// more: a direct write holds the device queue for its whole length, and an op log's fsync
+    /// waits behind it. On the VM of BENCHMARKS.md, an fsync of a small append while 4 MiB direct
+    /// writes stream took 2.3 ms at the median (0.24 ms idle), while 1 MiB ones left it at 0.23 ms;
+    /// 1 MiB direct writes still reach 2.0 GB/s (4 MiB: 2.8), far above a transfer's rate.
+    static let stagingLength = 1 << 20
 
     let file: StorageFile
     /// The staging buffer, made at the first byte staged: a writer opened for a download still

@@ -23,6 +23,21 @@ public struct FrameDecoder: Sendable {
         buffer.append(contentsOf: bytes)
     }
 
+    /// Adds received bytes after `transform` has rewritten them in place (it gets the copy in the
+    /// decoder's buffer, never empty) and kept its first `n` bytes (`transform`'s result, 0 to
+    /// keep none): a record is opened where it lies, without an array of its own.
+    ///
+    /// - Complexity: O(*n*) plus `transform`.
+    public mutating func append(_ bytes: UnsafeRawBufferPointer, transformingInPlace transform: (UnsafeMutableRawBufferPointer) -> Int) {
+        guard !bytes.isEmpty else { return }
+        append(bytes)
+        let first = buffer.count - bytes.count
+        let kept = buffer.withUnsafeMutableBytes { all in
+            transform(UnsafeMutableRawBufferPointer(rebasing: all[first...]))
+        }
+        buffer.removeLast(bytes.count - min(max(kept, 0), bytes.count))
+    }
+
     /// Adds received bytes.
     public mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { append($0) }

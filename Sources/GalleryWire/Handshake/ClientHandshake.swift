@@ -4,9 +4,10 @@ import GalleryCrypto
 /// -> (message 2) -> message 3, then the sealed channel.
 ///
 /// Pure: it turns received messages into messages to send, so that tests drive it without sockets.
-/// When `expectedKey` is given (this node reached that address before), a responder presenting
-/// another static key is refused after message 2, before this node sends its own static key or
-/// proves the secret.
+/// When `expectedNode` is given (the node this dial means to reach: the address book's owner of
+/// the address, or the node that answered there before), a responder whose static key has another
+/// node ID is refused after message 2, before this node sends its own static key or proves the
+/// secret.
 public struct ClientHandshake: Sendable {
     /// What to do after a received message.
     public enum Step: Sendable {
@@ -15,21 +16,21 @@ public struct ClientHandshake: Sendable {
     }
 
     private let settings: HandshakeSettings
-    private let expectedKey: X25519.PublicKey?
+    private let expectedNode: NodeID?
     private let fixedEphemeralKey: X25519.PrivateKey?
     private var noise: NoiseHandshakeState?
     private var version: UInt16 = 0
     private var finished = false
 
-    /// Creates the client side; `expectedKey` is the static key the dialed node must present.
-    public init(settings: HandshakeSettings, expectedKey: X25519.PublicKey? = nil) {
-        self.init(settings: settings, expectedKey: expectedKey, ephemeralKey: nil)
+    /// Creates the client side; `expectedNode` is the node ID the dialed node's static key must have.
+    public init(settings: HandshakeSettings, expectedNode: NodeID? = nil) {
+        self.init(settings: settings, expectedNode: expectedNode, ephemeralKey: nil)
     }
 
     /// As the public `init`, with a fixed ephemeral key (golden transcripts only).
-    package init(settings: HandshakeSettings, expectedKey: X25519.PublicKey?, ephemeralKey: X25519.PrivateKey?) {
+    package init(settings: HandshakeSettings, expectedNode: NodeID?, ephemeralKey: X25519.PrivateKey?) {
         self.settings = settings
-        self.expectedKey = expectedKey
+        self.expectedNode = expectedNode
         fixedEphemeralKey = ephemeralKey
     }
 
@@ -69,9 +70,9 @@ public struct ClientHandshake: Sendable {
             if key == settings.staticKey.publicKey {
                 throw HandshakeFailure(.duplicateConnection, "connected to itself")
             }
-            if let expectedKey, key != expectedKey {
+            if let expectedNode, NodeID(key: key) != expectedNode {
                 throw HandshakeFailure(.identityMismatch,
-                    "expected node \(NodeID(key: expectedKey)) at this address, found node \(NodeID(key: key))")
+                    "expected node \(expectedNode) at this address, found node \(NodeID(key: key))")
             }
             do {
                 let third = try state.writeMessage()

@@ -26,6 +26,10 @@ public struct HandshakeSettings: Sendable {
     /// Draws the fresh ephemeral key of each handshake: the system's secure generator by default;
     /// the node's environment's random source in the deterministic mesh simulation.
     public var makeEphemeralKey: @Sendable () -> X25519.PrivateKey = { X25519.PrivateKey() }
+    /// Whether records are sealed after the handshake: always, but for `gallery-bench transfer`'s
+    /// unsealed baseline, which turns it off on both of its nodes (a node with it off cannot talk
+    /// to any other: their tags never match).
+    @_spi(Measurement) public var sealsRecords = true
 
     public init(
         secret: [UInt8], staticKey: X25519.PrivateKey, replica: ReplicaID, name: String,

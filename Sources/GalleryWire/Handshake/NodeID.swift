@@ -15,6 +15,14 @@ public struct NodeID: Hashable, Sendable, Comparable, CustomStringConvertible {
         rawValue = Self.base32(Array(digest.prefix(10)))
     }
 
+    /// A node ID from its text (as `peers`, the address book and `forget` spell it): 16 characters
+    /// of the base32 alphabet above; nil for anything else.
+    public init?(rawValue: String) {
+        let alphabet = Set("abcdefghijklmnopqrstuvwxyz234567".utf8)
+        guard rawValue.utf8.count == 16, rawValue.utf8.allSatisfy(alphabet.contains) else { return nil }
+        self.rawValue = rawValue
+    }
+
     public var description: String { rawValue }
 
     public static func < (lhs: NodeID, rhs: NodeID) -> Bool { lhs.rawValue < rhs.rawValue }

@@ -39,14 +39,29 @@ public struct RecordOpener: Sendable {
         if let failure { throw failure }
         do throws(SecureChannelError) {
             let number = cipher.nonce
-            let plaintext: [UInt8]
-            do {
-                plaintext = try cipher.decrypt(ciphertext, authenticating: [])
-            } catch {
-                throw .recordRejected(number: number, reason: error.errorDescription ?? "\(error)")
+            // Opened in place, in the decoder's buffer: the ciphertext is copied there once, its
+            // tag checked, and only then decrypted where it lies (nothing kept if it does not open).
+            var rejection: NoiseError?
+            var cipher = self.cipher
+            if ciphertext.isEmpty {
+                do throws(NoiseError) { _ = try cipher.decrypt(ciphertext, authenticating: []) } catch { rejection = error }
+            } else {
+                ciphertext.withUnsafeBytes { bytes in
+                    frames.append(bytes) { record in
+                        do throws(NoiseError) {
+                            return try cipher.decrypt(UnsafeRawBufferPointer(record), into: record.baseAddress!)
+                        } catch {
+                            rejection = error
+                            return 0
+                        }
+                    }
+                }
+            }
+            if let rejection {
+                throw .recordRejected(number: number, reason: rejection.errorDescription ?? "\(rejection)")
             }
             if cipher.nonce % rekeyInterval == 0 { cipher.rekey() }
-            frames.append(plaintext)
+            self.cipher = cipher
             var completed: [Frame] = []
             do {
                 while let frame = try frames.next() { completed.append(frame) }

@@ -29,24 +29,40 @@ public struct RecordSealer: Sendable {
 
     /// `plaintext` (frames, as encoded) as `record` frames, ready to write.
     ///
+    /// One output buffer, sized once: each piece is encrypted straight from `plaintext` into its
+    /// place after its frame header, its tag after it (no copy of a piece, no array per record).
     /// Throws `NoiseError.nonceExhausted` after 2^64 - 1 records (the connection must end).
     /// - Complexity: O(*n*).
     public mutating func seal(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
-        var output: [UInt8] = []
         let pieces = (plaintext.count + Self.maximumPlaintext - 1) / Self.maximumPlaintext
-        output.reserveCapacity(plaintext.count + pieces * (FrameLimits.headerSize + NoiseCipherState.tagByteCount))
-        var start = 0
-        while start < plaintext.count {
-            let end = min(start + Self.maximumPlaintext, plaintext.count)
-            let sealed = try cipher.encrypt(Array(plaintext[start..<end]), authenticating: [])
-            if cipher.nonce % rekeyInterval == 0 { cipher.rekey() }
-            let length = UInt32(sealed.count)
-            output += [UInt8(truncatingIfNeeded: length), UInt8(truncatingIfNeeded: length >> 8),
-                       UInt8(truncatingIfNeeded: length >> 16), UInt8(truncatingIfNeeded: length >> 24),
-                       FrameType.record.rawValue, 0]
-            output += sealed
-            start = end
+        let capacity = plaintext.count + pieces * (FrameLimits.headerSize + NoiseCipherState.tagByteCount)
+        var failure: NoiseError?
+        let output = [UInt8](unsafeUninitializedCapacity: capacity) { buffer, count in
+            count = 0
+            guard let base = buffer.baseAddress.map(UnsafeMutableRawPointer.init) else { return }
+            plaintext.withUnsafeBytes { source in
+                var start = 0
+                while start < source.count {
+                    let end = min(start + Self.maximumPlaintext, source.count)
+                    let record = base + count
+                    let length: Int
+                    do throws(NoiseError) {
+                        length = try cipher.encrypt(UnsafeRawBufferPointer(rebasing: source[start..<end]),
+                                                    into: record + FrameLimits.headerSize)
+                    } catch {
+                        failure = error
+                        return
+                    }
+                    if cipher.nonce % rekeyInterval == 0 { cipher.rekey() }
+                    record.storeBytes(of: UInt32(length).littleEndian, as: UInt32.self)
+                    record.storeBytes(of: FrameType.record.rawValue, toByteOffset: 4, as: UInt8.self)
+                    record.storeBytes(of: 0, toByteOffset: 5, as: UInt8.self)
+                    count += FrameLimits.headerSize + length
+                    start = end
+                }
+            }
         }
+        if let failure { throw failure }
         return output
     }
 }

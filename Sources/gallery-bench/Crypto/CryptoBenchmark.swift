@@ -7,7 +7,8 @@ import GalleryCrypto
 /// Prints one JSON line per workload. Each of ours runs for `rounds` rounds of 1 s and counts per
 /// CPU second of the benchmarking thread (as `openssl speed` divides by its user CPU time); the best
 /// round counts. Seal is measured on 16 KiB records (openssl's largest standard block) and on a
-/// full Noise record (65,519 bytes); ChaCha20 and Poly1305 alone show where the time goes.
+/// full Noise record (65,519 bytes); ChaCha20 (with each kernel this CPU runs) and Poly1305 alone
+/// show where the time goes; the seal lines use the default kernel (named in each line).
 /// OpenSSL is measured twice: as installed (its assembly for this CPU, up to AVX-512), and with
 /// `OPENSSL_ia32cap=0`, which turns off its SIMD paths (its plain x86-64 assembly remains).
 enum CryptoBenchmark {
@@ -26,14 +27,26 @@ enum CryptoBenchmark {
         let record = (0..<recordByteCount).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let noiseRecord = (0..<NoiseTransport.maxPlaintextByteCount).map { UInt8(truncatingIfNeeded: $0 &* 7) }
 
+        let kernel = "\"kernel\": \"\(aead.kernel.rawValue)\", "
         let seal = try best { _ = try aead.seal(record, nonce: nonce); return record.count }
-        lines.append(rateLine("chacha20-poly1305-seal", bytes: recordByteCount, rate: seal))
+        lines.append(rateLine("chacha20-poly1305-seal", bytes: recordByteCount, rate: seal, extra: kernel))
         let sealNoise = try best { _ = try aead.seal(noiseRecord, nonce: nonce); return noiseRecord.count }
-        lines.append(rateLine("chacha20-poly1305-seal", bytes: noiseRecord.count, rate: sealNoise))
-        let chacha = try best { _ = try cipher.encrypt(record, counter: 1); return record.count }
-        lines.append(rateLine("chacha20", bytes: recordByteCount, rate: chacha))
-        let poly = try best { _ = try Poly1305.authenticationCode(for: record, key: key); return record.count }
-        lines.append(rateLine("poly1305", bytes: recordByteCount, rate: poly))
+        lines.append(rateLine("chacha20-poly1305-seal", bytes: noiseRecord.count, rate: sealNoise, extra: kernel))
+        for other in ChaCha20.availableKernels where other != aead.kernel {
+            let otherAEAD = try ChaCha20Poly1305(key: key, kernel: other)
+            let sealOther = try best { _ = try otherAEAD.seal(record, nonce: nonce); return record.count }
+            lines.append(rateLine("chacha20-poly1305-seal", bytes: recordByteCount, rate: sealOther, extra: "\"kernel\": \"\(other.rawValue)\", "))
+        }
+        for chachaKernel in ChaCha20.Kernel.allCases {
+            guard let cipher = cipher.using(chachaKernel) else { continue }
+            let chacha = try best { _ = try cipher.encrypt(record, counter: 1); return record.count }
+            lines.append(rateLine("chacha20", bytes: recordByteCount, rate: chacha, extra: "\"kernel\": \"\(chachaKernel.rawValue)\", "))
+        }
+        // Poly1305 has two loops: the portable one and one wide one (the same for every wide kernel).
+        for polyKernel in aead.kernel == .portable ? [ChaCha20.Kernel.portable] : [.portable, aead.kernel] {
+            let poly = try best { _ = try Poly1305.authenticationCode(for: record, key: key, kernel: polyKernel); return record.count }
+            lines.append(rateLine("poly1305", bytes: recordByteCount, rate: poly, extra: "\"kernel\": \"\(polyKernel.rawValue)\", "))
+        }
 
         if let openssl = try opensslAEAD(environment: [:]) {
             lines.append(rateLine("openssl-chacha20-poly1305", bytes: recordByteCount, rate: openssl))
@@ -74,9 +87,18 @@ enum CryptoBenchmark {
         return best
     }
 
-    /// A throughput line: `{"workload": ..., "recordBytes": ..., "bytesPerSecond": ..., "megabytesPerSecond": ...}`.
-    private static func rateLine(_ workload: String, bytes: Int, rate: Double) -> String {
-        "{\"workload\": \"\(workload)\", \"recordBytes\": \(bytes), \"bytesPerSecond\": \(Int(rate.rounded())), "
+    /// `gallery-bench crypto --kernel`: which ChaCha20 kernel `ChaCha20Poly1305(key:)` uses in this
+    /// process (after `GALLERY_CHACHA20_PORTABLE`) and which one the CPU has, as one JSON line.
+    static func kernelLine() -> String {
+        let accelerated = ChaCha20.acceleratedKernel.map { "\"\($0.rawValue)\"" } ?? "null"
+        let kernel = (try? ChaCha20Poly1305(key: [UInt8](repeating: 0, count: 32)).kernel.rawValue) ?? "none"
+        return "{\"kernel\": \"\(kernel)\", \"accelerated\": \(accelerated)}"
+    }
+
+    /// A throughput line: `{"workload": ..., "recordBytes": ..., "bytesPerSecond": ..., "megabytesPerSecond": ...}`
+    /// (`extra`, fields with a trailing comma and space, after the workload).
+    private static func rateLine(_ workload: String, bytes: Int, rate: Double, extra: String = "") -> String {
+        "{\"workload\": \"\(workload)\", \(extra)\"recordBytes\": \(bytes), \"bytesPerSecond\": \(Int(rate.rounded())), "
             + "\"megabytesPerSecond\": \(String(format: "%.1f", rate / 1e6))}"
     }
 

@@ -5,7 +5,7 @@ enum BenchUsage {
         usage: gallery-bench model [--only WORKLOAD]
                gallery-bench sync
                gallery-bench hash [--kernel]
-               gallery-bench crypto
+               gallery-bench crypto [--kernel]
                gallery-bench transfer [--sweep]
                gallery-bench import [--files 1000] [--bytes 4194304]
                gallery-bench node
@@ -51,9 +51,12 @@ enum BenchUsage {
         the portable one) and which one the CPU has.
         crypto: ChaCha20-Poly1305 seal on 16 KiB and 65,519-byte records, ChaCha20 and Poly1305 alone,
         and X25519 operations per second (per CPU second, best of 3 rounds of 1 s), against openssl speed
-        (as installed, and with OPENSSL_ia32cap=0: no SIMD) in the same run.
+        (as installed, and with OPENSSL_ia32cap=0: no SIMD) in the same run. --kernel only prints which
+        ChaCha20 kernel the AEAD uses here (GALLERY_CHACHA20_PORTABLE=1 forces the portable one) and
+        which one the CPU has.
         transfer: drag and drop between two nodes on loopback: one 256 MiB blob (against plain TCP
-        loopback and SHA-256 measured in the same run), the latency of 200 drags of 1 MiB images
+        loopback and SHA-256 measured in the same run), the same drag sealed against unsealed (three
+        alternated rounds on fresh nodes: what encryption costs), the latency of 200 drags of 1 MiB images
         (placeholder on the source node, commit), the same while a 256 MiB drag runs, and 100 drags of
         1 MiB images at once. --sweep: the 256 MiB drag with each chunk size and chunks per fetch.
         import: gallery add FOLDER of --files image files of --bytes each (read from the disk) against a

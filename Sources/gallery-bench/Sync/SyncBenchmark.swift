@@ -4,13 +4,14 @@ import GalleryNode
 import GallerySimulation
 import Synchronization
 
-/// `gallery-bench sync`: catch-up time and bytes, and live op latency, between two nodes on loopback.
+/// `gallery-bench sync`: catch-up time and bytes, and live op latency, between two nodes on loopback;
+/// and the handshake's time (`HandshakeBenchmark`).
 enum SyncBenchmark {
     private static let secret = Array("benchmark secret".utf8)
 
     /// Runs both workloads and returns their JSON lines.
     static func run() throws -> [String] {
-        [try catchUp(), try liveLatency()]
+        [try catchUp(), try liveLatency(), try HandshakeBenchmark.run(secret: secret)]
     }
 
     private static func node(_ name: String) throws -> SyncNode {

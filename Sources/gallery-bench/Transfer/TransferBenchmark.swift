@@ -22,6 +22,9 @@ import Synchronization
 ///   of A's connection, which decodes, writes and hashes each chunk), and `sha256CPUOfBusiestThread`:
 ///   the `sha256` workload's CPU time over the busiest thread's, the share of the hash in the
 ///   thread that bounds the transfer, which a busy shared machine distorts less than `ofSHA256`;
+/// - `transfer-sealed-vs-unsealed`: the same 256 MiB drag on fresh node pairs, over a sealed link
+///   and over one whose records are left unsealed on both ends (everything else the same),
+///   alternated three times: the best rate of each and their ratio (what the encryption costs);
 /// - `drop-latency`: 200 drags of 1 MiB images one after the other: the control round trip of a
 ///   command that does nothing (`galleries`), then from sending each `drag` to its answer, to A
 ///   applying B's placeholder, and to B committing it (p50 and p99, milliseconds);
@@ -44,6 +47,8 @@ enum TransferBenchmark {
     static let imageByteCount = 1 << 20
     static let latencyDrags = 200
     static let concurrentDrags = 100
+    /// Rounds of the sealed / unsealed comparison (each a drag of each kind, alternated).
+    static let sealingRounds = 3
 
     /// Runs the workloads and returns their JSON lines.
     static func run() throws -> [String] {
@@ -69,6 +74,7 @@ enum TransferBenchmark {
                 ("sha256CPUOfBusiestThread", cpu.map { sha.cpu / $0.thread }),
             ]))
         }
+        lines.append(try sealedAgainstUnsealed())
         lines.append(try dropLatency(nodes))
         lines.append(try dropLatencyDuringTransfer(nodes))
         lines.append(try concurrent(nodes))
@@ -161,6 +167,28 @@ enum TransferBenchmark {
             throw BenchFailure.failed("transfer: B's store does not hold the 256 MiB blob after the commit")
         }
         return (Double(committed - start) / 1e9, cpu)
+    }
+
+    /// The 256 MiB drag over a sealed link and over an unsealed one (the same nodes, pipeline and
+    /// records, without the cipher), on fresh nodes each time, alternated `sealingRounds` times;
+    /// the best of each, and sealed / unsealed (issue 14: at least 0.7).
+    private static func sealedAgainstUnsealed() throws -> String {
+        let blob = image(byteCount: blobByteCount, seed: 0x5EA1)
+        let digest = SHA256.hex(sha256(blob[...]))
+        var best = (sealed: Double.infinity, unsealed: Double.infinity)
+        for _ in 0..<sealingRounds {
+            for sealed in [true, false] {
+                let nodes = try TransferNodes(sealed: sealed)
+                defer { nodes.stop() }
+                let seconds = try throughput(blob, digest: digest, nodes: nodes).seconds
+                if sealed { best.sealed = min(best.sealed, seconds) } else { best.unsealed = min(best.unsealed, seconds) }
+            }
+        }
+        let rate = { (seconds: Double) in Double(blobByteCount) / seconds / 1e6 }
+        return String(
+            format: "{\"workload\": \"transfer-sealed-vs-unsealed\", \"bytes\": %d, \"rounds\": %d, "
+                + "\"sealedMBPerSecond\": %.1f, \"unsealedMBPerSecond\": %.1f, \"sealedOfUnsealed\": %.3f}",
+            blobByteCount, sealingRounds, rate(best.sealed), rate(best.unsealed), best.unsealed / best.sealed)
     }
 
     /// 200 drags of distinct 1 MiB images, one after the other.

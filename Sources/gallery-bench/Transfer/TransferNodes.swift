@@ -2,7 +2,7 @@ import Foundation
 import GalleryControl
 import GalleryHost
 import GalleryModel
-import GalleryNode
+@_spi(Measurement) import GalleryNode
 import GalleryStorage
 import GalleryWire
 import Synchronization
@@ -19,15 +19,18 @@ final class TransferNodes: Sendable {
     let commitsOnSink = ArrivalTimes()
     private let nextRequest = Atomic<Int>(0)
 
-    init() throws {
+    /// Two nodes whose link is sealed as always, or, with `sealed` false, left unsealed on both
+    /// ends (the baseline that shows what sealing costs).
+    init(sealed: Bool = true) throws {
         root = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-bench-transfer-\(UUID().uuidString)")
         let sourceDirectory = root.appendingPathComponent("a")
-        source = try GalleryServer(directory: sourceDirectory, name: "a", log: .silent)
+        let configure = { (configuration: inout NodeConfiguration) in configuration.sealsRecords = sealed }
+        source = try GalleryServer(directory: sourceDirectory, name: "a", log: .silent, configure: configure)
         guard let address = try source.start() else { throw BenchFailure.failed("transfer: node A has no address") }
         do {
             sink = try GalleryServer(
                 directory: root.appendingPathComponent("b"), name: "b", peers: [address],
-                secretFile: sourceDirectory.appendingPathComponent("secret"), log: .silent)
+                secretFile: sourceDirectory.appendingPathComponent("secret"), log: .silent, configure: configure)
             try sink.start()
         } catch {
             source.stop()
