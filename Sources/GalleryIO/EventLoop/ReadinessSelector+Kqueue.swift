@@ -63,9 +63,14 @@ package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
 
     package func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent] {
         var timeout = timespec(tv_sec: Int(timeoutMilliseconds / 1000), tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000)
-        let count = timeoutMilliseconds < 0
-            ? kevent(queue, nil, 0, &events, Int32(events.count), nil)
-            : kevent(queue, nil, 0, &events, Int32(events.count), &timeout)
+        // Through a buffer pointer, as the epoll selector: `&events` and `events.count` in one
+        // call would be overlapping accesses to the array.
+        let queue = self.queue
+        let count = events.withUnsafeMutableBufferPointer { buffer in
+            timeoutMilliseconds < 0
+                ? kevent(queue, nil, 0, buffer.baseAddress, Int32(buffer.count), nil)
+                : kevent(queue, nil, 0, buffer.baseAddress, Int32(buffer.count), &timeout)
+        }
         guard count > 0 else { return [] }
         var ready: [Int32: ReadinessEvent] = [:]
         for event in events[..<Int(count)] {
