@@ -67,7 +67,7 @@ let package = Package(
         .target(name: "GalleryMeshSimulation", dependencies: ["GalleryModel", "GalleryCrypto", "GallerySimulation", "GalleryIO", "GalleryNode", "GalleryWire"]),
         // Shared by tests and benchmarks: spawning `gallery` and the bench's children, storage
         // fixtures, and a headless-Chromium driver over the DevTools protocol.
-        .target(name: "GalleryTestSupport", dependencies: ["GalleryModel", "GallerySimulation", "GalleryIO"]),
+        .target(name: "GalleryTestSupport", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
         .executableTarget(name: "gallery-bench", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
             "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryMeshSimulation",

@@ -6,10 +6,35 @@ import GalleryWire
 
 /// Commands from the command line, taken on the local control socket (`ControlServer`) only.
 extension SyncNode {
-    /// Takes one `control_request` from a control session: refuses it when it is malformed, when
-    /// it waited too long to be read, or when every command slot is taken; otherwise carries it
-    /// out on its own thread, so that the session's reader keeps taking heartbeats meanwhile.
+    /// Takes one `control_request` from a control session (on the session's event loop): hands
+    /// it to a thread of its own, which decodes it and carries it out, so that neither a large
+    /// request nor a long command holds up the loop's other connections, and the session's reader
+    /// keeps taking heartbeats meanwhile. At most `maximumCommandThreads` at once: beyond, the
+    /// request is refused as busy.
     func takeControlRequest(_ json: [UInt8], from session: ControlSession) {
+        let started = condition.withLock { () -> Bool in
+            guard commandThreads < Self.maximumCommandThreads else { return false }
+            commandThreads += 1
+            return true
+        }
+        guard started else {
+            session.send(ControlResponse(
+                id: ControlRequest.identifier(ofMalformed: json),
+                refused: "the node is busy: \(Self.maximumCommandThreads) commands running; nothing was done"))
+            return
+        }
+        session.commandStarted()
+        Thread.detachNewThread { [self] in
+            carryOut(json, for: session)
+            session.commandFinished()
+            condition.withLock { commandThreads -= 1 }
+        }
+    }
+
+    /// Decodes a request and carries it out, on its command thread: refuses it when it is
+    /// malformed, when it waited too long to be read, or when it changes something and every
+    /// command slot is taken.
+    private func carryOut(_ json: [UInt8], for session: ControlSession) {
         let request: ControlRequest
         do {
             request = try JSONDecoder().decode(ControlRequest.self, from: Data(json))
@@ -37,12 +62,8 @@ extension SyncNode {
                 id: request.id, refused: "the node is busy: \(Self.maximumRunningCommands) commands running; nothing was done"))
             return
         }
-        session.commandStarted()
-        Thread.detachNewThread { [self] in
-            control(request, for: session)
-            session.commandFinished()
-            if takesSlot { condition.withLock { runningCommands -= 1 } }
-        }
+        control(request, for: session)
+        if takesSlot { condition.withLock { runningCommands -= 1 } }
     }
 
     /// Carries out one command and answers it.

@@ -22,7 +22,7 @@ struct HTTPOverSocketTests {
         defer { connection.close() }
         var pending: [UInt8] = []
         let requests = "GET /app.css HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\nGET /missing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
-        #expect(TestWebServer.writeAll(connection.output, Array(requests.utf8)))
+        #expect(connection.output.writeAll(Array(requests.utf8)))
         let first = try #require(Self.readResponse(connection, &pending))
         #expect(first.statusLine == "HTTP/1.1 200 OK")
         #expect(first.headers["content-type"] == "text/css; charset=utf-8")
@@ -62,7 +62,7 @@ struct HTTPOverSocketTests {
         defer { server.stop() }
         let connection = try Connector.connect(to: Endpoint(host: "127.0.0.1", port: server.port))
         defer { connection.close() }
-        _ = TestWebServer.writeAll(connection.output, bytes)
+        connection.output.writeAll(bytes)
         var pending: [UInt8] = []
         let response = readResponse(connection, &pending)
         var byte: UInt8 = 0

@@ -39,6 +39,15 @@ struct AddressBookProcessTests {
         space.waitUntil(timeout: timeout) { mesh.allSatisfy { node, others in others.isSubset(of: live(space, node)) } }
     }
 
+    /// Starts a, then b with `--peer a`, and waits until they are linked and a's book holds the
+    /// address b announced.
+    static func startLinkedPair(_ space: NodeSpace) throws {
+        try space.start("a")
+        try space.start("b", peers: ["a"])
+        #expect(waitForLinks(space, ["a": ["b"], "b": ["a"]]))
+        #expect(space.waitUntil(timeout: 10) { knows(space, "a", "b", at: space.address("b")) })
+    }
+
     @Test("A-B-C chain: B restarts on another port (its old one taken); A and C reconnect within 10 s; ops made meanwhile arrive everywhere")
     func chainAfterPortChange() throws {
         let space = NodeSpace()
@@ -74,10 +83,7 @@ struct AddressBookProcessTests {
     func acceptorDials() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
-        try space.start("a")
-        try space.start("b", peers: ["a"])
-        #expect(Self.waitForLinks(space, ["a": ["b"], "b": ["a"]]))
-        #expect(space.waitUntil(timeout: 10) { Self.knows(space, "a", "b", at: space.address("b")) })
+        try Self.startLinkedPair(space)
         let old = try #require(space.address("a"))
         #expect(space.stop("a"))
         let holder = try PortHolder(old)
@@ -128,10 +134,7 @@ struct AddressBookProcessTests {
     func damagedBook(damage: String) throws {
         let space = NodeSpace()
         defer { space.tearDown() }
-        try space.start("a")
-        try space.start("b", peers: ["a"])
-        #expect(Self.waitForLinks(space, ["a": ["b"], "b": ["a"]]))
-        #expect(space.waitUntil(timeout: 10) { Self.knows(space, "a", "b", at: space.address("b")) })
+        try Self.startLinkedPair(space)
         #expect(space.stop("b"))
         #expect(space.stop("a"))
         for name in ["a", "b"] {
@@ -179,10 +182,7 @@ struct AddressBookProcessTests {
     func forgetStopsDialing() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
-        try space.start("a")
-        try space.start("b", peers: ["a"])
-        #expect(Self.waitForLinks(space, ["a": ["b"], "b": ["a"]]))
-        #expect(space.waitUntil(timeout: 10) { Self.knows(space, "a", "b", at: space.address("b")) })
+        try Self.startLinkedPair(space)
         let old = try #require(space.address("b"))
         #expect(space.stop("b"))
         let holder = try PortHolder(old)

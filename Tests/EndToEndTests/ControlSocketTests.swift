@@ -61,7 +61,7 @@ struct ControlSocketTests {
             let error = try peer.receiveError()
             #expect(error?.0 == .protocolError, "\(String(describing: error))")
             #expect(error?.1.contains("control socket") == true)
-            #expect(try peer.receive() == nil, "the connection is closed after the refusal")
+            #expect(try peer.receiveOrEnd() == nil, "the connection is closed after the refusal")
         }
         #expect(try Data(contentsOf: target) == Data("#!/bin/sh\necho original\n".utf8))
         // Nothing changed, and the node still serves the command line.

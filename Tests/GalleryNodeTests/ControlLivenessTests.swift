@@ -12,34 +12,42 @@ extension NodeSuites {
     /// running, nor a client that only listens (`watch`).
     @Suite("Control liveness")
     struct ControlLivenessTests {
-        /// A node with short timings, and a directory holding its control socket.
-        private func node(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil, io: PeerIO = .eventLoop) throws -> (SyncNode, URL, ControlServer) {
-            let secret = Array("control liveness".utf8)
-            var configuration = NodeConfiguration(
-                name: "node", secret: secret, heartbeatInterval: .milliseconds(100),
-                peerTimeout: .milliseconds(500), log: .silent,
-                persist: { _, _ in
-                    if let persistDelay { Thread.sleep(forTimeInterval: persistDelay) }
-                })
-            configuration.io = io
-            let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "node")))
-            try node.start()
-            try node.perform { try $0.createGallery("node") }
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-control-\(UUID().uuidString)")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let control = try ControlServer(node: node, path: ControlClient.socketPath(of: directory), allowedUser: allowedUser)
-            return (node, directory, control)
+        /// A node with short timings and its control socket, in a directory of its own.
+        private struct ControlNode {
+            let node: SyncNode
+            let directory: URL
+            let control: ControlServer
+
+            init(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil, io: PeerIO = .eventLoop) throws {
+                var configuration = NodeConfiguration(
+                    name: "node", secret: Array("control liveness".utf8), heartbeatInterval: .milliseconds(100),
+                    peerTimeout: .milliseconds(500), log: .silent,
+                    persist: { _, _ in
+                        if let persistDelay { Thread.sleep(forTimeInterval: persistDelay) }
+                    })
+                configuration.io = io
+                node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "node")))
+                try node.start()
+                try node.perform { try $0.createGallery("node") }
+                directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-control-\(UUID().uuidString)")
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                control = try ControlServer(node: node, path: ControlClient.socketPath(of: directory), allowedUser: allowedUser)
+            }
+
+            /// Stops the control socket (if the test did not) and the node, removes the directory.
+            func tearDown() {
+                control.stop()
+                node.stop()
+                try? FileManager.default.removeItem(at: directory)
+            }
         }
 
         @Test("A command that runs longer than the peer timeout is answered, not dropped")
         func longCommand() throws {
             // Storing each op takes twice the timeout: the node is busy, not the client silent.
-            let (node, directory, control) = try node(persistDelay: 1)
-            defer {
-                control.stop()
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
+            let fixture = try ControlNode(persistDelay: 1)
+            defer { fixture.tearDown() }
+            let (node, directory) = (fixture.node, fixture.directory)
             let response = try ControlClient.send(ControlRequest(id: 1, command: .newGallery("slow")), to: directory)
             #expect(response.ok, "\(response.error ?? "")")
             #expect(node.read { $0.hasGallery("slow") })
@@ -48,12 +56,9 @@ extension NodeSuites {
         @Test("A command longer than the client's silence limit is waited for, while the node sends heartbeats")
         func commandLongerThanSilenceLimit() throws {
             // One op stored in 6 s, past the client's 5 s silence limit: it must still be answered.
-            let (node, directory, control) = try node(persistDelay: 6)
-            defer {
-                control.stop()
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
+            let fixture = try ControlNode(persistDelay: 6)
+            defer { fixture.tearDown() }
+            let (node, directory) = (fixture.node, fixture.directory)
             let started = ContinuousClock.now
             let response = try ControlClient.send(ControlRequest(id: 1, command: .newGallery("slow")), to: directory)
             #expect(response.ok, "\(response.error ?? "")")
@@ -63,12 +68,9 @@ extension NodeSuites {
 
         @Test("With every command slot taken, commands that only read are still answered; changes are refused as busy")
         func readsBypassCommandSlots() throws {
-            let (node, directory, control) = try node()
-            defer {
-                control.stop()
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
+            let fixture = try ControlNode()
+            defer { fixture.tearDown() }
+            let (node, directory) = (fixture.node, fixture.directory)
             // As if 64 long commands (large adds, a slow disk) held every slot.
             node.condition.withLock { node.runningCommands = SyncNode.maximumRunningCommands }
             for (id, command) in [(1, ControlCommand.list(gallery: nil)), (2, .status), (3, .galleries), (4, .peers)] {
@@ -82,14 +84,31 @@ extension NodeSuites {
             #expect(try ControlClient.send(ControlRequest(id: 6, command: .newGallery("late")), to: directory).ok)
         }
 
+        @Test("Command threads are bounded: with every one taken, any request is refused as busy, then served again")
+        func commandThreadsBounded() throws {
+            let fixture = try ControlNode()
+            defer { fixture.tearDown() }
+            let (node, directory) = (fixture.node, fixture.directory)
+            // As if 128 commands (64 changes, 64 reads) were running.
+            node.condition.withLock { node.commandThreads = SyncNode.maximumCommandThreads }
+            for (id, command) in [(1, ControlCommand.status), (2, .newGallery("late"))] {
+                let refused = try ControlClient.send(ControlRequest(id: id, command: command), to: directory)
+                #expect(!refused.ok && refused.id == id && refused.error?.contains("busy") == true, "\(refused)")
+            }
+            node.condition.withLock { node.commandThreads = 0 }
+            #expect(try ControlClient.send(ControlRequest(id: 3, command: .newGallery("late")), to: directory).ok)
+            #expect(node.read { $0.hasGallery("late") })
+            // Its thread ends just after answering: polled, within a deadline.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while node.condition.withLock({ node.commandThreads }) != 0 && ContinuousClock.now < deadline { usleep(1_000) }
+            #expect(node.condition.withLock { node.commandThreads } == 0)
+        }
+
         @Test("watch stays open while nothing changes for longer than the peer timeout")
         func quietWatch() throws {
-            let (node, directory, control) = try node()
-            defer {
-                control.stop()
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
+            let fixture = try ControlNode()
+            defer { fixture.tearDown() }
+            let (node, directory) = (fixture.node, fixture.directory)
             let answers = Mutex(0)
             let started = ContinuousClock.now
             // The client's own timeout (2 s, four peer timeouts) ends the watch without an error.
@@ -111,12 +130,9 @@ extension NodeSuites {
 
         @Test("watch stays open while changes stream for longer than the peer timeout (answers keep it busy, heartbeats still ask)")
         func busyWatch() throws {
-            let (node, directory, control) = try node()
-            defer {
-                control.stop()
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
+            let fixture = try ControlNode()
+            defer { fixture.tearDown() }
+            let (node, directory) = (fixture.node, fixture.directory)
             let answers = Mutex(0)
             let streaming = DispatchGroup()
             streaming.enter()
@@ -141,11 +157,9 @@ extension NodeSuites {
 
         @Test("On threaded peer I/O the control socket runs one loop of its own: watch and commands work, and stop ends it")
         func threadedNode() throws {
-            let (node, directory, control) = try node(io: .threaded)
-            defer {
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
+            let fixture = try ControlNode(io: .threaded)
+            defer { fixture.tearDown() }
+            let (node, directory, control) = (fixture.node, fixture.directory, fixture.control)
             #expect(node.ioLoops == nil)
             let answers = Mutex(0)
             try ControlClient.stream(ControlRequest(id: 1, command: .watch(gallery: "node")), to: directory, timeout: .seconds(5)) { response in
@@ -168,12 +182,9 @@ extension NodeSuites {
 
         @Test("The control socket is mode 0600 and refuses a user other than the node's, changing nothing")
         func otherUserRefused() throws {
-            let (node, directory, control) = try node(allowedUser: getuid() &+ 1)
-            defer {
-                control.stop()
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
+            let fixture = try ControlNode(allowedUser: getuid() &+ 1)
+            defer { fixture.tearDown() }
+            let (node, directory, control) = (fixture.node, fixture.directory, fixture.control)
             let attributes = try FileManager.default.attributesOfItem(atPath: control.path)
             #expect((attributes[.posixPermissions] as? Int) == 0o600)
             #expect(attributes[.type] as? FileAttributeType == .typeSocket)
@@ -190,12 +201,9 @@ extension NodeSuites {
 
         @Test("The command line refuses a socket served by another user than its own, sending nothing")
         func foreignSocketRefused() throws {
-            let (node, directory, control) = try node()
-            defer {
-                control.stop()
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
+            let fixture = try ControlNode()
+            defer { fixture.tearDown() }
+            let (node, directory) = (fixture.node, fixture.directory)
             // As if the socket's listener ran as another user: the client expects a user it is not.
             let other = geteuid() &+ 1
             do {
@@ -213,12 +221,10 @@ extension NodeSuites {
 
         @Test("A stale socket of a killed node is replaced; anything else at the path is left alone")
         func staleSocket() throws {
-            let (node, directory, control) = try node()
+            let fixture = try ControlNode()
+            defer { fixture.tearDown() }
+            let (node, directory, control) = (fixture.node, fixture.directory, fixture.control)
             let path = control.path
-            defer {
-                node.stop()
-                try? FileManager.default.removeItem(at: directory)
-            }
             // A socket file left behind (as by kill -9): a new server takes its place.
             _ = try UnixSocketFixture.bindOnly(path: path + ".stale")
             control.stop()

@@ -4,6 +4,7 @@ import GalleryIO
 import GalleryModel
 import GalleryNode
 import GallerySimulation
+import GalleryTestSupport
 import GalleryWire
 import Testing
 
@@ -67,68 +68,6 @@ extension NodeSuites {
             Thread.sleep(forTimeInterval: 1.2)
             #expect(cluster.nodes[1].peers.map(\.address) == connected)
             #expect(cluster.logged("timeout").isEmpty)
-        }
-    }
-}
-
-/// Frames over raw streams, for tests that play a peer by hand: plain during the handshake, in
-/// sealed records after it.
-struct RawPeer {
-    let streams: StreamPair
-    private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
-    private var sealer: RecordSealer?
-    private var opener: RecordOpener?
-    /// Frames opened from records and not yet returned.
-    private var pending: [Frame] = []
-
-    init(_ streams: StreamPair) {
-        self.streams = streams
-    }
-
-    /// Runs the version 3 handshake as `settings`' node, up to the node's sealed `identity`.
-    mutating func authenticate(_ settings: HandshakeSettings) throws {
-        var handshake = ClientHandshake(settings: settings)
-        for message in try handshake.start() { send(message) }
-        guard case .finish(let third, let result) = try handshake.receive(try receive()) else { return }
-        send(third)
-        sealer = RecordSealer(result.sending)
-        opener = RecordOpener(result.receiving, maximumPayload: Int(FrameLimits.maximum))
-        send(.identity(settings.info(version: result.version)))
-        guard case .identity = try receive() else { throw WireError.unexpected("no identity") }
-    }
-
-    mutating func send(_ message: Message) {
-        let bytes = message.frame.encoded
-        guard var sealer else {
-            streams.output.writeAll(bytes)
-            return
-        }
-        if let records = try? sealer.seal(bytes) { streams.output.writeAll(records) }
-        self.sealer = sealer
-    }
-
-    /// The next message; throws at the end of the stream.
-    mutating func receive() throws -> Message {
-        guard let message = try receiveOrEnd() else { throw WireError.unexpected("end of stream") }
-        return message
-    }
-
-    /// The next message, or nil at the end of the stream.
-    mutating func receiveOrEnd() throws -> Message? {
-        var buffer = [UInt8](repeating: 0, count: 4_096)
-        while true {
-            if !pending.isEmpty { return try Message(frame: pending.removeFirst()) }
-            if let frame = try decoder.next() {
-                if var opener, frame.knownType == .record {
-                    pending += try opener.open(frame.payload)
-                    self.opener = opener
-                    continue
-                }
-                return try Message(frame: frame)
-            }
-            let count = buffer.withUnsafeMutableBufferPointer { streams.input.read($0.baseAddress!, maxLength: $0.count) }
-            if count <= 0 { return nil }
-            decoder.append(Array(buffer[..<count]))
         }
     }
 }

@@ -1,4 +1,5 @@
-/// The ChaCha20 block function (RFC 8439 section 2.3), one block in `UInt32`s or four in `SIMD4<UInt32>` lanes.
+/// The ChaCha20 block function (RFC 8439 section 2.3), one block in `UInt32`s (`ScalarChaCha`) or
+/// four in `SIMD4<UInt32>` lanes.
 extension ChaCha20 {
     /// "expa", "nd 3", "2-by", "te k": state words 0-3.
     static let constants: (UInt32, UInt32, UInt32, UInt32) = (0x6170_7865, 0x3320_646e, 0x7962_2d32, 0x6b20_6574)
@@ -6,9 +7,7 @@ extension ChaCha20 {
     /// XORs `length` (1...64) bytes at `input` with keystream block `counter` into `output`.
     @inline(__always)
     func xorOneBlock(_ input: UnsafeRawPointer, _ output: UnsafeMutableRawPointer, length: Int, counter: UInt32) {
-        var state = initialState(counter: counter) as ChaChaState<UInt32>
-        state.permuteAndAddInitial()
-        withUnsafeBytes(of: state.words) { words in
+        withUnsafeBytes(of: ScalarChaCha.keystream(initialWords(counter: counter))) { words in
             // Whole words first, then the bytes of a partial word.
             let wholeWords = length / 4
             for index in 0..<wholeWords {
@@ -43,19 +42,27 @@ extension ChaCha20 {
         }
     }
 
+    /// The 16-word input state for block `counter`.
+    @inline(__always)
+    func initialWords(counter: UInt32) -> ScalarChaCha.Words {
+        (Self.constants.0, Self.constants.1, Self.constants.2, Self.constants.3,
+         key.0, key.1, key.2, key.3, key.4, key.5, key.6, key.7,
+         counter, nonce.0, nonce.1, nonce.2)
+    }
+
     /// The 16-word input state for block `counter` (every lane the same).
     @inline(__always)
     func initialState<Word: ChaChaWord>(counter: UInt32) -> ChaChaState<Word> {
-        ChaChaState(words: (
-            Word(Self.constants.0), Word(Self.constants.1), Word(Self.constants.2), Word(Self.constants.3),
-            Word(key.0), Word(key.1), Word(key.2), Word(key.3),
-            Word(key.4), Word(key.5), Word(key.6), Word(key.7),
-            Word(counter), Word(nonce.0), Word(nonce.1), Word(nonce.2)
+        let w = initialWords(counter: counter)
+        return ChaChaState(words: (
+            Word(w.0), Word(w.1), Word(w.2), Word(w.3), Word(w.4), Word(w.5), Word(w.6), Word(w.7),
+            Word(w.8), Word(w.9), Word(w.10), Word(w.11), Word(w.12), Word(w.13), Word(w.14), Word(w.15)
         ))
     }
 }
 
-/// A 32-bit word of ChaCha20's state, or several (one per block) in vector lanes.
+/// Several 32-bit words of ChaCha20's state, one per block, in vector lanes (one block alone is
+/// `ScalarChaCha`).
 protocol ChaChaWord {
     /// Every lane `value`.
     init(_ value: UInt32)
@@ -65,12 +72,6 @@ protocol ChaChaWord {
     static func ^ (a: Self, b: Self) -> Self
     /// Lane-wise rotation left by `count` bits (0 < count < 32).
     func rotatedLeft(_ count: UInt32) -> Self
-}
-
-extension UInt32: ChaChaWord {
-    /// Rotation left.
-    @inline(__always)
-    func rotatedLeft(_ count: UInt32) -> UInt32 { self << count | self >> (32 - count) }
 }
 
 extension SIMD4: ChaChaWord where Scalar == UInt32 {

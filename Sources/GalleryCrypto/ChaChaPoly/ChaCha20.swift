@@ -76,6 +76,9 @@ public struct ChaCha20: Sendable {
         }
     }
 
+    /// The longest message XORed one block at a time even when a wide kernel is there (two blocks).
+    static let shortMessageByteCount = 2 * blockByteCount
+
     /// Throws unless `length` bytes fit the counter range from `counter` (at most 2^32 - counter blocks).
     static func checkLength(_ length: Int, counter: UInt32) throws(CryptoError) {
         let blocks = (UInt64(length) + 63) / 64
@@ -88,7 +91,9 @@ public struct ChaCha20: Sendable {
     /// - Complexity: O(*n*).
     func xor(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer, counter: UInt32) {
         guard let source = input.baseAddress else { return }
-        if kernel != .portable {
+        // A wide kernel computes eight blocks of keystream whatever the length: a message of one
+        // or two blocks (a heartbeat, an ack, each Poly1305 key) is cheaper a block at a time.
+        if kernel != .portable && input.count > Self.shortMessageByteCount {
             xorAccelerated(source, into: output, length: input.count, counter: counter)
             return
         }

@@ -136,7 +136,7 @@ public struct ChaCha20Poly1305: Sendable {
         var expected: (UInt64, UInt64) = (0, 0)
         let matches = withUnsafeMutableBytes(of: &expected) { tag in
             Self.tag(cipher: cipher, additionalData: additionalData, ciphertext: ciphertext, into: tag.baseAddress!)
-            return ConstantTime.equals(UnsafeRawBufferPointer(tag), sealed[length...])
+            return ConstantTime.equals(UnsafeRawBufferPointer(tag), UnsafeRawBufferPointer(rebasing: sealed[length...]))
         }
         guard matches else { return false }
         cipher.xor(ciphertext, into: output, counter: 1)

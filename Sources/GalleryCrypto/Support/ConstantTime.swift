@@ -15,6 +15,20 @@ public enum ConstantTime {
         return isZero(difference)
     }
 
+    /// Whether `a` and `b` hold the same bytes: `equals` on raw memory (a tag checked in place),
+    /// indexed directly rather than through the generic collection code that an unoptimized
+    /// build runs for every byte.
+    ///
+    /// - Complexity: O(*n*).
+    public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        var difference: UInt8 = 0
+        for index in 0..<a.count {
+            difference |= a[index] ^ b[index]
+        }
+        return isZero(difference)
+    }
+
     /// Whether every byte of `bytes` is zero, without a branch on the bytes.
     ///
     /// - Complexity: O(*n*).

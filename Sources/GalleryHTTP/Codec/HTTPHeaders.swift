@@ -2,7 +2,10 @@
 /// ASCII case (field names are case-insensitive).
 public struct HTTPHeaders: Hashable, Sendable, Sequence {
     /// The fields in the order they were received or added.
-    public private(set) var fields: [(name: String, value: String)] = []
+    private var list = HTTPPairs()
+
+    /// The fields in the order they were received or added.
+    public var fields: [(name: String, value: String)] { list.elements }
 
     /// An empty list.
     public init() {}
@@ -14,7 +17,7 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence {
 
     /// Appends a field.
     public mutating func add(_ name: String, _ value: String) {
-        fields.append((name, value))
+        list.append(name, value)
     }
 
     /// Replaces every field named `name` with one field holding `value`.
@@ -25,17 +28,17 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence {
 
     /// Removes every field named `name`.
     public mutating func remove(_ name: String) {
-        fields.removeAll { Self.sameName($0.name, name) }
+        list.removeAll { Self.sameName($0, name) }
     }
 
     /// The value of the first field named `name`, or nil.
     public subscript(name: String) -> String? {
-        fields.first { Self.sameName($0.name, name) }?.value
+        list.first { Self.sameName($0, name) }
     }
 
     /// Every value of the fields named `name`, in order.
     public func values(_ name: String) -> [String] {
-        fields.filter { Self.sameName($0.name, name) }.map(\.value)
+        list.values { Self.sameName($0, name) }
     }
 
     /// The comma-separated list elements of every field named `name`, trimmed and lower-cased
@@ -54,21 +57,10 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence {
     }
 
     /// The number of fields.
-    public var count: Int { fields.count }
+    public var count: Int { list.elements.count }
 
     public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
-        fields.makeIterator()
-    }
-
-    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
-        lhs.fields.elementsEqual(rhs.fields) { $0.name == $1.name && $0.value == $1.value }
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        for field in fields {
-            hasher.combine(field.name)
-            hasher.combine(field.value)
-        }
+        list.elements.makeIterator()
     }
 }
 

@@ -1,7 +1,10 @@
 /// The name-value pairs of a request target's query ("a=1&b=two%20words"), percent-decoded, with "+" as space.
 public struct HTTPQuery: Hashable, Sendable {
+    /// The pairs in order.
+    private var pairs = HTTPPairs()
+
     /// The pairs in order; a name without "=" has an empty value.
-    public private(set) var items: [(name: String, value: String)] = []
+    public var items: [(name: String, value: String)] { pairs.elements }
 
     /// Parses `query` (the text after "?"); nil gives an empty query. Bad escapes are kept as typed.
     public init(_ query: Substring?) {
@@ -10,24 +13,13 @@ public struct HTTPQuery: Hashable, Sendable {
             let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
             let name = Self.decode(parts[0])
             let value = parts.count > 1 ? Self.decode(parts[1]) : ""
-            items.append((name, value))
+            pairs.append(name, value)
         }
     }
 
     /// The value of the first item named `name`, or nil.
     public subscript(name: String) -> String? {
-        items.first { $0.name == name }?.value
-    }
-
-    public static func == (lhs: HTTPQuery, rhs: HTTPQuery) -> Bool {
-        lhs.items.elementsEqual(rhs.items) { $0.name == $1.name && $0.value == $1.value }
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        for item in items {
-            hasher.combine(item.name)
-            hasher.combine(item.value)
-        }
+        pairs.first { $0 == name }
     }
 
     /// Percent-decodes (and turns "+" into a space); invalid UTF-8 becomes U+FFFD.

@@ -1,7 +1,10 @@
 /// The cookies of a request's `Cookie` fields (RFC 6265 §4.2), and `Set-Cookie` values to send.
 public struct HTTPCookies: Hashable, Sendable {
+    /// The cookies in the order sent.
+    private var cookies = HTTPPairs()
+
     /// Name-value pairs in the order sent (a name may repeat; the first is the most specific).
-    public private(set) var pairs: [(name: String, value: String)] = []
+    public var pairs: [(name: String, value: String)] { cookies.elements }
 
     /// Parses every `Cookie` field of `headers`: "a=b; c=d", values optionally in double quotes.
     /// Pairs without "=" or with an empty name are skipped, never fatal.
@@ -15,25 +18,14 @@ public struct HTTPCookies: Hashable, Sendable {
                     value = String(value.dropFirst().dropLast())
                 }
                 guard !name.isEmpty else { continue }
-                pairs.append((name, value))
+                cookies.append(name, value)
             }
         }
     }
 
     /// The value of the first cookie named `name` (case-sensitive), or nil.
     public subscript(name: String) -> String? {
-        pairs.first { $0.name == name }?.value
-    }
-
-    public static func == (lhs: HTTPCookies, rhs: HTTPCookies) -> Bool {
-        lhs.pairs.elementsEqual(rhs.pairs) { $0.name == $1.name && $0.value == $1.value }
-    }
-
-    public func hash(into hasher: inout Hasher) {
-        for pair in pairs {
-            hasher.combine(pair.name)
-            hasher.combine(pair.value)
-        }
+        cookies.first { $0 == name }
     }
 
     /// A `Set-Cookie` value for a session credential: `HttpOnly`, `SameSite=Strict`, `Path=/`, no

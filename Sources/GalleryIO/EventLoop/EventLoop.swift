@@ -79,13 +79,17 @@ package final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `task` on the loop's thread, soon (after the events being handled).
+    ///
+    /// Only the first task queued since the loop last took its tasks wakes it: the loop runs every
+    /// task queued before it waits again, so a burst of tasks (a heartbeat to each of many
+    /// connections) costs one wake-up.
     package func execute(_ task: @escaping @Sendable () -> Void) {
-        let accepted = lock.withLock { () -> Bool in
+        let wake = lock.withLock { () -> Bool in
             if stopping { return false }
             tasks.append(task)
-            return true
+            return tasks.count == 1
         }
-        if accepted { selector.wakeUp() }
+        if wake { selector.wakeUp() }
     }
 
     /// Runs `task` on the loop's thread after `nanoseconds`; callable from any thread.

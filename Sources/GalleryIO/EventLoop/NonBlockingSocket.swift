@@ -19,9 +19,13 @@ package final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
     /// The peer's address.
     package let remote: String
     /// Bytes from the peer.
-    private(set) var input: NonBlockingInputStream!
+    private(set) var input: SocketInputStream!
     /// Bytes to the peer.
-    private(set) var output: NonBlockingOutputStream!
+    private(set) var output: SocketOutputStream!
+    /// What `input` forwards to.
+    private var reader: NonBlockingSocketReader!
+    /// What `output` forwards to.
+    private var writer: NonBlockingSocketWriter!
     package let descriptor: Int32
     private var reading = true
     private var waitingForSpace = false
@@ -35,8 +39,10 @@ package final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
         self.remote = remote
         self.loop = loop
         POSIX.setNonBlocking(descriptor, true)
-        input = NonBlockingInputStream(socket: self)
-        output = NonBlockingOutputStream(socket: self)
+        reader = NonBlockingSocketReader(socket: self)
+        writer = NonBlockingSocketWriter(socket: self)
+        input = SocketInputStream(reader)
+        output = SocketOutputStream(writer)
     }
 
     deinit {
@@ -77,10 +83,10 @@ package final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
         if event.writable || (event.hangup && waitingForSpace) {
             waitingForSpace = false
             updateInterest()
-            output.notify(.hasSpaceAvailable)
+            writer.notify(.hasSpaceAvailable, from: output)
         }
         if (event.readable || event.hangup) && reading && !isClosed {
-            input.notify(.hasBytesAvailable)
+            reader.notify(.hasBytesAvailable, from: input)
         }
     }
 

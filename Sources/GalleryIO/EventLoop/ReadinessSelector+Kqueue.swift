@@ -9,6 +9,8 @@ package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
     private let queue: Int32
     private let wake: WakePipe
     private var interests: [Int32: ReadinessInterest] = [:]
+    /// What `wait` fills, kept from one wait to the next (as the epoll selector's).
+    private var events = [kevent](repeating: kevent(), count: 256)
     private var closed = false
 
     /// Makes the kqueue and its wake-up pipe.
@@ -22,42 +24,53 @@ package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
 
     deinit { close() }
 
-    private func change(_ descriptor: Int32, filter: Int16, add: Bool) {
+    /// Adds or deletes one filter of `descriptor`; the `errno` of a failure, nil on success.
+    @discardableResult
+    private func change(_ descriptor: Int32, filter: Int16, add: Bool) -> Int32? {
         var event = kevent(
             ident: UInt(descriptor), filter: filter, flags: UInt16(add ? EV_ADD : EV_DELETE),
             fflags: 0, data: 0, udata: nil)
-        _ = kevent(queue, &event, 1, nil, 0, nil)
+        return kevent(queue, &event, 1, nil, 0, nil) < 0 ? errno : nil
     }
 
-    private func apply(_ descriptor: Int32, from old: ReadinessInterest, to new: ReadinessInterest) {
-        if old.contains(.readable) != new.contains(.readable) {
-            change(descriptor, filter: Int16(EVFILT_READ), add: new.contains(.readable))
-        }
-        if old.contains(.writable) != new.contains(.writable) {
-            change(descriptor, filter: Int16(EVFILT_WRITE), add: new.contains(.writable))
-        }
+    /// Adds and deletes filters from `old` to `new`; throws the first failure to add one (as
+    /// `epoll_ctl` does), ignoring failed deletes (of a descriptor already closed).
+    private func apply(_ descriptor: Int32, from old: ReadinessInterest, to new: ReadinessInterest) throws(TransportError) {
         interests[descriptor] = new
+        let filters: [(interest: ReadinessInterest, filter: Int16)] = [
+            (interest: .readable, filter: Int16(EVFILT_READ)), (interest: .writable, filter: Int16(EVFILT_WRITE)),
+        ]
+        for entry in filters where old.contains(entry.interest) != new.contains(entry.interest) {
+            let adding = new.contains(entry.interest)
+            if let code = change(descriptor, filter: entry.filter, add: adding), adding {
+                throw TransportError.io(POSIX.describe("kevent", errno: code))
+            }
+        }
     }
 
     package func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
-        apply(descriptor, from: [], to: interest)
+        try apply(descriptor, from: [], to: interest)
     }
 
     package func modify(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError) {
-        apply(descriptor, from: interests[descriptor] ?? [], to: interest)
+        try apply(descriptor, from: interests[descriptor] ?? [], to: interest)
     }
 
     package func deregister(_ descriptor: Int32) {
-        apply(descriptor, from: interests[descriptor] ?? [], to: [])
+        try? apply(descriptor, from: interests[descriptor] ?? [], to: [])
         interests[descriptor] = nil
     }
 
     package func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent] {
-        var events = [kevent](repeating: kevent(), count: 256)
         var timeout = timespec(tv_sec: Int(timeoutMilliseconds / 1000), tv_nsec: Int(timeoutMilliseconds % 1000) * 1_000_000)
-        let count = timeoutMilliseconds < 0
-            ? kevent(queue, nil, 0, &events, Int32(events.count), nil)
-            : kevent(queue, nil, 0, &events, Int32(events.count), &timeout)
+        // Through a buffer pointer, as the epoll selector: `&events` and `events.count` in one
+        // call would be overlapping accesses to the array.
+        let queue = self.queue
+        let count = events.withUnsafeMutableBufferPointer { buffer in
+            timeoutMilliseconds < 0
+                ? kevent(queue, nil, 0, buffer.baseAddress, Int32(buffer.count), nil)
+                : kevent(queue, nil, 0, buffer.baseAddress, Int32(buffer.count), &timeout)
+        }
         guard count > 0 else { return [] }
         var ready: [Int32: ReadinessEvent] = [:]
         for event in events[..<Int(count)] {

@@ -110,6 +110,9 @@ package final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked
             let count = socket.input.read(buffer.baseAddress!, maxLength: buffer.count)
             guard count > 0 else { return }
             pipeline.fireChannelRead(Array(buffer[..<count]))
+            // A short read emptied the socket: no read to find it empty (the loop reports what
+            // comes next, an end of stream included).
+            if count < buffer.count { return }
         }
     }
 

@@ -44,7 +44,6 @@ final class SocketConnection: @unchecked Sendable {
         closeIfIdleLocked()
     }
 
-    /// Shuts the socket down in both directions (waking blocked calls); idempotent. Call with `lock` held.
     /// Opens one stream of the pair: its status goes from not open to open.
     func open(_ status: inout Stream.Status) {
         lock.withLock {
@@ -61,6 +60,7 @@ final class SocketConnection: @unchecked Sendable {
         }
     }
 
+    /// Shuts the socket down in both directions (waking blocked calls); idempotent. Call with `lock` held.
     func shutLocked() {
         if shut { return }
         shut = true

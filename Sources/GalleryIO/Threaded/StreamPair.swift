@@ -34,8 +34,8 @@ extension StreamPair {
     /// Wraps a connected socket descriptor (which the pair now owns) in opened socket streams.
     package init(socket descriptor: Int32, remote: String) {
         let connection = SocketConnection(descriptor: descriptor)
-        let input = SocketInputStream(connection)
-        let output = SocketOutputStream(connection)
+        let input = SocketInputStream(BlockingSocketReader(connection))
+        let output = SocketOutputStream(BlockingSocketWriter(connection))
         input.open()
         output.open()
         self.init(input: input, output: output, remote: remote)

@@ -60,7 +60,7 @@ package final class SimulationScheduler: @unchecked Sendable {
 
     /// Runs events up to and including `time`, then sets the clock to `time`.
     package func run(until time: UInt64) {
-        while let next = heap.nextTime, next <= time {
+        while let next = heap.first?.time, next <= time {
             let event = heap.pop()!
             guard alive[event.lane] else { continue }
             now = event.time

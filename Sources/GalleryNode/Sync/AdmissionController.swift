@@ -9,21 +9,31 @@ import Glibc
 /// when it runs out of descriptors.
 ///
 /// The accept loop asks `decision(for:)` before it makes anything for a connection: a refused one
-/// is closed at once, with no thread and no buffer. Admitted inbound connections are tracked
-/// until they authenticate or close (pruned lazily, so the connection needs no hook back here).
+/// is closed at once, with no thread and no buffer. An admitted one holds its place from that
+/// decision on (a `Ticket`), while the node's loop makes and registers it, so the caps hold
+/// exactly without the accept loop waiting for the node's loop; it is then tracked until it
+/// authenticates or closes (pruned lazily, so the connection needs no hook back here).
 /// `@unchecked Sendable`: all mutable state is guarded by `lock`.
 final class AdmissionController: @unchecked Sendable {
     /// One admitted inbound connection still in its handshake.
     private struct Entry {
-        let connection: Connection
+        /// Nil until the node has made and registered it (`admitted(_:with:)`).
+        var connection: Connection?
         /// Its address group (`addressGroup(ofHost:)`).
         let host: String
     }
 
+    /// The place an admitted connection holds from its admission on.
+    struct Ticket: Sendable {
+        fileprivate let number: UInt64
+    }
+
     let limits: AdmissionLimits
     private let lock = NSLock()
-    /// Guarded by `lock`: by connection ID, in the order they were admitted (IDs increase).
-    private var pending: [Int: Entry] = [:]
+    /// Guarded by `lock`: by ticket number, in the order they were admitted.
+    private var pending: [UInt64: Entry] = [:]
+    /// Guarded by `lock`: the next ticket's number.
+    private var nextTicket: UInt64 = 0
 
     init(limits: AdmissionLimits) {
         self.limits = limits
@@ -54,11 +64,11 @@ final class AdmissionController: @unchecked Sendable {
 
     /// What the accept loop does with a new connection from `group`.
     enum Decision {
-        /// Keep it.
-        case admit
+        /// Keep it, at this place.
+        case admit(Ticket)
         /// Keep it, and close this older unauthenticated connection of the most crowded group to
         /// make room: a full table never locks a newcomer from a quieter address out.
-        case admitEvicting(Connection)
+        case admitEvicting(Ticket, Connection)
         /// Close it at once, for this reason.
         case refuse(String)
     }
@@ -78,21 +88,34 @@ final class AdmissionController: @unchecked Sendable {
             if fromGroup >= limits.maximumUnauthenticatedPerAddress {
                 return .refuse("\(fromGroup) unauthenticated connections from \(group) already (at most \(limits.maximumUnauthenticatedPerAddress))")
             }
-            guard pending.count >= limits.maximumUnauthenticated else { return .admit }
-            // The oldest connection among those of the most crowded groups.
+            guard pending.count >= limits.maximumUnauthenticated else { return .admit(ticketLocked(group)) }
+            // The oldest connection among those of the most crowded groups (registered: one still
+            // being made is not there to close).
             let most = counts.values.max() ?? 0
             guard most > fromGroup + 1,
-                  let oldest = pending.filter({ counts[$0.value.host] == most }).keys.min(),
-                  let evicted = pending.removeValue(forKey: oldest) else {
+                  let oldest = pending.filter({ counts[$0.value.host] == most && $0.value.connection != nil }).keys.min(),
+                  let evicted = pending.removeValue(forKey: oldest)?.connection else {
                 return .refuse("\(pending.count) unauthenticated connections already (at most \(limits.maximumUnauthenticated))")
             }
-            return .admitEvicting(evicted.connection)
+            return .admitEvicting(ticketLocked(group), evicted)
         }
     }
 
-    /// Tracks an admitted inbound connection until it authenticates or closes.
-    func track(_ connection: Connection, host: String) {
-        lock.withLock { pending[connection.id] = Entry(connection: connection, host: host) }
+    /// A place for a connection from `group`. Caller holds `lock`.
+    private func ticketLocked(_ group: String) -> Ticket {
+        nextTicket += 1
+        pending[nextTicket] = Entry(connection: nil, host: group)
+        return Ticket(number: nextTicket)
+    }
+
+    /// The connection admitted with `ticket` is made: tracked until it authenticates or closes.
+    func admitted(_ connection: Connection, with ticket: Ticket) {
+        lock.withLock { pending[ticket.number]?.connection = connection }
+    }
+
+    /// The connection admitted with `ticket` was not made (the node stopped): its place is free.
+    func release(_ ticket: Ticket) {
+        lock.withLock { _ = pending.removeValue(forKey: ticket.number) }
     }
 
     /// Unauthenticated inbound connections held now.
@@ -108,16 +131,19 @@ final class AdmissionController: @unchecked Sendable {
     func shedOldest(reason: String) -> Bool {
         let oldest = lock.withLock { () -> Connection? in
             pruneLocked()
-            guard let id = pending.keys.min() else { return nil }
-            return pending.removeValue(forKey: id)?.connection
+            guard let oldest = pending.filter({ $0.value.connection != nil }).keys.min() else { return nil }
+            return pending.removeValue(forKey: oldest)?.connection
         }
         guard let oldest else { return false }
         oldest.close(.internalError, reason)
         return true
     }
 
-    /// Forgets connections that authenticated or are closing. Caller holds `lock`.
+    /// Forgets connections that authenticated or are closing (a place whose connection is still
+    /// being made stays). Caller holds `lock`.
     private func pruneLocked() {
-        pending = pending.filter { !$0.value.connection.isAuthenticated && !$0.value.connection.isClosing }
+        pending = pending.filter { _, entry in
+            entry.connection.map { !$0.isAuthenticated && !$0.isClosing } ?? true
+        }
     }
 }

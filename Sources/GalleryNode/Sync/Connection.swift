@@ -12,6 +12,9 @@ protocol ConnectionDelegate: AnyObject, Sendable {
     func connectionRefusedIdentity(_ connection: Connection, reason: String)
     /// A message arrived after authentication.
     func connection(_ connection: Connection, received message: Message)
+    /// `close` was called at `since`: the channel must be closed `Connection.closeGrace` later
+    /// at the latest.
+    func connectionClosing(_ connection: Connection, since: UInt64)
     /// The connection is closed, for the reason given.
     func connectionClosed(_ connection: Connection, reason: String)
 }
@@ -249,14 +252,16 @@ final class Connection: @unchecked Sendable {
     /// descriptor limit that had not used Dispatch yet died (SIGILL) the first time it closed a
     /// connection.
     func close(_ code: ErrorCode?, _ reason: String) {
-        let first = lock.withLock { () -> Bool in
-            guard !closing else { return false }
+        let since = lock.withLock { () -> UInt64? in
+            guard !closing else { return nil }
             closing = true
-            closingSince = clock.now
+            let now = clock.now
+            closingSince = now
             closeReason = code.map { "\($0): \(reason)" } ?? reason
-            return true
+            return now
         }
-        guard first else { return }
+        guard let since else { return }
+        delegate?.connectionClosing(self, since: since)
         outbox.close(farewell: code.map { Message.error(code: $0, message: reason).frame })
         flushChannel()
     }

@@ -4,6 +4,8 @@ import Foundation
 struct LivenessState {
     /// When the pass last ran (uptime, nanoseconds).
     var previous: UInt64
+    /// When each connection is next due a look.
+    var deadlines = LivenessDeadlines()
     /// When ops waiting on a missing dependency were last re-requested.
     var gaps: GapWatch
     /// When the node last sent a `graft` (one peer at a time is asked, `SyncNode+Relay`).

@@ -21,9 +21,12 @@ extension SyncNode {
             do {
                 let streams = try listener.accept()
                 backoff = 0
-                guard let host = admit(streams.remote, close: streams.close) else { continue }
-                guard let connection = adopt(streams, role: .server) else { break }
-                admission.track(connection, host: host)
+                guard let ticket = admit(streams.remote, close: streams.close) else { continue }
+                guard let connection = adopt(streams, role: .server) else {
+                    admission.release(ticket)
+                    break
+                }
+                admission.admitted(connection, with: ticket)
             } catch .closed {
                 break
             } catch {
@@ -33,18 +36,19 @@ extension SyncNode {
         }
     }
 
-    /// The admission check of an accepted connection: its address group when admitted (an older
-    /// unauthenticated connection may be closed to make room); else `close` is called at once
+    /// The admission check of an accepted connection: its place when admitted (an older
+    /// unauthenticated connection may be closed to make room), to be filled (`admitted`) or freed
+    /// (`release`) once the node has made the connection or not; else `close` is called at once
     /// (nothing made for it) and the refusal logged (throttled).
-    func admit(_ remote: String, close: () -> Void) -> String? {
+    func admit(_ remote: String, close: () -> Void) -> AdmissionController.Ticket? {
         let group = AdmissionController.addressGroup(ofHost: AdmissionController.host(of: remote))
         switch admission.decision(for: group) {
-        case .admit:
-            return group
-        case .admitEvicting(let evicted):
+        case .admit(let ticket):
+            return ticket
+        case .admitEvicting(let ticket, let evicted):
             evicted.close(.internalError, "too many unauthenticated connections: the oldest of the most crowded address goes")
             throttledLog("evicted", "\(configuration.name): closed an unauthenticated connection from \(evicted.remote) to let \(remote) in")
-            return group
+            return ticket
         case .refuse(let refusal):
             close()
             throttledLog("refused", "\(configuration.name): refused a connection from \(remote): \(refusal)")

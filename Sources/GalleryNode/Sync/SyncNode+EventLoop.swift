@@ -63,21 +63,25 @@ extension SyncNode {
             id: nextConnectionID, role: role, socket: socket, settings: settings,
             queueLimit: configuration.outboundQueueLimit, delegate: self,
             dialed: dialed, expectedNode: expectedNode(at: dialed))
-        connections[connection.id] = connection
-        addresses.dialed[connection.id] = dialed?.description
-        notifyChange()
+        hold(connection)
         connection.start(onFinished: onFinished)
         return connection
     }
 
     /// An inbound connection (on the first loop): admitted, or closed at once with nothing made
-    /// for it. Admission is decided and tracked here, one connection at a time, so the caps hold
-    /// exactly: the first loop waits for the node's loop to register an admitted connection.
+    /// for it. Admission is decided here, one connection at a time, and an admitted connection
+    /// holds its place from then on, so the caps hold exactly; the node's loop makes and registers
+    /// it meanwhile, without the first loop (and its connections) waiting for it.
     private func accepted(_ descriptor: Int32, remote: String, loops: NodeEventLoops) {
         loops.acceptBackoff = 0
-        guard let host = admit(remote, close: { POSIX.closeDescriptor(descriptor) }) else { return }
-        guard let connection = adopt(descriptor: descriptor, remote: remote, role: .server, loops: loops) else { return }
-        admission.track(connection, host: host)
+        guard let ticket = admit(remote, close: { POSIX.closeDescriptor(descriptor) }) else { return }
+        loop.async { [self] in
+            guard let connection = register(descriptor: descriptor, remote: remote, role: .server, loops: loops, onFinished: nil) else {
+                admission.release(ticket)
+                return
+            }
+            admission.admitted(connection, with: ticket)
+        }
     }
 
     /// Accepting failed: the listener pauses for the returned nanoseconds (`acceptBackoff`).

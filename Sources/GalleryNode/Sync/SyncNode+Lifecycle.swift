@@ -97,9 +97,7 @@ extension SyncNode {
                 id: nextConnectionID, role: role, streams: streams, settings: settings,
                 queueLimit: configuration.outboundQueueLimit, delegate: self,
                 dialed: dialed, expectedNode: expectedNode(at: dialed))
-            connections[connection.id] = connection
-            addresses.dialed[connection.id] = dialed?.description
-            notifyChange()
+            hold(connection)
             return connection
         }
         guard let connection = adopted else {
@@ -115,58 +113,5 @@ extension SyncNode {
     static func resetsBackoff(_ connection: Connection) -> Bool {
         let duplicate = connection.closeDescription?.contains("\(ErrorCode.duplicateConnection)") == true
         return connection.peer != nil && !duplicate
-    }
-
-    /// Runs the liveness pass ten times per heartbeat interval until the node stops (threaded I/O).
-    private func livenessLoop() {
-        while isRunning {
-            requestLivenessPass()
-            Thread.sleep(forTimeInterval: Double(livenessInterval) / 1e9)
-        }
-    }
-
-    /// How often the liveness pass runs: ten times per heartbeat interval.
-    var livenessInterval: UInt64 {
-        UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000)) / 10
-    }
-
-    /// Queues a liveness pass on the node's loop (unless one waits there already), which owns the
-    /// connections and the replica; flushes the throttled log here, whatever the loop is doing.
-    /// Called by the liveness thread (threaded I/O) or timer (the first event loop).
-    func requestLivenessPass() {
-        let queue = condition.withLock { () -> Bool in
-            guard !livenessQueued else { return false }
-            livenessQueued = true
-            return true
-        }
-        if queue {
-            loop.async { [self] in
-                condition.withLock { livenessQueued = false }
-                livenessPass()
-            }
-        }
-        throttledLog.flush(now: clock.now)
-    }
-
-    /// One liveness pass: heartbeats, silence and handshake deadlines, closes stuck closes,
-    /// re-requests gaps, exchanges version vectors with caught-up peers. On the loop.
-    private func livenessPass() {
-        let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
-        let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
-        let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
-        let now = clock.now
-        // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
-        // meanwhile, so peers' silence over that time is not theirs.
-        if now > liveness.previous && now - liveness.previous > interval {
-            for connection in connections.values { connection.excuseSilence(until: now) }
-        }
-        liveness.previous = now
-        for connection in connections.values {
-            connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
-        }
-        checkForGaps(&liveness.gaps, now: now)
-        exchangeVersions(now: now)
-        addressPass(now: now)
-        relayPass(now: now)
     }
 }

@@ -12,9 +12,13 @@ extension SyncNode {
     /// Starts every attempt that is due. On the loop (the liveness pass, and when the book changes).
     func redialPass(now: UInt64) {
         guard isRunning else { return }
-        let connected = connectedKeys
+        // The set of connected keys is made only when some peer has an address to dial (inbound
+        // peers that announce none are the many, and this runs ten times a second).
+        var connected: Set<PeerKey>?
         var wanted: Set<DialTarget.Key> = []
-        for peer in addresses.book.peers where !connected.contains(peer.key) && !peer.addresses.isEmpty {
+        for peer in addresses.book.peers where !peer.addresses.isEmpty {
+            if connected == nil { connected = connectedKeys }
+            guard connected?.contains(peer.key) == false else { continue }
             wanted.insert(.peer(peer.key))
             consider(.peer(peer.key), addresses: peer.addresses.map(\.address), now: now)
         }

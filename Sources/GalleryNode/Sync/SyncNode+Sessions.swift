@@ -16,6 +16,8 @@ import GalleryWire
 extension SyncNode: ConnectionDelegate {
     func connectionAuthenticated(_ connection: Connection) {
         guard let peer = connection.peer else { return }
+        // Heartbeats are due from now on: sooner than the handshake and silence deadlines.
+        livenessDue(connection, at: clock.now)
         loop.async { [self] in
             recordKey(of: peer, on: connection)
             recordConnected(connection, peer)
@@ -86,11 +88,16 @@ extension SyncNode: ConnectionDelegate {
         }
     }
 
+    func connectionClosing(_ connection: Connection, since: UInt64) {
+        livenessDue(connection, at: since &+ Connection.closeGrace &+ 1)
+    }
+
     func connectionClosed(_ connection: Connection, reason: String) {
         let name = connection.peer?.name ?? connection.remote
         let node = connection.peer.map { " (node \($0.nodeID))" } ?? ""
         loop.async { [self] in
             connections[connection.id] = nil
+            liveness.deadlines.remove(connection.id)
             let first = sessions.removeValue(forKey: connection.id)?.relay.firstCatchUpPending == true
             deferredCatchUps[connection.id] = nil
             addressConnectionClosed(connection)

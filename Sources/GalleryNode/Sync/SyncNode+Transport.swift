@@ -21,9 +21,12 @@ extension SyncNode {
 
     /// An inbound link: admitted like an accepted socket, or refused at once.
     private func acceptedLink(_ link: any TransportLink) {
-        guard let host = admit(link.remote, close: { link.refuse() }) else { return }
-        guard let connection = loop.sync({ register(link, role: .server, onFinished: nil) }) else { return }
-        admission.track(connection, host: host)
+        guard let ticket = admit(link.remote, close: { link.refuse() }) else { return }
+        guard let connection = loop.sync({ register(link, role: .server, onFinished: nil) }) else {
+            admission.release(ticket)
+            return
+        }
+        admission.admitted(connection, with: ticket)
     }
 
     /// Registers and starts a connection over `link`, or refuses the link when the node stopped.
@@ -39,9 +42,7 @@ extension SyncNode {
             id: nextConnectionID, role: role, link: link, settings: settings,
             queueLimit: configuration.outboundQueueLimit, clock: clock, tally: configuration.environment.wireTally, delegate: self,
             dialed: dialed, expectedNode: expectedNode(at: dialed))
-        connections[connection.id] = connection
-        addresses.dialed[connection.id] = dialed?.description
-        notifyChange()
+        hold(connection)
         connection.start(onFinished: onFinished)
         return connection
     }

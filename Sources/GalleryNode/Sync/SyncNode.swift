@@ -59,6 +59,11 @@ public final class SyncNode: @unchecked Sendable {
     package var runningCommands = 0
     /// The most commands carried out at once; more are refused as busy.
     package static let maximumRunningCommands = 64
+    /// Threads carrying out a command from the command line (those that only read included).
+    package var commandThreads = 0
+    /// The most such threads at once: the command slots, and as many for commands that only read
+    /// (which take no slot); a request beyond is refused as busy.
+    package static let maximumCommandThreads = 2 * maximumRunningCommands
 
     // Owned by `loop`.
     package var replica: Replica

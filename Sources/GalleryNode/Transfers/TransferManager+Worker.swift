@@ -26,13 +26,19 @@ extension TransferManager {
     /// Runs until `stop`: plans, acts, then sleeps until poked or for at most 200 ms.
     func workerLoop() {
         while true {
-            let peers = node?.fetchPeers() ?? []
-            let sources = lock.withLock { Set(transfers.values.map(\.source)) }
-            let liveSources = node?.read { replica in sources.filter { replica.location(of: $0) != nil } } ?? []
-            guard let plan = lock.withLock({ running ? makePlan(peers: peers, liveSources: Set(liveSources)) : nil }) else {
-                return
+            // Nothing to fetch: no plan to make, and no list of peers asked of the node's loop
+            // five times a second (an idle node's peers are many).
+            let (idle, stopped) = lock.withLock { (transfers.isEmpty && downloads.isEmpty, !running) }
+            if stopped { return }
+            if !idle {
+                let peers = node?.fetchPeers() ?? []
+                let sources = lock.withLock { Set(transfers.values.map(\.source)) }
+                let liveSources = node?.read { replica in sources.filter { replica.location(of: $0) != nil } } ?? []
+                guard let plan = lock.withLock({ running ? makePlan(peers: peers, liveSources: Set(liveSources)) : nil }) else {
+                    return
+                }
+                carryOut(plan)
             }
-            carryOut(plan)
             lock.withLock {
                 if running && !poked { _ = lock.wait(until: Date().addingTimeInterval(0.2)) }
                 poked = false

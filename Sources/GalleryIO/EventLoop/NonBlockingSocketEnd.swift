@@ -1,13 +1,13 @@
 import Foundation
 
-/// What the two halves of a `NonBlockingSocket` keep alike, and the Foundation overrides of both
-/// forward to: the status, the error, the delegate (held weakly), opening, closing (which closes
-/// the socket), telling the delegate an event, and failing a system call. The halves subclass
-/// `InputStream` and `OutputStream`, so they share no base class of their own. Loop thread only.
-final class NonBlockingStreamState {
-    private unowned let socket: NonBlockingSocket
+/// What the two ends of a `NonBlockingSocket` keep alike: the status, the error, the delegate
+/// (held weakly), opening, closing (which closes the socket), telling the delegate an event, and
+/// failing a system call. Its subclasses read (`NonBlockingSocketReader`) and write
+/// (`NonBlockingSocketWriter`). Loop thread only.
+class NonBlockingSocketEnd {
+    unowned let socket: NonBlockingSocket
     /// The stream's status.
-    private(set) var status: Stream.Status = .notOpen
+    var status: Stream.Status = .notOpen
     /// Why the stream failed, once it has.
     var error: TransportError?
     /// The stream's delegate.

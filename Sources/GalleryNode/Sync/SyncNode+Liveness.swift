@@ -1,0 +1,81 @@
+import Foundation
+import GalleryIO
+
+/// Liveness: a pass ten times per heartbeat interval on the node's loop looks at the connections
+/// whose deadline is due (`LivenessDeadlines`: heartbeats, silence, handshake deadlines, stuck
+/// closes), then at the node-wide work that runs on the same beat (gaps, version exchange,
+/// redials, relay announcements). An idle connection is looked at about once per heartbeat.
+extension SyncNode {
+    /// Holds a connection just made: the node's connections and liveness's deadlines (it is
+    /// looked at on the next pass). On the loop.
+    func hold(_ connection: Connection) {
+        connections[connection.id] = connection
+        addresses.dialed[connection.id] = connection.dialed?.description
+        liveness.deadlines.schedule(connection.id, at: clock.now)
+        notifyChange()
+    }
+
+    /// A connection's deadlines came closer (it authenticated: heartbeats are due; it is closing:
+    /// its close must not take longer than `Connection.closeGrace`): looked at by `deadline`.
+    func livenessDue(_ connection: Connection, at deadline: UInt64) {
+        loop.async { [self] in
+            guard connections[connection.id] != nil else { return }
+            liveness.deadlines.schedule(connection.id, at: deadline)
+        }
+    }
+
+    /// Runs the liveness pass ten times per heartbeat interval until the node stops (threaded I/O).
+    func livenessLoop() {
+        while isRunning {
+            requestLivenessPass()
+            Thread.sleep(forTimeInterval: Double(livenessInterval) / 1e9)
+        }
+    }
+
+    /// How often the liveness pass runs: ten times per heartbeat interval.
+    var livenessInterval: UInt64 {
+        UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000)) / 10
+    }
+
+    /// Queues a liveness pass on the node's loop (unless one waits there already), which owns the
+    /// connections and the replica; flushes the throttled log here, whatever the loop is doing.
+    /// Called by the liveness thread (threaded I/O) or timer (the first event loop).
+    func requestLivenessPass() {
+        let queue = condition.withLock { () -> Bool in
+            guard !livenessQueued else { return false }
+            livenessQueued = true
+            return true
+        }
+        if queue {
+            loop.async { [self] in
+                condition.withLock { livenessQueued = false }
+                livenessPass()
+            }
+        }
+        throttledLog.flush(now: clock.now)
+    }
+
+    /// One liveness pass: heartbeats, silence and handshake deadlines and stuck closes of the
+    /// connections due, then gaps, version exchange, redials and relay. On the loop.
+    private func livenessPass() {
+        let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
+        let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
+        let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
+        let now = clock.now
+        // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
+        // meanwhile, so peers' silence over that time is not theirs.
+        if now > liveness.previous && now - liveness.previous > interval {
+            for connection in connections.values { connection.excuseSilence(until: now) }
+        }
+        liveness.previous = now
+        while let id = liveness.deadlines.popDue(now: now) {
+            guard let connection = connections[id] else { continue }
+            let next = connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
+            liveness.deadlines.schedule(id, at: next)
+        }
+        checkForGaps(&liveness.gaps, now: now)
+        exchangeVersions(now: now)
+        addressPass(now: now)
+        relayPass(now: now)
+    }
+}
