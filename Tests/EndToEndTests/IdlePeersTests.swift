@@ -95,13 +95,19 @@ struct IdlePeersTests {
         usleep(500_000)
         let threads = Self.threadCount(pid)
         let resident = Self.residentBytes(pid)
-        let cpuStart = Self.threadRunTimes(pid)
-        let wallStart = Date()
-        usleep(4_000_000)
-        let cpu = Self.cpuSeconds(from: cpuStart, to: Self.threadRunTimes(pid)) / Date().timeIntervalSince(wallStart)
+        // Three windows of 3 s, the median counts: one window that shares the 2 vCPUs with a burst
+        // of other work (CI runs suites in parallel) does not decide.
+        let windows = (0..<3).map { _ -> Double in
+            let cpuStart = Self.threadRunTimes(pid)
+            let wallStart = Date()
+            usleep(3_000_000)
+            return Self.cpuSeconds(from: cpuStart, to: Self.threadRunTimes(pid)) / Date().timeIntervalSince(wallStart)
+        }
+        let cpu = windows.sorted()[1]
         let perConnection = (resident - residentBefore) / 200
         print("idle peers: threads \(threadsBefore) -> \(threads); RSS \(residentBefore >> 10) KiB -> \(resident >> 10) KiB "
-            + "(\(perConnection >> 10) KiB per connection); CPU \(String(format: "%.2f", cpu * 100))% of a core over 4 s")
+            + "(\(perConnection >> 10) KiB per connection); CPU \(String(format: "%.2f", cpu * 100))% of a core, median of "
+            + windows.map { String(format: "%.2f%%", $0 * 100) }.joined(separator: ", ") + " over 3 s each")
         #expect(threads <= 16, "\(threads) threads with 200 peers")
         #expect(perConnection < 64 << 10, "\(perConnection) bytes per idle connection")
         // What an idle node does: 200 sealed heartbeats out and 200 in a second (protocol v3),
