@@ -16,11 +16,15 @@ import Glibc
 /// - `import-disk-write`: the same number of files of the same size written into a folder on the
 ///   same file system by as many threads as the import uses, from memory (no reading, no hashing),
 ///   with direct I/O in 4 MiB writes, then one `syncfs`: the disk's write ceiling for this data;
+/// - `import-disk-copy`: the source files read from the disk (dropped from the page cache first) and
+///   written to new files with direct I/O in 1 MiB pieces, by as many threads as the import uses, then
+///   one `sync`: the disk's ceiling for what an import asks of it, reading and writing at once;
 /// - `import-hash`: SHA-256 of the same bytes on every core at once (one thread per core): the
 ///   ceiling of hashing;
 /// - `import`: `gallery add FOLDER` from its start to its exit (files found, checked, read,
 ///   hashed, stored, synced, installed; the node's one insert made durable), with its rate as a
-///   fraction of the smaller ceiling (`ofLimit`).
+///   fraction of the smaller of the copy and hash ceilings (`ofLimit`), and of the smaller of the
+///   write-only and hash ceilings (`ofWriteLimit`, the figure of earlier runs).
 ///
 /// The source files are written, fsynced and then dropped from the page cache
 /// (`POSIX_FADV_DONTNEED`), so that the import reads them from the disk, as a photo library is.
@@ -41,12 +45,15 @@ enum ImportBenchmark {
         try FileManager.default.createDirectory(at: photos, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
         let total = files * bytes
-        let workers = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+        // As `gallery add` does (`AddCommand`).
+        let workers = max(2, ProcessInfo.processInfo.activeProcessorCount * 4)
         try makeSources(in: photos, files: files, bytes: bytes)
 
         var lines: [String] = []
         let disk = try diskWrite(in: root.appendingPathComponent("raw"), files: files, bytes: bytes, threads: workers)
         lines.append(line("import-disk-write", bytes: total, seconds: disk, extra: ["threads": Double(workers)]))
+        let copy = try diskCopy(from: photos, to: root.appendingPathComponent("copy"), threads: workers)
+        lines.append(line("import-disk-copy", bytes: total, seconds: copy, extra: ["threads": Double(workers)]))
         let hash = hashAllCores(bytes: total)
         lines.append(line("import-hash", bytes: total, seconds: hash, extra: ["threads": Double(ProcessInfo.processInfo.activeProcessorCount)]))
 
@@ -57,9 +64,11 @@ enum ImportBenchmark {
         guard timed.result.status == 0 else { throw BenchFailure.failed("import: gallery add exited \(timed.result.status): \(timed.result.stderr)") }
         let object = try JSONSerialization.jsonObject(with: Data(timed.result.stdout.utf8)) as? [String: Any]
         guard (object?["ids"] as? [String])?.count == files else { throw BenchFailure.failed("import: \(files) items were not all added") }
-        let limit = min(Double(total) / disk, Double(total) / hash)
+        let limit = min(Double(total) / copy, Double(total) / hash)
+        let writeLimit = min(Double(total) / disk, Double(total) / hash)
         lines.append(line("import", bytes: total, seconds: timed.seconds, extra: [
             "files": Double(files), "ofLimit": Double(total) / timed.seconds / limit, "limitBytesPerSecond": limit,
+            "ofWriteLimit": Double(total) / timed.seconds / writeLimit,
         ]))
         return lines
     }
@@ -81,6 +90,61 @@ enum ImportBenchmark {
             guard written == bytes, fsync(fd) == 0 else { throw BenchFailure.failed("import: cannot write \(path)") }
             _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
         }
+    }
+
+    /// Drops every file of `folder` from the page cache.
+    private static func dropFromCache(_ folder: URL) throws {
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
+            let fd = open(folder.appendingPathComponent(name).path, O_RDONLY)
+            guard fd >= 0 else { continue }
+            _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+            close(fd)
+        }
+    }
+
+    /// Seconds to copy every file of `source` (read from the disk) into `folder` on `threads`
+    /// threads of their own, 1 MiB at a time, written with direct I/O where the file system takes
+    /// it, then one `sync`; the sources are dropped from the page cache before and after.
+    private static func diskCopy(from source: URL, to folder: URL, threads: Int) throws -> Double {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let names = try FileManager.default.contentsOfDirectory(atPath: source.path)
+        try dropFromCache(source)
+        defer { try? dropFromCache(source) }
+        let block = 4_096, pieceLength = 1 << 20
+        let failed = Atomic<Bool>(false)
+        let next = Atomic<Int>(0)
+        let timed = Stopwatch.time {
+            let done = DispatchGroup()
+            for _ in 0..<threads {
+                done.enter()
+                Thread.detachNewThread {
+                    defer { done.leave() }
+                    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: pieceLength, alignment: block)
+                    defer { buffer.deallocate() }
+                    while true {
+                        let index = next.add(1, ordering: .relaxed).oldValue
+                        guard index < names.count else { return }
+                        let input = open(source.appendingPathComponent(names[index]).path, O_RDONLY)
+                        let output = open(folder.appendingPathComponent(names[index]).path, O_WRONLY | O_CREAT | O_TRUNC | directFlag, 0o644)
+                        defer { close(input); close(output) }
+                        guard input >= 0, output >= 0 else { failed.store(true, ordering: .relaxed); return }
+                        var offset = 0
+                        while true {
+                            let read = pread(input, buffer.baseAddress!, pieceLength, off_t(offset))
+                            guard read > 0 else { break }
+                            if read % block != 0 { _ = fcntl(output, F_SETFL, fcntl(output, F_GETFL) & ~directFlag) }
+                            if pwrite(output, buffer.baseAddress!, read, off_t(offset)) != read { failed.store(true, ordering: .relaxed) }
+                            offset += read
+                        }
+                    }
+                }
+            }
+            done.wait()
+            sync()
+        }
+        guard !failed.load(ordering: .relaxed) else { throw BenchFailure.failed("import: the disk copy workload failed: \(String(cString: strerror(errno)))") }
+        return timed.seconds
     }
 
     /// Seconds to write `files` files of `bytes` bytes from memory on `threads` threads, with

@@ -52,7 +52,7 @@ struct AddCommand: NodeSubcommand {
         } catch {
             throw .failed(TerminalText.escaped(error.localizedDescription))
         }
-        let workers = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+        let workers = max(2, ProcessInfo.processInfo.activeProcessorCount * 4)
         let stored = try sources.store(
             in: store, workers: workers, aspectGiven: request.aspect != nil, progress: json ? nil : ImportProgress())
         if !json {

@@ -8,8 +8,8 @@ import Synchronization
 
 /// The files of `gallery add`, hashed and stored by the command line before the one command: the
 /// arguments expanded (folders walked, patterns matched), every file checked (a regular file with a
-/// PNG, JPEG or GIF header), then hashed and copied into the node's blob store by one thread per
-/// core and a few more (each file read once into an aligned buffer, hashed there and written from
+/// PNG, JPEG or GIF header), then hashed and copied into the node's blob store by two threads per
+/// core (each file read once into an aligned buffer, hashed there and written from
 /// it with direct I/O), made durable with one `syncfs`, and installed with one directory fsync
 /// per fan-out directory. The node then gets one `add` naming the stored blobs, which it inserts as
 /// one durable batch (`Replica.insertRun`).
@@ -122,17 +122,25 @@ struct ImageImport {
         let next = Atomic<Int>(0)
         let failed = Atomic<Bool>(false)
         progress?.begin(files: files.count)
-        DispatchQueue.concurrentPerform(iterations: max(1, min(workers, files.count))) { _ in
-            while !failed.load(ordering: .relaxed) {
-                let position = next.add(1, ordering: .relaxed).oldValue
-                guard position < files.count else { return }
-                let (index, path, explicit) = files[position]
-                let outcome = Self.storeOne(path, in: store, aspectGiven: aspectGiven)
-                if case .failure(let skipped) = outcome, explicit || skipped.fatal { failed.store(true, ordering: .relaxed) }
-                results.withLock { $0[index] = outcome }
-                progress?.stored(bytes: (try? outcome.get().size) ?? 0)
+        // Threads of their own, not `concurrentPerform`: that runs at most one iteration per core,
+        // so a worker blocked reading or writing would leave its core idle instead of hashing.
+        let done = DispatchGroup()
+        for _ in 0..<max(1, min(workers, files.count)) {
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                while !failed.load(ordering: .relaxed) {
+                    let position = next.add(1, ordering: .relaxed).oldValue
+                    guard position < files.count else { return }
+                    let (index, path, explicit) = files[position]
+                    let outcome = Self.storeOne(path, in: store, aspectGiven: aspectGiven)
+                    if case .failure(let skipped) = outcome, explicit || skipped.fatal { failed.store(true, ordering: .relaxed) }
+                    results.withLock { $0[index] = outcome }
+                    progress?.stored(bytes: (try? outcome.get().size) ?? 0)
+                }
             }
         }
+        done.wait()
         progress?.end()
         var stored = Stored(sources: Array(repeating: nil, count: sources.count), skipped: [], temporaries: [], bytes: 0)
         var refusal: String?
