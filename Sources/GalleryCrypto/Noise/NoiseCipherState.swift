@@ -53,12 +53,7 @@ public struct NoiseCipherState: Sendable {
     /// Throws `nonceExhausted` when n has reached 2^64 - 1 (nothing written).
     /// - Complexity: O(*n*).
     public mutating func encrypt(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(NoiseError) -> Int {
-        guard let cipher else {
-            if let source = plaintext.baseAddress, source != UnsafeRawPointer(output) {
-                output.copyMemory(from: source, byteCount: plaintext.count)
-            }
-            return plaintext.count
-        }
+        guard let cipher else { return Self.passThrough(plaintext, into: output) }
         guard nonce < UInt64.max else { throw .nonceExhausted }
         do {
             try cipher.seal(plaintext, into: output, nonce: Self.nonceWords(nonce), authenticating: UnsafeRawBufferPointer(start: nil, count: 0))
@@ -99,12 +94,7 @@ public struct NoiseCipherState: Sendable {
     /// `messageTooShort` for fewer bytes than a tag, `nonceExhausted`.
     /// - Complexity: O(*n*).
     public mutating func decrypt(_ ciphertext: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(NoiseError) -> Int {
-        guard let cipher else {
-            if let source = ciphertext.baseAddress, source != UnsafeRawPointer(output) {
-                output.copyMemory(from: source, byteCount: ciphertext.count)
-            }
-            return ciphertext.count
-        }
+        guard let cipher else { return Self.passThrough(ciphertext, into: output) }
         guard nonce < UInt64.max else { throw .nonceExhausted }
         guard ciphertext.count >= Self.tagByteCount else {
             throw .messageTooShort(handshakeMessage: nil, length: ciphertext.count, needed: Self.tagByteCount)
@@ -128,6 +118,14 @@ public struct NoiseCipherState: Sendable {
         // Cannot throw: the key is 32 bytes and the nonce 12.
         let sealed = try! cipher.seal([UInt8](repeating: 0, count: 32), nonce: Self.nonceBytes(UInt64.max))
         self.cipher = try! ChaCha20Poly1305(key: Array(sealed.prefix(32)), kernel: cipher.kernel)
+    }
+
+    /// Without a key, the bytes themselves: copied to `output` unless they are already there.
+    private static func passThrough(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) -> Int {
+        if let source = bytes.baseAddress, source != UnsafeRawPointer(output) {
+            output.copyMemory(from: source, byteCount: bytes.count)
+        }
+        return bytes.count
     }
 
     /// ChaChaPoly's 96-bit nonce for n: 32 zero bits, then n little-endian (spec 12.3).
