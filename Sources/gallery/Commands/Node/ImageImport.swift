@@ -8,7 +8,7 @@ import Synchronization
 
 /// The files of `gallery add`, hashed and stored by the command line before the one command: the
 /// arguments expanded (folders walked, patterns matched), every file checked (a regular file with a
-/// PNG, JPEG or GIF header), then hashed and copied into the node's blob store by two threads per
+/// PNG, JPEG or GIF header), then hashed and copied into the node's blob store by four threads per
 /// core (each file read once into an aligned buffer, hashed there and written from
 /// it with direct I/O), made durable with one `syncfs`, and installed with one directory fsync
 /// per fan-out directory. The node then gets one `add` naming the stored blobs, which it inserts as
