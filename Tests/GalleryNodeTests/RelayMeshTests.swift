@@ -37,11 +37,16 @@ extension NodeSuites {
                     }
                 }
             }
+            // Two warm-up rounds: converged means every node holds every op, not that the copies
+            // relayed over the other links (sent up to `relayHold` later) have arrived, or that the
+            // `prune`s they bring have: those of the first round arrive during the second.
             edit(rounds: 0..<20)
+            #expect(cluster.expectConvergence(timeout: .seconds(20)))
+            edit(rounds: 20..<40)
             #expect(cluster.expectConvergence(timeout: .seconds(20)))
             let warm = cluster.nodes.map(\.relayCounts)
             let warmTotal = cluster.nodes[0].read { $0.opCount }
-            edit(rounds: 20..<120)
+            edit(rounds: 40..<140)
             #expect(cluster.expectConvergence(timeout: .seconds(20)))
             let total = cluster.nodes[0].read { $0.opCount }
             // Each node made 100 of the new ops and must receive the others' once.
@@ -57,8 +62,10 @@ extension NodeSuites {
                     + "\(warm[index].duplicatesReceived)), \(counts.prunesSent) prunes, \(counts.announcementsSent) ihave, "
                     + "\(counts.graftsSent) grafts")
                 #expect(ops - duplicates == unique)
-                // A flood would bring each op count - 1 times; once the trees have formed, once.
-                #expect(duplicates <= unique / 20 + 2 * count, "relay\(index) received \(duplicates) duplicates of \(unique) ops")
+                // A flood would bring each op count - 1 times; once the trees have formed, once. A
+                // link may still relay one or two flushes (about 20 ops each here) before the
+                // `prune` of a late warm-up duplicate reaches it.
+                #expect(duplicates <= unique / 8, "relay\(index) received \(duplicates) duplicates of \(unique) ops")
             }
             print("RelayMesh: \(total) ops; " + lines.joined(separator: "; "))
             #expect(received * 10 <= unique * count * 11, "\(received) ops received across the mesh; once each is \(unique * count)")

@@ -126,4 +126,12 @@ struct RelayPolicyTests {
         #expect(policy.takePrunes().isEmpty, "taken once")
         #expect(policy.duplicatesArrived([Self.alice]).isEmpty, "pruned already")
     }
+
+    @Test("Several duplicates of an origin in one frame prune it at once: a busy link, whose next flush brings more")
+    func severalDuplicatesInOneFramePruneAtOnce() {
+        var policy = RelayPolicy()
+        #expect(policy.duplicatesArrived([Self.alice, Self.bob], several: [Self.bob]) == [Self.bob])
+        #expect(policy.takePrunes() == [Self.alice], "the single duplicate waits for the announcement")
+        #expect(policy.duplicatesArrived([Self.bob], several: [Self.bob]).isEmpty, "pruned already")
+    }
 }

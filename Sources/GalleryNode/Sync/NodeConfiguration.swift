@@ -42,6 +42,10 @@ public struct NodeConfiguration: Sendable {
     /// `prune`s due), when no ops it pushes on that link carried them sooner (protocol.md,
     /// "Relay"): checked on each liveness pass (a tenth of `heartbeatInterval`).
     public var announcementInterval: Duration = .milliseconds(250)
+    /// How long durable ops may wait to be relayed together while ops keep coming (protocol.md,
+    /// "Relay"): an op goes out at once when none went out for this long; 0 sends each durable
+    /// batch as it comes.
+    public var relayHold: Duration = .milliseconds(10)
     /// Whether the node relays along per-origin eager trees with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
     public var relayTrees = true

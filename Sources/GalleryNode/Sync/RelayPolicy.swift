@@ -95,15 +95,18 @@ struct RelayPolicy: Equatable {
         return fresh.sorted()
     }
 
-    /// Ops of these origins arrived from the peer though this node held them: the origins to
-    /// `prune` at once. An origin's first duplicate only queues its `prune` for the link's next
-    /// announcement (on a quiet link, one record for both); a second duplicate before then (a
-    /// busy link, where waiting brings more) sends it at once.
-    mutating func duplicatesArrived(_ origins: Set<ReplicaID>) -> [ReplicaID] {
+    /// Ops of these origins arrived from the peer though this node held them (`several`: more
+    /// than one op of the origin in this frame): the origins to `prune` at once. An origin's
+    /// first duplicate only queues its `prune` for the link's next announcement (on a quiet link,
+    /// one record for both); a second before then, or several in one frame (a busy link, where
+    /// waiting brings more: a frame carries what its sender relayed in 10 ms), send it at once.
+    mutating func duplicatesArrived(_ origins: Set<ReplicaID>, several: Set<ReplicaID> = []) -> [ReplicaID] {
         let again = origins.intersection(pendingPrunes)
         pendingPrunes.subtract(again)
-        pendingPrunes.formUnion(receivedDuplicates(of: origins))
-        return again.sorted()
+        let fresh = Set(receivedDuplicates(of: origins))
+        let now = fresh.intersection(several)
+        pendingPrunes.formUnion(fresh.subtracting(now))
+        return again.union(now).sorted()
     }
 
     /// The origins to `prune` now (those queued since the last pass, less any grafted meanwhile);

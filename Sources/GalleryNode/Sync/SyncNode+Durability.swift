@@ -45,11 +45,12 @@ extension SyncNode {
         inFlight.removeFirst(taken)
         durableCount = end
         for batch in batches {
-            for op in batch.ops where durableVersion[op.id.replica] < op.id.counter {
-                durableVersion[op.id.replica] = op.id.counter
+            // An insert of n items holds n counters: the vector names the last (protocol.md, "Identifiers").
+            for op in batch.ops where durableVersion[op.id.replica] < op.lastCounter {
+                durableVersion[op.id.replica] = op.lastCounter
             }
         }
-        relay(batches)
+        relayOrHold(batches)
         if !events.isEmpty {
             events.publish(.applied(batches.count == 1 ? batches[0].ops : batches.flatMap(\.ops)))
         }

@@ -45,9 +45,15 @@ extension SyncNode {
             // What the link's next relay pass would announce or prune goes now, in the same
             // record as the ops (a frame header instead of a record's header and tag), unless
             // the link announced less than `piggybackSpacing` ago: on a busy link, pushes come
-            // every few milliseconds, and announcing with each would undo the batching.
-            if !runs.isEmpty, now >= policy.lastAnnounced + piggybackSpacing {
-                sendAnnouncements(&policy, on: connection, now: now)
+            // every few milliseconds, and announcing with each would undo the batching. A `prune`
+            // due goes with them in any case: a link that pushes is busy, and each flush until
+            // the peer stops brings it more duplicates.
+            if !runs.isEmpty {
+                if now >= policy.lastAnnounced + piggybackSpacing {
+                    sendAnnouncements(&policy, on: connection, now: now)
+                } else {
+                    sendPrunes(&policy, on: connection)
+                }
             }
             sessions[id]?.relay = policy
         }
@@ -56,15 +62,19 @@ extension SyncNode {
     /// Sends the `prune` and `ihave` queued for one link, if any.
     func sendAnnouncements(_ policy: inout RelayPolicy, on connection: Connection, now: UInt64) {
         policy.lastAnnounced = now
-        let prunes = policy.takePrunes()
-        if !prunes.isEmpty {
-            connection.send(.prune(prunes))
-            relayCountsOnLoop.prunesSent += 1
-        }
+        sendPrunes(&policy, on: connection)
         if let announcement = policy.takeAnnouncement() {
             connection.send(.ihave(announcement))
             relayCountsOnLoop.announcementsSent += 1
         }
+    }
+
+    /// Sends the `prune`s queued for one link, if any.
+    func sendPrunes(_ policy: inout RelayPolicy, on connection: Connection) {
+        let prunes = policy.takePrunes()
+        guard !prunes.isEmpty else { return }
+        connection.send(.prune(prunes))
+        relayCountsOnLoop.prunesSent += 1
     }
 
     /// How long a new session's first `sync_request` waits at most for another peer's catch-up.
@@ -127,17 +137,18 @@ extension SyncNode {
         }
     }
 
-    /// Ops arrived from a peer (`ops`): it holds them; those this node held already prune the
-    /// link for their origins (unless they answer a catch-up), with the link's next announcement
-    /// or at once on a second duplicate (`RelayPolicy.duplicatesArrived`). On the loop.
-    func noteReceived(_ ops: [Op], duplicates: Set<ReplicaID>, from connection: Connection) {
+    /// Ops arrived from a peer (`ops`): it holds them; those this node held already (counted per
+    /// origin) prune the link for their origins (unless they answer a catch-up), with the link's
+    /// next announcement or at once on a busy link (`RelayPolicy.duplicatesArrived`). On the loop.
+    func noteReceived(_ ops: [Op], duplicates: [ReplicaID: Int], from connection: Connection) {
         guard var policy = sessions[connection.id]?.relay else { return }
         for op in ops { policy.holds(op.id) }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
-        // Most prunes go with the link's next announcement, one record for both; a second
-        // duplicate meanwhile sends the prune at once (`RelayPolicy.duplicatesArrived`).
-        let prune = duplicates.isEmpty ? [] : policy.duplicatesArrived(duplicates)
+        // Most prunes go with the link's next announcement, one record for both; several
+        // duplicates of an origin, in this frame or since, send it at once.
+        let prune = duplicates.isEmpty ? [] : policy.duplicatesArrived(
+            Set(duplicates.keys), several: Set(duplicates.compactMap { $0.value > 1 ? $0.key : nil }))
         sessions[connection.id]?.relay = policy
         if !prune.isEmpty {
             connection.send(.prune(prune))

@@ -154,7 +154,7 @@ extension SyncNode: ConnectionDelegate {
     private func receive(_ ops: [Op], from connection: Connection) {
         var applied: [Op] = []
         var failure: (Op, ModelError)?
-        var duplicates: Set<ReplicaID> = []
+        var duplicates: [ReplicaID: Int] = [:]
         for op in ops {
             let outcome = replica.receive(op) { applied.append($0) }
             if case .rejected(let error) = outcome {
@@ -162,7 +162,7 @@ extension SyncNode: ConnectionDelegate {
                 break
             }
             if case .duplicate = outcome {
-                duplicates.insert(op.id.replica)
+                duplicates[op.id.replica, default: 0] += 1
                 relayCountsOnLoop.duplicatesReceived += 1
             }
         }

@@ -98,6 +98,8 @@ public final class SyncNode: @unchecked Sendable {
     var addresses = AddressState()
     /// What the relay received and sent (`SyncNode+Relay`).
     var relayCountsOnLoop = RelayCounts()
+    /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
+    var relayHold = RelayHold()
 
     /// What the node knows of one authenticated connection.
     struct Session {

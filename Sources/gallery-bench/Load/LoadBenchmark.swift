@@ -21,6 +21,8 @@ enum LoadBenchmark {
         var clients = 8
         /// In-memory nodes without relay trees (every op to every peer): the baseline.
         var flood = false
+        /// `NodeConfiguration.relayHold` in milliseconds; nil keeps the default.
+        var relayHold: Int?
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
@@ -36,6 +38,7 @@ enum LoadBenchmark {
                 case "--seconds": seconds = Double(try Self.number(value, flag, in: 1...3_600))
                 case "--seed": seed = UInt64(try Self.number(value, flag, in: 0...Int.max))
                 case "--clients": clients = try Self.number(value, flag, in: 1...64)
+                case "--relay-hold": relayHold = try Self.number(value, flag, in: 0...1_000)
                 case "--store":
                     guard let store = LoadMesh.Store(rawValue: value) else { throw BenchFailure.usage("--store is disk or memory") }
                     self.store = store
@@ -60,7 +63,7 @@ enum LoadBenchmark {
         let fsyncMilliseconds = options.store == .disk ? try fsyncProbe() : nil
         let rssBefore = MemoryUsage.currentResidentBytes()
         guard !options.flood || options.store == .memory else { throw BenchFailure.usage("--flood needs --store memory") }
-        let mesh = try LoadMesh(count: options.nodes, store: options.store, flood: options.flood)
+        let mesh = try LoadMesh(count: options.nodes, store: options.store, flood: options.flood, relayHold: options.relayHold)
         defer { mesh.stop() }
         let rssMeshed = MemoryUsage.currentResidentBytes()
 

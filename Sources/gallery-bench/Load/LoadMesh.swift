@@ -23,7 +23,10 @@ final class LoadMesh: Sendable {
 
     /// - Parameter flood: In-memory nodes push every op to every peer (no relay trees): the
     ///   baseline of `--flood`.
-    init(count: Int, store: Store, flood: Bool = false) throws {
+    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil) throws {
+        let configure = { (configuration: inout NodeConfiguration) in
+            if let relayHold { configuration.relayHold = .milliseconds(relayHold) }
+        }
         let names = (0..<count).map { "n\($0)" }
         self.names = names
         var nodes: [SyncNode] = []
@@ -40,7 +43,7 @@ final class LoadMesh: Sendable {
                     let directory = root!.appendingPathComponent(name)
                     let secretFile = index == 0 ? nil : root!.appendingPathComponent(names[0]).appendingPathComponent("secret")
                     let server = try GalleryServer(
-                        directory: directory, name: name, peers: addresses, secretFile: secretFile, log: .silent)
+                        directory: directory, name: name, peers: addresses, secretFile: secretFile, log: .silent, configure: configure)
                     servers.append(server)
                     guard let address = try server.start() else { throw BenchFailure.failed("load: node \(name) has no address") }
                     addresses.append(address)
@@ -48,6 +51,7 @@ final class LoadMesh: Sendable {
                 case .memory:
                     var configuration = NodeConfiguration(name: name, secret: secret, peers: addresses, log: .silent)
                     configuration.relayTrees = !flood
+                    configure(&configuration)
                     let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "load-\(name)")))
                     guard let address = try node.start() else { throw BenchFailure.failed("load: node \(name) has no address") }
                     try node.perform { try $0.createGallery(name) }

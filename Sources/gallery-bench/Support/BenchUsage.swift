@@ -10,7 +10,7 @@ enum BenchUsage {
                gallery-bench import [--files 1000] [--bytes 4194304]
                gallery-bench node
                gallery-bench startup
-               gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1] [--flood]
+               gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1] [--flood] [--relay-hold 5]
                gallery-bench scale [--items 1000000] [--galleries 100] [--seed 1]
                gallery-bench catchup [--ops 1000000] [--nodes 7] [--rate 500] [--settle 3] [--clients 4]
                gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
