@@ -167,7 +167,11 @@ package final class MeshSimulation: @unchecked Sendable {
             // Node 0 makes an op, which becomes durable and goes out; then it crashes, forgets
             // it, and reuses its ID for another op.
             let time = start + span / 2
-            scheduler.schedule(at: time, lane: lane) { [self] in makeGallery("before the crash", at: nodes[0]) }
+            scheduler.schedule(at: time, lane: lane) { [self] in
+                // Its storage loses that op at the crash, whatever else it stored meanwhile.
+                nodes[0].store.markLie()
+                makeGallery("before the crash", at: nodes[0])
+            }
             scheduler.schedule(at: time + 100_000_000, lane: lane) { [self] in
                 nodes[0].crash(network: network)
                 report.crashes += 1

@@ -22,6 +22,8 @@ final class SimulatedOpStore: OpStore, @unchecked Sendable {
 
     /// Where the last batch began in `synced`.
     private var lastBatchStart = 0
+    /// Where the writes the sabotage loses begin in `synced` (`markLie`), if marked.
+    private var lieStart: Int?
 
     func store(_ ops: [Op]) throws {
         batches += 1
@@ -43,10 +45,19 @@ final class SimulatedOpStore: OpStore, @unchecked Sendable {
         return replica
     }
 
-    /// Sabotage: loses the last batch although `store` returned (storage that lies about fsync).
+    /// Sabotage: the writes from now on are those `forgetLastBatch` loses (an op made next, and
+    /// whatever is stored after it), not only the last batch.
+    func markLie() {
+        lieStart = synced.count
+    }
+
+    /// Sabotage: loses the last batch (or what was stored since `markLie`) although `store`
+    /// returned (storage that lies about fsync).
     func forgetLastBatch() {
-        for op in synced[lastBatchStart...] { storedIDs.remove(op.id) }
-        synced.removeSubrange(lastBatchStart...)
+        let start = min(lieStart ?? lastBatchStart, synced.count)
+        for op in synced[start...] { storedIDs.remove(op.id) }
+        synced.removeSubrange(start...)
+        lieStart = nil
     }
 
     /// Whether an op was synced here.

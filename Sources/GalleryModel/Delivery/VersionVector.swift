@@ -27,6 +27,18 @@ public struct VersionVector: Hashable, Sendable, CustomStringConvertible {
         other.counters.allSatisfy { self[$0.key] >= $0.value }
     }
 
+    /// The sum of the counters, saturating at `UInt64.max`: a vector that includes another has a
+    /// total at least as large, so a larger total names ops this vector lacks.
+    public var total: UInt64 {
+        var sum: UInt64 = 0
+        for counter in counters.values {
+            let (next, overflow) = sum.addingReportingOverflow(counter)
+            if overflow { return .max }
+            sum = next
+        }
+        return sum
+    }
+
     /// The pointwise maximum of two vectors.
     public func merged(with other: VersionVector) -> VersionVector {
         VersionVector(counters.merging(other.counters, uniquingKeysWith: max))

@@ -59,6 +59,8 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
         condition.withLock {
             guard !closing else { return .closed }
             guard queue.push(frame, priority: priority, exempt: backlog) else { return .full }
+            // A frame on its way counts as sent for liveness: no heartbeat goes beside it.
+            lastSent = clock.now
             return wakeLocked()
         }
     }
@@ -144,7 +146,8 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
     /// Whether `close` was called.
     var isClosing: Bool { condition.withLock { closing } }
 
-    /// Bytes written to the socket, and when the last were (uptime, nanoseconds).
+    /// Bytes written to the socket, and when a frame was last queued or bytes written (uptime,
+    /// nanoseconds).
     var sent: (bytes: Int, last: UInt64) { condition.withLock { (sentBytes, lastSent) } }
 
     func wrote(_ count: Int) {

@@ -38,15 +38,19 @@ public struct NodeConfiguration: Sendable {
     /// How long ops a peer announced (`ihave`) may be missing here before the node asks that
     /// peer to push them (`graft`, protocol.md, "Relay"): the eager tree had that long to bring them.
     public var graftTimeout: Duration = .milliseconds(400)
-    /// How often the node sends each lazy link the `ihave` of what it received since (and the
-    /// `prune`s due), when no ops it pushes on that link carried them sooner (protocol.md,
-    /// "Relay"): checked on each liveness pass (a tenth of `heartbeatInterval`).
-    public var announcementInterval: Duration = .milliseconds(250)
+    /// How often at most the node tells each lazy link the total it holds (`ihave_total`, when it
+    /// changed; protocol.md, "Relay"): with the heartbeat's interval, the announcement goes in
+    /// place of the heartbeat on an idle link. Checked on each liveness pass (a tenth of
+    /// `heartbeatInterval`).
+    public var announcementInterval: Duration = .seconds(1)
+    /// How often the root of the relay tree starts a round of beacons (`tree`, protocol.md,
+    /// "Relay"); a node that hears no new round for three times this gives its root up.
+    public var beaconInterval: Duration = .seconds(10)
     /// How long durable ops may wait to be relayed together while ops keep coming (protocol.md,
     /// "Relay"): an op goes out at once when none went out for this long; 0 sends each durable
     /// batch as it comes.
     public var relayHold: Duration = .milliseconds(10)
-    /// Whether the node relays along per-origin eager trees with announcements on the other links
+    /// Whether the node relays along the relay tree with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
     public var relayTrees = true
     /// Whether records are sealed (`HandshakeSettings.sealsRecords`): off only for the unsealed

@@ -7,7 +7,9 @@ public struct RelayCounts: Hashable, Sendable {
     public var opsReceived = 0
     /// Ops received that this node held already.
     public var duplicatesReceived = 0
-    /// `ihave` frames sent.
+    /// `tree` beacons sent (one per link each time this node's place in the tree changed).
+    public var beaconsSent = 0
+    /// `ihave_total` frames sent.
     public var announcementsSent = 0
     /// `prune` frames sent.
     public var prunesSent = 0

@@ -1,41 +1,37 @@
 import GalleryModel
 
 /// How one peer gets this node's ops (protocol.md, "Relay"): what the node knows the peer holds,
-/// and, per origin replica, whether ops are pushed to it (an eager link of that origin's tree) or
-/// only announced (`ihave`, a lazy link). Kept on the peer's session; decisions only, no I/O.
-///
-/// Per-origin trees (Plumtree with one tree per origin replica): every link starts eager for every
-/// origin; a peer that receives an origin's op a second time on a live link answers `prune`, and
-/// the link turns lazy for that origin; the first-arrival links stay, so each origin's eager links
-/// converge to its fastest spanning tree (in a full mesh: the origin's own links, one copy per
-/// receiver). A peer that holds announced ops it lacks for `graftTimeout` sends `graft`, which
-/// makes the link eager again for what it lacks and is answered like a `sync_request`.
+/// whether the link was grafted, and what was announced on it. Kept on the peer's session;
+/// decisions only, no I/O. Whether the link is a branch of the relay tree is the node's
+/// `RelayTree`'s to say: a branch, or a grafted link, is eager (ops are pushed); any other link is
+/// lazy (the total this node holds is announced, `ihave_total`).
 struct RelayPolicy: Equatable {
     /// What to do with one op for this peer.
     enum Route: Equatable {
         /// Send it in an `ops` frame now.
         case push
-        /// Name it in the next `ihave`.
+        /// Leave it to the link's next `ihave_total`.
         case announce
         /// The peer has it, or is sent it already.
         case skip
     }
 
-    /// Whether ops follow per-origin trees; false floods every op to the peer.
+    /// Whether ops follow the tree; false floods every op to the peer.
     var trees = true
     /// What the peer holds or is being sent, as far as this node knows: its `sync_request`,
     /// `caught_up`, `ihave` and `graft` vectors, the ops it sent here and the ops sent to it.
     private(set) var known = VersionVector()
-    /// Origins whose ops the peer asked not to be pushed (`prune`): announced instead.
-    private(set) var lazyOrigins: Set<ReplicaID> = []
-    /// Origins this node told the peer to stop pushing, so as not to say it twice.
-    private(set) var prunedOrigins: Set<ReplicaID> = []
-    /// What the next `ihave` announces: per origin, the highest counter durable here.
-    private(set) var announcement: [ReplicaID: UInt64] = [:]
-    /// When (uptime, nanoseconds) the link was last given its queued `ihave` and `prune`s.
+    /// The link was grafted (by either end) and not pruned since: eager though not a branch.
+    private(set) var isGrafted = false
+    /// The highest total the peer announced (`ihave_total`: the sum of its version vector).
+    private(set) var peerTotal: UInt64 = 0
+    /// The total this node last announced on the link, so as not to say it twice.
+    private(set) var announcedTotal: UInt64 = 0
+    /// When (uptime, nanoseconds) the link was last given an announcement.
     var lastAnnounced: UInt64 = 0
-    /// Origins to `prune` on this link with its next announcement (see `duplicatesArrived`).
-    private(set) var pendingPrunes: Set<ReplicaID> = []
+    /// Ops were left to an announcement on the link since its last one: it is owed even if the
+    /// link turned into a branch meanwhile (the peer became a child), which pushes only later ops.
+    var owesAnnouncement = false
     /// Catch-ups asked of the peer (`sync_request`, `graft`) not yet answered by `caught_up`:
     /// duplicates meanwhile are expected, not a sign of a second eager path.
     private(set) var awaitedCatchUps = 0
@@ -44,20 +40,25 @@ struct RelayPolicy: Equatable {
     var deferredRequestSince: UInt64?
     /// The peer is sending this node the catch-up of its first `sync_request` (until `caught_up`).
     var firstCatchUpPending = false
-    /// Ops the peer holds that this node lacked at `lackingSince` (uptime, nanoseconds): a graft
-    /// is due when they are still missing `graftTimeout` later. Ops that keep arriving a little
-    /// after the peer announced them (a busy stream) restart the watch, they do not trigger it.
-    private(set) var lackingTarget: VersionVector?
+    /// What the peer held (per origin, and as a total) that this node lacked at `lackingSince`
+    /// (uptime, nanoseconds): a graft is due when it is still missing `graftTimeout` later. Ops
+    /// that keep arriving a little after the peer announced them (a busy stream) end the watch,
+    /// they do not trigger it.
+    private(set) var lacking: Lacking?
     private(set) var lackingSince: UInt64 = 0
-    /// The peer's replica ID: its own ops arrive on this link first in a full mesh (see
-    /// `receivedDuplicates`).
-    var peer: ReplicaID?
 
-    /// Where one op goes.
-    func route(_ id: OpID) -> Route {
+    /// What a peer held that this node lacked: the origins' counters, and a total (0 when only
+    /// the origins tell).
+    struct Lacking: Equatable {
+        var version: VersionVector
+        var total: UInt64
+    }
+
+    /// Where one op goes on a link that is a branch of the tree (`branch`) or not.
+    func route(_ id: OpID, branch: Bool) -> Route {
         guard trees else { return .push }
         if known.contains(id) { return .skip }
-        return lazyOrigins.contains(id.replica) ? .announce : .push
+        return branch || isGrafted ? .push : .announce
     }
 
     /// The peer holds, or is being sent, the op with this ID (and its replica's earlier ones).
@@ -70,62 +71,41 @@ struct RelayPolicy: Equatable {
         for (replica, counter) in version.counters where known[replica] < counter { known[replica] = counter }
     }
 
-    /// Queues an op for the next `ihave`.
-    mutating func announce(_ id: OpID) {
-        if announcement[id.replica, default: 0] < id.counter { announcement[id.replica] = id.counter }
+    /// The peer announced the total of its version vector.
+    mutating func announced(total: UInt64) {
+        peerTotal = max(peerTotal, total)
     }
 
-    /// The `ihave` to send now: the queued announcements the peer does not hold; nil when none.
-    mutating func takeAnnouncement() -> VersionVector? {
-        let due = announcement.filter { known[$0.key] < $0.value }
-        announcement.removeAll(keepingCapacity: true)
-        return due.isEmpty ? nil : VersionVector(due)
+    /// The total to announce now, holding `total`: on a lazy link (not a branch: `branch` false,
+    /// nor grafted) when it changed since the link's last announcement, and on any link that is
+    /// owed one (`owesAnnouncement`); nil otherwise. Recorded as said.
+    mutating func takeAnnouncement(total: UInt64, branch: Bool) -> UInt64? {
+        guard trees, total != announcedTotal, owesAnnouncement || (!branch && !isGrafted) else { return nil }
+        announcedTotal = total
+        owesAnnouncement = false
+        return total
     }
 
-    /// Ops of these origins arrived from the peer though this node held them: the origins to
-    /// `prune` now (none while a catch-up is awaited, or when they were pruned already).
-    /// The peer's own ops are never pruned on its direct link: that link is the shortest path
-    /// (one hop), and keeping it eager makes a full mesh settle on one star per origin without the
-    /// prune races of shared trees; a relayed copy that came first is pruned on its next duplicate.
-    mutating func receivedDuplicates(of origins: Set<ReplicaID>) -> [ReplicaID] {
-        guard trees, awaitedCatchUps == 0 else { return [] }
-        var fresh = origins.subtracting(prunedOrigins)
-        if let peer { fresh.remove(peer) }
-        prunedOrigins.formUnion(fresh)
-        return fresh.sorted()
+    /// Ops arrived from the peer though this node held them: true when the link is to be pruned
+    /// (a grafted link that is not a branch, no catch-up awaited, whose answer may repeat what is
+    /// held): it is lazy again on this side at once; the caller sends `prune`. A branch is never
+    /// pruned: its duplicates come from a tree changing parents, and stop with it.
+    mutating func receivedDuplicates(branch: Bool) -> Bool {
+        guard trees, isGrafted, !branch, awaitedCatchUps == 0 else { return false }
+        isGrafted = false
+        return true
     }
 
-    /// Ops of these origins arrived from the peer though this node held them (`several`: more
-    /// than one op of the origin in this frame): the origins to `prune` at once. An origin's
-    /// first duplicate only queues its `prune` for the link's next announcement (on a quiet link,
-    /// one record for both); a second before then, or several in one frame (a busy link, where
-    /// waiting brings more: a frame carries what its sender relayed in 10 ms), send it at once.
-    mutating func duplicatesArrived(_ origins: Set<ReplicaID>, several: Set<ReplicaID> = []) -> [ReplicaID] {
-        let again = origins.intersection(pendingPrunes)
-        pendingPrunes.subtract(again)
-        let fresh = Set(receivedDuplicates(of: origins))
-        let now = fresh.intersection(several)
-        pendingPrunes.formUnion(fresh.subtracting(now))
-        return again.union(now).sorted()
+    /// The peer sent `prune`: the graft is over; ops are announced to it unless it is a branch.
+    mutating func pruned() {
+        isGrafted = false
     }
 
-    /// The origins to `prune` now (those queued since the last pass, less any grafted meanwhile);
-    /// empty when none.
-    mutating func takePrunes() -> [ReplicaID] {
-        defer { pendingPrunes.removeAll(keepingCapacity: true) }
-        return pendingPrunes.intersection(prunedOrigins).sorted()
-    }
-
-    /// The peer sent `prune`: its ops of these origins are announced from now on.
-    mutating func pruned(_ origins: [ReplicaID]) {
-        lazyOrigins.formUnion(origins)
-    }
-
-    /// The peer sent `graft` with its version vector: the origins of which this node holds more
-    /// than it (`holding`) are pushed again. (The catch-up that answers it is the caller's.)
-    mutating func grafted(_ version: VersionVector, origins: [ReplicaID]) {
+    /// The peer sent `graft` with its version vector: the link is eager. (The catch-up that
+    /// answers it is the caller's.)
+    mutating func grafted(_ version: VersionVector) {
         learned(version)
-        lazyOrigins.subtract(origins)
+        isGrafted = true
     }
 
     /// This node asked the peer for a catch-up (`sync_request`).
@@ -133,12 +113,11 @@ struct RelayPolicy: Equatable {
         awaitedCatchUps += 1
     }
 
-    /// This node sends the peer `graft` for these origins: it wants them pushed again, and may
-    /// prune them again later.
-    mutating func grafting(_ origins: Set<ReplicaID>) {
-        prunedOrigins.subtract(origins)
+    /// This node sends the peer `graft`: the link is eager, until a duplicate prunes it.
+    mutating func grafting() {
+        isGrafted = true
         awaitedCatchUps += 1
-        lackingTarget = nil
+        lacking = nil
     }
 
     /// The peer sent `caught_up`: it has sent everything up to `version`.
@@ -148,25 +127,23 @@ struct RelayPolicy: Equatable {
         learned(version)
     }
 
-    /// The origins of which the peer holds ops that a replica at `version` lacks.
-    func lacking(from version: VersionVector) -> Set<ReplicaID> {
-        Set(known.counters.compactMap { version[$0.key] < $0.value ? $0.key : nil })
-    }
-
-    /// The liveness pass's look at this link, with this node at `version`: the origins to graft
-    /// (and since when they were missing) when ops the peer held `timeout` ago are still missing
-    /// here; nil otherwise. While a catch-up from the peer is awaited nothing is due (it brings them).
-    mutating func dueGraft(version: VersionVector, now: UInt64, timeout: UInt64) -> (since: UInt64, origins: Set<ReplicaID>)? {
+    /// The liveness pass's look at this link, with this node at `version` (`total`, its sum): when
+    /// what the peer held `timeout` ago (by its vectors, or its announced total) is still missing
+    /// here, since when, and the origins known to be missing (none when only the total tells);
+    /// nil otherwise. While a catch-up from the peer is awaited nothing is due (it brings them).
+    mutating func dueGraft(version: VersionVector, total: UInt64, now: UInt64, timeout: UInt64) -> (since: UInt64, origins: [ReplicaID])? {
         guard awaitedCatchUps == 0 else {
-            lackingTarget = nil
+            lacking = nil
             return nil
         }
-        if let target = lackingTarget, !version.includes(target) {
+        if let target = lacking, total < target.total || !version.includes(target.version) {
             guard now >= lackingSince, now - lackingSince >= timeout else { return nil }
-            return (lackingSince, Set(target.counters.compactMap { version[$0.key] < $0.value ? $0.key : nil }))
+            let origins = target.version.counters.compactMap { version[$0.key] < $0.value ? $0.key : nil }
+            return (lackingSince, origins.sorted())
         }
         let missing = known.counters.filter { version[$0.key] < $0.value }
-        lackingTarget = missing.isEmpty ? nil : VersionVector(missing)
+        lacking = missing.isEmpty && peerTotal <= total
+            ? nil : Lacking(version: VersionVector(missing), total: peerTotal > total ? peerTotal : 0)
         lackingSince = now
         return nil
     }

@@ -47,6 +47,8 @@ extension SyncNode {
         for batch in batches {
             // An insert of n items holds n counters: the vector names the last (protocol.md, "Identifiers").
             for op in batch.ops where durableVersion[op.id.replica] < op.lastCounter {
+                let (total, overflow) = durableTotal.addingReportingOverflow(op.lastCounter - durableVersion[op.id.replica])
+                durableTotal = overflow ? .max : total
                 durableVersion[op.id.replica] = op.lastCounter
             }
         }

@@ -4,7 +4,7 @@ import GalleryIO
 /// Liveness: a pass ten times per heartbeat interval on the node's loop looks at the connections
 /// whose deadline is due (`LivenessDeadlines`: heartbeats, silence, handshake deadlines, stuck
 /// closes), then at the node-wide work that runs on the same beat (gaps, version exchange,
-/// redials, relay announcements). An idle connection is looked at about once per heartbeat.
+/// redials, the relay's beat). An idle connection is looked at about once per heartbeat.
 extension SyncNode {
     /// Holds a connection just made: the node's connections and liveness's deadlines (it is
     /// looked at on the next pass). On the loop.
@@ -55,8 +55,9 @@ extension SyncNode {
         throttledLog.flush(now: clock.now)
     }
 
-    /// One liveness pass: heartbeats, silence and handshake deadlines and stuck closes of the
-    /// connections due, then gaps, version exchange, redials and relay. On the loop.
+    /// One liveness pass: relay (tree beat, announcements, grafts), then heartbeats, silence and
+    /// handshake deadlines and stuck closes of the connections due, then gaps, version exchange
+    /// and redials. On the loop.
     private func livenessPass() {
         let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
         let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
@@ -68,6 +69,8 @@ extension SyncNode {
             for connection in connections.values { connection.excuseSilence(until: now) }
         }
         liveness.previous = now
+        // The relay first: an announcement due on an idle link goes instead of its heartbeat.
+        relayPass(now: now)
         while let id = liveness.deadlines.popDue(now: now) {
             guard let connection = connections[id] else { continue }
             let next = connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
@@ -76,6 +79,5 @@ extension SyncNode {
         checkForGaps(&liveness.gaps, now: now)
         exchangeVersions(now: now)
         addressPass(now: now)
-        relayPass(now: now)
     }
 }

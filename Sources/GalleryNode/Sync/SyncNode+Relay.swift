@@ -2,9 +2,10 @@ import GalleryModel
 import GalleryWire
 
 /// Relay without floods (protocol.md, "Relay"): each durable op goes to a live peer only when the
-/// peer does not hold it already (`RelayPolicy.known`) and the link is eager for the op's origin;
-/// on the other links it is announced in a periodic `ihave`. Duplicates on a live link prune it
-/// (per origin), `graft` heals a tree that lost a link. All on the loop.
+/// peer does not hold it already (`RelayPolicy.known`) and the link is a branch of the relay tree
+/// (`RelayTree`) or grafted; a lazy link is told, at most once per `announcementInterval`, the
+/// total this node holds (`ihave_total`). A peer that a lazy link's total shows to lack ops grafts
+/// that link. All on the loop.
 extension SyncNode {
     /// Sends durable batches to the live peers by their relay policy, straight from the replica's
     /// encoded log: adjacent positions a peer gets go out together, in frames within its limit,
@@ -12,26 +13,27 @@ extension SyncNode {
     func relay(_ batches: [InFlight]) {
         var framesByRun: [String: [Frame]] = [:]
         let now = clock.now
-        let piggybackSpacing = UInt64(max(configuration.announcementInterval.nanoseconds, 0)) * 2 / 5
         for (id, session) in sessions where session.live {
             guard let connection = connections[id] else { continue }
             let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
+            let branch = relayTree.isBranch(id, now: now)
             var policy = session.relay
             var runs: [Range<Int>] = []
             for batch in batches where batch.source != id {
                 let first = batch.end - batch.ops.count
                 for (offset, op) in batch.ops.enumerated() {
-                    switch policy.route(op.id) {
+                    switch policy.route(op.id, branch: branch) {
                     case .skip: continue
-                    case .announce: policy.announce(op.id)
-                    case .push:
-                        policy.holds(op.id)
-                        let position = first + offset
-                        if let last = runs.last, last.upperBound == position {
-                            runs[runs.count - 1] = last.lowerBound..<position + 1
-                        } else {
-                            runs.append(position..<position + 1)
-                        }
+                    case .announce:
+                        policy.owesAnnouncement = true
+                        continue
+                    case .push: policy.holds(op.id)
+                    }
+                    let position = first + offset
+                    if let last = runs.last, last.upperBound == position {
+                        runs[runs.count - 1] = last.lowerBound..<position + 1
+                    } else {
+                        runs.append(position..<position + 1)
                     }
                 }
             }
@@ -42,39 +44,8 @@ extension SyncNode {
                 framesByRun[key] = frames
                 for frame in frames { connection.send(frame, priority: .ops) }
             }
-            // What the link's next relay pass would announce or prune goes now, in the same
-            // record as the ops (a frame header instead of a record's header and tag), unless
-            // the link announced less than `piggybackSpacing` ago: on a busy link, pushes come
-            // every few milliseconds, and announcing with each would undo the batching. A `prune`
-            // due goes with them in any case: a link that pushes is busy, and each flush until
-            // the peer stops brings it more duplicates.
-            if !runs.isEmpty {
-                if now >= policy.lastAnnounced + piggybackSpacing {
-                    sendAnnouncements(&policy, on: connection, now: now)
-                } else {
-                    sendPrunes(&policy, on: connection)
-                }
-            }
             sessions[id]?.relay = policy
         }
-    }
-
-    /// Sends the `prune` and `ihave` queued for one link, if any.
-    func sendAnnouncements(_ policy: inout RelayPolicy, on connection: Connection, now: UInt64) {
-        policy.lastAnnounced = now
-        sendPrunes(&policy, on: connection)
-        if let announcement = policy.takeAnnouncement() {
-            connection.send(.ihave(announcement))
-            relayCountsOnLoop.announcementsSent += 1
-        }
-    }
-
-    /// Sends the `prune`s queued for one link, if any.
-    func sendPrunes(_ policy: inout RelayPolicy, on connection: Connection) {
-        let prunes = policy.takePrunes()
-        guard !prunes.isEmpty else { return }
-        connection.send(.prune(prunes))
-        relayCountsOnLoop.prunesSent += 1
     }
 
     /// How long a new session's first `sync_request` waits at most for another peer's catch-up.
@@ -121,69 +92,122 @@ extension SyncNode {
         connection.send(.syncRequest(replica.version))
     }
 
-    /// Takes an `ihave`, `graft` or `prune` from a peer. On the loop.
+    /// Takes an `ihave`, `ihave_total`, `tree`, `graft` or `prune` from a peer. On the loop.
     func receiveRelay(_ message: Message, from connection: Connection) {
         guard sessions[connection.id] != nil else { return }
         switch message {
         case .ihave(let version):
             sessions[connection.id]?.relay.learned(version)
-        case .prune(let origins):
-            sessions[connection.id]?.relay.pruned(origins)
-        case .graft(let version, let origins):
-            sessions[connection.id]?.relay.grafted(version, origins: origins)
+        case .ihaveTotal(let total):
+            sessions[connection.id]?.relay.announced(total: total)
+        case .tree(let beacon):
+            guard configuration.relayTrees else { return }
+            switch relayTree.received(beacon, on: connection.id, now: clock.now) {
+            case .changed: sendBeacons()
+            case .answer: connection.send(.tree(relayTree.beacon))
+            case .none: break
+            }
+        case .prune:
+            sessions[connection.id]?.relay.pruned()
+        case .graft(let version, _):
+            sessions[connection.id]?.relay.grafted(version)
             startCatchUp(connection.id, from: version)
         default:
             break
         }
     }
 
-    /// Ops arrived from a peer (`ops`): it holds them; those this node held already (counted per
-    /// origin) prune the link for their origins (unless they answer a catch-up), with the link's
-    /// next announcement or at once on a busy link (`RelayPolicy.duplicatesArrived`). On the loop.
+    /// A joining node (section 5, "Joining": other sessions' requests held back) grafts the peer
+    /// that caught it up, unless it is a branch: until the held-back catch-ups are answered, no
+    /// other peer sends it anything, and without the graft no op would come meanwhile. The graft
+    /// ends like any other, at the first duplicate (the tree's branches bring them).
+    func firstCatchUpEnded(on connection: Connection) {
+        guard configuration.relayTrees, !relayTree.isBranch(connection.id, now: clock.now),
+              sessions.values.contains(where: { $0.relay.deferredRequestSince != nil }) else { return }
+        sessions[connection.id]?.relay.grafting()
+        connection.send(.graft(replica.version, origins: []))
+        relayCountsOnLoop.graftsSent += 1
+    }
+
+    /// A node being caught up (its first catch-up, the others' requests held back) lacks what
+    /// every peer holds: that catch-up brings it, no graft is due meanwhile.
+    var joining: Bool {
+        sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
+    }
+
+    /// Sends this node's beacon on every authenticated link (its place in the tree changed).
+    func sendBeacons() {
+        let beacon = Message.tree(relayTree.beacon)
+        for id in sessions.keys.sorted() { connections[id]?.send(beacon) }
+        relayCountsOnLoop.beaconsSent += sessions.count
+    }
+
+    /// A session began: the tree learns its peer, and the peer where this node stands.
+    func relayConnected(_ connection: Connection, peer: ReplicaID) {
+        guard configuration.relayTrees else { return }
+        relayTree.connected(connection.id, peer: peer)
+        if relayTree.round > 0 { connection.send(.tree(relayTree.beacon)) }
+    }
+
+    /// A session ended: when it led to the parent, the tree takes another (or waits for the next round).
+    func relayDisconnected(_ id: Int) {
+        guard configuration.relayTrees, relayTree.disconnected(id) else { return }
+        sendBeacons()
+    }
+
+    /// Ops arrived from a peer (`ops`): it holds them; when some were held here already on a
+    /// grafted link that is not a branch, the graft has done its work: the link is lazy again, on
+    /// both ends (`prune`, naming the duplicates' origins). On the loop.
     func noteReceived(_ ops: [Op], duplicates: [ReplicaID: Int], from connection: Connection) {
         guard var policy = sessions[connection.id]?.relay else { return }
         for op in ops { policy.holds(op.id) }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
-        // Most prunes go with the link's next announcement, one record for both; several
-        // duplicates of an origin, in this frame or since, send it at once.
-        let prune = duplicates.isEmpty ? [] : policy.duplicatesArrived(
-            Set(duplicates.keys), several: Set(duplicates.compactMap { $0.value > 1 ? $0.key : nil }))
+        let prune = !duplicates.isEmpty && policy.receivedDuplicates(branch: relayTree.isBranch(connection.id, now: clock.now))
         sessions[connection.id]?.relay = policy
-        if !prune.isEmpty {
-            connection.send(.prune(prune))
+        if prune {
+            connection.send(.prune(duplicates.keys.sorted()))
             relayCountsOnLoop.prunesSent += 1
         }
     }
 
-    /// The relay's share of the liveness pass: sends the `prune`s and `ihave` announcements queued
-    /// since the last pass (one record per peer), and asks one peer holding announced ops this node still lacks after
-    /// `graftTimeout` to push them (`graft`). On the loop.
+    /// The relay's share of the liveness pass: the tree's beat (a root's next round, a silent
+    /// root given up), then on each lazy link the total this node holds when it changed and
+    /// `announcementInterval` has passed since the link's last announcement, and a `graft` to
+    /// one peer whose vector or total shows ops this node still lacks after `graftTimeout`. Runs
+    /// before the pass's heartbeats, so that an announcement due on an idle link goes instead of
+    /// its heartbeat. On the loop.
     func relayPass(now: UInt64) {
         guard configuration.relayTrees else { return }
         releaseDeferredRequests(now: now)
+        let beat = UInt64(max(configuration.beaconInterval.nanoseconds, 1_000_000))
+        let wallMilliseconds = UInt64(max(0, configuration.environment.wallClock() * 1_000))
+        if relayTree.tick(now: now, interval: beat, timeout: 3 * beat, wallMilliseconds: wallMilliseconds) { sendBeacons() }
         let timeout = UInt64(max(configuration.graftTimeout.nanoseconds, 1_000_000))
-        let version = replica.version
-        var candidate: (id: Int, since: UInt64, lacking: Set<ReplicaID>)?
-        // A node being caught up (its first catch-up, the others' requests held back) lacks what
-        // every peer holds: that catch-up brings it, no graft is due meanwhile.
-        let joining = sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
+        var candidate: (id: Int, since: UInt64, lacking: [ReplicaID])?
         let announcing = UInt64(max(configuration.announcementInterval.nanoseconds, 0))
         for id in sessions.keys.sorted() {
             guard var policy = sessions[id]?.relay, sessions[id]?.live == true, let connection = connections[id] else { continue }
-            if now >= policy.lastAnnounced + announcing { sendAnnouncements(&policy, on: connection, now: now) }
-            if !joining, let due = policy.dueGraft(version: version, now: now, timeout: timeout), due.since < (candidate?.since ?? .max) {
+            if now >= policy.lastAnnounced + announcing,
+               let total = policy.takeAnnouncement(total: durableTotal, branch: relayTree.isBranch(id, now: now)) {
+                policy.lastAnnounced = now
+                connection.send(.ihaveTotal(total))
+                relayCountsOnLoop.announcementsSent += 1
+            }
+            if !joining, let due = policy.dueGraft(version: durableVersion, total: durableTotal, now: now, timeout: timeout),
+               due.since < (candidate?.since ?? .max) {
                 candidate = (id, due.since, due.origins)
             }
             sessions[id]?.relay = policy
         }
         guard let candidate, now - liveness.lastGraft >= timeout, let connection = connections[candidate.id] else { return }
         liveness.lastGraft = now
-        sessions[candidate.id]?.relay.grafting(candidate.lacking)
-        connection.send(.graft(version, origins: candidate.lacking.sorted()))
+        sessions[candidate.id]?.relay.grafting()
+        connection.send(.graft(replica.version, origins: candidate.lacking))
         relayCountsOnLoop.graftsSent += 1
-        let named = candidate.lacking.sorted().prefix(3).map(\.description).joined(separator: ", ")
-        throttledLog("graft", "\(configuration.name): \(connection.peer?.name ?? "?") announced ops of \(named) missing here "
+        let named = candidate.lacking.isEmpty
+            ? "ops (by its total)" : "ops of " + candidate.lacking.prefix(3).map(\.description).joined(separator: ", ")
+        throttledLog("graft", "\(configuration.name): \(connection.peer?.name ?? "?") announced \(named) missing here "
             + "for \((now - candidate.since) / 1_000_000) ms; asking it to push them (graft)")
     }
 }

@@ -34,8 +34,9 @@ extension SyncNode: ConnectionDelegate {
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
             }
             sessions[connection.id] = Session(
-                lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees, peer: peer.replica))
+                lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees))
             beginSync(with: connection, now: clock.now)
+            relayConnected(connection, peer: peer.replica)
             if configuration.versionDigests { connection.send(.versionDigest(.speaks)) }
             announceAddresses(on: connection)
             publishPeerChange(connection)
@@ -57,7 +58,10 @@ extension SyncNode: ConnectionDelegate {
                 sessions[connection.id]?.syncedUpTo = version
                 let first = sessions[connection.id]?.relay.firstCatchUpPending == true
                 sessions[connection.id]?.relay.caughtUp(version)
-                if first { liveness.joinSettleUntil = clock.now + Self.joinSettle }
+                if first {
+                    liveness.joinSettleUntil = clock.now + Self.joinSettle
+                    firstCatchUpEnded(on: connection)
+                }
                 publishPeerChange(connection)
                 if previous != version {
                     configuration.log("\(configuration.name): synced with \(connection.peer?.label ?? "?") up to \(version)")
@@ -65,7 +69,7 @@ extension SyncNode: ConnectionDelegate {
             }
         case .addresses(let announcement):
             loop.async { [self] in received(announcement, from: connection) }
-        case .ihave, .graft, .prune:
+        case .ihave, .ihaveTotal, .tree, .graft, .prune:
             loop.async { [self] in receiveRelay(message, from: connection) }
         case .versionDigest(let digest):
             loop.async { [self] in receive(digest, from: connection) }
@@ -98,7 +102,9 @@ extension SyncNode: ConnectionDelegate {
         loop.async { [self] in
             connections[connection.id] = nil
             liveness.deadlines.remove(connection.id)
-            let first = sessions.removeValue(forKey: connection.id)?.relay.firstCatchUpPending == true
+            let ended = sessions.removeValue(forKey: connection.id)
+            let first = ended?.relay.firstCatchUpPending == true
+            if ended != nil { relayDisconnected(connection.id) }
             deferredCatchUps[connection.id] = nil
             addressConnectionClosed(connection)
             if first { releaseDeferredRequests(now: clock.now) }

@@ -88,6 +88,10 @@ public final class SyncNode: @unchecked Sendable {
     var durableCount: Int
     /// The version vector of the durable ops (what a `caught_up` may claim).
     var durableVersion: VersionVector
+    /// The sum of `durableVersion`'s counters (saturating): what `ihave_total` announces.
+    var durableTotal: UInt64
+    /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
+    var relayTree: RelayTree
     /// Batches applied and handed to the writer, not yet durable, in the order applied.
     var inFlight: [InFlight] = []
     /// `perform` calls waiting for their ops to be durable.
@@ -139,6 +143,10 @@ public final class SyncNode: @unchecked Sendable {
         self.replica = replica
         self.durableCount = replica.opCount
         self.durableVersion = replica.version
+        self.durableTotal = replica.version.total
+        self.relayTree = RelayTree(
+            me: replica.id, now: configuration.environment.clock.now,
+            wallMilliseconds: UInt64(max(0, configuration.environment.wallClock() * 1_000)))
         self.liveness = LivenessState(previous: configuration.environment.clock.now, gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
         var settings = HandshakeSettings(
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,

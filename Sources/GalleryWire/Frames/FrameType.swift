@@ -28,6 +28,10 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     /// Version exchange: "I speak digests", "my version vector hashes to this", or "yours differs
     /// from mine: send me your `sync_request`" (sent with the ignorable flag).
     case versionDigest = 0x16
+    /// Relay: where the sender stands in the relay tree (root, round, hops, parent; ignorable).
+    case tree = 0x17
+    /// Relay: the sum of the sender's version vector, announced on a lazy link (ignorable).
+    case ihaveTotal = 0x1A
     /// A request for a blob's bytes by hash and offset.
     case fetch = 0x20
     /// A piece of a blob.

@@ -41,6 +41,12 @@ extension Message {
         case .versionDigest(let digest):
             digest.write(into: &writer)
             return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .tree(let beacon):
+            beacon.write(into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .ihaveTotal(let total):
+            writer.varint(total)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .ops(let ops):
             return Frame(.ops, payload: OpCodec.encode(ops))
         case .fetch(let request):
@@ -125,6 +131,10 @@ extension Message {
             return .prune(try replicas(&reader))
         case .versionDigest:
             return .versionDigest(try VersionDigest.read(from: &reader))
+        case .tree:
+            return .tree(try TreeBeacon.read(from: &reader))
+        case .ihaveTotal:
+            return .ihaveTotal(try reader.varint())
         case .ops:
             let ops = try OpCodec.decode(Array(try reader.bytes(reader.remaining)))
             return .ops(ops)

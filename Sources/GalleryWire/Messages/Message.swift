@@ -23,6 +23,11 @@ public enum Message: Hashable, Sendable {
     case prune([ReplicaID])
     /// The periodic version exchange by digest (protocol.md, "Version exchange"; ignorable).
     case versionDigest(VersionDigest)
+    /// Where the sender stands in the relay tree (protocol.md, "Relay"; ignorable).
+    case tree(TreeBeacon)
+    /// The sum of the sender's version vector (protocol.md, "Relay"): sent on links that do not
+    /// push ops; a receiver whose own sum is smaller lacks some of the sender's ops (ignorable).
+    case ihaveTotal(UInt64)
     case fetch(FetchRequest)
     case chunk(Chunk)
     case fetchError(id: UInt64, code: ErrorCode, message: String)
@@ -50,6 +55,8 @@ public enum Message: Hashable, Sendable {
         case .graft: .graft
         case .prune: .prune
         case .versionDigest: .versionDigest
+        case .tree: .tree
+        case .ihaveTotal: .ihaveTotal
         case .fetch: .fetch
         case .chunk: .chunk
         case .fetchError: .fetchError
