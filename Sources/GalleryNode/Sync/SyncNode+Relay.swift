@@ -8,7 +8,8 @@ import GalleryWire
 extension SyncNode {
     /// Sends durable batches to the live peers by their relay policy, straight from the replica's
     /// encoded log: adjacent positions a peer gets go out together, in frames within its limit,
-    /// each run encoded once for all the peers that get it.
+    /// each run encoded once for all the peers that get it. A peer that takes `ops_compact` gets
+    /// the ops it is due encoded with its connection's tables instead (`CompactOpsWriter`).
     func relay(_ batches: [InFlight]) {
         var framesByRun: [String: [Frame]] = [:]
         let now = clock.now
@@ -18,6 +19,8 @@ extension SyncNode {
             let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
             var policy = session.relay
             var runs: [Range<Int>] = []
+            let compact = session.compactOps
+            var pushed: [Op] = []
             for batch in batches where batch.source != id {
                 let first = batch.end - batch.ops.count
                 for (offset, op) in batch.ops.enumerated() {
@@ -26,6 +29,10 @@ extension SyncNode {
                     case .announce: policy.announce(op.id)
                     case .push:
                         policy.holds(op.id)
+                        if compact != nil {
+                            pushed.append(op)
+                            continue
+                        }
                         let position = first + offset
                         if let last = runs.last, last.upperBound == position {
                             runs[runs.count - 1] = last.lowerBound..<position + 1
@@ -34,6 +41,9 @@ extension SyncNode {
                         }
                     }
                 }
+            }
+            if let compact, !pushed.isEmpty {
+                for frame in compact.frames(for: pushed, maximumBytes: limit) { connection.send(frame, priority: .ops) }
             }
             for run in runs {
                 let key = "\(run.lowerBound)-\(run.upperBound)-\(limit)"
@@ -48,7 +58,7 @@ extension SyncNode {
             // every few milliseconds, and announcing with each would undo the batching. A `prune`
             // due goes with them in any case: a link that pushes is busy, and each flush until
             // the peer stops brings it more duplicates.
-            if !runs.isEmpty {
+            if !runs.isEmpty || !pushed.isEmpty {
                 if now >= policy.lastAnnounced + piggybackSpacing {
                     sendAnnouncements(&policy, on: connection, now: now)
                 } else {

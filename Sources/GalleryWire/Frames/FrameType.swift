@@ -28,6 +28,11 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     /// Version exchange: "I speak digests", "my version vector hashes to this", or "yours differs
     /// from mine: send me your `sync_request`" (sent with the ignorable flag).
     case versionDigest = 0x16
+    /// A batch of ops in causal order, its replica IDs and gallery names by index into tables the
+    /// two sides of a direction build as they go: sent only to a peer whose `features` accept it.
+    case opsCompact = 0x18
+    /// What the sender accepts beyond the base protocol (`Features`; sent with the ignorable flag).
+    case features = 0x19
     /// A request for a blob's bytes by hash and offset.
     case fetch = 0x20
     /// A piece of a blob.
@@ -46,7 +51,7 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     /// Whether frames of this type go before ops and bulk bytes on a connection.
     public var priority: FramePriority {
         switch self {
-        case .ops, .caughtUp: .ops
+        case .ops, .opsCompact, .caughtUp: .ops
         case .chunk: .bulk
         default: .control
         }

@@ -13,6 +13,11 @@ public enum Message: Hashable, Sendable {
     case heartbeat
     case syncRequest(VersionVector)
     case ops([Op])
+    /// The same as `ops`, carried by an `ops_compact` frame: its replica IDs and gallery names are
+    /// indices into the tables of the connection's direction (`CompactOpTables`). `frame` and
+    /// `init(frame:)` use empty tables (the direction's first such frame); a connection keeps
+    /// its tables and uses `frame(compactTables:)` and `init(frame:compactTables:)`.
+    case opsCompact([Op])
     case caughtUp(VersionVector)
     /// The sender holds these ops (protocol.md, "Relay"): sent on links that do not push them.
     case ihave(VersionVector)
@@ -23,6 +28,9 @@ public enum Message: Hashable, Sendable {
     case prune([ReplicaID])
     /// The periodic version exchange by digest (protocol.md, "Version exchange"; ignorable).
     case versionDigest(VersionDigest)
+    /// What the sender accepts beyond the base protocol (ignorable): sent once, before its first
+    /// `sync_request`.
+    case features(Features)
     case fetch(FetchRequest)
     case chunk(Chunk)
     case fetchError(id: UInt64, code: ErrorCode, message: String)
@@ -45,11 +53,13 @@ public enum Message: Hashable, Sendable {
         case .heartbeat: .heartbeat
         case .syncRequest: .syncRequest
         case .ops: .ops
+        case .opsCompact: .opsCompact
         case .caughtUp: .caughtUp
         case .ihave: .ihave
         case .graft: .graft
         case .prune: .prune
         case .versionDigest: .versionDigest
+        case .features: .features
         case .fetch: .fetch
         case .chunk: .chunk
         case .fetchError: .fetchError
