@@ -213,3 +213,31 @@ struct CompactOpCodecTests {
         #expect(!fresh.replicas.contains(ReplicaID(0x77)))
     }
 }
+
+extension CompactOpCodecTests {
+    @Test("Transcoding canonical payloads gives the bytes of encoding the ops, batches and tables alike")
+    func transcoding() throws {
+        let ops = try Self.sampleOps()
+        for maximumBytes in [60, 200, 1 << 20] {
+            var encoded = CompactOpTables(), transcoded = CompactOpTables()
+            // The same ops three times over: new names, then known ones.
+            for _ in 0..<3 {
+                for payload in OpCodec.encodeBatches(ops, maximumBytes: 300) {
+                    let expected = OpCodec.encodeCompactBatches(try OpCodec.decode(payload), maximumBytes: maximumBytes, tables: &encoded)
+                    #expect(try OpCodec.transcodeCompactBatches(payload, maximumBytes: maximumBytes, tables: &transcoded) == expected)
+                    #expect(encoded.replicas == transcoded.replicas && encoded.galleries == transcoded.galleries)
+                }
+            }
+        }
+        var tables = CompactOpTables()
+        let payload = OpCodec.encode(ops)
+        for length in 0..<payload.count {
+            #expect(throws: DecodingError.self) {
+                try OpCodec.transcodeCompactBatches(Array(payload[..<length]), maximumBytes: 1 << 20, tables: &tables)
+            }
+        }
+        #expect(throws: DecodingError.trailingBytes(1)) {
+            try OpCodec.transcodeCompactBatches(payload + [0], maximumBytes: 1 << 20, tables: &tables)
+        }
+    }
+}

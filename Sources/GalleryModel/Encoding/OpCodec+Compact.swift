@@ -40,45 +40,120 @@ extension OpCodec {
     /// - Complexity: O(b) for b bytes of ops (an op that does not fit is encoded twice).
     package static func encodeCompactBatches(_ ops: some Sequence<Op>, maximumBytes: Int,
                                              tables: inout CompactOpTables) -> [CompactBatch] {
-        // A count takes at most 10 bytes: room kept for it, as `encodeBatches` does.
-        let room = maximumBytes - 10
-        var batches: [CompactBatch] = []
-        var body = ByteWriter(capacity: 256)
-        var count = 0
-        func flush() {
-            guard count > 0 else { return }
-            var batch = ByteWriter(capacity: body.bytes.count + 10)
-            batch.varint(UInt64(count))
-            batch.append(body.bytes)
-            batches.append(.compact(batch.bytes))
-            body = ByteWriter(capacity: 256)
-            count = 0
-        }
+        var batcher = CompactBatcher(maximumBytes: maximumBytes)
         for op in ops {
-            var mark = tables.mark
-            var start = body.bytes.count
-            encode(op, into: &body, names: &tables)
-            if body.bytes.count > room && count > 0 {
-                // Over the size with the ops before it: they go as they are, this one starts the next.
-                body.truncate(to: start)
-                tables.rollBack(to: mark)
-                flush()
-                mark = tables.mark
-                start = 0
+            batcher.add(tables: &tables) { body, tables in
                 encode(op, into: &body, names: &tables)
+            } canonical: {
+                var writer = ByteWriter()
+                encode(op, into: &writer)
+                return writer.bytes[...]
             }
-            if body.bytes.count > room && encodedSize(of: op) <= room {
-                // Too long alone, only by its new replica IDs: sent in the canonical form.
-                body.truncate(to: start)
-                tables.rollBack(to: mark)
-                batches.append(.canonical(encode([op])))
-                continue
-            }
-            // (An op too long in either form goes alone, as `encodeBatches` sends it.)
-            count += 1
         }
-        flush()
-        return batches
+        return batcher.finish()
+    }
+
+    /// The ops of a canonical payload (`encode(_:)`'s format, as the op log holds them) as
+    /// `encodeCompactBatches` makes them, copied byte for byte but for their names: nothing is
+    /// decoded into `Op` values.
+    ///
+    /// - Throws: `DecodingError` for a payload that is not canonical ops (`tables` is then of no
+    ///   further use).
+    /// - Complexity: O(b) for b bytes of ops.
+    package static func transcodeCompactBatches(_ payload: [UInt8], maximumBytes: Int,
+                                                tables: inout CompactOpTables) throws(DecodingError) -> [CompactBatch] {
+        var reader = ByteReader(payload)
+        let count = try reader.count(limit: payload.count / 11)
+        var next = reader.offset
+        var batcher = CompactBatcher(maximumBytes: maximumBytes)
+        for _ in 0..<count {
+            let start = next
+            try batcher.add(tables: &tables) { (body, tables) throws(DecodingError) in
+                var op = ByteReader(payload, offset: start)
+                try transcodeOp(payload, from: &op, into: &body, tables: &tables)
+                next = op.offset
+            } canonical: {
+                payload[start..<next]
+            }
+        }
+        guard next == payload.count else { throw .trailingBytes(payload.count - next) }
+        return batcher.finish()
+    }
+
+    /// Copies one canonical op from `bytes` at `reader` to `writer`, its replica IDs and gallery
+    /// names written by `tables` (the structure of `decodeStructure`, walked without building the op).
+    private static func transcodeOp(_ bytes: [UInt8], from reader: inout ByteReader, into writer: inout ByteWriter,
+                                    tables: inout CompactOpTables) throws(DecodingError) {
+        var copied = reader.offset
+        func copy() {
+            writer.append(bytes[copied..<reader.offset])
+        }
+        func replica() throws(DecodingError) {
+            copy()
+            tables.writeReplica(ReplicaID(try reader.fixed64()), into: &writer)
+            copied = reader.offset
+        }
+        func gallery() throws(DecodingError) {
+            copy()
+            tables.writeGallery(try reader.string(limit: maxStringBytes), into: &writer)
+            copied = reader.offset
+        }
+        func skipString() throws(DecodingError) {
+            _ = try reader.bytes(try reader.count(limit: maxStringBytes))
+        }
+        func reference() throws(DecodingError) {
+            switch try reader.byte() {
+            case 0: break
+            case 1: _ = try reader.varint()
+            case 2:
+                _ = try reader.varint()
+                try replica()
+            case let tag: throw .unknownTag("reference tag", tag)
+            }
+        }
+        func value() throws(DecodingError) {
+            switch try reader.byte() {
+            case 0: break
+            case 1: try skipString()
+            case 2: _ = try reader.fixed64()
+            case 3: _ = try reader.varint()
+            case 4: try reference()
+            case let tag: throw .unknownTag("value tag", tag)
+            }
+        }
+        let kind = try reader.byte()
+        _ = try reader.varint()
+        try replica()
+        _ = try reader.varint()
+        switch kind {
+        case 1:
+            try skipString()
+        case 2:
+            try gallery()
+            try reference()
+            try reference()
+            for _ in 0..<(try reader.count(limit: min(maxItemsPerInsert, reader.remaining / 2))) {
+                _ = try reader.byte()
+                for _ in 0..<(try reader.count(limit: ItemField.allCases.count)) {
+                    _ = try reader.byte()
+                    try value()
+                }
+            }
+        case 3:
+            try reference()
+            try gallery()
+            try reference()
+            try reference()
+        case 4, 6:
+            try reference()
+        case 5:
+            try reference()
+            _ = try reader.byte()
+            try value()
+        default:
+            throw .unknownTag("op kind", kind)
+        }
+        copy()
     }
 
     /// Decodes an `ops_compact` payload with the receiver's tables, appending to them what the

@@ -19,23 +19,29 @@ final class CompactOpsWriter {
     ///
     /// - Complexity: O(b) for b bytes of ops.
     func frames(for ops: some Sequence<Op>, maximumBytes: Int) -> [Frame] {
-        OpCodec.encodeCompactBatches(ops, maximumBytes: maximumBytes, tables: &tables).map { batch in
-            switch batch {
-            case .compact(let payload): Frame(.opsCompact, payload: payload)
-            case .canonical(let payload): Frame(.ops, payload: payload)
-            }
-        }
+        OpCodec.encodeCompactBatches(ops, maximumBytes: maximumBytes, tables: &tables).map(Self.frame)
     }
 
     /// The frames carrying the ops of a canonical `ops` payload (ops from this node's own log,
-    /// as the catch-up reads them), as `frames(for:maximumBytes:)` makes them.
+    /// as the catch-up reads them), as `frames(for:maximumBytes:)` makes them, copied from the
+    /// payload but for the names (nothing is decoded into ops).
     ///
-    /// - Complexity: O(b) for b bytes of ops (each op is decoded, then encoded).
+    /// - Complexity: O(b) for b bytes of ops.
     func frames(transcoding payload: [UInt8], maximumBytes: Int) -> [Frame] {
-        // The node's own log: decoded without the bounds (checked when they arrived or were made).
-        guard let ops = try? OpCodec.decode(payload, checkingBounds: false) else {
+        let mark = tables.mark
+        do {
+            return try OpCodec.transcodeCompactBatches(payload, maximumBytes: maximumBytes, tables: &tables).map(Self.frame)
+        } catch {
+            // Not canonical ops (the node's own log: never): sent as they are, the tables as before.
+            tables.rollBack(to: mark)
             return [Frame(.ops, payload: payload)]
         }
-        return frames(for: ops, maximumBytes: maximumBytes)
+    }
+
+    private static func frame(_ batch: OpCodec.CompactBatch) -> Frame {
+        switch batch {
+        case .compact(let payload): Frame(.opsCompact, payload: payload)
+        case .canonical(let payload): Frame(.ops, payload: payload)
+        }
     }
 }
