@@ -16,6 +16,9 @@
 /// Kinds: 1 createGallery, 2 insert, 3 move, 4 delete, 5 update, 6 commit. Fields use the raw
 /// values of `ItemField`. References to earlier ops of the same replica take two or three bytes.
 ///
+/// Replica IDs and gallery names are written and read through an `OpNameCoding`: in full here,
+/// by index into a connection's tables for `ops_compact` frames (`OpCodec+Compact.swift`).
+///
 /// `decode` refuses, besides malformed bytes, ops outside the bounds of `FieldLimits`
 /// (`DecodingError.outOfBounds`): what a peer sends. The node's own op files are read with
 /// `checkingBounds: false`, so that ops stored by an earlier version, which had no such bounds,
