@@ -154,8 +154,9 @@ struct FrameFuzzTests {
     /// reference form, extreme varints, and unknown types.
     static func corpus() throws -> [Seed] {
         // The golden frames of protocol.md: handshake frames, records, and the frames inside records.
-        var seeds = try GoldenFrameTests.documentedFrames().sorted { $0.key < $1.key }.map { name, bytes in
-            Seed(name: name, bytes: bytes)
+        // (Not `opsCompactNext`: it reads only with the tables the frame before it left.)
+        var seeds = try GoldenFrameTests.documentedFrames().sorted { $0.key < $1.key }.filter { $0.key != "opsCompactNext" }.map {
+            Seed(name: $0.key, bytes: $0.value)
         }
         let me = ReplicaID(0x0102_0304_0506_0708)
         let other = ReplicaID(0xFFEE_DDCC_BBAA_9988)
@@ -194,6 +195,8 @@ struct FrameFuzzTests {
             ("caughtUp3", .caughtUp(VersionVector([me: 12, other: .max, ReplicaID(0): 1]))),
             ("opsEveryKind", .ops(ops)),
             ("opsEmpty", .ops([])),
+            ("opsCompactEveryKind", .opsCompact(ops + ops)),
+            ("features", .features(Features(rawValue: .max))),
             ("fetch", .fetch(FetchRequest(id: 0x1234_5678, hash: hash, offset: 1 << 40, length: 0))),
             ("chunk", .chunk(Chunk(id: 7, offset: 3, total: 100, data: Array(repeating: 0x5A, count: 20)))),
             ("fetchError", .fetchError(id: 9, code: .notFound, message: "no blob store")),

@@ -32,20 +32,36 @@ struct GoldenFrameTests {
 
     /// Frames shown in the clear: the handshake's `hello` and `error`, and the frames as they are
     /// inside the sealed records (every frame after the handshake travels only inside records).
-    static var examples: [(String, Message)] {
+    /// The three ops of the `ops` example (and of the first `ops_compact` example).
+    static var exampleOps: [Op] {
         let item = OpID(counter: 2, replica: alice)
         return [
+            Op(id: OpID(counter: 1, replica: alice), previous: 0, action: .createGallery(name: "alice")),
+            Op(id: item, previous: 1, action: .insert(
+                gallery: "alice", after: nil, before: nil,
+                items: [ItemDraft(fields: [.title: .text("venice.png"), .aspectRatio: .number(1.5)])])),
+            Op(id: OpID(counter: 3, replica: alice), previous: 2, action: .move(
+                item: item, gallery: "alice", after: nil, before: nil)),
+        ]
+    }
+
+    /// The ops of the second `ops_compact` example: bob renames alice's item and moves it.
+    static var nextCompactOps: [Op] {
+        let item = OpID(counter: 2, replica: alice)
+        return [
+            Op(id: OpID(counter: 4, replica: bob), previous: 0, action: .update(item: item, field: .title, value: .text("rialto.png"))),
+            Op(id: OpID(counter: 5, replica: bob), previous: 4, action: .move(item: item, gallery: "alice", after: nil, before: nil)),
+        ]
+    }
+
+    static var examples: [(String, Message)] {
+        [
             ("hello", .hello(Hello(versions: [3]))),
             ("identity", .identity(PeerInfo(version: 3, replica: alice, maximumFrameSize: 4 << 20, name: "alice"))),
             ("syncRequest", .syncRequest(VersionVector([alice: 3, bob: 300]))),
-            ("ops", .ops([
-                Op(id: OpID(counter: 1, replica: alice), previous: 0, action: .createGallery(name: "alice")),
-                Op(id: item, previous: 1, action: .insert(
-                    gallery: "alice", after: nil, before: nil,
-                    items: [ItemDraft(fields: [.title: .text("venice.png"), .aspectRatio: .number(1.5)])])),
-                Op(id: OpID(counter: 3, replica: alice), previous: 2, action: .move(
-                    item: item, gallery: "alice", after: nil, before: nil)),
-            ])),
+            ("ops", .ops(exampleOps)),
+            ("opsCompact", .opsCompact(exampleOps)),
+            ("features", .features(.compactOps)),
             ("caughtUp", .caughtUp(VersionVector([alice: 3]))),
             ("ihave", .ihave(VersionVector([alice: 3]))),
             ("graft", .graft(VersionVector([alice: 3, bob: 300]), origins: [bob])),
@@ -134,6 +150,33 @@ struct GoldenFrameTests {
             #expect(try Message(frame: frame) == message, "\(name)")
             #expect(try Message(frame: frame).frame.encoded == bytes, "\(name)")
         }
+    }
+
+    @Test("The second ops_compact example decodes with the tables the first left, and only with them")
+    func compactOpsTables() throws {
+        let documented = try Self.documentedFrames()
+        var sender = CompactOpTables(), receiver = CompactOpTables()
+        let first = Message.opsCompact(Self.exampleOps).frame(compactTables: &sender)
+        #expect(first.encoded == documented["opsCompact"])
+        let next = Message.opsCompact(Self.nextCompactOps).frame(compactTables: &sender)
+        guard let bytes = documented["opsCompactNext"] else {
+            Issue.record("protocol.md lacks golden frame opsCompactNext: \(Self.hex(next.encoded))")
+            return
+        }
+        #expect(next.encoded == bytes, "the code sends \(Self.hex(next.encoded))")
+        #expect(sender.replicas == [Self.alice, Self.bob] && sender.galleries == ["alice"])
+        var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
+        decoder.append(try #require(documented["opsCompact"]) + bytes)
+        #expect(try Message(frame: try #require(try decoder.next()), compactTables: &receiver) == .opsCompact(Self.exampleOps))
+        let nextFrame = try #require(try decoder.next())
+        #expect(try Message(frame: nextFrame, compactTables: &receiver) == .opsCompact(Self.nextCompactOps))
+        #expect(receiver.replicas == sender.replicas && receiver.galleries == sender.galleries)
+        // Alone (with empty tables), its indices point past the tables: a malformed frame.
+        #expect(throws: WireError.malformed("opsCompact: invalid replica index 2 past a table of 1")) {
+            try Message(frame: nextFrame)
+        }
+        // Canonical and compact frames carry the same ops; the compact ones are shorter.
+        #expect(first.payload.count < Message.ops(Self.exampleOps).frame.payload.count)
     }
 
     @Test("The example handshake and first records match protocol.md byte for byte, and open to both identities")

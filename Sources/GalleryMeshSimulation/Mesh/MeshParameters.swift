@@ -31,6 +31,9 @@ package struct MeshParameters: Sendable, Hashable {
     package var healSeconds = 120
     /// A deliberately broken node, to prove the checker catches it.
     package var sabotage = Sabotage.none
+    /// Whether the nodes send ops in `ops` frames only (`NodeConfiguration.compactOps` off): the
+    /// baseline against which `ops_compact` is measured.
+    package var plainOps = false
 
     /// A deliberate fault the node core is not built to survive.
     package enum Sabotage: String, Sendable, CaseIterable {
@@ -50,6 +53,7 @@ package struct MeshParameters: Sendable, Hashable {
                      "--churn", "\(churnPerMinute)", "--link-drops", "\(linkDropsPerMinute)",
                      "--fsync-ms", "\(fsyncMilliseconds)", "--heal-seconds", "\(healSeconds)"]
         if partition { words.append("--partition") }
+        if plainOps { words.append("--plain-ops") }
         if sabotage != .none { words += ["--sabotage", sabotage.rawValue] }
         return words.joined(separator: " ")
     }
@@ -67,6 +71,10 @@ package struct MeshParameters: Sendable, Hashable {
         while let flag = rest.popFirst() {
             if flag == "--partition" {
                 parameters.partition = true
+                continue
+            }
+            if flag == "--plain-ops" {
+                parameters.plainOps = true
                 continue
             }
             guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }

@@ -69,6 +69,7 @@ final class SimulatedNode: @unchecked Sendable {
             random: { random.next() }, transport: transport,
             wallClock: { SimulatedNode.epoch + Double(scheduler.now) / 1e9 })
         configuration.environment.wireTally = network.tally
+        configuration.compactOps = !parameters.plainOps
         configure?(&configuration)
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
         self.node = node

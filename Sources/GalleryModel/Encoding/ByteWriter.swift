@@ -20,6 +20,11 @@ package struct ByteWriter: ByteSink, Sendable {
         bytes.append(contentsOf: other)
     }
 
+    /// Drops the bytes written after the first `count`.
+    package mutating func truncate(to count: Int) {
+        bytes.removeLast(bytes.count - count)
+    }
+
     /// Appends what `body` writes, at most `maxCount` bytes, in one step rather than byte by byte.
     package mutating func append(atMost maxCount: Int, _ body: (inout RawByteWriter) -> Void) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxCount) { buffer in

@@ -16,6 +16,9 @@
 /// Kinds: 1 createGallery, 2 insert, 3 move, 4 delete, 5 update, 6 commit. Fields use the raw
 /// values of `ItemField`. References to earlier ops of the same replica take two or three bytes.
 ///
+/// Replica IDs and gallery names are written and read through an `OpNameCoding`: in full here,
+/// by index into a connection's tables for `ops_compact` frames (`OpCodec+Compact.swift`).
+///
 /// `decode` refuses, besides malformed bytes, ops outside the bounds of `FieldLimits`
 /// (`DecodingError.outOfBounds`): what a peer sends. The node's own op files are read with
 /// `checkingBounds: false`, so that ops stored by an earlier version, which had no such bounds,
@@ -160,8 +163,15 @@ public enum OpCodec {
         }
     }
 
-    /// Writes one op to any sink.
+    /// Writes one op to any sink, in the canonical encoding.
+    @inline(__always)
     static func encode(_ op: Op, into writer: inout some ByteSink) {
+        var names = CanonicalOpNames()
+        encode(op, into: &writer, names: &names)
+    }
+
+    /// Writes one op to any sink, its replica IDs and gallery names as `names` writes them.
+    static func encode(_ op: Op, into writer: inout some ByteSink, names: inout some OpNameCoding) {
         let kind: UInt8 = switch op.action {
         case .createGallery: 1
         case .insert: 2
@@ -172,15 +182,15 @@ public enum OpCodec {
         }
         writer.byte(kind)
         writer.varint(op.id.counter)
-        writer.fixed64(op.id.replica.rawValue)
+        names.writeReplica(op.id.replica, into: &writer)
         writer.varint(op.id.counter &- op.previous)
         switch op.action {
         case .createGallery(let name):
             writer.string(name)
         case .insert(let gallery, let after, let before, let items):
-            writer.string(gallery)
-            reference(after, from: op.id, into: &writer)
-            reference(before, from: op.id, into: &writer)
+            names.writeGallery(gallery, into: &writer)
+            reference(after, from: op.id, into: &writer, names: &names)
+            reference(before, from: op.id, into: &writer, names: &names)
             writer.varint(UInt64(items.count))
             for item in items {
                 writer.byte(item.isPlaceholder ? 1 : 0)
@@ -189,46 +199,56 @@ public enum OpCodec {
                     // The common case (a title only) without a lookup per field.
                     if value != .none {
                         writer.byte(field.rawValue)
-                        self.value(value, from: op.id, into: &writer)
+                        self.value(value, from: op.id, into: &writer, names: &names)
                     }
                 } else if !item.fields.isEmpty {
                     for field in ItemField.allCases {
                         guard let value = item.fields[field], value != .none else { continue }
                         writer.byte(field.rawValue)
-                        self.value(value, from: op.id, into: &writer)
+                        self.value(value, from: op.id, into: &writer, names: &names)
                     }
                 }
             }
         case .move(let item, let gallery, let after, let before):
-            reference(item, from: op.id, into: &writer)
-            writer.string(gallery)
-            reference(after, from: op.id, into: &writer)
-            reference(before, from: op.id, into: &writer)
+            reference(item, from: op.id, into: &writer, names: &names)
+            names.writeGallery(gallery, into: &writer)
+            reference(after, from: op.id, into: &writer, names: &names)
+            reference(before, from: op.id, into: &writer, names: &names)
         case .delete(let item), .commit(let item):
-            reference(item, from: op.id, into: &writer)
+            reference(item, from: op.id, into: &writer, names: &names)
         case .update(let item, let field, let value):
-            reference(item, from: op.id, into: &writer)
+            reference(item, from: op.id, into: &writer, names: &names)
             writer.byte(field.rawValue)
-            self.value(value, from: op.id, into: &writer)
+            self.value(value, from: op.id, into: &writer, names: &names)
         }
     }
 
     /// Reads one op; with `checkingBounds`, throws `.outOfBounds` for an op outside `FieldLimits`.
     package static func decode(from reader: inout ByteReader, checkingBounds: Bool = true) throws(DecodingError) -> Op {
+        var names = CanonicalOpNames()
+        return try decode(from: &reader, names: &names, checkingBounds: checkingBounds)
+    }
+
+    /// Reads one op whose replica IDs and gallery names `names` reads; with `checkingBounds`,
+    /// throws `.outOfBounds` for an op outside `FieldLimits`, its size counted as the canonical
+    /// encoding of the same op would be.
+    static func decode(from reader: inout ByteReader, names: inout some OpNameCoding,
+                       checkingBounds: Bool) throws(DecodingError) -> Op {
         let start = reader.offset
-        let op = try decodeStructure(from: &reader)
-        if checkingBounds, let problem = FieldLimits.problem(with: op, encodedSize: reader.offset - start) {
+        let op = try decodeStructure(from: &reader, names: &names)
+        let size = reader.offset - start + names.takeCanonicalSurplus()
+        if checkingBounds, let problem = FieldLimits.problem(with: op, encodedSize: size) {
             throw .outOfBounds("op \(op.id): \(problem)")
         }
         return op
     }
 
     /// Reads one op as the encoding allows it, without `FieldLimits`.
-    private static func decodeStructure(from reader: inout ByteReader) throws(DecodingError) -> Op {
+    private static func decodeStructure(from reader: inout ByteReader, names: inout some OpNameCoding) throws(DecodingError) -> Op {
         let kind = try reader.byte()
         let counter = try reader.varint()
         guard counter > 0 else { throw .invalidValue("op counter 0") }
-        let id = OpID(counter: counter, replica: ReplicaID(try reader.fixed64()))
+        let id = OpID(counter: counter, replica: try names.readReplica(from: &reader))
         let gap = try reader.varint()
         guard gap >= 1, gap <= counter else { throw .invalidValue("previous counter") }
         let action: Op.Action
@@ -236,9 +256,9 @@ public enum OpCodec {
         case 1:
             action = .createGallery(name: try reader.string(limit: maxStringBytes))
         case 2:
-            let gallery = try reader.string(limit: maxStringBytes)
-            let after = try reference(from: id, in: &reader)
-            let before = try reference(from: id, in: &reader)
+            let gallery = try names.readGallery(from: &reader)
+            let after = try reference(from: id, in: &reader, names: &names)
+            let before = try reference(from: id, in: &reader, names: &names)
             let count = try reader.count(limit: min(maxItemsPerInsert, reader.remaining / 2))
             guard count > 0 else { throw .invalidValue("empty insert") }
             var items: [ItemDraft] = []
@@ -251,7 +271,7 @@ public enum OpCodec {
                 for _ in 0..<fieldCount {
                     let field = try self.field(from: &reader)
                     guard fields[field] == nil else { throw .invalidValue("field \(field) twice") }
-                    let value = try value(from: id, in: &reader)
+                    let value = try value(from: id, in: &reader, names: &names)
                     guard value != .none else { throw .invalidValue("unset field in a new item") }
                     fields[field] = value
                 }
@@ -259,19 +279,20 @@ public enum OpCodec {
             }
             action = .insert(gallery: gallery, after: after, before: before, items: items)
         case 3:
-            let item = try required(try reference(from: id, in: &reader))
-            let gallery = try reader.string(limit: maxStringBytes)
+            let item = try required(try reference(from: id, in: &reader, names: &names))
+            let gallery = try names.readGallery(from: &reader)
             action = .move(
                 item: item, gallery: gallery,
-                after: try reference(from: id, in: &reader), before: try reference(from: id, in: &reader))
+                after: try reference(from: id, in: &reader, names: &names),
+                before: try reference(from: id, in: &reader, names: &names))
         case 4:
-            action = .delete(item: try required(try reference(from: id, in: &reader)))
+            action = .delete(item: try required(try reference(from: id, in: &reader, names: &names)))
         case 5:
-            let item = try required(try reference(from: id, in: &reader))
+            let item = try required(try reference(from: id, in: &reader, names: &names))
             let field = try self.field(from: &reader)
-            action = .update(item: item, field: field, value: try value(from: id, in: &reader))
+            action = .update(item: item, field: field, value: try value(from: id, in: &reader, names: &names))
         case 6:
-            action = .commit(item: try required(try reference(from: id, in: &reader)))
+            action = .commit(item: try required(try reference(from: id, in: &reader, names: &names)))
         default:
             throw .unknownTag("op kind", kind)
         }
@@ -280,7 +301,8 @@ public enum OpCodec {
 
     // MARK: Parts
 
-    private static func reference(_ target: OpID?, from id: OpID, into writer: inout some ByteSink) {
+    private static func reference(_ target: OpID?, from id: OpID, into writer: inout some ByteSink,
+                                  names: inout some OpNameCoding) {
         guard let target else {
             writer.byte(0)
             return
@@ -291,11 +313,12 @@ public enum OpCodec {
         } else {
             writer.byte(2)
             writer.varint(target.counter)
-            writer.fixed64(target.replica.rawValue)
+            names.writeReplica(target.replica, into: &writer)
         }
     }
 
-    private static func reference(from id: OpID, in reader: inout ByteReader) throws(DecodingError) -> OpID? {
+    private static func reference(from id: OpID, in reader: inout ByteReader,
+                                  names: inout some OpNameCoding) throws(DecodingError) -> OpID? {
         let tag = try reader.byte()
         switch tag {
         case 0:
@@ -307,7 +330,7 @@ public enum OpCodec {
         case 2:
             let counter = try reader.varint()
             guard counter > 0 else { throw .invalidValue("reference counter 0") }
-            return OpID(counter: counter, replica: ReplicaID(try reader.fixed64()))
+            return OpID(counter: counter, replica: try names.readReplica(from: &reader))
         default:
             throw .unknownTag("reference tag", tag)
         }
@@ -324,7 +347,8 @@ public enum OpCodec {
         return field
     }
 
-    private static func value(_ value: FieldValue, from id: OpID, into writer: inout some ByteSink) {
+    private static func value(_ value: FieldValue, from id: OpID, into writer: inout some ByteSink,
+                              names: inout some OpNameCoding) {
         switch value {
         case .none:
             writer.byte(0)
@@ -339,18 +363,19 @@ public enum OpCodec {
             writer.zigzag(integer)
         case .id(let target):
             writer.byte(4)
-            reference(target, from: id, into: &writer)
+            reference(target, from: id, into: &writer, names: &names)
         }
     }
 
-    private static func value(from id: OpID, in reader: inout ByteReader) throws(DecodingError) -> FieldValue {
+    private static func value(from id: OpID, in reader: inout ByteReader,
+                              names: inout some OpNameCoding) throws(DecodingError) -> FieldValue {
         let tag = try reader.byte()
         switch tag {
         case 0: return .none
         case 1: return .text(try reader.string(limit: maxStringBytes))
         case 2: return .number(Double(bitPattern: try reader.fixed64()))
         case 3: return .integer(try reader.zigzag())
-        case 4: return .id(try required(try reference(from: id, in: &reader)))
+        case 4: return .id(try required(try reference(from: id, in: &reader, names: &names)))
         default: throw .unknownTag("value tag", tag)
         }
     }

@@ -1,13 +1,19 @@
 import GalleryIO
+import GalleryModel
 import GalleryWire
 
 /// Frames to messages after the handshake, and messages to frames: the last handler before the
 /// node's connection.
 ///
 /// Inbound, an `error` frame ends the connection (`PeerReportedError`), a handshake message after
-/// authentication is a protocol error, and every other message is passed on. Outbound, a
-/// `Message` becomes an `OutboundFrame` at its type's priority.
+/// authentication is a protocol error, and every other message is passed on; `ops_compact` frames
+/// are decoded with the tables of the peer's direction, which only this handler holds (frames
+/// arrive here in the order sent). Outbound, a `Message` becomes an `OutboundFrame` at its type's
+/// priority.
 final class MessageHandler: ChannelHandler {
+    /// The replica and gallery tables of the peer's `ops_compact` frames (empty at first).
+    private var compactTables = CompactOpTables()
+
     init() {}
 
     func channelRead(context: ChannelHandlerContext, _ data: Any) {
@@ -17,7 +23,7 @@ final class MessageHandler: ChannelHandler {
         }
         if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { return }
         do {
-            let message = try Message(frame: frame)
+            let message = try Message(frame: frame, compactTables: &compactTables)
             switch message {
             case .error(let code, let text):
                 throw PeerReportedError(code: code, message: text)

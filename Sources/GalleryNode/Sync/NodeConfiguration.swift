@@ -35,6 +35,10 @@ public struct NodeConfiguration: Sendable {
     /// speak `version_digest` (the full vector only when the digests differ); false sends the full
     /// `sync_request` every time and ignores `version_digest` frames, as nodes before it did.
     public var versionDigests = true
+    /// Whether the node sends `features` accepting `ops_compact` and sends ops in `ops_compact`
+    /// frames to the peers whose `features` accept them (protocol.md, section 7, "Compact ops");
+    /// false sends and asks for `ops` only, as nodes before it did (a baseline for benchmarks).
+    public var compactOps = true
     /// How long ops a peer announced (`ihave`) may be missing here before the node asks that
     /// peer to push them (`graft`, protocol.md, "Relay"): the eager tree had that long to bring them.
     public var graftTimeout: Duration = .milliseconds(400)

@@ -66,7 +66,12 @@ extension SyncNode {
             let (batch, next) = replica.encodedBatch(
                 missingFrom: catchUp.version, from: catchUp.next, below: catchUp.end,
                 maximumBytes: budget, maximumScanned: Self.catchUpScanLimit)
-            if let batch {
+            if let batch, let compact = sessions[id]?.compactOps {
+                for frame in compact.frames(transcoding: batch, maximumBytes: budget) {
+                    connection.send(frame, priority: .ops, backlog: true)
+                    relayCountsOnLoop.catchUpFramesSent += 1
+                }
+            } else if let batch {
                 connection.send(Frame(.ops, payload: batch), priority: .ops, backlog: true)
                 relayCountsOnLoop.catchUpFramesSent += 1
             }

@@ -9,7 +9,8 @@ import GalleryWire
 extension SyncNode {
     /// Sends durable batches to the live peers by their relay policy, straight from the replica's
     /// encoded log: adjacent positions a peer gets go out together, in frames within its limit,
-    /// each run encoded once for all the peers that get it.
+    /// each run encoded once for all the peers that get it. A peer that takes `ops_compact` gets
+    /// the ops it is due encoded with its connection's tables instead (`CompactOpsWriter`).
     func relay(_ batches: [InFlight]) {
         var framesByRun: [String: [Frame]] = [:]
         let now = clock.now
@@ -19,6 +20,8 @@ extension SyncNode {
             let branch = relayTree.isBranch(id, now: now)
             var policy = session.relay
             var runs: [Range<Int>] = []
+            let compact = session.compactOps
+            var pushed: [Op] = []
             for batch in batches where batch.source != id {
                 let first = batch.end - batch.ops.count
                 for (offset, op) in batch.ops.enumerated() {
@@ -27,15 +30,23 @@ extension SyncNode {
                     case .announce:
                         policy.owesAnnouncement = true
                         continue
-                    case .push: policy.holds(op.id)
-                    }
-                    let position = first + offset
-                    if let last = runs.last, last.upperBound == position {
-                        runs[runs.count - 1] = last.lowerBound..<position + 1
-                    } else {
-                        runs.append(position..<position + 1)
+                    case .push:
+                        policy.holds(op.id)
+                        if compact != nil {
+                            pushed.append(op)
+                            continue
+                        }
+                        let position = first + offset
+                        if let last = runs.last, last.upperBound == position {
+                            runs[runs.count - 1] = last.lowerBound..<position + 1
+                        } else {
+                            runs.append(position..<position + 1)
+                        }
                     }
                 }
+            }
+            if let compact, !pushed.isEmpty {
+                for frame in compact.frames(for: pushed, maximumBytes: limit) { connection.send(frame, priority: .ops) }
             }
             for run in runs {
                 let key = "\(run.lowerBound)-\(run.upperBound)-\(limit)"

@@ -35,6 +35,8 @@ extension SyncNode: ConnectionDelegate {
             }
             sessions[connection.id] = Session(
                 lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees))
+            // Before the first `sync_request`: the peer knows what this node accepts before it answers.
+            if configuration.compactOps { connection.send(.features(.compactOps)) }
             beginSync(with: connection, now: clock.now)
             relayConnected(connection, peer: peer.replica)
             if configuration.versionDigests { connection.send(.versionDigest(.speaks)) }
@@ -48,8 +50,10 @@ extension SyncNode: ConnectionDelegate {
         switch message {
         case .syncRequest(let version):
             loop.async { [self] in startCatchUp(connection.id, from: version) }
-        case .ops(let ops):
+        case .ops(let ops), .opsCompact(let ops):
             loop.async { [self] in receive(ops, from: connection) }
+        case .features(let features):
+            loop.async { [self] in received(features, from: connection) }
         case .caughtUp(let version):
             loop.async { [self] in
                 // The first `caught_up` of a session is logged; those that answer the periodic
@@ -118,6 +122,14 @@ extension SyncNode: ConnectionDelegate {
         } else {
             configuration.log("\(configuration.name): connection to \(name) closed: \(reason)\(node)")
         }
+    }
+
+    /// Takes the peer's `features`: from now on ops go to it in `ops_compact` frames when it
+    /// accepts them and this node sends them, with tables that start empty. A peer that accepted
+    /// them keeps getting them for the rest of the connection (protocol.md, section 3). On the loop.
+    private func received(_ features: Features, from connection: Connection) {
+        guard configuration.compactOps, features.contains(.compactOps), sessions[connection.id]?.compactOps == nil else { return }
+        sessions[connection.id]?.compactOps = CompactOpsWriter()
     }
 
     /// Wakes the waiters and tells the subscribers that a connection changed state. On the loop.

@@ -125,6 +125,9 @@ public final class SyncNode: @unchecked Sendable {
         var digestMisses = 0
         /// When the next digest confirms a `differs` (ops in flight make vectors differ a moment).
         var digestConfirmAt: UInt64?
+        /// The tables of `ops_compact` towards the peer, once its `features` accepted them (and
+        /// `NodeConfiguration.compactOps` is on); nil: ops go in `ops` frames.
+        var compactOps: CompactOpsWriter?
     }
 
     /// Ops applied in one turn (a command, a received frame) and not yet durable.

@@ -30,6 +30,11 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     case versionDigest = 0x16
     /// Relay: where the sender stands in the relay tree (root, round, hops, parent; ignorable).
     case tree = 0x17
+    /// A batch of ops in causal order, its replica IDs and gallery names by index into tables the
+    /// two sides of a direction build as they go: sent only to a peer whose `features` accept it.
+    case opsCompact = 0x18
+    /// What the sender accepts beyond the base protocol (`Features`; sent with the ignorable flag).
+    case features = 0x19
     /// Relay: the sum of the sender's version vector, announced on a lazy link (ignorable).
     case ihaveTotal = 0x1A
     /// A request for a blob's bytes by hash and offset.
@@ -50,7 +55,7 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     /// Whether frames of this type go before ops and bulk bytes on a connection.
     public var priority: FramePriority {
         switch self {
-        case .ops, .caughtUp: .ops
+        case .ops, .opsCompact, .caughtUp: .ops
         case .chunk: .bulk
         default: .control
         }

@@ -1,8 +1,15 @@
 import GalleryModel
 
 extension Message {
-    /// The message as a frame.
+    /// The message as a frame; an `ops_compact` frame as the first of its direction (empty tables).
     public var frame: Frame {
+        var tables = CompactOpTables()
+        return frame(compactTables: &tables)
+    }
+
+    /// The message as a frame, an `ops_compact` frame written with the sender's tables of the
+    /// connection's direction (and adding to them what it names first).
+    public func frame(compactTables: inout CompactOpTables) -> Frame {
         var writer = ByteWriter()
         switch self {
         case .hello(let hello):
@@ -49,6 +56,11 @@ extension Message {
             return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .ops(let ops):
             return Frame(.ops, payload: OpCodec.encode(ops))
+        case .opsCompact(let ops):
+            return Frame(.opsCompact, payload: OpCodec.encodeCompact(ops, tables: &compactTables))
+        case .features(let features):
+            features.write(into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .fetch(let request):
             writer.varint(request.id)
             writer.append(request.hash)
@@ -81,10 +93,18 @@ extension Message {
     ///   skips it when it carries `Frame.ignorableFlag`), `WireError.rejectedOp` for an op outside
     ///   the bounds of its fields, `WireError.malformed` for another bad payload.
     public init(frame: Frame) throws(WireError) {
+        var tables = CompactOpTables()
+        try self.init(frame: frame, compactTables: &tables)
+    }
+
+    /// Decodes a frame of a known type, an `ops_compact` frame with the receiver's tables of the
+    /// connection's direction (adding to them what it names first). Throws as `init(frame:)`;
+    /// an index past a table is `WireError.malformed`.
+    public init(frame: Frame, compactTables: inout CompactOpTables) throws(WireError) {
         guard let type = frame.knownType else { throw .unknownFrameType(frame.type) }
         var reader = ByteReader(frame.payload)
         do {
-            self = try Self.decode(type, from: &reader)
+            self = try Self.decode(type, from: &reader, compactTables: &compactTables)
         } catch .outOfBounds(let reason) {
             throw .rejectedOp(reason)
         } catch {
@@ -93,7 +113,8 @@ extension Message {
         guard reader.isAtEnd else { throw .malformed("\(type): \(reader.remaining) bytes after the message") }
     }
 
-    private static func decode(_ type: FrameType, from reader: inout ByteReader) throws(DecodingError) -> Message {
+    private static func decode(_ type: FrameType, from reader: inout ByteReader,
+                               compactTables: inout CompactOpTables) throws(DecodingError) -> Message {
         switch type {
         case .hello:
             try magic(&reader)
@@ -138,6 +159,10 @@ extension Message {
         case .ops:
             let ops = try OpCodec.decode(Array(try reader.bytes(reader.remaining)))
             return .ops(ops)
+        case .opsCompact:
+            return .opsCompact(try OpCodec.decodeCompact(Array(try reader.bytes(reader.remaining)), tables: &compactTables))
+        case .features:
+            return .features(try Features.read(from: &reader))
         case .fetch:
             return .fetch(FetchRequest(
                 id: try reader.varint(), hash: Array(try reader.bytes(32)), offset: try reader.varint(),

@@ -13,6 +13,11 @@ public enum Message: Hashable, Sendable {
     case heartbeat
     case syncRequest(VersionVector)
     case ops([Op])
+    /// The same as `ops`, carried by an `ops_compact` frame: its replica IDs and gallery names are
+    /// indices into the tables of the connection's direction (`CompactOpTables`). `frame` and
+    /// `init(frame:)` use empty tables (the direction's first such frame); a connection keeps
+    /// its tables and uses `frame(compactTables:)` and `init(frame:compactTables:)`.
+    case opsCompact([Op])
     case caughtUp(VersionVector)
     /// The sender holds these ops (protocol.md, "Relay"): sent on links that do not push them.
     case ihave(VersionVector)
@@ -28,6 +33,9 @@ public enum Message: Hashable, Sendable {
     /// The sum of the sender's version vector (protocol.md, "Relay"): sent on links that do not
     /// push ops; a receiver whose own sum is smaller lacks some of the sender's ops (ignorable).
     case ihaveTotal(UInt64)
+    /// What the sender accepts beyond the base protocol (ignorable): sent once, before its first
+    /// `sync_request`.
+    case features(Features)
     case fetch(FetchRequest)
     case chunk(Chunk)
     case fetchError(id: UInt64, code: ErrorCode, message: String)
@@ -50,6 +58,7 @@ public enum Message: Hashable, Sendable {
         case .heartbeat: .heartbeat
         case .syncRequest: .syncRequest
         case .ops: .ops
+        case .opsCompact: .opsCompact
         case .caughtUp: .caughtUp
         case .ihave: .ihave
         case .graft: .graft
@@ -57,6 +66,7 @@ public enum Message: Hashable, Sendable {
         case .versionDigest: .versionDigest
         case .tree: .tree
         case .ihaveTotal: .ihaveTotal
+        case .features: .features
         case .fetch: .fetch
         case .chunk: .chunk
         case .fetchError: .fetchError

@@ -23,12 +23,18 @@ enum LoadBenchmark {
         var flood = false
         /// `NodeConfiguration.relayHold` in milliseconds; nil keeps the default.
         var relayHold: Int?
+        /// Ops in `ops` frames only (`NodeConfiguration.compactOps` off): the baseline of `ops_compact`.
+        var plainOps = false
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
             while let flag = rest.popFirst() {
                 if flag == "--flood" {
                     flood = true
+                    continue
+                }
+                if flag == "--plain-ops" {
+                    plainOps = true
                     continue
                 }
                 guard let value = rest.popFirst() else { throw BenchFailure.usage("\(flag) needs a value") }
@@ -63,7 +69,8 @@ enum LoadBenchmark {
         let fsyncMilliseconds = options.store == .disk ? try fsyncProbe() : nil
         let rssBefore = MemoryUsage.currentResidentBytes()
         guard !options.flood || options.store == .memory else { throw BenchFailure.usage("--flood needs --store memory") }
-        let mesh = try LoadMesh(count: options.nodes, store: options.store, flood: options.flood, relayHold: options.relayHold)
+        let mesh = try LoadMesh(count: options.nodes, store: options.store, flood: options.flood, relayHold: options.relayHold,
+                                plainOps: options.plainOps)
         defer { mesh.stop() }
         let rssMeshed = MemoryUsage.currentResidentBytes()
 

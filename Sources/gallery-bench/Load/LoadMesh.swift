@@ -23,9 +23,11 @@ final class LoadMesh: Sendable {
 
     /// - Parameter flood: In-memory nodes push every op to every peer (no relay trees): the
     ///   baseline of `--flood`.
-    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil) throws {
+    /// - Parameter plainOps: The nodes send ops in `ops` frames only (`NodeConfiguration.compactOps` off).
+    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false) throws {
         let configure = { (configuration: inout NodeConfiguration) in
             if let relayHold { configuration.relayHold = .milliseconds(relayHold) }
+            if plainOps { configuration.compactOps = false }
         }
         let names = (0..<count).map { "n\($0)" }
         self.names = names

@@ -11,6 +11,7 @@ enum BenchUsage {
                gallery-bench node
                gallery-bench startup
                gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1] [--flood] [--relay-hold 5]
+                                  [--plain-ops]
                gallery-bench scale [--items 1000000] [--galleries 100] [--seed 1]
                gallery-bench catchup [--ops 1000000] [--nodes 7] [--rate 500] [--settle 3] [--clients 4]
                gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
@@ -21,6 +22,7 @@ enum BenchUsage {
                                       [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
                                       [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]
                                       [--partition] [--fsync-ms 2] [--heal-seconds 120] [--sabotage lying-fsync]
+                                      [--plain-ops]
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").

@@ -5,12 +5,15 @@ import struct
 
 from .checking import check
 from .frames import Malformed, Reader, frame, string, varint
-from .ops import encode_op, read_op
+from .ops import CompactTables, encode_op, read_op
 
 
 T_HELLO, T_ERROR, T_HEARTBEAT, T_NOISE, T_RECORD, T_IDENTITY = 0x01, 0x05, 0x06, 0x07, 0x08, 0x09
 T_SYNC_REQUEST, T_OPS, T_CAUGHT_UP, T_IHAVE, T_GRAFT, T_PRUNE = 0x10, 0x11, 0x12, 0x13, 0x14, 0x15
 T_FETCH, T_CHUNK, T_FETCH_ERROR, T_CANCEL, T_ADDRESSES = 0x20, 0x21, 0x22, 0x23, 0x40
+# Section 7.2: this client sends no `features`, so it is never sent `ops_compact`, and skips the
+# `features` it receives (ignorable, not in KNOWN_TYPES); the self test decodes both.
+T_OPS_COMPACT, T_FEATURES = 0x18, 0x19
 # The types this client decodes; any other type that carries the ignorable flag is skipped (section 3).
 KNOWN_TYPES = frozenset({T_HELLO, T_ERROR, T_HEARTBEAT, T_NOISE, T_RECORD, T_IDENTITY, T_SYNC_REQUEST, T_OPS,
                          T_CAUGHT_UP, T_IHAVE, T_GRAFT, T_PRUNE, T_FETCH, T_CHUNK, T_FETCH_ERROR, T_CANCEL,
@@ -66,8 +69,9 @@ def read_address(r):
 HELLO_MAGIC = b"GSYN"
 
 
-def encode_payload(frame_type, m) -> bytes:
-    """The payload of one frame from its fields (a dict, as decode_payload returns)."""
+def encode_payload(frame_type, m, tables=None) -> bytes:
+    """The payload of one frame from its fields (a dict, as decode_payload returns); `ops_compact`
+    with the sender's CompactTables of the direction (fresh ones if none are given)."""
     if frame_type == T_HELLO:
         return (HELLO_MAGIC + bytes([len(m["versions"])]) + b"".join(struct.pack("<H", v) for v in m["versions"])
                 + struct.pack("<Q", 0) + bytes(32) + struct.pack("<I", 0) + string(""))
@@ -87,6 +91,11 @@ def encode_payload(frame_type, m) -> bytes:
         return encode_replicas(m["origins"])
     if frame_type == T_OPS:
         return varint(len(m["ops"])) + b"".join(encode_op(op) for op in m["ops"])
+    if frame_type == T_OPS_COMPACT:
+        tables = CompactTables() if tables is None else tables
+        return varint(len(m["ops"])) + b"".join(encode_op(op, tables) for op in m["ops"])
+    if frame_type == T_FEATURES:
+        return varint(m["bits"])
     if frame_type == T_FETCH:
         return varint(m["request"]) + m["hash"] + varint(m["offset"]) + varint(m["length"])
     if frame_type == T_CHUNK:
@@ -105,7 +114,9 @@ def encode_payload(frame_type, m) -> bytes:
     raise ValueError(f"no encoder for frame type {frame_type:#x}")
 
 
-def decode_payload(frame_type, payload):
+def decode_payload(frame_type, payload, tables=None):
+    """A frame's fields from its payload; `ops_compact` with the receiver's CompactTables of the
+    direction (fresh ones if none are given)."""
     r = Reader(payload)
     if frame_type == T_HELLO:
         check(r.take(4) == HELLO_MAGIC, "hello without the GSYN magic")
@@ -135,6 +146,11 @@ def decode_payload(frame_type, payload):
             op["raw"] = r.data[start:r.i]
             ops.append(op)
         m = {"ops": ops}
+    elif frame_type == T_OPS_COMPACT:
+        tables = CompactTables() if tables is None else tables
+        m = {"ops": [read_op(r, tables) for _ in range(r.varint())]}
+    elif frame_type == T_FEATURES:
+        m = {"bits": r.varint()}
     elif frame_type == T_FETCH:
         m = {"request": r.varint(), "hash": r.take(32), "offset": r.varint(), "length": r.varint()}
     elif frame_type == T_CHUNK:

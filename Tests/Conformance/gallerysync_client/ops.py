@@ -14,16 +14,75 @@ F_TITLE, F_URL, F_ASPECT, F_HASH, F_BYTES, F_MEDIA, F_ORIGIN = 1, 2, 3, 4, 5, 6,
 FIELD_NAMES = {1: "title", 2: "url", 3: "aspectRatio", 4: "contentHash", 5: "byteSize", 6: "mediaType", 7: "origin"}
 
 
-def encode_ref(ref, op_counter, op_replica) -> bytes:
+class CanonicalNames:
+    """Replica IDs as u64 and gallery names as strings: the encoding of `ops` (section 7)."""
+
+    def put_replica(self, replica):
+        return struct.pack("<Q", replica)
+
+    def put_gallery(self, name):
+        return string(name)
+
+    def get_replica(self, r):
+        return r.u64()
+
+    def get_gallery(self, r):
+        return r.string()
+
+
+CANONICAL = CanonicalNames()
+
+
+class CompactTables:
+    """One direction's tables of `ops_compact` (section 7.2): rep/gal = 0 then the value (appended
+    while the table is below its bound), or k >= 1 for entry k - 1."""
+
+    REPLICAS, GALLERIES = 4096, 1024
+
+    def __init__(self):
+        self.replicas, self.galleries = [], []
+
+    def _put(self, table, bound, value, inline):
+        if value in table:
+            return varint(table.index(value) + 1)
+        if len(table) < bound:
+            table.append(value)
+        return b"\x00" + inline
+
+    def _get(self, r, table, bound, read_inline, what):
+        k = r.varint()
+        if k == 0:
+            value = read_inline()
+            if len(table) < bound:
+                table.append(value)
+            return value
+        if k > len(table):
+            raise Malformed(f"{what} index {k} past a table of {len(table)}")
+        return table[k - 1]
+
+    def put_replica(self, replica):
+        return self._put(self.replicas, self.REPLICAS, replica, struct.pack("<Q", replica))
+
+    def put_gallery(self, name):
+        return self._put(self.galleries, self.GALLERIES, name, string(name))
+
+    def get_replica(self, r):
+        return self._get(r, self.replicas, self.REPLICAS, r.u64, "replica")
+
+    def get_gallery(self, r):
+        return self._get(r, self.galleries, self.GALLERIES, r.string, "gallery")
+
+
+def encode_ref(ref, op_counter, op_replica, names=CANONICAL) -> bytes:
     if ref is None:
         return b"\x00"
     counter, replica = ref
     if replica == op_replica and counter < op_counter:
         return b"\x01" + varint(op_counter - counter)
-    return b"\x02" + varint(counter) + struct.pack("<Q", replica)
+    return b"\x02" + varint(counter) + names.put_replica(replica)
 
 
-def read_ref(r, op_counter, op_replica):
+def read_ref(r, op_counter, op_replica, names=CANONICAL):
     tag = r.u8()
     if tag == 0:
         return None
@@ -34,11 +93,11 @@ def read_ref(r, op_counter, op_replica):
         return (op_counter - delta, op_replica)
     if tag == 2:
         counter = r.varint()
-        return (counter, r.u64())
+        return (counter, names.get_replica(r))
     raise Malformed(f"unknown ref tag {tag}")
 
 
-def encode_value(value, op_counter, op_replica) -> bytes:
+def encode_value(value, op_counter, op_replica, names=CANONICAL) -> bytes:
     if value is None:
         return b"\x00"
     if isinstance(value, str):
@@ -48,11 +107,11 @@ def encode_value(value, op_counter, op_replica) -> bytes:
     if isinstance(value, int):
         return b"\x03" + zigzag(value)
     if isinstance(value, tuple) and value[0] == "ref":
-        return b"\x04" + encode_ref(value[1], op_counter, op_replica)
+        return b"\x04" + encode_ref(value[1], op_counter, op_replica, names)
     raise ValueError(f"cannot encode value {value!r}")
 
 
-def read_value(r, op_counter, op_replica):
+def read_value(r, op_counter, op_replica, names=CANONICAL):
     tag = r.u8()
     if tag == 0:
         return None
@@ -63,39 +122,42 @@ def read_value(r, op_counter, op_replica):
     if tag == 3:
         return r.zigzag()
     if tag == 4:
-        return ("ref", read_ref(r, op_counter, op_replica))
+        return ("ref", read_ref(r, op_counter, op_replica, names))
     raise Malformed(f"unknown value tag {tag}")
 
 
-def encode_op(op) -> bytes:
+def encode_op(op, names=CANONICAL) -> bytes:
+    """The op as in `ops`, or, with a direction's CompactTables as `names`, as in `ops_compact`."""
     c, rep = op["counter"], op["replica"]
-    out = bytes([op["kind"]]) + varint(c) + struct.pack("<Q", rep) + varint(op["gap"])
+    out = bytes([op["kind"]]) + varint(c) + names.put_replica(rep) + varint(op["gap"])
     kind = op["kind"]
     if kind == K_CREATE:
         out += string(op["name"])
     elif kind == K_INSERT:
-        out += string(op["gallery"]) + encode_ref(op["after"], c, rep) + encode_ref(op["before"], c, rep)
+        out += names.put_gallery(op["gallery"])
+        out += encode_ref(op["after"], c, rep, names) + encode_ref(op["before"], c, rep, names)
         out += varint(len(op["drafts"]))
         for draft in op["drafts"]:
             out += bytes([1 if draft.get("placeholder") else 0]) + varint(len(draft["fields"]))
             for field, value in draft["fields"]:
-                out += bytes([field]) + encode_value(value, c, rep)
+                out += bytes([field]) + encode_value(value, c, rep, names)
     elif kind == K_MOVE:
-        out += encode_ref(op["item"], c, rep) + string(op["gallery"])
-        out += encode_ref(op["after"], c, rep) + encode_ref(op["before"], c, rep)
+        out += encode_ref(op["item"], c, rep, names) + names.put_gallery(op["gallery"])
+        out += encode_ref(op["after"], c, rep, names) + encode_ref(op["before"], c, rep, names)
     elif kind in (K_DELETE, K_COMMIT):
-        out += encode_ref(op["item"], c, rep)
+        out += encode_ref(op["item"], c, rep, names)
     elif kind == K_UPDATE:
-        out += encode_ref(op["item"], c, rep) + bytes([op["field"]]) + encode_value(op["value"], c, rep)
+        out += encode_ref(op["item"], c, rep, names) + bytes([op["field"]]) + encode_value(op["value"], c, rep, names)
     else:
         raise ValueError(f"unknown op kind {kind}")
     return out
 
 
-def read_op(r):
+def read_op(r, names=CANONICAL):
+    """One op as in `ops`, or, with a direction's CompactTables as `names`, as in `ops_compact`."""
     kind = r.u8()
     c = r.varint()
-    rep = r.u64()
+    rep = names.get_replica(r)
     gap = r.varint()
     if gap < 1 or gap > c:
         raise Malformed(f"op {c}@{rep:016x}: gap {gap}")
@@ -103,9 +165,9 @@ def read_op(r):
     if kind == K_CREATE:
         op["name"] = r.string()
     elif kind == K_INSERT:
-        op["gallery"] = r.string()
-        op["after"] = read_ref(r, c, rep)
-        op["before"] = read_ref(r, c, rep)
+        op["gallery"] = names.get_gallery(r)
+        op["after"] = read_ref(r, c, rep, names)
+        op["before"] = read_ref(r, c, rep, names)
         drafts = []
         for _ in range(r.varint()):
             flags = r.u8()
@@ -114,20 +176,20 @@ def read_op(r):
             fields = []
             for _ in range(r.varint()):
                 field = r.u8()
-                fields.append((field, read_value(r, c, rep)))
+                fields.append((field, read_value(r, c, rep, names)))
             drafts.append({"placeholder": bool(flags & 1), "fields": fields})
         op["drafts"] = drafts
     elif kind == K_MOVE:
-        op["item"] = read_ref(r, c, rep)
-        op["gallery"] = r.string()
-        op["after"] = read_ref(r, c, rep)
-        op["before"] = read_ref(r, c, rep)
+        op["item"] = read_ref(r, c, rep, names)
+        op["gallery"] = names.get_gallery(r)
+        op["after"] = read_ref(r, c, rep, names)
+        op["before"] = read_ref(r, c, rep, names)
     elif kind in (K_DELETE, K_COMMIT):
-        op["item"] = read_ref(r, c, rep)
+        op["item"] = read_ref(r, c, rep, names)
     elif kind == K_UPDATE:
-        op["item"] = read_ref(r, c, rep)
+        op["item"] = read_ref(r, c, rep, names)
         op["field"] = r.u8()
-        op["value"] = read_value(r, c, rep)
+        op["value"] = read_value(r, c, rep, names)
     else:
         raise Malformed(f"unknown op kind {kind}")
     return op

@@ -12,9 +12,10 @@ from .primitives import (OpenFailed, aead_open, aead_seal, chacha20_block, chach
     space_psk, x25519, x25519_public)
 from .noise import Handshake, RecordSealer, node_id
 from .frames import Malformed, Reader, frame, parse_frame, varint, zigzag
-from .ops import F_ASPECT, F_TITLE, K_CREATE, K_INSERT, K_MOVE
+from .ops import F_ASPECT, F_TITLE, K_CREATE, K_INSERT, K_MOVE, K_UPDATE, CompactTables
 from .messages import (T_ADDRESSES, T_CANCEL, T_CAUGHT_UP, T_CHUNK, T_ERROR, T_FETCH, T_FETCH_ERROR, T_GRAFT,
-    T_HEARTBEAT, T_HELLO, T_IDENTITY, T_IHAVE, T_NOISE, T_OPS, T_PRUNE, T_RECORD, T_SYNC_REQUEST, decode_payload,
+    T_FEATURES, T_HEARTBEAT, T_HELLO, T_IDENTITY, T_IHAVE, T_NOISE, T_OPS, T_OPS_COMPACT, T_PRUNE, T_RECORD,
+    T_SYNC_REQUEST, decode_payload,
     encode_payload, hello_frame, prologue_for)
 
 
@@ -99,7 +100,7 @@ def golden_selftest(protocol_path):
     golden = golden_frames(protocol_path)
     expected_names = {"hello", "noise1", "noise2", "noise3", "recordAlice", "recordBob", "identity", "syncRequest",
                       "ops", "caughtUp", "ihave", "graft", "prune", "heartbeat", "error", "fetch", "chunk",
-                      "fetchError", "cancel", "addresses"}
+                      "fetchError", "cancel", "addresses", "opsCompact", "opsCompactNext", "features"}
     check(expected_names <= set(golden), f"protocol.md lacks golden frames {sorted(expected_names - set(golden))}")
 
     def key(label):
@@ -166,6 +167,8 @@ def golden_selftest(protocol_path):
         "identity": (T_IDENTITY, 0, {"version": 3, "replica": ALICE, "max_frame": 4194304, "name": "alice"}),
         "syncRequest": (T_SYNC_REQUEST, 0, {"vv": {ALICE: 3, BOB: 300}}),
         "ops": (T_OPS, 0, {"ops": ops}),
+        "opsCompact": (T_OPS_COMPACT, 0, {"ops": ops}),
+        "features": (T_FEATURES, 1, {"bits": 1}),
         "caughtUp": (T_CAUGHT_UP, 0, {"vv": {ALICE: 3}}),
         "ihave": (T_IHAVE, 1, {"vv": {ALICE: 3}}),
         "graft": (T_GRAFT, 1, {"vv": {ALICE: 3, BOB: 300}, "origins": [BOB]}),
@@ -188,7 +191,34 @@ def golden_selftest(protocol_path):
                 op.pop("raw")
         check(decoded == meaning, f"golden {name} decodes to {decoded}, expected {meaning}")
         check(frame(frame_type, encode_payload(frame_type, meaning), flags) == golden[name], f"golden {name}: re-encoding differs")
+    compact_next(golden, ops)
     return len(golden)
+
+
+def compact_next(golden, first_ops):
+    """The second `ops_compact` example: read with the tables the first left, written with the
+    sender's; alone (fresh tables) it is malformed (section 7.2)."""
+    next_ops = [
+        {"kind": K_UPDATE, "counter": 4, "replica": BOB, "gap": 4, "item": (2, ALICE), "field": F_TITLE, "value": "rialto.png"},
+        {"kind": K_MOVE, "counter": 5, "replica": BOB, "gap": 1, "item": (2, ALICE), "gallery": "alice",
+         "after": None, "before": None},
+    ]
+    sender, receiver = CompactTables(), CompactTables()
+    check(frame(T_OPS_COMPACT, encode_payload(T_OPS_COMPACT, {"ops": first_ops}, sender)) == golden["opsCompact"],
+          "golden opsCompact: encoding with the sender's tables differs")
+    check(frame(T_OPS_COMPACT, encode_payload(T_OPS_COMPACT, {"ops": next_ops}, sender)) == golden["opsCompactNext"],
+          "golden opsCompactNext: encoding with the tables the first frame left differs")
+    check(decode_payload(T_OPS_COMPACT, parse_frame(golden["opsCompact"])[2], receiver) == {"ops": first_ops},
+          "golden opsCompact decodes")
+    t, f, payload = parse_frame(golden["opsCompactNext"])
+    check((t, f) == (T_OPS_COMPACT, 0), f"golden opsCompactNext: type/flags {t:#x}/{f:#x}")
+    check(decode_payload(T_OPS_COMPACT, payload, receiver) == {"ops": next_ops}, "golden opsCompactNext decodes")
+    check((receiver.replicas, receiver.galleries) == ([ALICE, BOB], ["alice"]), "tables after the two examples")
+    try:
+        decode_payload(T_OPS_COMPACT, payload)
+        raise Mismatch("golden opsCompactNext decoded without the first frame's tables")
+    except Malformed:
+        pass
 
 
 def selftest(protocol_path):

@@ -74,7 +74,8 @@ extension NodeSuites.AdversarialPeerTests {
         let frames = slow.readToEnd()
         let drainTime = ContinuousClock.now - drainStart
         #expect(slow.end?.isClosedByPeer == true, "slow peer: \(String(describing: slow.end))")
-        let allowed: Set<FrameType> = [.noiseHandshake, .identity, .syncRequest, .versionDigest, .tree, .addresses, .ops, .caughtUp, .heartbeat, .error]
+        let allowed: Set<FrameType> = [.noiseHandshake, .identity, .features, .syncRequest, .versionDigest, .tree, .addresses, .ops, .caughtUp,
+                                       .heartbeat, .error]
         #expect(frames.allSatisfy { $0.knownType.map(allowed.contains) ?? false })
         let errors = frames.filter { $0.knownType == .error }
         #expect(errors.count <= 1 && errors.allSatisfy { Self.errorCode($0) == .slowPeer }, "\(Self.describe(errors))")

@@ -12,9 +12,11 @@ final class TestCluster: Sendable {
     /// Every line the nodes logged.
     let lines = LogLines()
 
-    /// Starts one listening node per name; `peers[i]` lists the indices node i dials.
+    /// Starts one listening node per name; `peers[i]` lists the indices node i dials; `configure`
+    /// adjusts node i's configuration last.
     init(_ names: [String], peers: [Int: [Int]] = [:], secrets: [Int: [UInt8]] = [:],
-         catchUpBatchBytes: Int = 1 << 20, peerTimeout: Duration = .seconds(3), io: PeerIO = .eventLoop) throws {
+         catchUpBatchBytes: Int = 1 << 20, peerTimeout: Duration = .seconds(3), io: PeerIO = .eventLoop,
+         configure: (Int, inout NodeConfiguration) -> Void = { _, _ in }) throws {
         var nodes: [SyncNode] = []
         let lines = self.lines
         let log = NodeLog { line in lines.append(line) }
@@ -26,6 +28,7 @@ final class TestCluster: Sendable {
                 catchUpBatchBytes: catchUpBatchBytes, log: log)
             var configured = configuration
             configured.io = io
+            configure(index, &configured)
             let node = SyncNode(configuration: configured, replica: Replica(id: ReplicaID(deriving: name)))
             try node.start()
             nodes.append(node)
@@ -82,7 +85,12 @@ final class TestCluster: Sendable {
 
     /// What a node shows: every gallery with its items' IDs, titles and states.
     func view(_ index: Int) -> [String: [String]] {
-        nodes[index].read { replica in
+        Self.views(nodes[index])
+    }
+
+    /// What `node` shows: every gallery with its items' IDs, titles and states.
+    static func views(_ node: SyncNode) -> [String: [String]] {
+        node.read { replica in
             Dictionary(uniqueKeysWithValues: replica.galleries.map { gallery in
                 (gallery, ((try? replica.items(in: gallery)) ?? []).map { "\($0.id) \($0.title ?? "") \($0.state)" })
             })

@@ -161,13 +161,15 @@ enum FuzzCase {
             case .malformed:
                 guard frame.knownType != nil else { return "malformed for an unknown type \(frame.type)" }
             case .rejectedOp:
-                guard frame.knownType == .ops else { return "rejectedOp for a frame of type \(frame.type)" }
+                guard frame.knownType == .ops || frame.knownType == .opsCompact else {
+                    return "rejectedOp for a frame of type \(frame.type)"
+                }
             case .frameTooLarge, .unexpected:
                 return "Message(frame:) threw \(error)"
             }
             decoded = nil
         }
-        if decoded == nil && frame.knownType != nil && frame.knownType != .ops { return nil }
+        if decoded == nil && frame.knownType != nil && frame.knownType != .ops && frame.knownType != .opsCompact { return nil }
         // Encoding what was decoded gives a frame that decodes to the same encoding again.
         var reencoded: Frame?
         if let decoded {
@@ -191,6 +193,21 @@ enum FuzzCase {
                 guard OpCodec.encode(ops) == reencoded.payload else { return "OpCodec and Message(frame:) disagree" }
             } catch {
                 guard decoded == nil else { return "Message(frame:) decoded ops that OpCodec refuses: \(error)" }
+            }
+        }
+        // An ops_compact payload (read as the first of its direction): the same agreement.
+        if frame.knownType == .opsCompact {
+            stats.opsChecked += 1
+            var tables = CompactOpTables(), again = CompactOpTables()
+            do {
+                let ops = try OpCodec.decodeCompact(frame.payload, tables: &tables)
+                stats.opsDecoded += 1
+                guard let reencoded else { return "OpCodec decoded what Message(frame:) refused (compact)" }
+                guard OpCodec.encodeCompact(ops, tables: &again) == reencoded.payload else {
+                    return "OpCodec and Message(frame:) disagree (compact)"
+                }
+            } catch {
+                guard decoded == nil else { return "Message(frame:) decoded compact ops that OpCodec refuses: \(error)" }
             }
         }
         return nil
