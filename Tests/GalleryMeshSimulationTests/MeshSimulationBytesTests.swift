@@ -46,9 +46,13 @@ import Testing
         let report = MeshSimulation(parameters).run()
         print(report.lines.joined(separator: "\n"))
         #expect(report.violations.isEmpty)
-        // 114.6 at this commit (protocol.md, section 11: about 1.9 times the op is the floor of one
-        // op per record); more means the relay or the version exchange sends more than it did.
-        #expect(report.bytesPerOpPerNode < 120, "\(report.lines)")
+        // 66.2 at this commit (one tree for every origin, compact ops; 114.6 with per-origin trees,
+        // whose first ops flooded): about one copy of each op per node, one record around it, and
+        // little besides. More means the relay or the version exchange sends more than it did.
+        #expect(report.bytesPerOpPerNode < 72, "\(report.lines)")
+        let copies = Double(report.workloadFrames.byType[FrameType.opsCompact.rawValue]?.frames ?? 0)
+            / Double(report.opsDurable * (parameters.nodes - 1))
+        #expect(copies < 1.1, "\(copies) ops frames per op per node: \(report.lines)")
         let records = report.workloadFrames.records.bytes, total = report.workloadFrames.totalBytes
         #expect(total > 0 && records < total / 2)
     }

@@ -69,6 +69,8 @@ struct GoldenFrameTests {
             ("versionDigest", .versionDigest(.digest(VersionDigest.of(VersionVector([alice: 3, bob: 300]))))),
             ("versionDigestSpeaks", .versionDigest(.speaks)),
             ("versionDigestDiffers", .versionDigest(.differs)),
+            ("tree", .tree(TreeBeacon(root: alice, since: 1_700_000_000_000, round: 1_700_000_010_000, hops: 2, parent: bob))),
+            ("ihaveTotal", .ihaveTotal(VersionVector([alice: 3, bob: 300]).total)),
             ("heartbeat", .heartbeat),
             ("error", .error(code: .authFailed, message: "wrong secret")),
             ("fetch", .fetch(FetchRequest(id: 7, hash: SHA256.hash(Array("abc".utf8)), offset: 0, length: 262_144))),

@@ -14,6 +14,10 @@ T_FETCH, T_CHUNK, T_FETCH_ERROR, T_CANCEL, T_ADDRESSES = 0x20, 0x21, 0x22, 0x23,
 # Section 7.2: this client sends no `features`, so it is never sent `ops_compact`, and skips the
 # `features` it receives (ignorable, not in KNOWN_TYPES); the self test decodes both.
 T_OPS_COMPACT, T_FEATURES = 0x18, 0x19
+# Section 11: this client relays nothing, so it sends no beacon (its node pushes it every op) and
+# skips the `tree` and `ihave_total` it receives (ignorable, not in KNOWN_TYPES); the self test
+# decodes both.
+T_TREE, T_IHAVE_TOTAL = 0x17, 0x1A
 # The types this client decodes; any other type that carries the ignorable flag is skipped (section 3).
 KNOWN_TYPES = frozenset({T_HELLO, T_ERROR, T_HEARTBEAT, T_NOISE, T_RECORD, T_IDENTITY, T_SYNC_REQUEST, T_OPS,
                          T_CAUGHT_UP, T_IHAVE, T_GRAFT, T_PRUNE, T_FETCH, T_CHUNK, T_FETCH_ERROR, T_CANCEL,
@@ -96,6 +100,11 @@ def encode_payload(frame_type, m, tables=None) -> bytes:
         return varint(len(m["ops"])) + b"".join(encode_op(op, tables) for op in m["ops"])
     if frame_type == T_FEATURES:
         return varint(m["bits"])
+    if frame_type == T_TREE:
+        return (struct.pack("<Q", m["root"]) + varint(m["since"]) + varint(m["round"]) + varint(m["hops"])
+                + struct.pack("<Q", m["parent"] or 0))
+    if frame_type == T_IHAVE_TOTAL:
+        return varint(m["total"])
     if frame_type == T_FETCH:
         return varint(m["request"]) + m["hash"] + varint(m["offset"]) + varint(m["length"])
     if frame_type == T_CHUNK:
@@ -151,6 +160,11 @@ def decode_payload(frame_type, payload, tables=None):
         m = {"ops": [read_op(r, tables) for _ in range(r.varint())]}
     elif frame_type == T_FEATURES:
         m = {"bits": r.varint()}
+    elif frame_type == T_TREE:
+        m = {"root": r.u64(), "since": r.varint(), "round": r.varint(), "hops": r.varint()}
+        m["parent"] = r.u64() or None
+    elif frame_type == T_IHAVE_TOTAL:
+        m = {"total": r.varint()}
     elif frame_type == T_FETCH:
         m = {"request": r.varint(), "hash": r.take(32), "offset": r.varint(), "length": r.varint()}
     elif frame_type == T_CHUNK:

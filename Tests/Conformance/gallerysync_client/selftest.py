@@ -15,7 +15,7 @@ from .frames import Malformed, Reader, frame, parse_frame, varint, zigzag
 from .ops import F_ASPECT, F_TITLE, K_CREATE, K_INSERT, K_MOVE, K_UPDATE, CompactTables
 from .messages import (T_ADDRESSES, T_CANCEL, T_CAUGHT_UP, T_CHUNK, T_ERROR, T_FETCH, T_FETCH_ERROR, T_GRAFT,
     T_FEATURES, T_HEARTBEAT, T_HELLO, T_IDENTITY, T_IHAVE, T_NOISE, T_OPS, T_OPS_COMPACT, T_PRUNE, T_RECORD,
-    T_SYNC_REQUEST, decode_payload,
+    T_SYNC_REQUEST, T_TREE, T_IHAVE_TOTAL, decode_payload,
     encode_payload, hello_frame, prologue_for)
 
 
@@ -100,7 +100,8 @@ def golden_selftest(protocol_path):
     golden = golden_frames(protocol_path)
     expected_names = {"hello", "noise1", "noise2", "noise3", "recordAlice", "recordBob", "identity", "syncRequest",
                       "ops", "caughtUp", "ihave", "graft", "prune", "heartbeat", "error", "fetch", "chunk",
-                      "fetchError", "cancel", "addresses", "opsCompact", "opsCompactNext", "features"}
+                      "fetchError", "cancel", "addresses", "opsCompact", "opsCompactNext", "features", "tree",
+                      "ihaveTotal"}
     check(expected_names <= set(golden), f"protocol.md lacks golden frames {sorted(expected_names - set(golden))}")
 
     def key(label):
@@ -173,6 +174,9 @@ def golden_selftest(protocol_path):
         "ihave": (T_IHAVE, 1, {"vv": {ALICE: 3}}),
         "graft": (T_GRAFT, 1, {"vv": {ALICE: 3, BOB: 300}, "origins": [BOB]}),
         "prune": (T_PRUNE, 1, {"origins": [BOB]}),
+        "tree": (T_TREE, 1, {"root": ALICE, "since": 1_700_000_000_000, "round": 1_700_000_010_000, "hops": 2,
+                             "parent": BOB}),
+        "ihaveTotal": (T_IHAVE_TOTAL, 1, {"total": 303}),
         "heartbeat": (T_HEARTBEAT, 0, {}),
         "error": (T_ERROR, 0, {"code": 3, "message": "wrong secret"}),
         "fetch": (T_FETCH, 0, {"request": 7, "hash": hashlib.sha256(b"abc").digest(), "offset": 0, "length": 262144}),
