@@ -29,7 +29,7 @@ extension ControlCommands {
         node.peers.map {
             PeerListing(name: $0.name, replica: $0.replica?.description, nodeID: $0.nodeID?.description, address: $0.address,
                         direction: $0.direction, state: $0.state.rawValue,
-                        syncedUpTo: $0.syncedUpTo.map(versionJSON))
+                        syncedUpTo: $0.syncedUpTo.map(versionJSON), relay: $0.relay)
         }
     }
 
@@ -42,6 +42,10 @@ extension ControlCommands {
                 peers: [], transfers: [], health: nil, nodeID: node.nodeID.description)
         }
         status.address = node.endpoint?.description
+        if let place = node.relayPlace {
+            status.treeRoot = place.root.description
+            status.treeHops = place.hops
+        }
         status.peers = peerListings(node)
         status.transfers = node.transferListings
         status.health = node.health

@@ -68,6 +68,13 @@ extension NodeSuites {
                 #expect(duplicates <= unique / 8, "relay\(index) received \(duplicates) duplicates of \(unique) ops")
             }
             print("RelayMesh: \(total) ops; " + lines.joined(separator: "; "))
+            // The tree as `peers` and `status` show it: one root, whose four peers are its children
+            // (each heard it first, one link away); every other node has it as parent, the others lazy.
+            let roles = cluster.nodes.map { $0.peers.compactMap(\.relay).sorted() }
+            print("RelayMesh roles: \(roles)")
+            #expect(roles.filter { $0 == Array(repeating: "child", count: count - 1) }.count == 1, "\(roles)")
+            #expect(roles.filter { $0 == ["lazy", "lazy", "lazy", "parent"] }.count == count - 1, "\(roles)")
+            #expect(cluster.nodes.compactMap(\.relayPlace).map(\.hops).sorted() == [0, 1, 1, 1, 1])
             #expect(received * 10 <= unique * count * 11, "\(received) ops received across the mesh; once each is \(unique * count)")
         }
 

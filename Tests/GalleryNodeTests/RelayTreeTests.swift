@@ -25,8 +25,8 @@ struct RelayTreeTests {
         return tree
     }
 
-    @Test("A node roots its own tree until it hears of a preferred root, then follows the first copy of a round, and keeps its parent unless a shorter way comes")
-    func followsTheFirstCopyOfEachRound() {
+    @Test("A node roots its own tree until it hears of a preferred root, follows the first copy of a round, takes a shorter way within the round, and keeps its parent across rounds unless a shorter way comes")
+    func followsTheShortestWay() {
         var tree = Self.node()
         #expect(tree.isRoot)
         let r1 = tree.tick(now: 0, interval: 10, timeout: 30, wallMilliseconds: 1_000)
@@ -38,20 +38,36 @@ struct RelayTreeTests {
         let r2 = tree.received(Self.beacon(Self.a, 500, 1, parent: Self.a), on: 2, now: 5)
         #expect(r2 == .changed)
         #expect(tree.beacon == Self.beacon(Self.a, 500, 2, parent: Self.c))
-        // The same round by another link: not adopted, whatever its hops.
-        let r3 = tree.received(Self.beacon(Self.a, 500, 0, parent: nil), on: 1, now: 6)
+        // The same round by another link, as far: not taken (the parent wins ties).
+        let r3 = tree.received(Self.beacon(Self.a, 500, 1, parent: Self.a), on: 3, now: 6)
         #expect(r3 == .none)
         #expect(tree.beacon.parent == Self.c)
-        #expect(tree.isBranch(2, now: Self.later) && !tree.isBranch(1, now: Self.later))
-        // The next round comes first through b, no shorter: c stays the parent.
-        let r4 = tree.received(Self.beacon(Self.a, 501, 1, parent: Self.a), on: 1, now: 7)
+        // The same round by a shorter way: taken.
+        let r4 = tree.received(Self.beacon(Self.a, 500, 0, parent: nil), on: 1, now: 7)
         #expect(r4 == .changed)
-        #expect(tree.beacon == Self.beacon(Self.a, 501, 2, parent: Self.c))
-        // The one after comes first through b, a shorter way: b is the parent.
-        let r5 = tree.received(Self.beacon(Self.a, 502, 0, parent: nil), on: 1, now: 8)
-        #expect(r5 == .changed)
-        #expect(tree.beacon == Self.beacon(Self.a, 502, 1, parent: Self.b))
+        #expect(tree.beacon == Self.beacon(Self.a, 500, 1, parent: Self.b))
         #expect(tree.isBranch(1, now: Self.later) && !tree.isBranch(2, now: Self.later))
+        // The next round comes first through c, not a shorter way: b stays the parent.
+        let r5 = tree.received(Self.beacon(Self.a, 501, 1, parent: Self.a), on: 2, now: 8)
+        #expect(r5 == .changed)
+        #expect(tree.beacon == Self.beacon(Self.a, 501, 1, parent: Self.b))
+        // b's copy of the round: its way got longer, so this node's too (and c is no shorter).
+        let r6 = tree.received(Self.beacon(Self.a, 501, 1, parent: Self.a), on: 1, now: 9)
+        #expect(r6 == .changed)
+        #expect(tree.beacon == Self.beacon(Self.a, 501, 2, parent: Self.b))
+    }
+
+    @Test("A parent that now hangs below this node is replaced by a peer of the round not below it, or none")
+    func parentBelowIsReplaced() {
+        var tree = Self.node()
+        _ = tree.received(Self.beacon(Self.a, 10, 1, parent: Self.a), on: 1, now: 0)   // parent b, hops 2
+        _ = tree.received(Self.beacon(Self.a, 10, 1, parent: Self.a), on: 2, now: 1)   // c: as close as b
+        let r1 = tree.received(Self.beacon(Self.a, 10, 3, parent: Self.me), on: 1, now: 2)
+        #expect(r1 == .changed)
+        #expect(tree.beacon == Self.beacon(Self.a, 10, 2, parent: Self.c))
+        let r2 = tree.received(Self.beacon(Self.a, 10, 3, parent: Self.me), on: 2, now: 3)
+        #expect(r2 == .changed)
+        #expect(tree.beacon.parent == nil && !tree.isRoot, "orphaned until the next round")
     }
 
     @Test("A peer whose beacon names this node is a child: a branch; its echo is never adopted")
@@ -84,11 +100,11 @@ struct RelayTreeTests {
         _ = tree.received(Self.beacon(Self.a, 10, 1, parent: Self.a), on: 1, now: 0)   // parent b, hops 2
         _ = tree.received(Self.beacon(Self.a, 10, 3, parent: Self.me), on: 3, now: 1)  // d: a child
         _ = tree.received(Self.beacon(Self.a, 10, 1, parent: Self.a), on: 2, now: 2)   // c: as close as b
-        let r7 = tree.disconnected(1)
+        let r7 = tree.disconnected(1, now: 0)
         #expect(r7)
         #expect(tree.beacon == Self.beacon(Self.a, 10, 2, parent: Self.c))
         // Then c goes too: d is below this node, so none is left; orphaned until the next round.
-        let r8 = tree.disconnected(2)
+        let r8 = tree.disconnected(2, now: 0)
         #expect(r8)
         #expect(tree.beacon.parent == nil && !tree.isRoot)
         let r9 = tree.received(Self.beacon(Self.a, 11, 3, parent: Self.c), on: 3, now: 3)
@@ -97,7 +113,7 @@ struct RelayTreeTests {
         // Losing a link that is not the parent changes nothing.
         var other = Self.node()
         _ = other.received(Self.beacon(Self.a, 10, 1, parent: Self.a), on: 1, now: 0)
-        let r10 = other.disconnected(2)
+        let r10 = other.disconnected(2, now: 0)
         #expect(!r10)
     }
 

@@ -31,4 +31,9 @@ public struct PeerStatus: Hashable, Sendable {
     public var bytesReceived: Int
     /// Bytes sent to the peer on this connection.
     public var bytesSent: Int
+    /// The link in the relay tree (protocol.md, section 11): `parent`, `child`, `eager` (a peer
+    /// without beacons, on another root, or a former branch for a moment), `grafted` or `lazy`
+    /// (ops pushed on all but the last, only announced there); nil before the handshake or with
+    /// relay trees off.
+    public var relay: String? = nil
 }

@@ -73,6 +73,11 @@ struct RelayTree {
         return names(beacon) || beacon.root != root || beacon.since != since
     }
 
+    /// Whether the peer of `session` is a child: its latest beacon names this node.
+    func isChild(_ session: Int) -> Bool {
+        beacons[session].map(names) ?? false
+    }
+
     /// Whether `beacon` is a child's: it names this node as its parent under this node's root.
     private func names(_ beacon: TreeBeacon) -> Bool {
         beacon.parent == me && beacon.root == root && beacon.since == since
@@ -114,6 +119,12 @@ struct RelayTree {
             return .changed
         }
         if mine.prefersRoot(over: beacon) { return .answer }
+        let sameTree = beacon.root == root && beacon.since == since
+        if sameTree && beacon.round <= round {
+            // Another copy of the current round (or the parent's of the last): the parent's way,
+            // which may have changed, or a shorter one.
+            return settle(now: now) ? .changed : .none
+        }
         // A child's echo (it reached the root through this node) and stale or distant state are
         // not adopted.
         guard beacon.parent != me, beacon.hops < Self.maximumHops else { return .none }
@@ -122,7 +133,7 @@ struct RelayTree {
         // A new round of the same root keeps the parent unless this copy came a shorter way:
         // first arrivals vary with the moment's delays, and each change of parent costs a moment
         // in which neither parent pushes to this node.
-        let kept = beacon.prefersRoot(over: mine) ? nil : parent.flatMap { current -> TreeBeacon? in
+        let kept = !sameTree ? nil : parent.flatMap { current -> TreeBeacon? in
             guard current != session, let last = beacons[current], last.root == root, last.since == since,
                   last.hops <= beacon.hops else { return nil }
             return last
@@ -139,24 +150,47 @@ struct RelayTree {
         return .changed
     }
 
+    /// Settles the parent within the current round: a peer whose beacon of this round came a
+    /// strictly shorter way than this node's replaces the parent; a parent whose way changed
+    /// changes this node's hops; a parent that is gone or now hangs below this node is replaced
+    /// by the peer of this round closest to the root among those not below it (fewer hops than
+    /// this node), or none (orphaned until the next round). The parent wins ties: first arrivals
+    /// vary with the moment's delays. Returns whether this node's beacon changed.
+    private mutating func settle(now: UInt64) -> Bool {
+        guard !isRoot else { return false }
+        let current = parent.flatMap { beacons[$0] }
+        let parentValid = current.map { $0.root == root && $0.since == since && $0.parent != me } ?? false
+        let bound = parentValid ? hops - 1 : hops
+        let better = beacons.filter { key, beacon in
+            key != parent && beacon.root == root && beacon.since == since && beacon.round == round
+                && beacon.parent != me && beacon.hops < bound
+        }.min { ($0.value.hops, $0.key) < ($1.value.hops, $1.key) }
+        if let better {
+            linger(parent, now: now)
+            parent = better.key
+            hops = better.value.hops + 1
+            return true
+        }
+        if parentValid, let current {
+            guard current.hops + 1 != hops else { return false }
+            hops = current.hops + 1
+            return true
+        }
+        guard parent != nil else { return false }
+        linger(parent, now: now)
+        parent = nil
+        return true
+    }
+
     /// A session ended. Returns true when this node's beacon changed: it lost its parent and took,
     /// among the peers of the same round no deeper than itself (so none below it), the one
     /// closest to the root; or none is left, and it waits, orphaned, for the next round.
-    mutating func disconnected(_ session: Int) -> Bool {
+    mutating func disconnected(_ session: Int, now: UInt64) -> Bool {
         beacons[session] = nil
         peers[session] = nil
+        lingering[session] = nil
         guard session == parent else { return false }
-        let candidates = beacons.filter {
-            $0.value.root == root && $0.value.since == since && $0.value.round == round
-                && $0.value.hops < hops && $0.value.parent != me
-        }
-        guard let best = candidates.min(by: { ($0.value.hops, $0.key) < ($1.value.hops, $1.key) }) else {
-            parent = nil
-            return true
-        }
-        parent = best.key
-        hops = best.value.hops + 1
-        return true
+        return settle(now: now)
     }
 
     /// The root's beat: a root whose last round is `interval` old starts the next one (numbered

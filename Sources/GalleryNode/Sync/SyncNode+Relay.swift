@@ -146,6 +146,22 @@ extension SyncNode {
         sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
     }
 
+    /// What the link to a session is in the relay tree, as `PeerStatus.relay` says it: `eager`
+    /// for a branch that is neither (a peer without beacons, on another root, or lingering).
+    func relayRole(of session: Int, _ policy: RelayPolicy) -> String? {
+        guard configuration.relayTrees else { return nil }
+        if relayTree.parent == session { return "parent" }
+        if relayTree.isChild(session) { return "child" }
+        if relayTree.isBranch(session, now: clock.now) { return "eager" }
+        return policy.isGrafted ? "grafted" : "lazy"
+    }
+
+    /// Where this node stands in the relay tree: the root's replica ID and the links to it; nil
+    /// with relay trees off.
+    public var relayPlace: (root: ReplicaID, hops: UInt64)? {
+        loop.sync { configuration.relayTrees ? (relayTree.root, relayTree.hops) : nil }
+    }
+
     /// Sends this node's beacon on every authenticated link (its place in the tree changed).
     func sendBeacons() {
         let beacon = Message.tree(relayTree.beacon)
@@ -162,7 +178,7 @@ extension SyncNode {
 
     /// A session ended: when it led to the parent, the tree takes another (or waits for the next round).
     func relayDisconnected(_ id: Int) {
-        guard configuration.relayTrees, relayTree.disconnected(id) else { return }
+        guard configuration.relayTrees, relayTree.disconnected(id, now: clock.now) else { return }
         sendBeacons()
     }
 

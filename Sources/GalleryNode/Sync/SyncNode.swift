@@ -292,7 +292,7 @@ public final class SyncNode: @unchecked Sendable {
         return PeerStatus(
             name: peer?.name, replica: peer?.replica, nodeID: peer?.nodeID, address: connection.remote,
             direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
-            bytesReceived: bytes.received, bytesSent: bytes.sent)
+            bytesReceived: bytes.received, bytesSent: bytes.sent, relay: session.flatMap { relayRole(of: connection.id, $0.relay) })
     }
 
     /// The address the node listens on (with the real port when it asked for port 0).

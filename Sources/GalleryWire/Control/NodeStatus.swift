@@ -20,6 +20,10 @@ public struct NodeStatus: Codable, Hashable, Sendable {
     public var transfers: [TransferListing]
     /// Storage faults, ops missing or refused (absent from an older node's answer).
     public var health: NodeHealth?
+    /// The root of the relay tree this node follows (hex replica ID) and its distance from it in
+    /// links (protocol.md, section 11); absent with relay trees off, or from an older node.
+    public var treeRoot: String?
+    public var treeHops: UInt64?
 
     public init(name: String, replica: String, address: String?, version: [String: UInt64], ops: Int, buffered: Int,
                 peers: [PeerListing], transfers: [TransferListing], health: NodeHealth?, nodeID: String? = nil) {

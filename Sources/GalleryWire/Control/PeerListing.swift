@@ -26,6 +26,9 @@ public struct PeerListing: Codable, Hashable, Sendable {
     public var nextRetry: Double?
     /// Why the last attempt to dial it failed.
     public var lastError: String?
+    /// The link in the relay tree: `parent`, `child`, `eager`, `grafted` or `lazy` (protocol.md,
+    /// section 11; `PeerStatus.relay`).
+    public var relay: String?
 
     /// One address of the address book.
     public struct Address: Codable, Hashable, Sendable {
@@ -45,7 +48,7 @@ public struct PeerListing: Codable, Hashable, Sendable {
 
     public init(name: String?, replica: String?, nodeID: String? = nil, address: String, direction: String, state: String,
                 syncedUpTo: [String: UInt64]?, since: Double? = nil, lastSeen: Double? = nil, addresses: [Address]? = nil,
-                nextRetry: Double? = nil, lastError: String? = nil) {
+                nextRetry: Double? = nil, lastError: String? = nil, relay: String? = nil) {
         self.name = name
         self.replica = replica
         self.nodeID = nodeID
@@ -58,5 +61,6 @@ public struct PeerListing: Codable, Hashable, Sendable {
         self.addresses = addresses
         self.nextRetry = nextRetry
         self.lastError = lastError
+        self.relay = relay
     }
 }

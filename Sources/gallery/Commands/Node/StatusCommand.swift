@@ -22,9 +22,13 @@ struct StatusCommand: NodeSubcommand {
         return "\(TerminalText.escaped(status.name)) (node \(status.nodeID ?? "?"), replica \(status.replica)) listening on \(status.address ?? "-")\n"
             + "ops: \(status.ops), waiting for dependencies: \(status.buffered)\n"
             + "version: \(version)\n"
+            + (status.treeRoot.map { root in
+                status.treeHops == 0 ? "relay tree: this node is the root\n" : "relay tree: root \(root), \(status.treeHops ?? 0) links away\n"
+            } ?? "")
             + (status.health.map(Self.healthLines) ?? "")
             + status.peers.map {
-                "peer \(TerminalText.escaped($0.name ?? "?")) [\($0.nodeID ?? "?")] \($0.address) \($0.direction) \($0.state)\n"
+                "peer \(TerminalText.escaped($0.name ?? "?")) [\($0.nodeID ?? "?")] \($0.address) \($0.direction) \($0.state)"
+                    + ($0.relay.map { " \($0)" } ?? "") + "\n"
             }.joined()
             + status.transfers.map {
                 "transfer \($0.transfer) \($0.move ? "move" : "copy") of \($0.source): \($0.done)/\($0.total) bytes, "
