@@ -115,7 +115,7 @@ public final class SyncNode: @unchecked Sendable {
         var catchUp: CatchUp?
         /// When (uptime, nanoseconds) this node last sent the peer its version vector.
         var lastVersionSent: UInt64
-        /// What the peer holds and which origins' ops are pushed to it (`SyncNode+Relay`).
+        /// What the peer holds, whether the link is grafted, what was announced on it (`SyncNode+Relay`).
         var relay = RelayPolicy()
         /// The peer said it speaks `version_digest`: the periodic version exchange sends it a
         /// digest instead of the whole vector (`SyncNode+VersionDigest`).

@@ -19,11 +19,12 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     case ops = 0x11
     /// The sender has sent everything it had up to the enclosed version vector.
     case caughtUp = 0x12
-    /// Relay: the sender holds each listed replica's ops up to the counter (a lazy announcement).
+    /// Relay: the sender holds each listed replica's ops up to the counter (taken as what the peer
+    /// holds; this version announces with `ihaveTotal`).
     case ihave = 0x13
-    /// Relay: "push me the listed origins' ops eagerly again, and send what my version vector lacks".
+    /// Relay: "push me ops on this link again, and send what my version vector lacks".
     case graft = 0x14
-    /// Relay: "stop pushing me the listed origins' ops eagerly; announce them instead".
+    /// Relay: "the graft is over: stop pushing me ops on this link, announce them instead".
     case prune = 0x15
     /// Version exchange: "I speak digests", "my version vector hashes to this", or "yours differs
     /// from mine: send me your `sync_request`" (sent with the ignorable flag).

@@ -19,12 +19,12 @@ public enum Message: Hashable, Sendable {
     /// its tables and uses `frame(compactTables:)` and `init(frame:compactTables:)`.
     case opsCompact([Op])
     case caughtUp(VersionVector)
-    /// The sender holds these ops (protocol.md, "Relay"): sent on links that do not push them.
+    /// The sender holds these ops (protocol.md, "Relay"; nodes before `ihaveTotal` sent it).
     case ihave(VersionVector)
-    /// The sender lacks ops of `origins` announced to it: push those origins' ops eagerly again,
-    /// and send what the version vector lacks, then `caught_up`.
+    /// The sender lacks ops the receiver announced: push ops on this link again, and send what the
+    /// version vector lacks, then `caught_up` (`origins`, when given, name the ones known missing).
     case graft(VersionVector, origins: [ReplicaID])
-    /// The sender got these origins' ops from another link first: announce them, do not push them.
+    /// The sender got ops of these origins again on a grafted link: the graft is over.
     case prune([ReplicaID])
     /// The periodic version exchange by digest (protocol.md, "Version exchange"; ignorable).
     case versionDigest(VersionDigest)
