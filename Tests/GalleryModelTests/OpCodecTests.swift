@@ -5,27 +5,10 @@ import Testing
 /// The binary op encoding: exact round trips, known bytes, and clean errors on bad input.
 @Suite("Op codec")
 struct OpCodecTests {
-    /// A replica's log with every kind of op, every field type, placeholders and cross-gallery moves.
+    /// A replica's log with every kind of op, every field type and reference form, placeholders
+    /// and cross-gallery moves (`SampleOps.everyKind`).
     private func sampleOps() throws -> [Op] {
-        var a = Replica(id: ReplicaID(0xA1))
-        var b = Replica(id: ReplicaID(0xB2))
-        try a.createGallery("g")
-        try a.createGallery("ünïcode gallery")
-        let run = try a.insert([
-            .titled("one"), .placeholder("two"),
-            ItemDraft(fields: [.title: .text("three"), .url: .text("https://example.com/x.png"),
-                               .aspectRatio: .number(1.5), .byteSize: .integer(42), .mediaType: .text("image/png"),
-                               .contentHash: .text(String(repeating: "ab", count: 32))]),
-        ], into: "g", at: 0)
-        for op in a.ops { b.receive(op) }
-        try b.insert([.titled("from b")], into: "g", at: 1)
-        try b.update(run.id, .origin, to: .id(OpID(counter: 99, replica: ReplicaID(0xC3))))
-        for op in b.ops(missingFrom: a.version) { a.receive(op) }
-        try a.move(run.id.advanced(by: 2), to: "ünïcode gallery", at: 0)
-        try a.commit(run.id.advanced(by: 1))
-        try a.update(run.id, .aspectRatio, to: .none)
-        try a.delete(run.id)
-        return a.ops
+        try SampleOps.everyKind()
     }
 
     @Test("Ops round-trip exactly")
