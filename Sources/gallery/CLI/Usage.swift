@@ -21,7 +21,7 @@ enum Usage {
           delete ITEM... (or trash)                   delete items
           update ITEM --title T | --aspect R          change an item's title or aspect ratio
           peers [--json]                              the known peers, connected or not: node ID, addresses,
-                                                      next retry
+                                                      link in the relay tree, next retry
           connect HOST:PORT                           add a peer to the address book and stay connected
           disconnect PEER                             drop the connections to the peer of that name (both
                                                       sides redial, as after a network fault)
