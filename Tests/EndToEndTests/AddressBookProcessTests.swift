@@ -231,6 +231,15 @@ struct AddressBookProcessTests {
                   let peers = status["peers"] as? [[String: Any]] else { return false }
             return peers.contains { $0["direction"] as? String == "inbound" && $0["syncedUpTo"] is [String: Any] }
         })
+        // The relay tree of two nodes: the older (a) is its root, b hangs from it (`peers`, `status`).
+        #expect(space.waitUntil(timeout: 10) {
+            Self.peers(space, "b").first { $0["name"] as? String == "a" }?["relay"] as? String == "parent"
+                && Self.peers(space, "a").first { $0["name"] as? String == "b" }?["relay"] as? String == "child"
+        }, "\(Self.peers(space, "a")) \(Self.peers(space, "b"))")
+        let status = try JSONSerialization.jsonObject(with: Data(try space.gallery("b", "status", "--json").stdout.utf8)) as? [String: Any]
+        #expect(status?["treeHops"] as? Int == 1)
+        #expect(try space.gallery("a", "status").stdout.contains("relay tree: this node is the root"))
+        #expect(try space.gallery("b", "peers").stdout.split(separator: "\n").contains { $0.hasSuffix("\tparent") })
     }
 
     @Test("--announce: peers learn the address given instead of the bound one; with none they learn nothing")
