@@ -160,7 +160,7 @@ struct RelayTree {
         guard !isRoot else { return false }
         let current = parent.flatMap { beacons[$0] }
         let parentValid = current.map { $0.root == root && $0.since == since && $0.parent != me } ?? false
-        let bound = parentValid ? hops - 1 : hops
+        let bound = parentValid ? max(hops, 1) - 1 : hops
         let better = beacons.filter { key, beacon in
             key != parent && beacon.root == root && beacon.since == since && beacon.round == round
                 && beacon.parent != me && beacon.hops < bound
