@@ -129,4 +129,22 @@ struct RelayPolicyTests {
         let r22 = policy.takeAnnouncement(total: 3, branch: false)
         #expect(r22 == nil)
     }
+
+    @Test("One caught_up ends every catch-up awaited: a request that arrives while another is answered replaces it")
+    func caughtUpEndsEveryAwaitedCatchUp() {
+        var policy = RelayPolicy()
+        policy.askedCatchUp()
+        policy.grafting()
+        #expect(policy.awaitedCatchUps == 2)
+        policy.caughtUp(VersionVector([Self.alice: 3]))
+        #expect(policy.awaitedCatchUps == 0)
+        // So the link can be pruned and grafted again, not stuck waiting for a second caught_up.
+        let pruned = policy.receivedDuplicates(branch: false)
+        #expect(pruned)
+        policy.announced(total: 50)
+        let watch = policy.dueGraft(version: VersionVector([Self.alice: 3]), total: 3, now: 0, timeout: 10)
+        #expect(watch == nil)
+        let due = policy.dueGraft(version: VersionVector([Self.alice: 3]), total: 3, now: 10, timeout: 10)
+        #expect(due?.since == 0)
+    }
 }

@@ -32,8 +32,9 @@ struct RelayPolicy: Equatable {
     /// Ops were left to an announcement on the link since its last one: it is owed even if the
     /// link turned into a branch meanwhile (the peer became a child), which pushes only later ops.
     var owesAnnouncement = false
-    /// Catch-ups asked of the peer (`sync_request`, `graft`) not yet answered by `caught_up`:
-    /// duplicates meanwhile are expected, not a sign of a second eager path.
+    /// Catch-ups asked of the peer (`sync_request`, `graft`) since its last `caught_up`: duplicates
+    /// meanwhile are expected, not a sign of a second eager path. A `caught_up` ends them all (a
+    /// request that arrives while another is answered replaces it: one `caught_up` for both).
     private(set) var awaitedCatchUps = 0
     /// This node's first `sync_request` on the link waits (since this uptime, nanoseconds) for the
     /// catch-up another peer is sending: a new node is caught up by one peer, not by all at once.
@@ -120,9 +121,10 @@ struct RelayPolicy: Equatable {
         lacking = nil
     }
 
-    /// The peer sent `caught_up`: it has sent everything up to `version`.
+    /// The peer sent `caught_up`: it has sent everything up to `version`, and answered every
+    /// request of this node so far.
     mutating func caughtUp(_ version: VersionVector) {
-        awaitedCatchUps = max(0, awaitedCatchUps - 1)
+        awaitedCatchUps = 0
         firstCatchUpPending = false
         learned(version)
     }
