@@ -42,6 +42,9 @@ let package = Package(
         .target(name: "GalleryIO", dependencies: ["CEventPoll"]),
         // The node's directory: op log, snapshot, blob store, checkpoints, transfer journal.
         .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
+        // Image codecs for thumbnails, sans I/O: JPEG (scaled decoding, baseline encoding), PNG with
+        // our own inflate, GIF's first frame, EXIF orientation, downscaling. Imports no Gallery module.
+        .target(name: "GalleryImaging"),
         // The node core: event loops and handler pipelines, sync sessions, relay, transfers, use
         // cases; no storage types.
         .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
@@ -77,6 +80,7 @@ let package = Package(
         .testTarget(name: "GalleryCryptoTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire"]),
         .testTarget(name: "GalleryIOTests", dependencies: ["GalleryIO"]),
+        .testTarget(name: "GalleryImagingTests", dependencies: ["GalleryImaging", "GalleryTestSupport"]),
         .testTarget(name: "GalleryStorageTests", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryTestSupport",
         ]),
