@@ -25,8 +25,8 @@ package enum ControlCommands {
             return .galleries(try node.read { try listings($0, gallery: gallery, transfers: node.transfers) })
         case .add(let request):
             return .added(try AddImage.perform(request, defaultGallery: node.configuration.name, on: node))
-        case .move(let item, let gallery, let index):
-            try move(item, to: gallery, at: index, on: node)
+        case .move(let items, let gallery, let index):
+            try move(items, to: gallery, at: index, on: node)
             return .done
         case .delete(let items):
             try delete(items, on: node)
@@ -60,48 +60,6 @@ package enum ControlCommands {
         case .forget(let peer):
             guard node.forget(peer) else { throw ActionFailure("the address book holds no peer or address \"\(peer)\"") }
             return .done
-        }
-    }
-
-    /// `move`: the item goes to `index` of `gallery` (its own when nil; default: the end).
-    private static func move(_ item: ItemReference, to gallery: String?, at index: Int, on node: SyncNode) throws {
-        try node.perform { replica in
-            let id = try item.resolve(in: replica)
-            let target = gallery ?? replica.location(of: id)?.gallery ?? ""
-            try replica.move(id, to: target, at: index)
-        }
-    }
-
-    /// `delete`: every item is resolved and checked first, so that GALLERY:INDEX means the same
-    /// list for all and a refused delete deletes nothing.
-    private static func delete(_ items: [ItemReference], on node: SyncNode) throws {
-        guard !items.isEmpty else { throw ActionFailure("delete needs at least one ITEM") }
-        try node.perform { replica in
-            let ids = try items.map { try $0.resolve(in: replica) }
-            var seen: Set<OpID> = []
-            for (reference, id) in zip(items, ids) {
-                guard seen.insert(id).inserted else { throw ActionFailure("item \(id) is named twice; nothing was deleted") }
-                guard replica.item(id)?.isDeleted == false else {
-                    throw ActionFailure("item \(reference) was deleted already; nothing was deleted")
-                }
-            }
-            for id in ids { try replica.delete(id) }
-        }
-    }
-
-    /// `update`: both fields are checked before the first op, so that a refused update changes
-    /// nothing.
-    private static func update(_ request: UpdateRequest, on node: SyncNode) throws {
-        guard request.title != nil || request.aspect != nil else { throw ActionFailure("update needs a title or an aspect ratio") }
-        try node.perform { replica in
-            let id = try request.item.resolve(in: replica)
-            guard replica.item(id)?.isDeleted == false else { throw ModelError.itemDeleted(id) }
-            if let title = request.title, !ItemField.title.accepts(.text(title)) { throw ModelError.invalidFieldValue(.title) }
-            if let aspect = request.aspect, !ItemField.aspectRatio.accepts(.number(aspect)) {
-                throw ModelError.invalidFieldValue(.aspectRatio)
-            }
-            if let title = request.title { try replica.update(id, .title, to: .text(title)) }
-            if let aspect = request.aspect { try replica.update(id, .aspectRatio, to: .number(aspect)) }
         }
     }
 

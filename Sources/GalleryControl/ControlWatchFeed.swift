@@ -3,17 +3,36 @@ import GalleryModel
 import GalleryNode
 import GalleryWire
 
+/// Where `watch` answers go: a control session (a test may record them instead).
+protocol WatchSink: AnyObject, Sendable {
+    /// Queues an answer; never waits for the client.
+    func send(_ response: ControlResponse)
+}
+
+extension ControlSession: WatchSink {}
+
 /// The `watch` sessions of a control socket, fed by one subscription to the node's event stream
 /// (one subscriber thread for all of them, whatever their number, held only while someone
-/// watches): each batch of changes is read against the replica once per gallery watched, and the
-/// same events and listing go to every session watching that gallery. After `.resyncNeeded` (the
-/// feed fell behind) every session gets the listing alone.
+/// watches).
 ///
-/// `@unchecked Sendable`: the watcher table and the subscription are guarded by `lock`.
+/// **What changed, not the gallery.** A watch is answered once with the listing, then with the
+/// events of each batch of changes only: a change costs the node the same whatever the size of
+/// the gallery. The feed follows the node's durable op sequence (`SyncNode.readDurable`) with a
+/// cursor: each answer covers every op durable since the one before, read against the replica
+/// as it stands after them, so that an event's `index` is a position after the whole answer and
+/// a client that applies the answers in order (`WatchEvent`) holds the gallery as it is. The
+/// node's events only say when to read: one dropped (`.resyncNeeded`, the feed fell behind)
+/// loses nothing. A new watcher's listing is read at the cursor, under the same lock, so that
+/// nothing falls between it and the first changes. Past `maximumCatchUp` ops in one answer the
+/// listing is sent again instead, which a client takes as a new start.
+///
+/// `@unchecked Sendable`: `covered` is guarded by `advancing`, the watcher table and the
+/// subscription by `lock`. `advancing` is never taken on the node's loop, which may remove a
+/// watcher (a session's end) while the feed waits for the loop with `advancing` held.
 final class ControlWatchFeed: @unchecked Sendable {
     /// One `watch` request being served.
     private struct Watcher {
-        let session: ControlSession
+        let sink: any WatchSink
         /// The request's ID, repeated in every answer.
         let request: Int
         /// The gallery watched, nil for all.
@@ -21,32 +40,56 @@ final class ControlWatchFeed: @unchecked Sendable {
     }
 
     private let node: SyncNode
+    private let eventLimit: Int
+    private let maximumCatchUp: Int
+    private let advancing = NSLock()
+    // Guarded by `advancing`: the durable op count the watchers have been told about.
+    private var covered = 0
     private let lock = NSLock()
     // Guarded by `lock`.
     private var watchers: [Int: Watcher] = [:]
     private var nextToken = 0
+    private var adding = 0
     private var subscription: NodeEvents.Subscription?
 
-    init(node: SyncNode) {
+    /// A feed of `node`'s changes; `eventLimit` is how far its subscription may fall behind the
+    /// node's events, `maximumCatchUp` the most ops one answer of changes covers.
+    init(node: SyncNode, eventLimit: Int = NodeEvents.defaultLimit, maximumCatchUp: Int = 10_000) {
         self.node = node
+        self.eventLimit = eventLimit
+        self.maximumCatchUp = maximumCatchUp
     }
 
-    /// The listings `watch` sends, read on the node's loop; nil when the gallery does not exist.
-    static func listing(_ gallery: String?, of node: SyncNode) -> [GalleryListing]? {
-        let transfers = node.transfers
-        return node.read { try? ControlCommands.listings($0, gallery: gallery, transfers: transfers) }
-    }
-
-    /// Sends `session` the changes of `gallery` (nil: every gallery) from now on, answering
-    /// `request`, until `remove` with the token returned.
-    func add(_ session: ControlSession, request: Int, gallery: String?) -> Int {
-        lock.withLock {
-            nextToken += 1
-            watchers[nextToken] = Watcher(session: session, request: request, gallery: gallery)
-            if subscription == nil {
-                subscription = node.events.subscribe { [weak self] event in self?.deliver(event) }
+    /// Starts a watch of `gallery` (nil: every gallery): answers `request` with the listing, then
+    /// with every batch of changes, until `remove` with the token returned; nil (nothing sent)
+    /// when the gallery does not exist.
+    func add(_ sink: any WatchSink, request: Int, gallery: String?) -> Int? {
+        advancing.withLock {
+            let fresh = lock.withLock { () -> Bool in
+                adding += 1
+                guard subscription == nil else { return false }
+                subscription = node.events.subscribe(limit: eventLimit) { [weak self] event in self?.take(event) }
+                return true
             }
-            return nextToken
+            let transfers = node.transfers
+            let (answers, listing) = node.readDurable { replica, durable in
+                // Those already watching are told first what the new watcher's listing includes.
+                let answers = fresh ? [:] : self.answers(upTo: durable, in: replica)
+                return (answers, (try? ControlCommands.listings(replica, gallery: gallery, transfers: transfers)).map { ($0, durable) })
+            }
+            deliver(answers)
+            if let (_, durable) = listing { covered = durable }
+            return lock.withLock { () -> Int? in
+                adding -= 1
+                guard let (galleries, _) = listing else {
+                    unsubscribeIfIdle()
+                    return nil
+                }
+                sink.send(ControlResponse(id: request, .galleries(galleries)))
+                nextToken += 1
+                watchers[nextToken] = Watcher(sink: sink, request: request, gallery: gallery)
+                return nextToken
+            }
         }
     }
 
@@ -54,41 +97,66 @@ final class ControlWatchFeed: @unchecked Sendable {
     func remove(_ token: Int) {
         lock.withLock {
             watchers.removeValue(forKey: token)
-            if watchers.isEmpty, let subscription {
-                node.events.unsubscribe(subscription)
-                self.subscription = nil
-            }
+            unsubscribeIfIdle()
         }
+    }
+
+    /// Ends the subscription when nobody watches nor is about to. Caller holds `lock`.
+    private func unsubscribeIfIdle() {
+        guard watchers.isEmpty, adding == 0, let subscription else { return }
+        node.events.unsubscribe(subscription)
+        self.subscription = nil
     }
 
     /// One event of the node, on the subscription's thread.
-    private func deliver(_ event: NodeEvent) {
-        let current = lock.withLock { Array(watchers.values) }
-        for (gallery, group) in Dictionary(grouping: current, by: \.gallery) {
-            let response: (Int) -> ControlResponse?
-            switch event {
-            case .applied(let ops):
-                response = changes(gallery) { WatchEvents.events(of: ops, in: $0, gallery: gallery) }
-            case .transferProgress(let progress):
-                response = changes(gallery) { WatchEvents.events(of: progress, in: $0, gallery: gallery) }
-            case .resyncNeeded:
-                guard let listing = Self.listing(gallery, of: node) else { continue }
-                response = { ControlResponse(id: $0, .galleries(listing)) }
-            case .peerChanged:
-                return
+    private func take(_ event: NodeEvent) {
+        switch event {
+        case .applied, .resyncNeeded:
+            advancing.withLock {
+                deliver(node.readDurable { replica, durable in answers(upTo: durable, in: replica) })
             }
-            for watcher in group {
-                if let answer = response(watcher.request) { watcher.session.send(answer) }
+        case .transferProgress(let progress):
+            advancing.withLock {
+                let answers = node.read { replica in
+                    answersByGallery { WatchEvents.events(of: progress, in: replica, gallery: $0) }
+                }
+                deliver(answers.mapValues { .changes($0) })
             }
+        case .peerChanged:
+            break
         }
     }
 
-    /// The answer for a batch of events read by `events`, with the listing after them (for a
-    /// redrawn view); nil when nothing of `gallery` changed.
-    private func changes(_ gallery: String?, _ events: @escaping (Replica) -> [WatchEvent]) -> (Int) -> ControlResponse? {
-        let found = node.read { events($0) }
-        guard !found.isEmpty else { return { _ in nil } }
-        let listing = Self.listing(gallery, of: node)
-        return { ControlResponse(id: $0, .changes(found, listing: listing)) }
+    /// The answer of each gallery watched (nil: all) for the ops durable since `covered`, read
+    /// against `replica`, which holds exactly `durable` of them; moves the cursor. Called with
+    /// `advancing` held, on the node's loop.
+    private func answers(upTo durable: Int, in replica: Replica) -> [String?: ControlReply] {
+        guard durable > covered else { return [:] }
+        defer { covered = durable }
+        if durable - covered > maximumCatchUp {
+            let transfers = node.transfers
+            return answersByGallery { try? ControlCommands.listings(replica, gallery: $0, transfers: transfers) }.mapValues { .galleries($0) }
+        }
+        let ops = SyncNode.ops(from: covered, to: durable, in: replica)
+        return answersByGallery { WatchEvents.events(of: ops, in: replica, gallery: $0) }.mapValues { .changes($0) }
+    }
+
+    /// `answer` of every gallery watched (nil: all), those nil or empty left out.
+    private func answersByGallery<T: Collection>(_ answer: (String?) -> T?) -> [String?: T] {
+        let galleries = Set(lock.withLock { watchers.values.map(\.gallery) })
+        var answers: [String?: T] = [:]
+        for gallery in galleries {
+            if let found = answer(gallery), !found.isEmpty { answers[gallery] = found }
+        }
+        return answers
+    }
+
+    /// Sends each watcher its gallery's answer. Caller holds `advancing`, so that answers go out
+    /// in the order of the cursor.
+    private func deliver(_ answers: [String?: ControlReply]) {
+        guard !answers.isEmpty else { return }
+        for watcher in lock.withLock({ Array(watchers.values) }) {
+            if let reply = answers[watcher.gallery] { watcher.sink.send(ControlResponse(id: watcher.request, reply)) }
+        }
     }
 }

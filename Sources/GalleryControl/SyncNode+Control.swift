@@ -79,17 +79,15 @@ extension SyncNode {
         }
     }
 
-    /// `watch`: answers with the current listing, then sends the events of every batch of changes
-    /// (with the listing after them, for a redrawn view) until the session ends, from the control
-    /// socket's one feed of the node's events (`ControlWatchFeed`).
+    /// `watch`: answers with the current listing, then with the events of every batch of changes
+    /// (never the listing again, unless the watcher fell too far behind) until the session ends,
+    /// from the control socket's one feed of the node's events (`ControlWatchFeed`).
     private func startWatch(_ gallery: String?, id: Int, for session: ControlSession) {
-        guard let first = ControlWatchFeed.listing(gallery, of: self) else {
+        let watches = session.watches
+        guard let token = watches.add(session, request: id, gallery: gallery) else {
             session.send(ControlResponse(id: id, refused: "no gallery named \"\(gallery ?? "")\""))
             return
         }
-        session.send(ControlResponse(id: id, .galleries(first)))
-        let watches = session.watches
-        let token = watches.add(session, request: id, gallery: gallery)
         session.onEnd { watches.remove(token) }
     }
 

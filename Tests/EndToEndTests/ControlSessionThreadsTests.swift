@@ -111,12 +111,12 @@ struct ControlSessionThreadsTests {
         let told = try pump(&clients, until: .now + .seconds(20)) { $0.answers.count >= 2 }
         #expect(told, "every watch session receives the change")
         for client in clients where client.answers.count >= 2 {
-            guard case .success(.changes(let events, let listing))? = client.answers.last?.result else {
+            guard case .success(.changes(let events))? = client.answers.last?.result else {
                 Issue.record("second answer: \(String(describing: client.answers.last))")
                 continue
             }
             #expect(events.map(\.event) == [.inserted])
-            #expect(listing?.first?.items.count == 2)
+            #expect(events.first?.index == 1)
             #expect(client.answers.last?.id == client.answers.first?.id)
         }
         let after = try threads(of: pid, settlingTo: before + slack, by: .now + .seconds(10), &clients)

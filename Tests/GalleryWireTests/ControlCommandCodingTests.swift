@@ -114,8 +114,8 @@ struct ControlCommandCodingTests {
         .drops([DropListing(source: "1@ab", item: "2@ab", gallery: "g", index: 0, action: .placeholder, transfer: "2@ab", outcome: nil)]),
         .item(ItemListing(id: "1@ab", title: nil, state: "ready", hash: "00", bytes: 3, mediaType: nil, aspectRatio: nil,
                           url: nil, progress: nil)),
-        .changes([WatchEvent(event: .inserted, id: "1@ab", gallery: "g", index: 0)], listing: [GalleryListing(gallery: "g", items: [])]),
-        .changes([WatchEvent(event: .progress, done: 1, total: 2)], listing: nil),
+        .changes([WatchEvent(event: .inserted, id: "1@ab", gallery: "g", index: 0)]),
+        .changes([WatchEvent(event: .progress, done: 1, total: 2)]),
     ]
 
     @Test("every reply and a refusal survive a JSON round trip", arguments: replies)

@@ -106,25 +106,7 @@ public enum Drop {
     /// A local `--move`: the items leave their places and stand as one run, the first at `index`
     /// of the gallery as counted without them (appended when nil).
     static func moveLocally(_ sources: [OpID], to gallery: String, at index: Int?, in replica: inout Replica) throws -> [DropListing] {
-        let dragged = Set(sources)
-        let others = try replica.items(in: gallery).filter { !dragged.contains($0.id) }
-        let index = index ?? others.count
-        guard index >= 0, index <= others.count else {
-            throw ModelError.indexOutOfRange(index: index, count: others.count)
-        }
-        // Each item goes right before the item that stands at `index` once the run is lifted out.
-        let anchor = index < others.count ? others[index].id : nil
-        for id in sources {
-            let here = replica.location(of: id)
-            let inGallery = here?.gallery == gallery
-            let target: Int
-            if let anchor, let anchorIndex = replica.location(of: anchor)?.index {
-                target = anchorIndex - (inGallery && here!.index < anchorIndex ? 1 : 0)
-            } else {
-                target = try replica.count(in: gallery) - (inGallery ? 1 : 0)
-            }
-            try replica.move(id, to: gallery, at: target)
-        }
+        try MoveItems.moveRun(sources, to: gallery, at: index, in: &replica)
         return sources.map { listing($0, $0, .moved, transfer: nil, in: replica) }
     }
 

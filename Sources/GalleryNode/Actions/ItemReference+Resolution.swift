@@ -15,3 +15,32 @@ extension ItemReference {
         }
     }
 }
+
+extension [ItemReference] {
+    /// The IDs of the items a batch command names (`move`, `delete`, `update`), every reference
+    /// resolved against the same replica, so that GALLERY:INDEX means the same listing for all.
+    ///
+    /// - Parameter verb: What the command does, for the refusal ("moved": "nothing was moved").
+    /// - Throws: `ActionFailure` naming the first reference that names no item, a deleted one, or
+    ///   one named before, with its place in the list when there are several: nothing is done then.
+    package func resolveLive(in replica: Replica, verb: String) throws -> [OpID] {
+        var ids: [OpID] = []
+        ids.reserveCapacity(count)
+        var seen: [OpID: Int] = [:]
+        for (offset, reference) in enumerated() {
+            let named = count == 1 ? "\(reference)" : "item \(offset + 1) of \(count) (\(reference))"
+            let id: OpID
+            do {
+                id = try reference.resolve(in: replica)
+            } catch {
+                throw ActionFailure("\(named): \(error.localizedDescription); nothing was \(verb)")
+            }
+            guard replica.item(id)?.isDeleted == false else { throw ActionFailure("\(named) was deleted already; nothing was \(verb)") }
+            if let first = seen.updateValue(offset, forKey: id) {
+                throw ActionFailure("\(named) is item \(id), named already as item \(first + 1); nothing was \(verb)")
+            }
+            ids.append(id)
+        }
+        return ids
+    }
+}

@@ -19,7 +19,40 @@ package enum MoveItems {
                 guard !item.isDeleted else { throw ModelError.itemDeleted(id) }
                 guard seen.insert(id).inserted else { throw ActionFailure("item \(id) is named twice; nothing was moved") }
             }
-            _ = try Drop.moveLocally(items, to: gallery, at: index, in: &replica)
+            try moveRun(items, to: gallery, at: index, in: &replica)
+        }
+    }
+
+    /// The move ops of a run: each item goes right before the item that stands at `index` once
+    /// the run is lifted out (the end when none). The items are live and distinct; the index is
+    /// checked before the first op, so that a refused run moves nothing.
+    ///
+    /// - Complexity: O(k log n) for k items: the gallery is never listed, so that a move of a few
+    ///   items costs the same in a gallery of any size.
+    package static func moveRun(_ items: [OpID], to gallery: String, at index: Int?, in replica: inout Replica) throws {
+        let count = try replica.count(in: gallery)
+        // Where the moved items stand in the destination now, in order: they are not counted.
+        let lifted = Set(items).compactMap { replica.location(of: $0) }.filter { $0.gallery == gallery }.map(\.index).sorted()
+        let staying = count - lifted.count
+        let index = index ?? staying
+        guard index >= 0, index <= staying else { throw ModelError.indexOutOfRange(index: index, count: staying) }
+        // The index-th item that stays, counted among all: every lifted item before it shifts it.
+        var position = index
+        for place in lifted {
+            guard place <= position else { break }
+            position += 1
+        }
+        let anchor = position < count ? try replica.item(at: position, in: gallery).id : nil
+        for id in items {
+            let here = replica.location(of: id)
+            let inGallery = here?.gallery == gallery
+            let target: Int
+            if let anchor, let anchorIndex = replica.location(of: anchor)?.index {
+                target = anchorIndex - (inGallery && here!.index < anchorIndex ? 1 : 0)
+            } else {
+                target = try replica.count(in: gallery) - (inGallery ? 1 : 0)
+            }
+            try replica.move(id, to: gallery, at: target)
         }
     }
 }

@@ -9,7 +9,7 @@ import GalleryModel
 /// | `new-gallery` | `{"name": G}` |
 /// | `list`, `watch` | `{"gallery"?: G}` |
 /// | `add` | `AddRequest` |
-/// | `move` | `{"item": ITEM, "index": I, "gallery"?: G}` |
+/// | `move` | `{"item": ITEM, "index": I, "gallery"?: G}`, `"items": [ITEM]` in place of `item` for several |
 /// | `delete` | `{"items": [ITEM]}` |
 /// | `update` | `UpdateRequest` |
 /// | `export` | `{"item": ITEM}` |
@@ -65,8 +65,11 @@ extension ControlCommand: Codable {
         case .drag: self = .drag(try container.decode(DragRequest.self, forKey: argumentsKey))
         case .move:
             let arguments = try arguments()
+            // One item comes as `item` (the form every node reads), several as `items`.
+            let items = try arguments.decodeIfPresent([ItemReference].self, forKey: .items)
+                ?? [try arguments.decode(ItemReference.self, forKey: .item)]
             self = .move(
-                item: try arguments.decode(ItemReference.self, forKey: .item),
+                items: items,
                 to: try arguments.decodeIfPresent(String.self, forKey: .gallery),
                 at: try arguments.decode(Int.self, forKey: .index))
         case .delete: self = .delete(try arguments().decode([ItemReference].self, forKey: .items))
@@ -108,9 +111,9 @@ extension ControlCommand: Codable {
         case .add(let request): try container.encode(request, forKey: argumentsKey)
         case .update(let request): try container.encode(request, forKey: argumentsKey)
         case .drag(let request): try container.encode(request, forKey: argumentsKey)
-        case .move(let item, let gallery, let index):
+        case .move(let items, let gallery, let index):
             var arguments = arguments()
-            try arguments.encode(item, forKey: .item)
+            try Self.encode(items, into: &arguments)
             try arguments.encodeIfPresent(gallery, forKey: .gallery)
             try arguments.encode(index, forKey: .index)
         case .delete(let items):
@@ -129,6 +132,15 @@ extension ControlCommand: Codable {
         case .cancel(let transfers):
             var arguments = arguments()
             try arguments.encode(transfers.map(\.description), forKey: .transfers)
+        }
+    }
+
+    /// One item as `"item": ITEM` (the form every node reads), several as `"items": [ITEM]`.
+    static func encode(_ items: [ItemReference], into arguments: inout KeyedEncodingContainer<ArgumentKey>) throws {
+        if items.count == 1 {
+            try arguments.encode(items[0], forKey: .item)
+        } else {
+            try arguments.encode(items, forKey: .items)
         }
     }
 }

@@ -14,11 +14,12 @@ public enum ControlCommand: Hashable, Sendable {
     case list(gallery: String?)
     /// Adds images.
     case add(AddRequest)
-    /// Moves an item to `index` of `gallery` (its own gallery when nil).
-    case move(item: ItemReference, to: String?, at: Int)
+    /// Moves items, all or none, as one run in the order given whose first item lands at `index`
+    /// of `gallery` as counted without them (the items' own gallery when nil).
+    case move(items: [ItemReference], to: String?, at: Int)
     /// Deletes items, all or none.
     case delete([ItemReference])
-    /// Changes an item's title or aspect ratio.
+    /// Changes the title or aspect ratio of items, all or none.
     case update(UpdateRequest)
     /// Names the bytes of an item (hash and size), which the command line reads from DIR itself.
     case export(item: ItemReference)
@@ -38,6 +39,11 @@ public enum ControlCommand: Hashable, Sendable {
     case drag(DragRequest)
     /// Cancels transfers (by their placeholders' IDs).
     case cancel([OpID])
+
+    /// Moves one item to `index` of `gallery` (its own gallery when nil).
+    public static func move(item: ItemReference, to gallery: String?, at index: Int) -> ControlCommand {
+        .move(items: [item], to: gallery, at: index)
+    }
 
     /// The command's name.
     public var name: ControlCommandName {
@@ -77,11 +83,23 @@ public enum ControlCommand: Hashable, Sendable {
     public var boundsProblem: String? {
         switch self {
         case .newGallery(let name): FieldLimits.problem(withGalleryName: name)
-        case .move(_, let gallery?, _): FieldLimits.problem(withGalleryName: gallery)
+        case .move(let items, let gallery, _):
+            Self.problem(withBatch: items) ?? gallery.flatMap(FieldLimits.problem(withGalleryName:))
+        case .delete(let items): Self.problem(withBatch: items)
         case .add(let request): request.boundsProblem
-        case .update(let request): request.boundsProblem
+        case .update(let request): Self.problem(withBatch: request.items) ?? request.boundsProblem
         case .drag(let request): request.boundsProblem
-        case .galleries, .list, .move, .delete, .export, .peers, .status, .connect, .disconnect, .forget, .watch, .cancel: nil
+        case .galleries, .list, .export, .peers, .status, .connect, .disconnect, .forget, .watch, .cancel: nil
         }
+    }
+
+    /// The most items one `move`, `delete` or `update` names: as many as the web API's batches
+    /// take, so that one batch is one durable batch of ops of a bounded size.
+    public static let maximumBatchItems = 10_000
+
+    /// Why a batch of items is too large, or nil (an empty one is the node's to refuse: it names
+    /// the command).
+    private static func problem(withBatch items: [ItemReference]) -> String? {
+        items.count > maximumBatchItems ? "at most \(maximumBatchItems) items in one command (\(items.count) given)" : nil
     }
 }

@@ -3,14 +3,14 @@ import GalleryModel
 /// What a node answers to a command that succeeded.
 ///
 /// JSON: the keys of the answer beside `"id"` and `"ok": true` (`ControlResponse`), one payload
-/// per reply: `galleries`, `ids`, `peers`, `status`, `drops`, `item`, or `events` (with
-/// `galleries`); none for `done`.
+/// per reply: `galleries`, `ids`, `peers`, `status`, `drops`, `item`, or `events`; none for
+/// `done`.
 public enum ControlReply: Hashable, Sendable {
     /// The command took effect; nothing to report (`new-gallery`, `move`, `delete`, `update`,
     /// `connect`, `disconnect`, `cancel`).
     case done
-    /// Galleries with their items (`list`, the first answer to `watch`), or names only with empty
-    /// item lists (`galleries`).
+    /// Galleries with their items (`list`; `watch`'s first answer, and any later one that starts
+    /// the watcher's view over), or names only with empty item lists (`galleries`).
     case galleries([GalleryListing])
     /// The items made (`add`), in order.
     case added([OpID])
@@ -23,22 +23,19 @@ public enum ControlReply: Hashable, Sendable {
     case drops([DropListing])
     /// The item asked about (`export`).
     case item(ItemListing)
-    /// A batch of changes, with the listing after them, for a redrawn view (`watch`, after the
-    /// first answer).
-    case changes([WatchEvent], listing: [GalleryListing]?)
+    /// A batch of changes (`watch`, after the first answer): what changed, never the listing, so
+    /// that a change costs the same whatever the gallery's size. Applied to the view of the
+    /// answers before, they give the view after the batch (`WatchEvent`, protocol.md section 15).
+    case changes([WatchEvent])
 
-    /// The galleries of `galleries` or `changes`, else nil.
+    /// The galleries of `galleries`, else nil.
     public var galleries: [GalleryListing]? {
-        switch self {
-        case .galleries(let listing): listing
-        case .changes(_, let listing): listing
-        default: nil
-        }
+        if case .galleries(let listing) = self { listing } else { nil }
     }
 
     /// The events of `changes`, else nil.
     public var events: [WatchEvent]? {
-        if case .changes(let events, _) = self { events } else { nil }
+        if case .changes(let events) = self { events } else { nil }
     }
 
     /// The drops of `drops`, else nil.

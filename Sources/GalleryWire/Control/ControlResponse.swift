@@ -50,11 +50,10 @@ public struct ControlResponse: Codable, Hashable, Sendable {
             result = .failure(ControlRefusal(try container.decodeIfPresent(String.self, forKey: .error) ?? "refused"))
             return
         }
-        let galleries = try container.decodeIfPresent([GalleryListing].self, forKey: .galleries)
         let reply: ControlReply
         if let events = try container.decodeIfPresent([WatchEvent].self, forKey: .events) {
-            reply = .changes(events, listing: galleries)
-        } else if let galleries {
+            reply = .changes(events)
+        } else if let galleries = try container.decodeIfPresent([GalleryListing].self, forKey: .galleries) {
             reply = .galleries(galleries)
         } else if let drops = try container.decodeIfPresent([DropListing].self, forKey: .drops) {
             reply = .drops(drops)
@@ -98,9 +97,8 @@ public struct ControlResponse: Codable, Hashable, Sendable {
             try container.encode(drops, forKey: .drops)
         case .success(.item(let item)):
             try container.encode(item, forKey: .item)
-        case .success(.changes(let events, let listing)):
+        case .success(.changes(let events)):
             try container.encode(events, forKey: .events)
-            try container.encodeIfPresent(listing, forKey: .galleries)
         }
     }
 }

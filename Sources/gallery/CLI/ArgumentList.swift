@@ -1,3 +1,4 @@
+import Foundation
 import GalleryIO
 import GalleryNode
 import GalleryWire
@@ -114,6 +115,28 @@ struct ArgumentList {
     mutating func items() throws(CommandFailure) -> [ItemReference] {
         var items: [ItemReference] = []
         for text in try positionals("ITEM") { items.append(try Self.item(text, failure)) }
+        return items
+    }
+
+    /// The items of a batch command: every remaining positional argument, then, with `--stdin`,
+    /// one per line of standard input (blank lines skipped); fails when none is named.
+    mutating func itemList() throws(CommandFailure) -> [ItemReference] {
+        let fromStandardInput = flag("--stdin")
+        var items: [ItemReference] = []
+        while let text = optionalPositional() { items.append(try Self.item(text, failure)) }
+        if fromStandardInput {
+            let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+                let line = line.hasSuffix("\r") ? line.dropLast() : line
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                guard !trimmed.isEmpty else { continue }
+                guard let item = ItemReference(String(line)) ?? ItemReference(trimmed) else {
+                    throw failure("standard input, line \(number + 1): \(ItemReference.problem(with: String(line)))")
+                }
+                items.append(item)
+            }
+        }
+        guard !items.isEmpty else { throw failure(fromStandardInput ? "standard input names no ITEM" : "\(command) needs ITEM (or --stdin)") }
         return items
     }
 

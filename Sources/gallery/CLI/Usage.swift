@@ -17,9 +17,12 @@ enum Usage {
                                                       add images: files are stored (PNG, JPEG, GIF), URLs kept
                                                       by reference (default: the node's gallery, at the end)
           export ITEM FILE                            write an item's bytes to FILE (hash checked)
-          move ITEM --at INDEX [--to GALLERY]         move an item (ITEM: COUNTER@REPLICA or GALLERY:INDEX)
-          delete ITEM... (or trash)                   delete items
-          update ITEM --title T | --aspect R          change an item's title or aspect ratio
+          move ITEM... --at INDEX [--to GALLERY] [--stdin]
+                                                      move items as one run, all or none (ITEM:
+                                                      COUNTER@REPLICA or GALLERY:INDEX; see help move)
+          delete ITEM... [--stdin] (or trash)         delete items, all or none
+          update ITEM... --title T | --aspect R [--stdin]
+                                                      change items' title or aspect ratio, all or none
           peers [--json]                              the known peers, connected or not: node ID, addresses,
                                                       link in the relay tree, next retry
           connect HOST:PORT                           add a peer to the address book and stay connected
@@ -32,6 +35,9 @@ enum Usage {
           status [--json]                             version vector, ops, peers, sync state and transfers
           watch [GALLERY] [--json]                    show every change live (--json: one event per line)
           open [--print-only]                         print (and open in a browser) the node's web page link
+
+        move, delete and update are one request and one batch however many items they name (at most
+        10000); --stdin adds one ITEM per line of standard input.
 
         exit codes: 0 success, 1 the operation failed, 64 usage error, 69 node not running or
         unreachable, 77 authentication refused

@@ -2,11 +2,19 @@ import Foundation
 import GalleryNode
 import GalleryWire
 
-/// `move ITEM --at INDEX [--to GALLERY]`: moves an item.
+/// `move ITEM... --at INDEX [--to GALLERY] [--stdin]`: moves items as one run, all or none.
 struct MoveCommand: NodeSubcommand {
     static let name = ControlCommandName.move
-    static let usage = "usage: gallery -C DIR move ITEM --at INDEX [--to GALLERY]"
-    let item: ItemReference
+    static let usage = """
+        usage: gallery -C DIR move ITEM... --at INDEX [--to GALLERY] [--stdin]
+
+        Moves the items as one run in the order given, the first at INDEX of GALLERY counted without
+        them (default: the gallery the items stand in, which they must share). ITEM is COUNTER@REPLICA
+        or GALLERY:INDEX, every place read from the listing before the move. --stdin adds one ITEM per
+        line of standard input. One request, one batch: all move, or none (the refusal names the
+        first item that does not resolve). At most 10000 items.
+        """
+    let items: [ItemReference]
     let gallery: String?
     let index: Int
 
@@ -14,8 +22,8 @@ struct MoveCommand: NodeSubcommand {
         gallery = try arguments.option("--to")
         guard let index = try arguments.intOption("--at") else { throw arguments.failure("move needs --at INDEX") }
         self.index = index
-        item = try arguments.item()
+        items = try arguments.itemList()
     }
 
-    var command: ControlCommand { .move(item: item, to: gallery, at: index) }
+    var command: ControlCommand { .move(items: items, to: gallery, at: index) }
 }
