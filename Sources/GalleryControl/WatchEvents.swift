@@ -6,16 +6,16 @@ import GalleryWire
 /// an item's `gallery` and `index` are where it stands after the whole batch (none once deleted).
 /// Each event costs O(log n) for n items: the gallery is never listed.
 package enum WatchEvents {
-    /// The events of a batch of ops, limited to one gallery when `gallery` is given; `moved` is
-    /// reported whatever gallery the item stands in now, since it may have left the one watched
-    /// (a watcher that does not hold the item ignores it).
+    /// The events of a batch of ops, limited to one gallery when `gallery` is given; `moved` and
+    /// `deleted` are reported whatever gallery the item stands in now, since it may have left the
+    /// one watched earlier in the batch (a watcher that does not hold the item ignores them).
     package static func events(of ops: [Op], in replica: Replica, gallery: String?) -> [WatchEvent] {
         var events: [WatchEvent] = []
         func add(_ event: WatchEventKind, _ id: OpID?, field: String? = nil) {
             let item = id.flatMap { replica.item($0) }
             let location = id.flatMap { replica.location(of: $0) }
             let galleryName = location?.gallery ?? item?.gallery
-            if let gallery, galleryName != gallery, event != .moved { return }
+            if let gallery, galleryName != gallery, event != .moved, event != .deleted { return }
             events.append(WatchEvent(
                 event: event, id: id?.description, gallery: galleryName, index: location?.index,
                 title: item?.title, state: item?.state.rawValue, field: field))

@@ -126,8 +126,8 @@ struct ArgumentList {
         while let text = optionalPositional() { items.append(try Self.item(text, failure)) }
         if fromStandardInput {
             let text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                let line = line.hasSuffix("\r") ? line.dropLast() : line
+            // `\r\n` is one Character, a newline like `\n`.
+            for (number, line) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
                 let trimmed = line.trimmingCharacters(in: .whitespaces)
                 guard !trimmed.isEmpty else { continue }
                 guard let item = ItemReference(String(line)) ?? ItemReference(trimmed) else {

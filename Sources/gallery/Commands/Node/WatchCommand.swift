@@ -1,4 +1,5 @@
 import Foundation
+import GalleryControl
 import GalleryIO
 import GalleryNode
 import GalleryWire

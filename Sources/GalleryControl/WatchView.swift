@@ -1,30 +1,30 @@
 import GalleryWire
 
-/// What `watch` shows, kept from the node's answers (protocol.md section 15): the listing of an
-/// answer that carries one (the first, or a new start after the watcher fell far behind), then
-/// each batch of events applied to it. A batch lifts out every item it inserted, moved or
+/// What a `watch` client shows (`gallery watch`), kept from the node's answers (protocol.md
+/// section 15): the listing of an answer that carries one (the first, or a new start after the
+/// watcher fell far behind), then each batch of events applied to it. A batch lifts out every item it inserted, moved or
 /// deleted, then places those that stand in a gallery shown at their indices in ascending
 /// order: an index is a position after the whole batch.
 ///
 /// The text view keeps every item in order (it redraws the gallery); `--json` keeps only which
 /// gallery each item stands in, which is what choosing the events to print needs.
-struct WatchView {
+package struct WatchView {
     /// The gallery watched, nil for all.
-    let gallery: String?
+    package let gallery: String?
     /// Whether the items' order and fields are kept (the text view).
-    let ordered: Bool
+    package let ordered: Bool
     /// The galleries shown, with their items when `ordered`.
-    private(set) var galleries: [GalleryListing] = []
+    package private(set) var galleries: [GalleryListing] = []
     /// The gallery of every item shown.
     private var members: [String: String] = [:]
 
-    init(gallery: String?, ordered: Bool) {
+    package init(gallery: String?, ordered: Bool) {
         self.gallery = gallery
         self.ordered = ordered
     }
 
     /// Starts over from a listing.
-    mutating func start(_ listing: [GalleryListing]) {
+    package mutating func start(_ listing: [GalleryListing]) {
         members = [:]
         for shown in listing {
             for item in shown.items { members[item.id] = shown.gallery }
@@ -33,11 +33,13 @@ struct WatchView {
     }
 
     /// Applies one batch; returns the events `--json` prints: those of the galleries shown, and
-    /// the moves of items that left the gallery watched (their `gallery` says where they went).
-    mutating func apply(_ events: [WatchEvent]) -> [WatchEvent] {
+    /// the moves and deletes of items that left the gallery watched (a move's `gallery` says
+    /// where the item went).
+    package mutating func apply(_ events: [WatchEvent]) -> [WatchEvent] {
         let printed = events.filter { event in
             guard let gallery else { return true }
-            return event.gallery == gallery || (event.event == .moved && event.id.flatMap { members[$0] } == gallery)
+            let held = event.id.flatMap { members[$0] } == gallery
+            return event.gallery == gallery || ((event.event == .moved || event.event == .deleted) && held)
         }
         var lifted: [String: String] = [:]
         var places: [String: WatchEvent] = [:]
