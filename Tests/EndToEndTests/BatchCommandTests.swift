@@ -143,6 +143,36 @@ struct BatchCommandTests {
         #expect(try self.ids("b").count == 13)
     }
 
+    @Test("watch, piped: the view it keeps from the changes alone ends as list prints the gallery")
+    func watchKeepsTheView() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (node, ids) = try node(items: 50)
+        defer { #expect(node.stop() == 0) }
+        #expect(try gallery(["new-gallery", "trip"]).status == 0)
+        let watcher = try ServeProcess(["-C", directory.path, "watch", "b"], serve: false)
+        defer { _ = watcher.stop(signal: SIGINT) }
+        // The first listing: a header and 50 items.
+        #expect(watcher.waitForLines(51), "watch printed: \(watcher.standardOutput)")
+        let changes: [[String]] = [
+            ["move", "b:10", "b:3", "b:40", "--at", "0"],
+            ["move", ids[20], ids[21], "--to", "trip", "--at", "0"],
+            ["delete", "b:5", "b:6", ids[49]],
+            ["update", "b:0", "b:1", "--title", "T"],
+            ["add", "https://example.org/x.png", "https://example.org/y.png", "--at", "2"],
+            ["move", "trip:1", "--to", "b", "--at", "7"],
+            ["move", "b:30", "b:2", "b:31", "b:1", "--at", "44"],
+        ]
+        for change in changes {
+            let result = try gallery(change)
+            #expect(result.status == 0, "\(change): \(result.stderr)")
+        }
+        let expected = try gallery(["list", "b"]).stdout
+        let deadline = Date().addingTimeInterval(20)
+        while !watcher.standardOutput.hasSuffix(expected + "\n") && Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        let blocks = watcher.standardOutput.components(separatedBy: "\n\n")
+        #expect(watcher.standardOutput.hasSuffix(expected + "\n"), "list:\n\(expected)\nwatch ended with:\n\(blocks.dropLast().last ?? "")")
+    }
+
     @Test("the CLI's own start-up: help and a no-op command are quick")
     func startUp() throws {
         // Not a benchmark (BENCHMARKS.md has the figures): a start-up that grew by an order of

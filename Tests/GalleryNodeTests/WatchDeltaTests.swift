@@ -87,7 +87,7 @@ extension NodeSuites {
             let directory = fixture.directory
             let watcher = Thread {
                 var answered = false
-                try? ControlClient.stream(ControlRequest(id: 1, command: .watch(gallery: "g")), to: directory, timeout: .seconds(20)) { response in
+                try? ControlClient.stream(ControlRequest(id: 1, command: .watch(gallery: "g")), to: directory, timeout: .seconds(600)) { response in
                     let bytes = (try? JSONEncoder().encode(response).count) ?? 0
                     if !answered {
                         answered = true
@@ -122,6 +122,8 @@ extension NodeSuites {
             reader.start()
             #expect(waitForAnswer(watch), "the watch was answered")
             let middle = count / 2
+            let cpuBefore = Self.processCPUSeconds()
+            let started = Date()
             for change in 0..<changes {
                 let command = ControlCommand.move(item: .position(gallery: "g", index: middle), to: nil, at: middle + 1 - change % 2 * 2)
                 #expect(try ControlCommands.execute(command, on: fixture.node) == .done)
@@ -129,8 +131,20 @@ extension NodeSuites {
                 #expect(told, "watch got \(watch.events), the event stream \(web.events) of \(change + 1) changes")
                 if !told { break }
             }
+            // For BENCHMARKS.md: the whole process (node, feed, both watchers), not asserted.
+            let cpu = (Self.processCPUSeconds() - cpuBefore) / Double(changes) * 1_000
+            let wall = Date().timeIntervalSince(started) / Double(changes) * 1_000
+            print("watch deltas, \(count) items: \(String(format: "%.2f", cpu)) ms CPU and \(String(format: "%.2f", wall)) ms per change;",
+                  "watch \(watch.bytes / changes) B, event stream \(web.bytes / changes) B per change; listing \(watch.firstBytes) B")
             #expect(watch.events == changes && watch.answers == changes + 1, "one answer per change: \(watch.answers - 1) for \(watch.events)")
             return (Double(watch.bytes) / Double(changes), Double(web.bytes) / Double(changes), watch.firstBytes)
+        }
+
+        /// CPU seconds of this process so far, user and system.
+        private static func processCPUSeconds() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         }
 
         /// Waits until the watch's first answer (the listing) came.
