@@ -1,39 +1,38 @@
 import GalleryIO
 
-/// Relaying under load, batched (protocol.md, "Relay", "Batching"): each durable op goes to the
-/// peers at once when none went out for `relayHold`; otherwise it waits for the flush due `relayHold`
-/// after the last one, with every op made durable meanwhile. A busy link then carries a few ops
-/// per frame and per record (the record's 22 bytes of header and tag, the frame's 6, are paid per
-/// flush, not per op), at the cost of at most `relayHold` per hop; a quiet one is unchanged. All on
-/// the loop.
+/// Relaying under load, corked like TCP's autocorking (protocol.md, "Relay", "Batching"): a durable
+/// batch goes to the peers at once when no other write is in flight (nothing applied waits for the
+/// group commit), so a lone editor or a quiet relay pays nothing; what becomes durable while more
+/// writes are still in flight is held and goes out together once the pipeline drains, or
+/// `relayHold` after the first held batch at the latest. A busy link then carries many ops per frame
+/// and per record (the record's 22 bytes of header and tag, the frame's 6, are paid per flush, not
+/// per op). All on the loop.
 extension SyncNode {
-    /// Sends durable batches to the peers now or with the next flush.
+    /// Sends durable batches to the peers now, or with the flush that follows the writes in flight.
     func relayOrHold(_ batches: [InFlight]) {
-        let hold = UInt64(max(configuration.relayHold.nanoseconds, 0))
-        let now = clock.now
-        guard hold > 0, canScheduleOnLoop else {
-            relay(batches)
-            return
-        }
-        if relayHold.batches.isEmpty, relayHold.lastFlush.map({ now >= $0 + hold }) ?? true {
-            relayHold.lastFlush = now
+        let cap = UInt64(max(configuration.relayHold.nanoseconds, 0))
+        guard cap > 0, canScheduleOnLoop else {
             relay(batches)
             return
         }
         relayHold.batches += batches
+        guard !inFlight.isEmpty else {
+            flushHeldRelay()
+            return
+        }
         guard !relayHold.armed else { return }
         relayHold.armed = true
-        let due = (relayHold.lastFlush ?? now) + hold
-        scheduleOnLoop(after: due > now ? due - now : 0) { [self] in flushHeldRelay() }
+        scheduleOnLoop(after: cap) { [self] in
+            relayHold.armed = false
+            flushHeldRelay()
+        }
     }
 
     /// Sends the held batches (the flush `relayOrHold` scheduled).
     func flushHeldRelay() {
-        relayHold.armed = false
         guard !relayHold.batches.isEmpty else { return }
         let batches = relayHold.batches
         relayHold.batches = []
-        relayHold.lastFlush = clock.now
         relay(batches)
     }
 
