@@ -68,8 +68,6 @@ public struct NodeConfiguration: Sendable {
     public var outboundQueueLimit: Int
     /// The most bytes of ops in one `ops` frame of a catch-up.
     public var catchUpBatchBytes: Int
-    /// How peer connections do their I/O: threads per connection, or a few event loops.
-    public var io: PeerIO = .eventLoop
     /// Where the node reports connections, failures and sync progress.
     public var log: NodeLog
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).

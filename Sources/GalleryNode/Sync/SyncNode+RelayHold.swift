@@ -11,7 +11,7 @@ import GalleryIO
 extension SyncNode {
     /// Sends durable batches to the peers now, or with the flush that follows the writes in flight.
     func relayOrHold(_ batches: [InFlight]) {
-        guard relayHoldCap > 0, canScheduleOnLoop else {
+        guard relayHoldCap > 0 else {
             relay(batches)
             return
         }
@@ -52,18 +52,8 @@ extension SyncNode {
         relay(batches, corking: corking)
     }
 
-    /// Whether the node has a timer to run work on its loop later: the first event loop's, or the
-    /// environment's clock on a custom transport (threaded I/O has none: it relays at once).
-    var canScheduleOnLoop: Bool {
-        eventLoops != nil || configuration.environment.transport != nil
-    }
-
-    /// Runs `task` on the node's loop `nanoseconds` from now (see `canScheduleOnLoop`).
+    /// Runs `task` on the node's loop `nanoseconds` from now, on the environment's clock.
     func scheduleOnLoop(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) {
-        if let loops = eventLoops {
-            loops.first.schedule(after: nanoseconds) { [loop] in loop.async(task) }
-        } else {
-            clock.schedule(after: nanoseconds) { [loop] in loop.async(task) }
-        }
+        clock.schedule(after: nanoseconds) { [loop] in loop.async(task) }
     }
 }
