@@ -1,5 +1,5 @@
 /// How a node does the I/O of its peer connections.
-public enum PeerIO: String, Sendable, CaseIterable {
+package enum PeerIO: String, Sendable, CaseIterable {
     /// Two threads per connection (a reader and a writer) with blocking sockets, plus a thread
     /// per dialed peer, an accept thread and a liveness thread.
     case threaded

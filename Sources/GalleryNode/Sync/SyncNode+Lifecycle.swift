@@ -9,7 +9,7 @@ extension SyncNode {
     ///
     /// - Returns: The bound endpoint, with its real port, when the node listens.
     @discardableResult
-    public func start() throws(TransportError) -> Endpoint? {
+    package func start() throws(TransportError) -> Endpoint? {
         loadAddressBook()
         let bound: Endpoint?
         if let transport = configuration.environment.transport {
@@ -45,12 +45,12 @@ extension SyncNode {
 
     /// Adds a peer's address to the address book and dials it; the peer is then redialed with
     /// backoff whenever it is not connected, until the node stops or forgets it (`SyncNode+Redial`).
-    public func keepConnected(to peer: Endpoint) {
+    package func keepConnected(to peer: Endpoint) {
         loop.async { [self] in learn(peer, source: .connect) }
     }
 
     /// Connects to one more peer, once (no reconnection); returns when the attempt is made.
-    public func connect(to peer: Endpoint, timeout: Duration = .seconds(5)) throws(TransportError) {
+    package func connect(to peer: Endpoint, timeout: Duration = .seconds(5)) throws(TransportError) {
         if let loops = condition.withLock({ eventLoops }) {
             let (descriptor, remote) = try connectOnce(to: peer, timeout: timeout, loops: loops)
             _ = adopt(descriptor: descriptor, remote: remote, role: .client, loops: loops, dialed: peer)
@@ -61,7 +61,7 @@ extension SyncNode {
     }
 
     /// Closes every connection (telling peers `shutting_down`) and stops listening and dialing.
-    public func stop() {
+    package func stop() {
         transfers?.stop()
         let (listener, loops) = condition.withLock { () -> (Listener?, NodeEventLoops?) in
             running = false
