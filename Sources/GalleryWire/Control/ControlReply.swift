@@ -5,7 +5,7 @@ import GalleryModel
 /// JSON: the keys of the answer beside `"id"` and `"ok": true` (`ControlResponse`), one payload
 /// per reply: `galleries`, `ids`, `peers`, `status`, `drops`, `item`, or `events`; none for
 /// `done`.
-public enum ControlReply: Hashable, Sendable {
+package enum ControlReply: Hashable, Sendable {
     /// The command took effect; nothing to report (`new-gallery`, `move`, `delete`, `update`,
     /// `connect`, `disconnect`, `cancel`).
     case done
@@ -29,22 +29,22 @@ public enum ControlReply: Hashable, Sendable {
     case changes([WatchEvent])
 
     /// The galleries of `galleries`, else nil.
-    public var galleries: [GalleryListing]? {
+    package var galleries: [GalleryListing]? {
         if case .galleries(let listing) = self { listing } else { nil }
     }
 
     /// The events of `changes`, else nil.
-    public var events: [WatchEvent]? {
+    package var events: [WatchEvent]? {
         if case .changes(let events) = self { events } else { nil }
     }
 
     /// The drops of `drops`, else nil.
-    public var drops: [DropListing]? {
+    package var drops: [DropListing]? {
         if case .drops(let drops) = self { drops } else { nil }
     }
 
     /// The items of `added`, else nil.
-    public var ids: [OpID]? {
+    package var ids: [OpID]? {
         if case .added(let ids) = self { ids } else { nil }
     }
 }

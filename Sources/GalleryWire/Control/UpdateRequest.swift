@@ -2,27 +2,27 @@
 ///
 /// JSON: `{"item": ITEM, "title"?: T, "aspect"?: R}`, at least one of the two; `"items": [ITEM]`
 /// in place of `item` for several items.
-public struct UpdateRequest: Codable, Hashable, Sendable {
+package struct UpdateRequest: Codable, Hashable, Sendable {
     /// The items, at least one.
-    public var items: [ItemReference]
+    package var items: [ItemReference]
     /// Their new title.
-    public var title: String?
+    package var title: String?
     /// Their new aspect ratio, width / height.
-    public var aspect: Double?
+    package var aspect: Double?
 
-    public init(items: [ItemReference], title: String? = nil, aspect: Double? = nil) {
+    package init(items: [ItemReference], title: String? = nil, aspect: Double? = nil) {
         self.items = items
         self.title = title
         self.aspect = aspect
     }
 
     /// One item's update.
-    public init(item: ItemReference, title: String? = nil, aspect: Double? = nil) {
+    package init(item: ItemReference, title: String? = nil, aspect: Double? = nil) {
         self.init(items: [item], title: title, aspect: aspect)
     }
 
     /// Why a value is outside `FieldLimits`, or nil.
-    public var boundsProblem: String? {
+    package var boundsProblem: String? {
         ItemFieldValues(title: title, aspect: aspect).boundsProblem
     }
 
@@ -30,7 +30,7 @@ public struct UpdateRequest: Codable, Hashable, Sendable {
         case items, item, title, aspect
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         items = try container.decodeIfPresent([ItemReference].self, forKey: .items)
             ?? [try container.decode(ItemReference.self, forKey: .item)]
@@ -38,7 +38,7 @@ public struct UpdateRequest: Codable, Hashable, Sendable {
         aspect = try container.decodeIfPresent(Double.self, forKey: .aspect)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         if items.count == 1 {
             try container.encode(items[0], forKey: .item)
