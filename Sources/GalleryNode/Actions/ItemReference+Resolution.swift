@@ -37,7 +37,8 @@ extension [ItemReference] {
             }
             guard replica.item(id)?.isDeleted == false else { throw ActionFailure("\(named) was deleted already; nothing was \(verb)") }
             if let first = seen.updateValue(offset, forKey: id) {
-                throw ActionFailure("\(named) is item \(id), named already as item \(first + 1); nothing was \(verb)")
+                let same = reference == .id(id) ? "" : " is \(id),"
+                throw ActionFailure("\(named)\(same) named already as item \(first + 1); nothing was \(verb)")
             }
             ids.append(id)
         }
