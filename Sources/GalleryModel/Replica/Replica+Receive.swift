@@ -25,11 +25,14 @@ extension Replica {
             guard buffer.hold(op, until: dependency) else { return .rejected(.bufferFull(op.id)) }
             return .buffered(waitingFor: dependency)
         case .ready:
+            let before = opCount
             do {
                 try apply(op)
             } catch {
                 return .rejected(error)
             }
+            assert(opCount == before + 1, "an applied op is one entry of the log")
+            assert(version[op.id.replica] >= op.lastCounter, "the version vector covers an applied op")
             applied(op)
             return .applied(released: releaseHeldOps(after: op, applied: applied))
         }

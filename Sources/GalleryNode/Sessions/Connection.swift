@@ -52,7 +52,7 @@ final class Connection: @unchecked Sendable {
     let lock = NSLock()
 
     // Guarded by `lock`.
-    /// The channel (the reference guarded by `lock`; its methods run on its channel thread, except `execute`).
+    /// The channel (the reference guarded by `lock`; its methods run on its event loop, except `execute`).
     private(set) var channel: (any Channel)?
     private var closing = false
     private var closeReason: String?

@@ -106,6 +106,7 @@ struct RelayTree {
 
     /// A beacon arrived on a session.
     mutating func received(_ beacon: TreeBeacon, on session: Int, now: UInt64) -> Reaction {
+        defer { assertInvariants() }
         if let previous = beacons[session], names(previous), !names(beacon) { linger(session, now: now) }
         beacons[session] = beacon
         let mine = self.beacon
@@ -186,6 +187,7 @@ struct RelayTree {
     /// among the peers of the same round no deeper than itself (so none below it), the one
     /// closest to the root; or none is left, and it waits, orphaned, for the next round.
     mutating func disconnected(_ session: Int, now: UInt64) -> Bool {
+        defer { assertInvariants() }
         beacons[session] = nil
         peers[session] = nil
         lingering[session] = nil
@@ -198,6 +200,7 @@ struct RelayTree {
     /// that heard no new round for `timeout` gives its root up and roots its own tree. Returns
     /// true when this node's beacon changed.
     mutating func tick(now: UInt64, interval: UInt64, timeout: UInt64, wallMilliseconds: UInt64) -> Bool {
+        defer { assertInvariants() }
         if !isRoot {
             guard now >= heardAt, now - heardAt > timeout else { return false }
             retired[root] = (since, round)
@@ -214,5 +217,15 @@ struct RelayTree {
         round = max(round + 1, wallMilliseconds)
         heardAt = now
         return true
+    }
+
+    /// The tree's invariants, checked in debug builds after every change: the root has no parent
+    /// and no hops; a node below it has at least one hop and a parent it holds a beacon of, or
+    /// none (orphaned until the next round); the way is never longer than the bound.
+    private func assertInvariants() {
+        assert(isRoot == (hops == 0), "hops \(hops) for \(isRoot ? "the root" : "a node below the root")")
+        assert(!isRoot || parent == nil, "the root has a parent")
+        assert(parent.map { beacons[$0] != nil && peers[$0] != nil } ?? true, "the parent is a session with a beacon")
+        assert(hops <= Self.maximumHops, "hops \(hops) beyond the bound")
     }
 }

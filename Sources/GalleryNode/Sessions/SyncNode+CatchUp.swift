@@ -43,7 +43,7 @@ extension SyncNode {
         sessions[id]?.live = false
         sessions[id]?.relay.learned(version)
         sessions[id]?.catchUp = CatchUp(
-            version: version, next: replica.firstLogPosition(missingFrom: version), end: durableCount)
+            version: version, next: replica.firstLogPosition(missingFrom: version), end: durability.count)
         relayCountsOnLoop.catchUpsAnswered += 1
         if !running { continueCatchUp(id) }
     }
@@ -76,12 +76,12 @@ extension SyncNode {
                 relayCountsOnLoop.catchUpFramesSent += 1
             }
             catchUp.next = next
-        } else if catchUp.end < durableCount {
+        } else if catchUp.end < durability.count {
             // Ops durable since the catch-up began: the peer lacks most of them (any it has, it drops).
-            catchUp.end = durableCount
+            catchUp.end = durability.count
         } else {
-            connection.send(.caughtUp(durableVersion))
-            sessions[id]?.relay.learned(durableVersion)
+            connection.send(.caughtUp(durability.version))
+            sessions[id]?.relay.learned(durability.version)
             sessions[id]?.catchUp = nil
             sessions[id]?.live = true
             notifyChange()

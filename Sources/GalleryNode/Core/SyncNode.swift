@@ -11,11 +11,11 @@ import GalleryWire
 ///
 /// **One serial inbox.** Every input becomes a job on `loop`, one `WorkThread` that alone owns the
 /// replica and the session and fan-out state: ops, `sync_request` and `caught_up` from peers
-/// (queued by each connection's reader: its thread, or its event loop), local commands (`perform`,
+/// (queued by each connection's event loop), local commands (`perform`,
 /// which waits for its job), reports of the group-commit writer, connections to register (accepted
 /// or dialed), the liveness pass (heartbeats, silence, gaps) queued by a timer. The I/O threads and
-/// event loops only read, write and hand over. A dedicated thread rather than a lock: no input ever
-/// waits for another input's I/O, and the state needs no lock at all. Nothing on the loop blocks:
+/// event loops only read, write and hand over: no input ever waits for another input's I/O, and
+/// the state needs no lock at all. Nothing on the loop blocks:
 /// storing goes to the group-commit writer (`GroupCommit`), sending only queues frames on a
 /// connection's bounded outbound queue, subscribers get events on their own threads (`NodeEvents`),
 /// and a catch-up is answered a batch per turn (`SyncNode+CatchUp`).
@@ -25,8 +25,9 @@ import GalleryWire
 /// peers, reported to subscribers and acknowledged to the `perform` that made them
 /// (`SyncNode+Durability`).
 ///
-/// `@unchecked Sendable`: the loop's state is touched only on `loop`; the lifecycle state
-/// (`running`, the listener, command slots, the change counter) is guarded by `condition`.
+/// `@unchecked Sendable`: the loop's state is touched only on `loop` (checked on every access in
+/// debug builds, `SyncNode+LoopState`); the lifecycle state (`running`, the transport, command
+/// slots, the change counter) is guarded by `condition`.
 package final class SyncNode: @unchecked Sendable {
     /// The node's configuration.
     package let configuration: NodeConfiguration
@@ -67,45 +68,37 @@ package final class SyncNode: @unchecked Sendable {
     /// (which take no slot); a request beyond is refused as busy.
     package static let maximumCommandThreads = 2 * maximumRunningCommands
 
-    // Owned by `loop`.
-    package var replica: Replica
-    var connections: [Int: Connection] = [:]
-    var sessions: [Int: Session] = [:]
-    var nextConnectionID = 0
+    // Owned by `loop`: reached only through the accessors of `SyncNode+LoopState`, which check
+    // the caller runs on the loop in debug builds. Separate stored properties, so that accesses
+    // to two of them in one expression never overlap.
+    var _replica: Replica
+    var _connections: [Int: Connection] = [:]
+    var _sessions: [Int: SyncNode.Session] = [:]
+    var _nextConnectionID: Int = 0
     /// What the liveness pass carries from one run to the next.
-    var liveness: LivenessState
+    var _liveness: LivenessState
     /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
     /// changes are refused, and nothing more is sent to peers until storing works again
     /// (`SyncNode+StorageFault`).
-    package var storageFault: String?
+    var _storageFault: String?
     /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
-    var deferredCatchUps: [Int: VersionVector] = [:]
+    var _deferredCatchUps: [Int: VersionVector] = [:]
     /// Ops received under an ID this node holds with other content, most recent last.
-    var divergentOps: [DivergentOp] = []
+    var _divergentOps: [DivergentOp] = []
     /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
-    var divergentOpCount = 0
+    var _divergentOpCount: Int = 0
     /// The keys of peers: pinned per dialed address, and per name (`SyncNode+Identity`).
-    var peerKeys = PeerKeyBook()
-    /// The replica's first `durableCount` ops are durable: only they are ever sent.
-    var durableCount: Int
-    /// The version vector of the durable ops (what a `caught_up` may claim).
-    var durableVersion: VersionVector
-    /// The sum of `durableVersion`'s counters (saturating): what `ihave_total` announces.
-    var durableTotal: UInt64
+    var _peerKeys: PeerKeyBook = PeerKeyBook()
+    /// What is durable, and the batches, commands and progress waiting for it (`Durability`).
+    var _durability: Durability
     /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
-    var relayTree: RelayTree
-    /// Batches applied and handed to the writer, not yet durable, in the order applied.
-    var inFlight: [InFlight] = []
-    /// `perform` calls waiting for their ops to be durable.
-    var durabilityWaiters: [(end: Int, ticket: DurabilityTicket)] = []
-    /// Transfer progress waiting for the ops applied before it (up to `end`) to be durable.
-    var heldProgress: [(end: Int, progress: [TransferProgress])] = []
+    var _relayTree: RelayTree
     /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
-    var addresses = AddressState()
+    var _addresses: AddressState = AddressState()
     /// What the relay received and sent (`SyncNode+Relay`).
-    var relayCountsOnLoop = RelayCounts()
+    var _relayCountsOnLoop: RelayCounts = RelayCounts()
     /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
-    var relayHold = RelayHold()
+    var _relayHold: RelayHold = RelayHold()
 
     /// What the node knows of one authenticated connection.
     struct Session {
@@ -132,27 +125,20 @@ package final class SyncNode: @unchecked Sendable {
         var compactOps: CompactOpsWriter?
     }
 
-    /// Ops applied in one turn (a command, a received frame) and not yet durable.
-    struct InFlight {
-        /// The ops, in the order applied.
-        var ops: [Op]
-        /// The replica's op count after them: they are at log positions `end - ops.count ..< end`.
-        var end: Int
-        /// The connection they came from (not sent back there), nil for local ops.
-        var source: Int?
-    }
+    /// Ops applied in one turn and not yet durable (`Durability.Batch`).
+    typealias InFlight = Durability.Batch
 
     /// Creates a node serving `replica`; call `start()` to listen and dial.
     package init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
-        self.replica = replica
-        self.durableCount = replica.opCount
-        self.durableVersion = replica.version
-        self.durableTotal = replica.version.total
-        self.relayTree = RelayTree(
+        self._replica = replica
+        self._liveness = LivenessState(
+            previous: configuration.environment.clock.now,
+            gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
+        self._durability = Durability(replica: replica)
+        self._relayTree = RelayTree(
             me: replica.id, now: configuration.environment.clock.now,
             wallMilliseconds: UInt64(max(0, configuration.environment.wallClock() * 1_000)))
-        self.liveness = LivenessState(previous: configuration.environment.clock.now, gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
         var settings = HandshakeSettings(
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
@@ -330,11 +316,7 @@ package final class SyncNode: @unchecked Sendable {
     /// placeholder among them) are reported durable: progress is never seen before its placeholder.
     func publishProgress(_ progress: [TransferProgress]) {
         loop.async { [self] in
-            if replica.opCount <= durableCount {
-                events.publish(.transferProgress(progress))
-            } else {
-                heldProgress.append((replica.opCount, progress))
-            }
+            if !durability.hold(progress, until: replica.opCount) { events.publish(.transferProgress(progress)) }
         }
     }
 }

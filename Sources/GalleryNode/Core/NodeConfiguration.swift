@@ -82,8 +82,8 @@ package struct NodeConfiguration: Sendable {
     /// The addresses this node tells its peers it listens at (`addresses` frames); nil: the
     /// address it is bound to. For a node reached through a port forward, a tunnel or a relay.
     package var announce: [Endpoint]?
-    /// The clock, executors and transport the node runs on: today's threads and event loops
-    /// unless a simulation supplies its own (`NodeEnvironment`).
+    /// The clock, executors and transport the node runs on: the system's clock and TCP on event
+    /// loops, unless a simulation supplies its own (`NodeEnvironment`).
     package var environment = NodeEnvironment.production
 
     package init(

@@ -11,7 +11,7 @@ extension SyncNode {
     /// `body` must not call back into the node). Ops at log positions below that number are
     /// stored; `Replica.lastOps` reaches them.
     package func readDurable<Result>(_ body: (_ replica: Replica, _ durableCount: Int) -> Result) -> Result {
-        loop.sync { body(replica, durableCount) }
+        loop.sync { body(replica, durability.count) }
     }
 
     /// The ops at log positions `start..<end` (both at most the durable count read with `replica`),

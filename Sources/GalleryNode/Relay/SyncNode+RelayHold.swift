@@ -16,7 +16,7 @@ extension SyncNode {
             return
         }
         relayHold.batches += batches
-        if inFlight.isEmpty {
+        if durability.isIdle {
             flushHeldRelay(corking: true)
         } else {
             armRelayFlush()

@@ -11,7 +11,7 @@ import GalleryWire
 /// policy says (`SyncNode+Relay`). Nothing
 /// of a session outlives its connection: a reconnect starts a new exchange of version vectors.
 ///
-/// The delegate calls come on each connection's reader thread or event loop; everything that
+/// The delegate calls come on each connection's event loop; everything that
 /// touches the replica or the sessions is queued on the node's loop, in the order received.
 extension SyncNode: ConnectionDelegate {
     func connectionAuthenticated(_ connection: Connection) {

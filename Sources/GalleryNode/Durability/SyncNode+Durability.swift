@@ -11,17 +11,14 @@ extension SyncNode {
     func applied(_ ops: [Op], source: Int?, waits: Bool) -> DurabilityTicket? {
         guard !ops.isEmpty else { return nil }
         let end = replica.opCount
-        inFlight.append(InFlight(ops: ops, end: end, source: source))
+        durability.submitted(ops, end: end, source: source)
         guard let writer else {
             becameDurable(upTo: end)
             return nil
         }
         writer.submit(ops, end: end)
         notifyChange()
-        guard waits else { return nil }
-        let ticket = DurabilityTicket()
-        durabilityWaiters.append((end, ticket))
-        return ticket
+        return waits ? durability.ticket(until: end) : nil
     }
 
     /// Takes a report of the group-commit writer.
@@ -38,36 +35,15 @@ extension SyncNode {
     /// The replica's first `end` ops are durable: sends the ops that became so, tells the
     /// subscribers and the commands waiting for them.
     func becameDurable(upTo end: Int) {
-        guard end > durableCount else { return }
-        var taken = 0
-        while taken < inFlight.count && inFlight[taken].end <= end { taken += 1 }
-        let batches = Array(inFlight[..<taken])
-        inFlight.removeFirst(taken)
-        durableCount = end
-        for batch in batches {
-            // An insert of n items holds n counters: the vector names the last (protocol.md, "Identifiers").
-            for op in batch.ops where durableVersion[op.id.replica] < op.lastCounter {
-                let (total, overflow) = durableTotal.addingReportingOverflow(op.lastCounter - durableVersion[op.id.replica])
-                durableTotal = overflow ? .max : total
-                durableVersion[op.id.replica] = op.lastCounter
-            }
-        }
-        relayOrHold(batches)
+        assert(end <= replica.opCount, "only applied ops become durable")
+        guard let released = durability.becameDurable(upTo: end) else { return }
+        relayOrHold(released.batches)
         if !events.isEmpty {
+            let batches = released.batches
             events.publish(.applied(batches.count == 1 ? batches[0].ops : batches.flatMap(\.ops)))
         }
-        var shown = 0
-        while shown < heldProgress.count && heldProgress[shown].end <= end {
-            events.publish(.transferProgress(heldProgress[shown].progress))
-            shown += 1
-        }
-        heldProgress.removeFirst(shown)
-        var waiting = 0
-        while waiting < durabilityWaiters.count && durabilityWaiters[waiting].end <= end {
-            durabilityWaiters[waiting].ticket.succeed()
-            waiting += 1
-        }
-        durabilityWaiters.removeFirst(waiting)
+        for progress in released.progress { events.publish(.transferProgress(progress)) }
+        for ticket in released.tickets { ticket.succeed() }
         notifyChange()
     }
 

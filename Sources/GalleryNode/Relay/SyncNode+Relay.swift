@@ -224,12 +224,12 @@ extension SyncNode {
         for id in sessions.keys.sorted() {
             guard var policy = sessions[id]?.relay, sessions[id]?.live == true, let connection = connections[id] else { continue }
             if now >= policy.lastAnnounced + announcing,
-               let total = policy.takeAnnouncement(total: durableTotal, branch: relayTree.isBranch(id, now: now)) {
+               let total = policy.takeAnnouncement(total: durability.total, branch: relayTree.isBranch(id, now: now)) {
                 policy.lastAnnounced = now
                 connection.send(.ihaveTotal(total))
                 relayCountsOnLoop.announcementsSent += 1
             }
-            if !joining, let due = policy.dueGraft(version: durableVersion, total: durableTotal, now: now, timeout: timeout),
+            if !joining, let due = policy.dueGraft(version: durability.version, total: durability.total, now: now, timeout: timeout),
                due.since < (candidate?.since ?? .max) {
                 candidate = (id, due.since, due.origins)
             }

@@ -30,10 +30,9 @@ extension SyncNode {
             return
         }
         storageFault = reason
-        configuration.log("\(configuration.name): \(reason): \(replica.opCount - durableCount) ops not stored; "
+        configuration.log("\(configuration.name): \(reason): \(replica.opCount - durability.count) ops not stored; "
             + "refusing changes and sending nothing until storing works again (retrying every \(Self.storageRetryInterval) s)")
-        for waiter in durabilityWaiters { waiter.ticket.fail(reason) }
-        durabilityWaiters = []
+        for ticket in durability.takeWaiters() { ticket.fail(reason) }
         notifyChange()
     }
 
@@ -79,7 +78,7 @@ extension SyncNode {
     package var health: NodeHealth {
         loop.sync {
             NodeHealth(
-                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durableCount,
+                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
                 missingOps: replica.missingRanges.map(\.description),
                 divergentOps: divergentOps, divergentOpCount: divergentOpCount,
                 identityConflicts: peerKeys.conflicts)

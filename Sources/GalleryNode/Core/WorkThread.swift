@@ -11,8 +11,8 @@ import Foundation
 /// thread for it.
 ///
 /// The queue is bounded: `async` from another thread waits while `limit` jobs are queued, which
-/// carries backpressure from a busy loop back to the connections' readers (as the node's lock
-/// did). Jobs queued from the thread itself never wait.
+/// carries backpressure from a busy loop back to whoever queues (a command's thread, a timer).
+/// Jobs queued from the thread itself never wait.
 ///
 /// `@unchecked Sendable`: all mutable state is guarded by `condition`.
 final class WorkThread: @unchecked Sendable {
