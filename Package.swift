@@ -35,7 +35,7 @@ let package = Package(
         // Bytes only: sockets, endpoints, stream pairs, channels, event loops; imports no Gallery module.
         .target(name: "GalleryIO", dependencies: ["CEventPoll"]),
         // The node's directory: op log, snapshot, blob store, checkpoints, transfer journal.
-        .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
+        .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryIO"]),
         // Image codecs for thumbnails, sans I/O: JPEG (scaled decoding, baseline encoding), PNG with
         // our own inflate, GIF's first frame, EXIF orientation, downscaling. Imports no Gallery module.
         .target(name: "GalleryImaging"),
@@ -53,7 +53,7 @@ let package = Package(
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [
-            "GalleryModel", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
+            "GalleryModel", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
         ]),
         .executableTarget(name: "gallery", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
@@ -69,14 +69,14 @@ let package = Package(
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
             "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryMeshSimulation",
         ]),
-        .testTarget(name: "GalleryMeshSimulationTests", dependencies: ["GalleryMeshSimulation", "GalleryModel", "GalleryNode"]),
+        .testTarget(name: "GalleryMeshSimulationTests", dependencies: ["GalleryMeshSimulation", "GalleryModel", "GalleryNode", "GalleryWire"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel", "GallerySimulation"]),
-        .testTarget(name: "GalleryCryptoTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto"]),
+        .testTarget(name: "GalleryCryptoTests", dependencies: ["GallerySimulation", "GalleryCrypto"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire"]),
         .testTarget(name: "GalleryIOTests", dependencies: ["GalleryIO"]),
-        .testTarget(name: "GalleryImagingTests", dependencies: ["GalleryImaging", "GalleryTestSupport"]),
+        .testTarget(name: "GalleryImagingTests", dependencies: ["GalleryImaging"]),
         .testTarget(name: "GalleryStorageTests", dependencies: [
-            "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryTestSupport",
+            "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryIO", "GalleryStorage", "GalleryTestSupport",
         ]),
         // Node suites that need a host (storage, control socket) are here too: they run serialized
         // with the other node suites (NodeSuites).
@@ -84,7 +84,7 @@ let package = Package(
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
             "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb",
         ]),
-        .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel", "GallerySimulation"]),
+        .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GallerySimulation"]),
         .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",

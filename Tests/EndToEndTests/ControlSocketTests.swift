@@ -1,8 +1,6 @@
 import Foundation
 import GalleryControl
 import GalleryCrypto
-import GalleryModel
-import GalleryNode
 import GalleryTestSupport
 import GalleryWire
 import Testing

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryControl
-import GalleryNode
 import GalleryTestSupport
 import GalleryWire
 import Testing

@@ -1,5 +1,3 @@
-import GalleryModel
-import GalleryNode
 import GalleryWire
 import Testing
 @testable import GalleryMeshSimulation

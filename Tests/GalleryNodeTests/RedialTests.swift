@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GalleryNode
 import Testing
 

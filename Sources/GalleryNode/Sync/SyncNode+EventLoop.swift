@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryWire
 import Synchronization
 
 /// A node on event loops (`PeerIO.eventLoop`): accept, dial with backoff, every connection's

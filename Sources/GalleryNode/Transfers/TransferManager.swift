@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryWire
 import Synchronization
 
 /// Fills this node's placeholders: fetches their bytes by hash from peers, in chunks, hashing as

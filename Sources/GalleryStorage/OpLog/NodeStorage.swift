@@ -1,5 +1,4 @@
 import Foundation
-import GalleryCrypto
 import GalleryIO
 import GalleryModel
 

@@ -2,9 +2,7 @@ import Foundation
 import GalleryCrypto
 import GalleryModel
 import GalleryNode
-import GallerySimulation
 import GalleryStorage
-import GalleryWire
 import Synchronization
 
 /// `gallery-bench transfer`: drag and drop between two nodes on loopback (issue 5).
