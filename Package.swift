@@ -44,7 +44,7 @@ let package = Package(
         .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
         // The adapter of `gallery -C DIR`: control socket, commands, client.
         .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode"]),
-        // Sans-I/O HTTP/1.1 codec for the web adapter (issue 13).
+        // Sans-I/O HTTP/1.1 codec for the web adapter; it imports no Gallery module.
         .target(name: "GalleryHTTP"),
         // The web adapter (http-api.md): HTTP/1.1 on our sockets, the page, the JSON API over the
         // node's commands and use cases (those of GalleryControl too), blobs, uploads, live events.
@@ -60,7 +60,8 @@ let package = Package(
             "GalleryHost",
         ]),
         // Hundreds of real nodes in one process on a seeded scheduler and a simulated network
-        // (issue 16): for tests and gallery-bench only, never in `gallery`.
+        // (a deterministic stand-in for the network and the clock): for tests and gallery-bench only,
+        // never in `gallery`.
         .target(name: "GalleryMeshSimulation", dependencies: ["GalleryModel", "GalleryCrypto", "GallerySimulation", "GalleryIO", "GalleryNode", "GalleryWire"]),
         // Shared by tests and benchmarks: spawning `gallery` and the bench's children, storage
         // fixtures, and a headless-Chromium driver over the DevTools protocol.
