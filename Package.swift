@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The modules are the layers: each target lists every module it imports, and every arrow points
-// down (README.md, "Layout"). GalleryNode never imports GalleryStorage: it asks storage through the
+// The modules are the layers: each target lists exactly the modules it imports, and every arrow
+// points down (README.md, "Layout"; `.ci/check-layout` holds the lists, the imports and README's
+// arrows to each other). GalleryNode never imports GalleryStorage: it asks storage through the
 // protocols in GalleryNode/Ports, which GalleryHost conforms the storage types to.
 let package = Package(
     name: "GallerySync",
