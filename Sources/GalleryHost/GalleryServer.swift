@@ -10,7 +10,6 @@ import Darwin
 import Glibc
 #endif
 import GalleryModel
-import GalleryWire
 
 /// A node serving a directory: its replica restored from its snapshot and op files, synced with
 /// its peers, every applied op written to the op log before it is sent on.

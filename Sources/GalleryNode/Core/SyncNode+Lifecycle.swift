@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryModel
 import GalleryWire
 import Synchronization
 

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryWire
 
 /// Durability before anything leaves the node: ops applied on the loop go to the group-commit
 /// writer; when it reports them durable, the loop relays them to the live peers (`SyncNode+Relay`), publishes them on `events`, and wakes the commands that made them. All on the loop.

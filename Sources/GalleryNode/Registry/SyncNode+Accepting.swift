@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryWire
 
 /// Taking inbound connections: admission before anything is made for a connection, and backing
 /// off (shedding unauthenticated connections first) when the process runs out of descriptors.

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryWire
 
 /// Redial from both sides (protocol.md, "Addresses"): every peer in the address book that is not
 /// connected, whichever side dialed first, and every address the user gave that no peer has

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryWire
 
 /// Liveness of a connection: heartbeats, the silence limit, the handshake deadline, and closing
 /// the channel under a peer that does not read its farewell.

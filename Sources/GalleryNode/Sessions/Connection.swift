@@ -1,7 +1,5 @@
 import Foundation
-import GalleryCrypto
 import GalleryIO
-import GalleryModel
 import GalleryWire
 
 /// What a connection tells its node.

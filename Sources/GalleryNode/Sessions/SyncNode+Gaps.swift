@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GalleryWire
 
 /// How long received ops have been waiting in the causal buffer: the liveness loop's view of gaps

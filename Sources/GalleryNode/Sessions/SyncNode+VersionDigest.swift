@@ -1,4 +1,3 @@
-import GalleryModel
 import GalleryWire
 
 /// The periodic version exchange by digest (protocol.md, "Version exchange"): the requester sends

@@ -1,7 +1,6 @@
 import Foundation
 import GalleryCrypto
 import GalleryIO
-import GalleryWire
 
 #if canImport(Darwin)
 import Darwin

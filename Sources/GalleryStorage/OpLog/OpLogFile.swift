@@ -1,8 +1,6 @@
 import Foundation
-import GalleryCrypto
 import GalleryIO
 import GalleryModel
-import GalleryWire
 
 #if canImport(Darwin)
 import Darwin

@@ -1,5 +1,4 @@
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// The one argument parser of `gallery`: the arguments of one command, taken apart option by

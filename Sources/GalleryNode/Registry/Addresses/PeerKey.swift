@@ -1,4 +1,3 @@
-import GalleryModel
 import GalleryWire
 
 /// The key the address book knows a peer by, taken from its authenticated session.

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// `delete ITEM...` (or `trash`): deletes items, all or none.

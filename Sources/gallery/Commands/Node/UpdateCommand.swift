@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// `update ITEM --title T | --aspect R`: changes an item's title or aspect ratio.

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// `watch [GALLERY] [--json]`: shows every change live until the node stops or the user
