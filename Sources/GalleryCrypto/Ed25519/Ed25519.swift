@@ -19,16 +19,16 @@ import Foundation
 /// the fixed-base multiplication (`EdwardsPoint.multiplyBase`), scalar reduction and
 /// multiply-add mod L, encoding. Verification handles public values only and is variable time.
 /// Secrets are Swift arrays and are not wiped after use (see `X25519`).
-public enum Ed25519 {
+package enum Ed25519 {
     /// The length of a seed (private key) in bytes (32).
-    public static let seedByteCount = 32
+    package static let seedByteCount = 32
     /// The length of a public key in bytes (32).
-    public static let publicKeyByteCount = 32
+    package static let publicKeyByteCount = 32
     /// The length of a signature in bytes (64): R, then S.
-    public static let signatureByteCount = 64
+    package static let signatureByteCount = 64
 
     /// Why a signature was refused.
-    public enum VerificationError: Error, Equatable, Sendable, LocalizedError {
+    package enum VerificationError: Error, Equatable, Sendable, LocalizedError {
         /// The signature was not 64 bytes.
         case invalidLength(Int)
         /// S was not below L.
@@ -37,7 +37,7 @@ public enum Ed25519 {
         case mismatch
 
         /// A one-line description.
-        public var errorDescription: String? {
+        package var errorDescription: String? {
             switch self {
             case let .invalidLength(count): "an Ed25519 signature is 64 bytes, not \(count)"
             case .nonCanonicalScalar: "the signature's S is not below the group order (non-canonical)"

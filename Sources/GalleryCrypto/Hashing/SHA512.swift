@@ -4,9 +4,9 @@
 /// Portable Swift: 64-bit words, 80 rounds a block; whole 128-byte blocks are compressed straight
 /// from the caller's memory and only a partial block is copied. Constant time in the bytes hashed
 /// (no branch or table index depends on them): Ed25519 hashes its secret with it.
-public struct SHA512: Sendable {
+package struct SHA512: Sendable {
     /// The length of a digest in bytes (64).
-    public static let byteCount = 64
+    package static let byteCount = 64
 
     /// The length of a block in bytes (128).
     static let blockByteCount = 128
@@ -25,26 +25,26 @@ public struct SHA512: Sendable {
     private var totalCount: UInt64 = 0
 
     /// A hasher that has seen no bytes.
-    public init() {}
+    package init() {}
 
     /// The digest of `bytes`.
     ///
     /// - Complexity: O(*n*).
-    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+    package static func hash(_ bytes: [UInt8]) -> [UInt8] {
         var hasher = SHA512()
         hasher.update(bytes)
         return hasher.finalize()
     }
 
     /// Feeds `bytes` to the hash.
-    public mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
     /// Feeds `bytes` to the hash.
     ///
     /// - Complexity: O(*n*) in the number of bytes.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         var offset = 0
         totalCount &+= UInt64(bytes.count)
@@ -67,7 +67,7 @@ public struct SHA512: Sendable {
     }
 
     /// The 64-byte digest of everything fed: pads with 0x80, zeros and the bit length (big-endian).
-    public consuming func finalize() -> [UInt8] {
+    package consuming func finalize() -> [UInt8] {
         let bitCount = totalCount &<< 3
         let highBits = totalCount >> 61
         var padding = [UInt8](repeating: 0, count: (pendingCount < 112 ? 128 : 256) - pendingCount)

@@ -4,21 +4,21 @@ extension Replica {
     /// counters may reach: 2^32. Counters have 48 bits, so one op can take at most 1/65,536 of the
     /// space; a correct replica's counter is one above the clock it has, and it cannot have seen
     /// 2^32 more ops than another member without that member seeing any of them.
-    public static let maxCounterLead: UInt64 = 1 << 32
+    package static let maxCounterLead: UInt64 = 1 << 32
 
     /// Takes an op from a peer: applies it (and any held ops it unblocks), holds it until its
     /// dependencies arrive, drops it as a duplicate, or refuses it.
     ///
     /// - Complexity: that of applying the op and the ops it releases; O(1) expected to buffer.
     @discardableResult
-    public mutating func receive(_ op: Op) -> ReceiveOutcome {
+    package mutating func receive(_ op: Op) -> ReceiveOutcome {
         receive(op) { _ in }
     }
 
     /// Takes an op from a peer like `receive(_:)`, and calls `applied` with each op applied because
     /// of it, in order: the op itself, then the held ops it released (what to relay to others).
     @discardableResult
-    public mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
+    package mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
         // Before anything else, so that no arithmetic below meets a counter near 2^64.
         if op.lastCounter > PackedID.maxCounter { return .rejected(.counterOverflow(op.id)) }
         if op.lastCounter > clock, op.lastCounter - clock > Self.maxCounterLead {
