@@ -70,7 +70,8 @@ package final class GalleryServer: @unchecked Sendable {
         configure: (inout NodeConfiguration) -> Void = { _ in }
     ) throws {
         self.http = http
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(NodeDirectory.directoryMode)])
         let files = NodeDirectory(url: directory)
         let lockDescriptor = try files.lock()
         do {

@@ -201,6 +201,10 @@ package final class NodeStorage: @unchecked Sendable {
     private static func replay(_ ops: [Op], into replica: inout Replica, from url: URL) throws(StorageError) {
         for op in ops {
             if case .rejected(let error) = replica.receive(op) {
+                // A log written before counters were bounded may hold an op that jumped the clock
+                // toward 2^48 (and froze the space); it is dropped here as a peer would refuse it,
+                // rather than keep the node from starting.
+                if case .counterTooFarAhead = error { continue }
                 throw .unreplayableOp(path: url.path, op: op.id.description, reason: error.localizedDescription)
             }
         }
