@@ -1,4 +1,5 @@
 import Foundation
+@testable import GalleryImaging
 
 /// The zlib, PNG and GIF fixture files (Fixtures/Zlib, Fixtures/PNG, Fixtures/GIF, each made by the
 /// Python script beside them), read from the source tree rather than bundled.
@@ -76,4 +77,32 @@ struct DeflateBitWriter {
         let adler = b << 16 | a
         return [0x78, 0x9C] + deflate + [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: adler >> UInt32($0)) }
     }
+}
+
+extension RasterImage {
+    /// The pixels as RGBA (gray replicated, opaque alpha added), to compare with a browser's decode.
+    var rgbaPixels: [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(width * height * 4)
+        for pixel in 0..<width * height {
+            let base = pixel * channels
+            switch channels {
+            case 1: out += [pixels[base], pixels[base], pixels[base], 255]
+            case 3: out += [pixels[base], pixels[base + 1], pixels[base + 2], 255]
+            default: out += pixels[base..<base + 4]
+            }
+        }
+        return out
+    }
+}
+
+/// A PNG chunk with its length and CRC, for building hostile files in tests.
+func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+    let body = Array(type.utf8) + data
+    let crc = body.withUnsafeBytes { CRC32.checksum($0) }
+    return bigEndian(UInt32(data.count)) + body + bigEndian(crc)
+}
+
+func bigEndian(_ value: UInt32) -> [UInt8] {
+    [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: value >> UInt32($0)) }
 }
