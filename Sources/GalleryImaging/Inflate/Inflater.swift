@@ -25,6 +25,31 @@ package enum Inflater {
         return (output.array(), reader.bytesConsumed)
     }
 
+    /// Decompresses the raw DEFLATE stream at the start of `input` into an array of exactly
+    /// `outputBytes`, with no copy: PNG knows its inflated size.
+    /// - Returns: the bytes, how many of them the stream filled (the rest are zero), and how many
+    ///   input bytes the stream took.
+    /// - Throws: `.tooLarge` when the stream holds more than `outputBytes`.
+    package static func inflate(_ input: UnsafeRawBufferPointer, exactly outputBytes: Int) throws(ImageError)
+        -> (output: [UInt8], filled: Int, consumed: Int) {
+        var reader = BitReader(input)
+        var failure: ImageError?
+        var filled = 0
+        let output = [UInt8](unsafeUninitializedCapacity: outputBytes) { buffer, count in
+            var target = OutputBuffer(borrowing: buffer)
+            // The closure's `do` infers an untyped error, so the typed one comes out through a Result.
+            if case .failure(let error) = Result(catching: { () throws(ImageError) in try inflate(&reader, into: &target) }) {
+                failure = error
+            }
+            filled = target.count
+            // Zero what the stream did not fill, so the array is fully initialized either way.
+            buffer.baseAddress.map { ($0 + filled).initialize(repeating: 0, count: outputBytes - filled) }
+            count = outputBytes
+        }
+        if let failure { throw failure }
+        return (output, filled, reader.bytesConsumed)
+    }
+
     /// Decodes blocks from `reader` until the final one; the reader is then byte-aligned after it.
     static func inflate(_ reader: inout BitReader, into output: inout OutputBuffer) throws(ImageError) {
         var final = false

@@ -1,6 +1,8 @@
 /// The growing output of an inflate: raw memory rather than an `Array`, so that the hot loop writes
-/// without bounds or uniqueness checks. It never grows past `limit`.
+/// without bounds or uniqueness checks. It never grows past `limit`. It owns its memory, or borrows
+/// a caller's fixed buffer (then `limit` is its size and it never grows).
 struct OutputBuffer {
+    private let owned: Bool
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var capacity: Int
     /// Bytes written.
@@ -12,6 +14,16 @@ struct OutputBuffer {
         capacity = max(initialCapacity, 1)
         base = .allocate(capacity: capacity)
         self.limit = limit
+        owned = true
+    }
+
+    /// Writes into `buffer` and never past it.
+    init(borrowing buffer: UnsafeMutableBufferPointer<UInt8>) {
+        // A zero-size buffer may have no base address; nothing can be written to it anyway.
+        base = buffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 1)!
+        capacity = buffer.count
+        limit = buffer.count
+        owned = false
     }
 
     /// The first unwritten byte.
@@ -37,8 +49,8 @@ struct OutputBuffer {
         [UInt8](UnsafeBufferPointer(start: base, count: count))
     }
 
-    /// Frees the memory; the buffer must not be used afterwards.
+    /// Frees the memory when owned; the buffer must not be used afterwards.
     func deallocate() {
-        base.deallocate()
+        if owned { base.deallocate() }
     }
 }

@@ -73,12 +73,9 @@ package enum PNGDecoder {
         }
         var inflated: [UInt8]
         do {
-            inflated = try ZlibDecoder.decompress(stream.compressed, expectedBytes: inflatedBytes, maxOutputBytes: inflatedBytes)
+            inflated = try ZlibDecoder.decompress(stream.compressed, exactly: inflatedBytes)
         } catch .tooLarge {
             throw .malformed("the image data inflates to more than the \(inflatedBytes) bytes IHDR declares")
-        }
-        guard inflated.count == inflatedBytes else {
-            throw .truncated("the image data inflates to \(inflated.count) of \(inflatedBytes) bytes")
         }
         var pixels = [UInt8](repeating: 0, count: outputBytes)
         try inflated.withUnsafeMutableBufferPointer { (inflatedBuffer) throws(ImageError) in
