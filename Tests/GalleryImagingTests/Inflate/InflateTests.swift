@@ -16,6 +16,19 @@ import Testing
         #expect(try ZlibDecoder.decompress(stream, expectedBytes: 10, maxOutputBytes: 1 << 20) == payload)
     }
 
+    @Test func anExactSizeIsEnforcedBothWays() throws {
+        let payload = [UInt8](try LosslessFixtures.data("Zlib", "payload.bin"))
+        let stream = [UInt8](try LosslessFixtures.data("Zlib", "level9.zlib"))
+        #expect(try ZlibDecoder.decompress(stream, exactly: payload.count) == payload)
+        #expect(throws: ImageError.tooLarge("inflated data passes its bound of \(payload.count - 1) bytes")) {
+            _ = try ZlibDecoder.decompress(stream, exactly: payload.count - 1)
+        }
+        #expect(throws: ImageError.truncated("inflated \(payload.count) of \(payload.count + 1) bytes")) {
+            _ = try ZlibDecoder.decompress(stream, exactly: payload.count + 1)
+        }
+        #expect(try ZlibDecoder.decompress(LosslessFixtures.hex("78 9c 3 0 0 0 0 1"), exactly: 0) == [])
+    }
+
     @Test func rawDeflateReportsTheBytesItUsed() throws {
         let payload = [UInt8](try LosslessFixtures.data("Zlib", "payload.bin"))
         let stream = [UInt8](try LosslessFixtures.data("Zlib", "raw.deflate")) + [0xAA, 0xBB]
