@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The modules are the layers: each target lists every module it imports, and every arrow points
-// down (README.md, "Layout"). GalleryNode never imports GalleryStorage: it asks storage through the
+// The modules are the layers: each target lists exactly the modules it imports, and every arrow
+// points down (README.md, "Layout"; `.ci/check-layout` holds the lists, the imports and README's
+// arrows to each other). GalleryNode never imports GalleryStorage: it asks storage through the
 // protocols in GalleryNode/Ports, which GalleryHost conforms the storage types to.
 let package = Package(
     name: "GallerySync",
@@ -35,7 +36,7 @@ let package = Package(
         // Bytes only: sockets, endpoints, stream pairs, channels, event loops; imports no Gallery module.
         .target(name: "GalleryIO", dependencies: ["CEventPoll"]),
         // The node's directory: op log, snapshot, blob store, checkpoints, transfer journal.
-        .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
+        .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryIO"]),
         // Image codecs for thumbnails, sans I/O: JPEG (scaled decoding, baseline encoding), PNG with
         // our own inflate, GIF's first frame, EXIF orientation, downscaling. Imports no Gallery module.
         .target(name: "GalleryImaging"),
@@ -44,7 +45,7 @@ let package = Package(
         .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
         // The adapter of `gallery -C DIR`: control socket, commands, client.
         .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode"]),
-        // Sans-I/O HTTP/1.1 codec for the web adapter (issue 13).
+        // Sans-I/O HTTP/1.1 codec for the web adapter; it imports no Gallery module.
         .target(name: "GalleryHTTP"),
         // The web adapter (http-api.md): HTTP/1.1 on our sockets, the page, the JSON API over the
         // node's commands and use cases (those of GalleryControl too), blobs, uploads, live events.
@@ -53,14 +54,15 @@ let package = Package(
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [
-            "GalleryModel", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
+            "GalleryModel", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
         ]),
         .executableTarget(name: "gallery", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
             "GalleryHost",
         ]),
         // Hundreds of real nodes in one process on a seeded scheduler and a simulated network
-        // (issue 16): for tests and gallery-bench only, never in `gallery`.
+        // (a deterministic stand-in for the network and the clock): for tests and gallery-bench only,
+        // never in `gallery`.
         .target(name: "GalleryMeshSimulation", dependencies: ["GalleryModel", "GalleryCrypto", "GallerySimulation", "GalleryIO", "GalleryNode", "GalleryWire"]),
         // Shared by tests and benchmarks: spawning `gallery` and the bench's children, storage
         // fixtures, and a headless-Chromium driver over the DevTools protocol.
@@ -69,14 +71,15 @@ let package = Package(
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
             "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryMeshSimulation",
         ]),
-        .testTarget(name: "GalleryMeshSimulationTests", dependencies: ["GalleryMeshSimulation", "GalleryModel", "GalleryNode"]),
+        .testTarget(name: "GalleryMeshSimulationTests", dependencies: ["GalleryMeshSimulation", "GalleryModel", "GalleryNode", "GalleryWire"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel", "GallerySimulation"]),
-        .testTarget(name: "GalleryCryptoTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto"]),
+        .testTarget(name: "GalleryCryptoTests", dependencies: ["GallerySimulation", "GalleryCrypto"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire"]),
         .testTarget(name: "GalleryIOTests", dependencies: ["GalleryIO"]),
-        .testTarget(name: "GalleryImagingTests", dependencies: ["GalleryImaging", "GalleryTestSupport"]),
+        // Fixtures are read from #filePath at test time, not bundled as resources.
+        .testTarget(name: "GalleryImagingTests", dependencies: ["GalleryImaging", "GalleryTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "GalleryStorageTests", dependencies: [
-            "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryTestSupport",
+            "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryIO", "GalleryStorage", "GalleryTestSupport",
         ]),
         // Node suites that need a host (storage, control socket) are here too: they run serialized
         // with the other node suites (NodeSuites).
@@ -84,7 +87,7 @@ let package = Package(
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
             "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb",
         ]),
-        .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GalleryModel", "GallerySimulation"]),
+        .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GallerySimulation"]),
         .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",

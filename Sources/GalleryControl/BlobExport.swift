@@ -1,14 +1,12 @@
 import Foundation
 import GalleryIO
 import GalleryModel
-import GalleryNode
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
 import GalleryCrypto
-import GalleryWire
 
 /// `export`, done by the command line with its user's rights: a blob of DIR's store is streamed
 /// through SHA-256 into a temporary file beside the destination, in bounded memory, checked

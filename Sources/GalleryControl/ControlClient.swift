@@ -1,12 +1,10 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import GalleryModel
 import GalleryWire
 
 /// Sends one command to the node serving a directory, over its local control socket

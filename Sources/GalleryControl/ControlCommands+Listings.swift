@@ -33,7 +33,8 @@ extension ControlCommands {
         }
     }
 
-    /// The node's state: the replica's counts under the node's lock, then peers and transfers.
+    /// The node's state: the replica's counts, read in one job of the node's inbox so that they
+    /// agree with each other, then peers and transfers.
     package static func status(of node: SyncNode) -> NodeStatus {
         var status = node.read { replica in
             NodeStatus(

@@ -1,13 +1,11 @@
 import Foundation
 import GalleryIO
-import GalleryModel
 import GalleryNode
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import GalleryWire
 
 /// The node's local control socket (`DIR/control.sock`, protocol.md section 15): the only way to
 /// command a node. It is a Unix domain socket of mode 0600, and every connection's user, as the

@@ -1,7 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryModel
-import GalleryNode
 import GalleryWire
 
 /// One command-line connection on the node's control socket: a channel on one of the node's event

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryIO
 import GalleryModel
 import GalleryNode
 import GalleryWire

@@ -10,7 +10,6 @@ import Darwin
 import Glibc
 #endif
 import GalleryModel
-import GalleryWire
 
 /// A node serving a directory: its replica restored from its snapshot and op files, synced with
 /// its peers, every applied op written to the op log before it is sent on.
@@ -71,7 +70,8 @@ package final class GalleryServer: @unchecked Sendable {
         configure: (inout NodeConfiguration) -> Void = { _ in }
     ) throws {
         self.http = http
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: Int(NodeDirectory.directoryMode)])
         let files = NodeDirectory(url: directory)
         let lockDescriptor = try files.lock()
         do {

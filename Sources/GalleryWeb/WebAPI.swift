@@ -1,9 +1,7 @@
 import Foundation
 import GalleryControl
 import GalleryHTTP
-import GalleryModel
 import GalleryNode
-import GalleryWire
 
 /// The routes of http-api.md sections 3 to 6 over one node: the page, the reading API, the
 /// changes (`WebAPI+Changes`), and what the connection streams itself (blobs, events, upload

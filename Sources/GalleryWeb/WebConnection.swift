@@ -2,8 +2,6 @@ import Foundation
 import GalleryControl
 import GalleryHTTP
 import GalleryIO
-import GalleryModel
-import GalleryNode
 import GalleryWire
 
 /// One browser connection: requests read with the sans-I/O codec (`HTTPRequestParser`) and

@@ -2,7 +2,7 @@ import Foundation
 import GalleryIO
 import GalleryNode
 
-/// The web adapter (issue 13, http-api.md): an HTTP/1.1 server in the node, beside the control
+/// The web adapter (http-api.md): an HTTP/1.1 server in the node, beside the control
 /// socket of `GalleryControl`, serving the page, the JSON API over the node's typed commands and
 /// use cases, the blobs, uploads and the live event stream. It never reaches into the node's
 /// state: it calls the same commands as the command line and follows the same event stream.

@@ -1,8 +1,6 @@
 import Foundation
-import GalleryCrypto
 import GalleryModel
 import GalleryNode
-import GalleryWire
 
 /// Files dropped on the page (http-api.md section 5, "Uploads"): the placeholders announced by
 /// `POST /api/uploads`, the bytes of each received by `PUT /api/uploads/ID` (`UploadReceiver`),

@@ -2,7 +2,7 @@ import Foundation
 import GalleryIO
 import Testing
 
-/// Peers that find each other again (issue 15), across real `gallery serve` processes: ports that
+/// Peers that find each other again, across real `gallery serve` processes: ports that
 /// change, a node that only ever accepted, a whole mesh restarted on new ports, a damaged address
 /// book, `forget`. Old ports are held by another socket (`PortHolder`) so the nodes cannot take
 /// them back.

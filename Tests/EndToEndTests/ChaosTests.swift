@@ -2,7 +2,7 @@ import Foundation
 import GalleryTestSupport
 import Testing
 
-/// The chaos harness (`gallery-bench chaos`, issue 6) for a small fixed budget: real `gallery serve`
+/// The chaos harness (`gallery-bench chaos`) for a small fixed budget: real `gallery serve`
 /// processes under a seeded schedule of commands, kill -9, disconnects and SIGSTOP, then healed and
 /// checked. Longer runs are in BENCHMARKS.md.
 @Suite("chaos across real processes", .serialized)

@@ -1,13 +1,11 @@
 import Foundation
 import GalleryControl
 import GalleryCrypto
-import GalleryModel
-import GalleryNode
 import GalleryTestSupport
 import GalleryWire
 import Testing
 
-/// Control of a node across real processes (issue 11): only over `DIR/control.sock`, never over
+/// Control of a node across real processes: only over `DIR/control.sock`, never over
 /// the peer port; files written by the command line; no command that hangs, blocks a slot, or
 /// says one thing and does another; titles that cannot drive the terminal.
 @Suite("Control socket and honest commands", .serialized)

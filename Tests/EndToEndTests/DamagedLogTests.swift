@@ -1,7 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryNode
-import GalleryWire
 import Testing
 
 /// Damaged and forged op logs across real `gallery serve` processes: a flipped byte loses only its

@@ -1,11 +1,10 @@
 import Foundation
 import GalleryControl
-import GalleryNode
 import GalleryTestSupport
 import GalleryWire
 import Testing
 
-/// The field bounds across real processes (issue 11): an over-long field is a usage error of the
+/// The field bounds across real processes: an over-long field is a usage error of the
 /// command line, refused before the node is contacted, and refused again by the node for a client
 /// that skips the check; a drop far larger than one op reaches the other node whole, in order.
 @Suite("field bounds across processes", .serialized)

@@ -4,9 +4,7 @@ import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import GalleryNode
 import GalleryTestSupport
-import GalleryWire
 import Synchronization
 import Testing
 

@@ -2,7 +2,7 @@ import Foundation
 import GalleryTestSupport
 import Testing
 
-/// Issue 14: a client written from protocol.md alone (`Tests/Conformance/independent_client.py`,
+/// A client written from protocol.md alone (`Tests/Conformance/independent_client.py`,
 /// Python 3 standard library only, none of this package's code) speaks to a real `gallery serve`:
 /// the RFC vectors and every golden frame of section 16, then the handshake, catch-up, pushed and
 /// live ops, blob fetches and the error cases, checked against `gallery -C DIR list/status --json`.

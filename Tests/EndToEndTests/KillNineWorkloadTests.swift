@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GallerySimulation
 import GalleryTestSupport
 import Synchronization

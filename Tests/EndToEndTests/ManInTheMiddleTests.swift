@@ -1,6 +1,4 @@
 import Foundation
-import GalleryNode
-import GalleryWire
 import Testing
 
 /// A relay between two real `gallery serve` processes that tampers with sealed records after the

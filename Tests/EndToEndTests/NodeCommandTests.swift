@@ -1,7 +1,6 @@
 import Foundation
 import GalleryCrypto
 import GalleryTestSupport
-import GalleryWire
 import Testing
 
 /// `gallery -C DIR ...` against real `gallery serve` processes.

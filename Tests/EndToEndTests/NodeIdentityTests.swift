@@ -1,7 +1,5 @@
 import Foundation
-import GalleryNode
 import GalleryTestSupport
-import GalleryWire
 import Testing
 
 /// Node keys across real processes: made once and kept (mode 0600), a damaged key file reported and

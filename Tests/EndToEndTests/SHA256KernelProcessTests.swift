@@ -1,7 +1,6 @@
 import Foundation
 import GalleryCrypto
 import GalleryTestSupport
-import GalleryWire
 import Testing
 
 /// `GALLERY_SHA256_PORTABLE` in a real process: `gallery-bench hash --kernel` prints the kernel

@@ -2,7 +2,6 @@ import Foundation
 import GalleryIO
 import GalleryModel
 import GalleryNode
-import GalleryWire
 import Testing
 
 /// A lost last ops frame: since protocol version 3 a link cannot lose a frame silently (a dropped

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryCrypto
-import GalleryTestSupport
 import Testing
 
 /// The JSON API, blobs and uploads of http-api.md against a real `gallery serve --http`: every

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryTestSupport
 import Testing
 
 /// The live event stream (http-api.md section 6) of a real `gallery serve --http`: changes made

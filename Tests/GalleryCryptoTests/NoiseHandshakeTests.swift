@@ -1,5 +1,4 @@
 @testable import GalleryCrypto
-import GalleryModel
 import GallerySimulation
 import Testing
 

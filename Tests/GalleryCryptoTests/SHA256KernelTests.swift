@@ -1,6 +1,5 @@
 import Foundation
 @testable import GalleryCrypto
-import GalleryModel
 import GallerySimulation
 import Testing
 

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryHTTP
-import GalleryModel
 import GallerySimulation
 import Testing
 

@@ -1,10 +1,8 @@
-import GalleryModel
-import GalleryNode
 import GalleryWire
 import Testing
 @testable import GalleryMeshSimulation
 
-/// What the mesh costs on the wire (issue 16): at rest, per node, whatever the number of nodes;
+/// What the mesh costs on the wire: at rest, per node, whatever the number of nodes;
 /// and per op, at a CI-sized mesh. The runs are seeded, so the figures are exact from run to run.
 @Suite struct MeshSimulationBytesTests {
     /// A mesh of `nodes` in which about every node made ops (so every version vector names about

@@ -1,5 +1,3 @@
-import GalleryModel
-import GalleryNode
 import Testing
 @testable import GalleryMeshSimulation
 

@@ -2,7 +2,6 @@ import Foundation
 @testable import GalleryIO
 import GalleryModel
 @testable import GalleryNode
-import GalleryWire
 import Synchronization
 import Testing
 

@@ -1,4 +1,3 @@
-import GalleryModel
 @testable import GalleryNode
 import GallerySimulation
 import Testing

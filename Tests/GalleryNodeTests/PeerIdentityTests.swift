@@ -1,9 +1,7 @@
 import Foundation
-import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryNode
-import GalleryWire
 import Testing
 
 extension NodeSuites {

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryNode
 import Synchronization
 import Testing
 

@@ -1,6 +1,4 @@
 import Foundation
-import GalleryModel
-import GalleryNode
 import Testing
 
 extension NodeSuites {

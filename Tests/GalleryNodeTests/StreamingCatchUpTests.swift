@@ -1,7 +1,6 @@
 import Foundation
 import GalleryModel
 import GalleryNode
-import GalleryWire
 import Synchronization
 import Testing
 

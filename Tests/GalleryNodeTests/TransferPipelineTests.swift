@@ -1,6 +1,5 @@
 import Foundation
 import GalleryCrypto
-import GalleryModel
 @testable import GalleryNode
 @testable import GalleryStorage
 import Testing

@@ -1,11 +1,9 @@
 import Foundation
 import GalleryCrypto
 @testable import GalleryIO
-import GalleryModel
 import GallerySimulation
 @testable import GalleryStorage
 import GalleryTestSupport
-import GalleryWire
 import Synchronization
 import Testing
 

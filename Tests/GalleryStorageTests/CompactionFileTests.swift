@@ -4,7 +4,6 @@ import GalleryModel
 import GallerySimulation
 @testable import GalleryStorage
 import GalleryTestSupport
-import GalleryWire
 import Testing
 
 /// The pieces a checkpoint writes: blocks of the compacted op file, the record log cut at a

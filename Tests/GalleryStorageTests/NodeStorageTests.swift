@@ -3,7 +3,6 @@ import GalleryModel
 import GallerySimulation
 @testable import GalleryStorage
 import GalleryTestSupport
-import GalleryWire
 import Testing
 
 /// A node's storage without sockets: start from snapshot and op files, checkpoints, and crashes at

@@ -5,7 +5,6 @@ import GalleryModel
 import GallerySimulation
 @testable import GalleryStorage
 import GalleryTestSupport
-import GalleryWire
 import Testing
 
 /// The op log on disk: exact round trips, recovery from torn and corrupt tails, refusing foreign files.

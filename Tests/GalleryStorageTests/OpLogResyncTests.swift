@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 @testable import GalleryStorage
 import GalleryTestSupport
 import Testing

@@ -1,4 +1,3 @@
-import GalleryModel
 @testable import GalleryWire
 import Testing
 

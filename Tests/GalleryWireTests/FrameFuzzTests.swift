@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GallerySimulation
 import GalleryWire
 import Synchronization
 import Testing

@@ -1,5 +1,4 @@
 import GalleryCrypto
-import GalleryModel
 import GallerySimulation
 @testable import GalleryWire
 import Testing

@@ -19,6 +19,9 @@ package enum CryptoError: Error, Equatable, Sendable, LocalizedError {
     case messageTooLong(length: Int)
     /// An implementation (a kernel) this CPU cannot run was asked for by name.
     case unavailableKernel(String)
+    /// An Ed25519 public key that is not the canonical encoding of a point, or is a point of small
+    /// order (`reason` says which).
+    case invalidPublicKey(reason: String)
 
     /// A one-line description.
     package var errorDescription: String? {
@@ -30,6 +33,7 @@ package enum CryptoError: Error, Equatable, Sendable, LocalizedError {
         case let .derivedKeyTooLong(requested): "HKDF cannot derive \(requested) bytes (at most 8160)"
         case let .messageTooLong(length): "message of \(length) bytes is too long for one ChaCha20 nonce"
         case let .unavailableKernel(name): "the \(name) kernel does not run on this CPU"
+        case let .invalidPublicKey(reason): "invalid Ed25519 public key: \(reason)"
         }
     }
 

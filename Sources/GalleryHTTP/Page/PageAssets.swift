@@ -1,6 +1,6 @@
 import Foundation
 
-/// The web page a node serves (issue 13, http-api.md section 3): one HTML file, one style sheet, one
+/// The web page a node serves (http-api.md section 3): one HTML file, one style sheet, one
 /// script, vanilla, with no framework, build step or CDN. They live in the binary as these constants.
 ///
 /// The script is kept in four readable parts (`PageAssets+Script*.swift`) joined into one file:

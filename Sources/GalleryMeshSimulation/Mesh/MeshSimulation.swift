@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryNode
 import GallerySimulation
 
 /// Hundreds of real nodes (`SyncNode` with its sessions, pipelines, group commit) in one

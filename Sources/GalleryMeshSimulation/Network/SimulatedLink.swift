@@ -1,5 +1,3 @@
-import GalleryIO
-import GalleryNode
 import GallerySimulation
 
 /// A simulated TCP connection between two nodes: two channel ends, each direction with its own

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryCrypto
-import GalleryIO
 import GalleryModel
 import GalleryNode
 import GallerySimulation

@@ -42,9 +42,12 @@ package struct Op: Hashable, Sendable {
         return 1
     }
 
-    /// The last counter the op uses.
+    /// The last counter the op uses (the first for an insert of no items), or `UInt64.max` when
+    /// that would pass 2^64 - 1: a received counter is any 64-bit value, and such an op must be
+    /// refused (its counter is beyond 2^48), not trap.
     package var lastCounter: UInt64 {
-        id.counter + UInt64(span) - 1
+        let (last, overflow) = id.counter.addingReportingOverflow(UInt64(max(span, 1)) - 1)
+        return overflow ? .max : last
     }
 
     /// The first op this op depends on whose counter is not smaller than its own, if any. A correct

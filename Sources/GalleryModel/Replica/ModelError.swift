@@ -32,6 +32,10 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
     case bufferFull(OpID)
     /// The op's counter does not fit in 48 bits.
     case counterOverflow(OpID)
+    /// The op's last counter is more than `Replica.maxCounterLead` (2^32) beyond the greatest counter
+    /// this replica knows (`highestKnown`): one op could otherwise use up the 48-bit counter space
+    /// and leave no counter for anyone's next op.
+    case counterTooFarAhead(OpID, highestKnown: UInt64)
     /// This replica already knows the maximum number of replicas (65,536).
     case tooManyReplicas
 
@@ -51,6 +55,8 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
         case .divergentOp(let id): "op \(id) differs from the op held here under that ID: two versions of one op ID"
         case .bufferFull(let id): "buffer of early ops is full; op \(id) must be sent again"
         case .counterOverflow(let id): "op \(id) has a counter beyond 2^48"
+        case .counterTooFarAhead(let id, let highestKnown):
+            "op \(id) has a counter more than 2^32 beyond the greatest counter known here (\(highestKnown))"
         case .tooManyReplicas: "too many replicas in one space (65,536)"
         }
     }

@@ -1,5 +1,11 @@
 /// Delivery of ops from peers: exactly once, after their dependencies, early ones buffered.
 extension Replica {
+    /// How far beyond the greatest counter this replica knows (its Lamport clock) a received op's
+    /// counters may reach: 2^32. Counters have 48 bits, so one op can take at most 1/65,536 of the
+    /// space; a correct replica's counter is one above the clock it has, and it cannot have seen
+    /// 2^32 more ops than another member without that member seeing any of them.
+    package static let maxCounterLead: UInt64 = 1 << 32
+
     /// Takes an op from a peer: applies it (and any held ops it unblocks), holds it until its
     /// dependencies arrive, drops it as a duplicate, or refuses it.
     ///
@@ -13,6 +19,11 @@ extension Replica {
     /// of it, in order: the op itself, then the held ops it released (what to relay to others).
     @discardableResult
     package mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
+        // Before anything else, so that no arithmetic below meets a counter near 2^64.
+        if op.lastCounter > PackedID.maxCounter { return .rejected(.counterOverflow(op.id)) }
+        if op.lastCounter > clock, op.lastCounter - clock > Self.maxCounterLead {
+            return .rejected(.counterTooFarAhead(op.id, highestKnown: clock))
+        }
         if let dependency = op.dependencyNotOlder {
             return .rejected(.malformedOp(op.id, "depends on \(dependency), which is not older than the op"))
         }
@@ -25,11 +36,14 @@ extension Replica {
             guard buffer.hold(op, until: dependency) else { return .rejected(.bufferFull(op.id)) }
             return .buffered(waitingFor: dependency)
         case .ready:
+            let before = opCount
             do {
                 try apply(op)
             } catch {
                 return .rejected(error)
             }
+            assert(opCount == before + 1, "an applied op is one entry of the log")
+            assert(version[op.id.replica] >= op.lastCounter, "the version vector covers an applied op")
             applied(op)
             return .applied(released: releaseHeldOps(after: op, applied: applied))
         }

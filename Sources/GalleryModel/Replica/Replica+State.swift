@@ -78,6 +78,8 @@ extension Replica {
         self.id = ReplicaID(try reader.fixed64())
         self.buffer = CausalBuffer(limit: bufferLimit)
         clock = try reader.fixed64()
+        // Counters fit in 48 bits (`PackedID`); a larger clock is damage, and would overflow the next op's counter.
+        guard clock <= PackedID.maxCounter else { throw .invalidValue("clock beyond 2^48") }
         table = try ReplicaTable(decoding: &reader)
         guard table.ids.first == id else { throw .invalidValue("state of another replica") }
 

@@ -1,5 +1,4 @@
 import GalleryModel
-import GalleryWire
 
 /// Files dropped from another app (the desktop, a file manager) and sent by an adapter: one
 /// placeholder per file first, at the drop index as one run, so that the drop shows at once; then,

@@ -1,4 +1,3 @@
-import GalleryCrypto
 import GalleryIO
 import GalleryWire
 

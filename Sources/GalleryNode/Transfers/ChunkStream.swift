@@ -12,10 +12,11 @@ import Glibc
 ///
 /// Nothing of a blob is read before the writer asks for it, so a blob of any size costs one chunk
 /// of memory per fetch, and the frames of other priorities (ops, heartbeats) never wait behind more
-/// than one chunk. Used by the connection's writer thread only; the file is opened at creation and
-/// closed when the stream ends or is dropped.
+/// than one chunk. Read only by the channel that pulls the connection's outbox (`PeerOutbox`); the
+/// file is opened at creation and closed when the stream ends or is dropped.
 final class ChunkStream: @unchecked Sendable {
-    // `@unchecked Sendable`: created on the reader thread, then used by the writer thread only.
+    // `@unchecked Sendable`: created where the fetch is answered, then handed to the outbox and read
+    // by its channel's pulls only, one at a time.
 
     /// The requester's ID of the fetch.
     let request: UInt64

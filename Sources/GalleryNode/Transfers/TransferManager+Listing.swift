@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GalleryWire
 
 /// Transfers as `status` shows them.

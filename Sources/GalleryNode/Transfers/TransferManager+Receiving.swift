@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GalleryWire
 
 /// The requester's side of `fetch`: chunks arriving, refusals, and peers going away.

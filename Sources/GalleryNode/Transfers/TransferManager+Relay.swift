@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryWire
 
 /// Relaying bytes across hops: a node asked for a blob it lacks, but that one of its items names,
 /// fetches the blob for itself, so that a node two hops away from the bytes gets them on a retry.

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryWire
 
 /// How transfers end: committed, failed (the placeholder deleted), or cancelled.
 extension TransferManager {

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryWire
 
 /// Transfers left unresolved by an earlier run of the node.
 extension TransferManager {

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryWire
 import Synchronization
 
 /// Fills this node's placeholders: fetches their bytes by hash from peers, in chunks, hashing as
@@ -13,9 +12,10 @@ import Synchronization
 /// already held. Transfers survive restarts through the op log (the placeholders) and
 /// `TransferJournal` (deadlines and moves).
 ///
-/// `@unchecked Sendable`: all mutable state is guarded by `lock`. Lock order: the node's lock may
-/// be held when `lock` is taken (the node's observers and listings call in), never the reverse:
-/// the manager calls the node (`perform`, `read`, peers, progress) only without holding `lock`.
+/// `@unchecked Sendable`: all mutable state is guarded by `lock`. A job on the node's inbox may
+/// take `lock` (a drop's `begin`, the node's listings), so the manager calls the node (`perform`,
+/// `read`, peers, progress), which waits for the inbox, only without holding `lock`: it could
+/// otherwise wait for a job that waits for it.
 package final class TransferManager: @unchecked Sendable {
     /// How long a transfer may take when the drag gives no timeout.
     package static let defaultTimeout: Duration = .seconds(300)
@@ -111,9 +111,9 @@ package final class TransferManager: @unchecked Sendable {
         }
     }
 
-    /// Starts filling placeholders just inserted (or found unresolved at start). Callable with the
-    /// node's lock held: the journal is written by `flushJournal()`, which the caller runs once it
-    /// released the node's lock, so that the placeholders' ops are not held back by it.
+    /// Starts filling placeholders just inserted (or found unresolved at start). Callable from a job
+    /// on the node's inbox (a drop's `perform`): the journal is written by `flushJournal()`, which
+    /// the caller runs after the job, so that no input of the node waits for a file write.
     package func begin(_ new: [Transfer], preferred: [OpID: [ReplicaID]] = [:]) {
         guard !new.isEmpty else { return }
         lock.withLock {
@@ -146,8 +146,8 @@ package final class TransferManager: @unchecked Sendable {
         }
     }
 
-    /// Writes the journal if transfers began or ended since it was last written. Call without the
-    /// node's lock or `lock`. A failure is logged: the placeholders are in the op log, so a restart
+    /// Writes the journal if transfers began or ended since it was last written. Call outside the
+    /// node's inbox (not from `perform` or `read`) and without `lock`: it writes a file. A failure is logged: the placeholders are in the op log, so a restart
     /// still resumes them, as copies with a fresh deadline.
     package func flushJournal() {
         journalLock.withLock {

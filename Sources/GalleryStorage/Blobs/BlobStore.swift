@@ -2,7 +2,6 @@ import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
-import GalleryWire
 import Synchronization
 
 #if canImport(Darwin)
@@ -284,6 +283,6 @@ package final class BlobStore: @unchecked Sendable {
     /// Creates a new, uniquely named temporary file for writing.
     private func makeTemporaryFile() throws(StorageError) -> (file: StorageFile, path: String) {
         let path = "\(temporaryPath)/\(UUID().uuidString).tmp"
-        return (try StorageFile.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o644), path)
+        return (try StorageFile.open(path, flags: O_WRONLY | O_CREAT | O_EXCL, mode: 0o600), path)
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import GalleryCrypto
 import GalleryIO
-import GalleryWire
 
 #if canImport(Darwin)
 import Darwin
@@ -43,7 +42,7 @@ package final class BlobWriter: @unchecked Sendable {
         self.hash = hash
         self.size = size
         self.path = path
-        let file = try StorageFile.open(path, flags: O_RDWR | O_CREAT, mode: 0o644)
+        let file = try StorageFile.open(path, flags: O_RDWR | O_CREAT, mode: 0o600)
         do throws(StorageError) {
             var held = try file.size()
             if held > size {

@@ -32,13 +32,21 @@ package struct NodeDirectory {
     /// The address book: every peer ever connected and where it listens (`ChecksummedFile`).
     package var addressBook: URL { url.appendingPathComponent("peers") }
 
-    /// Takes the directory's lock, held until the process exits or `unlock` closes the descriptor.
+    /// Takes the directory's lock, held until the process exits or `unlock` closes the descriptor,
+    /// and tightens the modes of everything in it (`tightenModes`): whoever serves a directory
+    /// takes its lock first, so no file of it stays readable by others past this.
     package func lock() throws(ServerError) -> Int32 {
         let descriptor = Glibc_or_Darwin.open(lockFile.path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw .io("cannot open \(lockFile.path): \(String(cString: strerror(errno)))") }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             close(descriptor)
             throw .alreadyRunning(url.path)
+        }
+        do throws(ServerError) {
+            try tightenModes()
+        } catch {
+            close(descriptor)
+            throw error
         }
         return descriptor
     }

@@ -16,8 +16,9 @@ package struct StorageFile: Sendable {
     /// The path it was opened with, for error messages.
     package let path: String
 
-    /// Opens `path` with `flags` (close-on-exec is added) and `mode` for a created file.
-    static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(StorageError) -> StorageFile {
+    /// Opens `path` with `flags` (close-on-exec is added) and `mode` for a created file (0600 unless
+    /// told: everything in a node directory is its owner's only).
+    static func open(_ path: String, flags: Int32, mode: mode_t = 0o600) throws(StorageError) -> StorageFile {
         while true {
             let fd = systemOpen(path, flags | O_CLOEXEC, mode)
             if fd >= 0 { return StorageFile(fd: fd, path: path) }
@@ -113,10 +114,10 @@ package struct StorageFile: Sendable {
         try directory.sync()
     }
 
-    /// Creates a directory unless it exists; returns whether it was created.
+    /// Creates a directory (mode 0700) unless it exists; returns whether it was created.
     @discardableResult
     static func makeDirectory(_ path: String) throws(StorageError) -> Bool {
-        if mkdir(path, 0o755) == 0 { return true }
+        if mkdir(path, 0o700) == 0 { return true }
         let code = errno
         var info = stat()
         if code == EEXIST, stat(path, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR { return false }

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryCrypto
 import GalleryIO
 import GalleryModel
 
@@ -24,16 +23,17 @@ import GalleryModel
 /// received. A snapshot that is unusable, or that the op files contradict (an op refused or left
 /// waiting), is ignored, and the replica rebuilt from the op files alone.
 ///
-/// Checkpoint (one at a time): under the node's lock, copy the replica (N ops) and note where the
-/// record log ends; then, without the lock: write the snapshot (temporary file, synced, renamed);
-/// append the replica's ops M..<N to the compact file and sync it; rewrite the record log without
-/// its records before the noted end (`OpLogFile.discardRecords`). A crash between any two steps
-/// leaves the invariant true.
+/// Checkpoint (one at a time): between two batches of the node's writer, when every op of the
+/// replica is durable and no later one is being appended, copy the replica (N ops) and note where
+/// the record log ends; then, while ops are appended again: write the snapshot (temporary file,
+/// synced, renamed); append the replica's ops M..<N to the compact file and sync it; rewrite the
+/// record log without its records before the noted end (`OpLogFile.discardRecords`). A crash
+/// between any two steps leaves the invariant true.
 ///
 /// `@unchecked Sendable`: the files are thread-safe themselves; the counters are guarded by `lock`,
 /// and checkpoints are serialized by `checkpointLock`.
 package final class NodeStorage: @unchecked Sendable {
-    /// What a checkpoint works from, taken under the node's lock.
+    /// What a checkpoint works from, taken between two batches of the node's writer.
     package struct Checkpoint: Sendable {
         /// The replica, every op of which is durable in the op files.
         var replica: Replica
@@ -201,6 +201,10 @@ package final class NodeStorage: @unchecked Sendable {
     private static func replay(_ ops: [Op], into replica: inout Replica, from url: URL) throws(StorageError) {
         for op in ops {
             if case .rejected(let error) = replica.receive(op) {
+                // A log written before counters were bounded may hold an op that jumped the clock
+                // toward 2^48 (and froze the space); it is dropped here as a peer would refuse it,
+                // rather than keep the node from starting.
+                if case .counterTooFarAhead = error { continue }
                 throw .unreplayableOp(path: url.path, op: op.id.description, reason: error.localizedDescription)
             }
         }
@@ -228,17 +232,17 @@ package final class NodeStorage: @unchecked Sendable {
         lock.withLock { appendedSinceCapture }
     }
 
-    /// Takes what a checkpoint needs. The caller holds the lock under which ops are applied and
-    /// persisted (the node's), so that every op of `replica` is in the op files, and the record log
-    /// holds nothing else before its end.
+    /// Takes what a checkpoint needs. Call it between two batches of the node's writer, with the
+    /// replica whose ops are all durable, so that every op of `replica` is in the op files, and the
+    /// record log holds nothing else before its end.
     package func capture(_ replica: Replica) -> Checkpoint {
         let end = recordLog.position
         lock.withLock { appendedSinceCapture = 0 }
         return Checkpoint(replica: replica, logOffset: end.byteCount, logRecords: end.records, logOps: end.ops)
     }
 
-    /// Runs one checkpoint: `capture` is called (it must call `capture(_:)` under the node's lock,
-    /// or return nil to skip), then the snapshot is written, the ops compacted, and the record log
+    /// Runs one checkpoint: `capture` is called (it must call `capture(_:)` between two batches of
+    /// the node's writer, or return nil to skip), then the snapshot is written, the ops compacted, and the record log
     /// cut. Checkpoints run one at a time.
     ///
     /// - Returns: The checkpoint taken, or nil when `capture` skipped it or nothing changed since

@@ -1,7 +1,6 @@
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
-import GalleryWire
 
 /// Encoding records, and reading them back up to the first damaged one.
 extension OpLogFile {

@@ -1,8 +1,6 @@
 import Foundation
-import GalleryCrypto
 import GalleryIO
 import GalleryModel
-import GalleryWire
 
 #if canImport(Darwin)
 import Darwin
@@ -239,6 +237,8 @@ package final class OpLogFile: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { throw .closed(path: url.path) }
+        assert(added > 0 && addedOps >= added && bytes.count > added * Self.recordHeaderLength, "whole records only")
+        assert(end >= Self.headerLength, "the log keeps its header")
         do {
             try file.write(bytes, at: end)
         } catch {

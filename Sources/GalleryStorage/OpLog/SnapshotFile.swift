@@ -2,7 +2,6 @@ import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
-import GalleryWire
 
 #if canImport(Darwin)
 import Darwin

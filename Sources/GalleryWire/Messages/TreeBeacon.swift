@@ -32,6 +32,11 @@ package struct TreeBeacon: Hashable, Sendable {
         (since, root) < (other.since, other.root)
     }
 
+    /// The largest `since` and `round` a beacon may carry: 2^62.
+    package static let maximumTime: UInt64 = 1 << 62
+    /// The largest `hops` a beacon may carry: 2^16, the most replicas a space has.
+    package static let maximumHops: UInt64 = 1 << 16
+
     /// The payload: root u64, since varint, round varint, hops varint, parent u64 (0 for none).
     func write(into writer: inout ByteWriter) {
         writer.fixed64(root.rawValue)
@@ -47,6 +52,11 @@ package struct TreeBeacon: Hashable, Sendable {
         let since = try reader.varint()
         let round = try reader.varint()
         let hops = try reader.varint()
+        // Bounds that leave the receiver room to count on (round + 1, hops + 1) without overflow:
+        // times and rounds are milliseconds (far below 2^62), and no path has more links than a
+        // space has replicas (2^16).
+        guard since <= maximumTime, round <= maximumTime else { throw .invalidValue("beacon time beyond 2^62") }
+        guard hops <= maximumHops else { throw .invalidValue("beacon hops beyond 2^16") }
         let parent = try reader.fixed64()
         return TreeBeacon(root: root, since: since, round: round, hops: hops, parent: parent == 0 ? nil : ReplicaID(parent))
     }

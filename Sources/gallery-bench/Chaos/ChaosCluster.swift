@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GalleryTestSupport
 
 /// The nodes of a chaos run in one temporary folder: `n0` creates the space's secret, the others

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GallerySimulation
 
 /// The fault thread of the chaos schedule: at random moments, kill -9 of a running node and its

@@ -1,10 +1,9 @@
 import Foundation
-import GalleryModel
 import GallerySimulation
 import Synchronization
 
 /// `gallery-bench chaos`: real `gallery serve` processes under a seeded schedule of commands and
-/// faults for a bounded time, then healed and checked (issue 6). Prints one summary line; exits 1
+/// faults for a bounded time, then healed and checked. Prints one summary line; exits 1
 /// with the violations and the command that replays the seed when any check fails.
 enum ChaosRun {
     /// Runs the suite with the arguments after `chaos`; returns the exit status.

@@ -1,7 +1,6 @@
 import Foundation
 import GalleryCrypto
 import GalleryModel
-import GalleryWire
 
 /// The end of a chaos run: heals the cluster (resumes paused nodes, restarts dead ones), waits,
 /// bounded, until every node holds the same ops (version vectors), none buffered, shows the same

@@ -1,8 +1,8 @@
 import Foundation
 import GalleryCrypto
 
-/// `gallery-bench crypto`: ChaCha20-Poly1305 seal throughput and X25519 operations per second, with
-/// `openssl speed` measured in the same run for comparison.
+/// `gallery-bench crypto`: ChaCha20-Poly1305 seal throughput, X25519 operations and Ed25519 sign and
+/// verify per second, with `openssl speed` measured in the same run for comparison.
 ///
 /// Prints one JSON line per workload. Each of ours runs for `rounds` rounds of 1 s and counts per
 /// CPU second of the benchmarking thread (as `openssl speed` divides by its user CPU time); the best
@@ -67,7 +67,60 @@ enum CryptoBenchmark {
             lines.append("{\"workload\": \"openssl-x25519\", \"opsPerSecond\": \(Int(openssl.rounded())), "
                 + "\"ratio\": \(String(format: "%.3f", x25519 / openssl))}")
         }
+        lines += try ed25519Lines()
         return lines
+    }
+
+    /// Ed25519 sign and verify of a 64-byte message, operations per CPU second (verify with the key
+    /// decoded once, as a node holds its peers' keys, and decoded every time, as OpenSSL does), and
+    /// `openssl speed ed25519` in the same run.
+    private static func ed25519Lines() throws -> [String] {
+        var lines: [String] = []
+        let key = Ed25519.PrivateKey()
+        var message = (0..<64).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+        let signature = key.signature(for: message)
+        let sign = best {
+            message[0] &+= 1
+            _ = key.signature(for: message)
+            return 1
+        }
+        message[0] = 0
+        let signed = key.signature(for: message)
+        var verified = 0
+        let verify = best {
+            if key.publicKey.isValidSignature(signed, for: message) { verified += 1 }
+            return 1
+        }
+        // As `openssl speed` does it: the public key decoded (a square root) for every signature.
+        let encodedKey = key.publicKey.rawRepresentation
+        let verifyDecoding = try best {
+            if try Ed25519.PublicKey(rawRepresentation: encodedKey).isValidSignature(signed, for: message) { verified += 1 }
+            return 1
+        }
+        guard verified > 0, signature.count == 64 else { throw BenchFailure.failed("Ed25519 signatures do not verify") }
+        let opensslRates = try opensslEd25519()
+        for (name, rate, theirs) in [
+            ("ed25519-sign", sign, opensslRates?.sign), ("ed25519-verify", verify, opensslRates?.verify),
+            ("ed25519-verify-decoding-key", verifyDecoding, opensslRates?.verify),
+        ] {
+            var line = "{\"workload\": \"\(name)\", \"opsPerSecond\": \(Int(rate.rounded()))"
+            if let theirs {
+                line += ", \"opensslOpsPerSecond\": \(Int(theirs.rounded())), \"ratio\": \(String(format: "%.3f", rate / theirs))"
+            }
+            lines.append(line + "}")
+        }
+        return lines
+    }
+
+    /// `openssl speed ed25519`: sign and verify operations per second; nil without openssl.
+    private static func opensslEd25519() throws -> (sign: Double, verify: Double)? {
+        guard let output = try openssl(["speed", "-seconds", "1", "ed25519"], environment: [:]) else { return nil }
+        let row = output.split(separator: "\n").last { $0.contains("Ed25519") }
+        let figures = row?.split(separator: " ").suffix(2).compactMap { Double($0) } ?? []
+        guard figures.count == 2 else {
+            throw BenchFailure.failed("cannot find the Ed25519 figures in openssl speed's output")
+        }
+        return (figures[0], figures[1])
     }
 
     /// The best of `rounds` rounds of 1 s of `body`, in units (the sum of what `body` returns) per CPU second.

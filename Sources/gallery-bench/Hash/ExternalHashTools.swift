@@ -1,6 +1,5 @@
 import Foundation
 import GalleryCrypto
-import GalleryWire
 
 /// The SHA-256 of other programs, for comparison: coreutils `sha256sum` on a file, and
 /// `openssl speed -evp sha256` (OpenSSL's best kernel for this CPU, from memory).

@@ -1,8 +1,5 @@
 import Foundation
 import GalleryCrypto
-import GalleryModel
-import GallerySimulation
-import GalleryWire
 
 /// `gallery-bench hash`: the throughput of each `SHA256` kernel and of `CRC32` over 256 MiB, with
 /// `openssl speed -evp sha256` and coreutils `sha256sum` measured in the same run for comparison.

@@ -8,8 +8,8 @@ func uptimeNanoseconds() -> UInt64 {
 }
 
 /// What one node saw while the load ran: how many ops it applied (its own and its peers'), and
-/// when it applied each peer op, recorded by its observer (under the node's lock, right after the
-/// ops were stored and sent on). Latencies are worked out after the run, against the creation times
+/// when it applied each peer op, recorded by its observer (on the node's event thread, once the ops
+/// are durable). Latencies are worked out after the run, against the creation times
 /// the pacers kept, so that no lock is shared between nodes while the load runs.
 final class NodeRecorder: Sendable {
     private struct State {
@@ -45,6 +45,6 @@ struct PacerResult: Sendable {
     var performMicroseconds: [UInt32] = []
     var mix: [String: Int] = [:]
     /// When each op was created: the time just before the `perform` that made it (so the time
-    /// waiting for the node's lock counts).
+    /// its job waits in the node's inbox counts).
     var created: [(id: OpID, time: UInt64)] = []
 }

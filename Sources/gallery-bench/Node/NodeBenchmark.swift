@@ -1,8 +1,6 @@
 import Foundation
 import GalleryControl
 import GalleryHost
-import GalleryModel
-import GalleryNode
 import GalleryWire
 
 /// `gallery-bench node`: a node on a directory (durable op log, blob store) driven through its

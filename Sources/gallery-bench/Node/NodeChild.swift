@@ -1,6 +1,5 @@
 import Foundation
 import GalleryHost
-import GalleryNode
 
 /// `gallery-bench node --serve DIR`: a node on DIR in this process, for the parent to measure;
 /// prints `listening on HOST:PORT` once it serves, and stops when its standard input closes.

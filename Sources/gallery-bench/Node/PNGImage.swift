@@ -1,7 +1,5 @@
 import GalleryCrypto
-import GalleryModel
 import GallerySimulation
-import GalleryWire
 
 /// Small, valid PNG files made in code: 8-bit RGB, each pixel from a seeded generator, the image
 /// data in stored (uncompressed) deflate blocks, so that every file decodes and has its own hash.

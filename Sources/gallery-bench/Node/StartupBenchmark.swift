@@ -1,7 +1,6 @@
 import Foundation
 import GalleryHost
 import GalleryModel
-import GalleryNode
 import GallerySimulation
 import GalleryStorage
 #if canImport(Glibc)

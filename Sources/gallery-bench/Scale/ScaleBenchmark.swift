@@ -1,8 +1,6 @@
 import Foundation
 import GalleryHost
 import GalleryIO
-import GalleryModel
-import GalleryNode
 import GallerySimulation
 #if canImport(Glibc)
 import Glibc

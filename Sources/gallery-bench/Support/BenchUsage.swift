@@ -1,4 +1,3 @@
-import GalleryWire
 /// The help text of `gallery-bench`.
 enum BenchUsage {
     static let text = """

@@ -1,4 +1,3 @@
-import GalleryModel
 import GallerySimulation
 
 /// Seeded pseudo-random bytes for benchmark data.

@@ -5,7 +5,7 @@ import GalleryModel
 import GalleryNode
 import GalleryWire
 
-/// The `handshake` workload of `gallery-bench sync` (issue 14): how long a dialer takes to reach an
+/// The `handshake` workload of `gallery-bench sync`: how long a dialer takes to reach an
 /// authenticated, sealed channel with a real node on loopback.
 ///
 /// Each of `count` rounds opens a TCP connection to node A, sends `hello` and Noise message 1,

@@ -2,12 +2,10 @@ import Foundation
 import GalleryCrypto
 import GalleryModel
 import GalleryNode
-import GallerySimulation
 import GalleryStorage
-import GalleryWire
 import Synchronization
 
-/// `gallery-bench transfer`: drag and drop between two nodes on loopback (issue 5).
+/// `gallery-bench transfer`: drag and drop between two nodes on loopback.
 ///
 /// Prints one JSON line per workload:
 /// - `loopback`: plain TCP over 127.0.0.1, 256 MiB in 256 KiB writes (the ceiling of the network);
@@ -171,7 +169,7 @@ enum TransferBenchmark {
 
     /// The 256 MiB drag over a sealed link and over an unsealed one (the same nodes, pipeline and
     /// records, without the cipher), on fresh nodes each time, alternated `sealingRounds` times;
-    /// the best of each, and sealed / unsealed (issue 14: at least 0.7).
+    /// the best of each, and sealed / unsealed (sealing should keep at least 0.7 of the throughput).
     private static func sealedAgainstUnsealed() throws -> String {
         let blob = image(byteCount: blobByteCount, seed: 0x5EA1)
         let digest = SHA256.hex(sha256(blob[...]))

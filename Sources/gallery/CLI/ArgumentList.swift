@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// The one argument parser of `gallery`: the arguments of one command, taken apart option by

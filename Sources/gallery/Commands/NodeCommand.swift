@@ -1,8 +1,4 @@
 import Foundation
-import GalleryControl
-import GalleryIO
-import GalleryNode
-import GalleryWire
 
 /// `gallery -C DIR COMMAND ...`: a command carried out by the node serving DIR.
 struct NodeCommand {

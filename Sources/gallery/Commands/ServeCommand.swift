@@ -1,7 +1,6 @@
 import Foundation
 import GalleryHost
 import GalleryIO
-import GalleryNode
 
 /// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
 /// [--http [HOST:PORT]] [--announce HOST:PORT|none]...`: runs a node in the foreground until SIGINT or SIGTERM.

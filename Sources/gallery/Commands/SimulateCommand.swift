@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GallerySimulation
 
 /// `gallery simulate FILE`: replays a schedule and prints the outcome as JSON.

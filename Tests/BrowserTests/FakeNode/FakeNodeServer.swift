@@ -1,7 +1,6 @@
 import Foundation
 import GalleryHTTP
 import GalleryIO
-import GalleryTestSupport
 import Synchronization
 
 /// `FakeNode` behind HTTP/1.1, as http-api.md describes the node's web adapter: the page from

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GallerySimulation
 
 /// Small image files for `add FILE`: a PNG signature and header (the node reads only the header)

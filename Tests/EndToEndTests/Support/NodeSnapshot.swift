@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryTestSupport
 import GalleryWire
 

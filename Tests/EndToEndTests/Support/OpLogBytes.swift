@@ -1,7 +1,6 @@
 import Foundation
 import GalleryCrypto
 import GalleryModel
-import GalleryWire
 
 /// A node's `oplog` as bytes, for tests that damage or forge it as a faulty disk or an attacker
 /// would: its records (length, CRC32, one op each) found by walking the lengths.

@@ -5,7 +5,6 @@ import Darwin
 #else
 import Glibc
 #endif
-import GalleryNode
 
 #if canImport(Darwin)
 private let systemClose = Darwin.close

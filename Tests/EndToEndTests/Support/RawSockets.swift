@@ -1,14 +1,9 @@
 import Foundation
-import GalleryCrypto
-import GalleryIO
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
 import Glibc
 #endif
-import GalleryModel
-import GalleryNode
-import GalleryWire
 import Synchronization
 
 /// A process-local stand-in for a hung node: it listens on `DIR/control.sock`, accepts every

@@ -1,5 +1,4 @@
 import Foundation
-@testable import GalleryModel
 @testable import GallerySimulation
 
 /// A schedule step as `gallery simulate` reads it.

@@ -1,8 +1,5 @@
 import Foundation
-import GalleryIO
 import GalleryModel
-import GalleryNode
-import GallerySimulation
 import GalleryWire
 import Synchronization
 import Testing

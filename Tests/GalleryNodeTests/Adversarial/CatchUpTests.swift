@@ -1,9 +1,6 @@
 import Foundation
-import GalleryIO
 import GalleryModel
 import GalleryNode
-import GallerySimulation
-import GalleryWire
 import Synchronization
 import Testing
 

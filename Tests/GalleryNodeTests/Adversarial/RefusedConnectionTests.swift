@@ -1,8 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryModel
-import GalleryNode
-import GallerySimulation
 import GalleryWire
 import Synchronization
 import Testing
@@ -33,7 +30,4 @@ extension NodeSuites.AdversarialPeerTests {
         print("AdversarialPeer: \(name): error \(code) received on \(withError) of \(attempts) connections; ends \(ends)")
         #expect(withError == attempts, "\(name): the node sent error \(code) before closing on only \(withError) of \(attempts) connections")
     }
-
-    /// The catch-up queues every missing op at once, under the node's lock, so a history larger than
-    /// the outbound queue limit gets even a fast peer dropped as "slow", on every reconnect.
 }

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryModel
 import GallerySimulation
 import GalleryWire
 import Synchronization
@@ -10,7 +9,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
 
 /// A straightforward model of the frame layout: what a correct decoder cuts from a whole stream.
 enum ReferenceCutter {

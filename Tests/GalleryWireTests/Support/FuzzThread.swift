@@ -1,7 +1,4 @@
 import Foundation
-import GalleryModel
-import GallerySimulation
-import GalleryWire
 import Synchronization
 import Testing
 
@@ -10,7 +7,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
 
 /// Runs the fuzz loop on its own thread, so that it does not hold a thread of the Swift concurrency
 /// pool; nil when it did not finish within `timeout` (the thread is then left to run).

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryModel
-import GalleryNode
 import GalleryWire
 
 /// `cancel TRANSFER...`: cancels transfers; their placeholders are deleted.

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// `delete ITEM... [--stdin]` (or `trash`): deletes items, all or none.

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// `disconnect PEER`: drops the connections to the peer of that name.

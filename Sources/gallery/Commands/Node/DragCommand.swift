@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// `drag ITEM... --to GALLERY [--at INDEX] [--copy | --move] [--wait] [--timeout SECONDS]`: drops

@@ -1,7 +1,6 @@
 import Foundation
 import GalleryControl
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// `export ITEM FILE`: the node names the item's bytes (hash and size); this process reads them

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// `forget PEER`: removes a peer (by name) or an address (`HOST:PORT`) from the address book;

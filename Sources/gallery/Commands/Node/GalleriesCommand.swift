@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// `galleries`: the galleries' names, one a line.

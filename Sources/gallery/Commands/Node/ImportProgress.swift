@@ -1,5 +1,4 @@
 import Foundation
-import GalleryIO
 
 /// The progress of `gallery add`'s files on stderr: on a terminal one line rewritten in place
 /// (at most ten times a second), else one line per tenth of the files, then a last line:

@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// `list [GALLERY] [--json]`: the items of a gallery, or of all.

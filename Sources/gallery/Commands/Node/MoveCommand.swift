@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// `move ITEM... --at INDEX [--to GALLERY] [--stdin]`: moves items as one run, all or none.

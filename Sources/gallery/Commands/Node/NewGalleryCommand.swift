@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// `new-gallery NAME`: creates a gallery.

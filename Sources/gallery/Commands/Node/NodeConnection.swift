@@ -1,7 +1,6 @@
 import Foundation
 import GalleryControl
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// The node serving a directory, as a command line sees it: commands sent over its control socket,

@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// One command of `gallery -C DIR`: parsed from its arguments into a typed `ControlCommand`,

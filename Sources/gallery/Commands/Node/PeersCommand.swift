@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// `peers [--json]`: the peers of the address book, connected or not, one a line: name, node ID, address,

@@ -1,5 +1,4 @@
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// The lines of human `status` about what the node could not do.

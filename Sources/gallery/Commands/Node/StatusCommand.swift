@@ -1,6 +1,5 @@
 import Foundation
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// `status [--json]`: version vector, ops, peers, sync state, transfers and health.

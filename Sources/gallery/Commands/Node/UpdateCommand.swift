@@ -1,5 +1,4 @@
 import Foundation
-import GalleryNode
 import GalleryWire
 
 /// `update ITEM... --title T | --aspect R [--stdin]`: changes the title or aspect ratio of items,

@@ -1,7 +1,6 @@
 import Foundation
 import GalleryControl
 import GalleryIO
-import GalleryNode
 import GalleryWire
 
 /// `watch [GALLERY] [--json]`: shows every change live until the node stops or the user

@@ -2,7 +2,6 @@ import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
-import GalleryNode
 import GallerySimulation
 import GalleryWire
 import Synchronization

@@ -1,0 +1,322 @@
+import Foundation
+import GalleryCrypto
+import GalleryIO
+import GalleryModel
+import Synchronization
+import GalleryWire
+
+/// A replica served over TCP: it accepts and dials peers, authenticates them with the space's
+/// secret, catches each up by version vector, then pushes every new op to every peer and relays
+/// what it receives to the others.
+///
+/// **One serial inbox.** Every input becomes a job on `loop`, one `WorkThread` that alone owns the
+/// replica and the session and fan-out state: ops, `sync_request` and `caught_up` from peers
+/// (queued by each connection's event loop), local commands (`perform`,
+/// which waits for its job), reports of the group-commit writer, connections to register (accepted
+/// or dialed), the liveness pass (heartbeats, silence, gaps) queued by a timer. The I/O threads and
+/// event loops only read, write and hand over: no input ever waits for another input's I/O, and
+/// the state needs no lock at all. Nothing on the loop blocks:
+/// storing goes to the group-commit writer (`GroupCommit`), sending only queues frames on a
+/// connection's bounded outbound queue, subscribers get events on their own threads (`NodeEvents`),
+/// and a catch-up is answered a batch per turn (`SyncNode+CatchUp`).
+///
+/// **Durability before anything leaves.** Ops applied on the loop go to the writer, which stores
+/// and syncs every op waiting in one batch; only when it reports them durable are they sent to
+/// peers, reported to subscribers and acknowledged to the `perform` that made them
+/// (`SyncNode+Durability`).
+///
+/// `@unchecked Sendable`: the loop's state is touched only on `loop` (checked on every access in
+/// debug builds, `SyncNode+LoopState`); the lifecycle state (`running`, the transport, command
+/// slots, the change counter) is guarded by `condition`.
+package final class SyncNode: @unchecked Sendable {
+    /// The node's configuration.
+    package let configuration: NodeConfiguration
+    let settings: HandshakeSettings
+    /// Guards the lifecycle state; broadcast whenever the loop changed the node's state.
+    package let condition = NSCondition()
+    /// The node's one serial inbox.
+    let loop: any NodeExecutor
+    /// Stores applied ops in batches, off the loop; nil for a node that does not persist.
+    let writer: GroupCommit?
+    /// The node's event stream: ops applied and durable, transfer progress, peer changes.
+    package let events = NodeEvents()
+    /// Fills this node's placeholders, when it keeps blobs.
+    package let transfers: TransferManager?
+    /// Which inbound connections are kept before they authenticate, and shed first.
+    let admission: AdmissionController
+    /// The pause after accept failures, growing while descriptors stay exhausted.
+    let acceptPause = Mutex<UInt64>(0)
+    /// The node's log for events that can come in floods: a few lines per second at most.
+    let throttledLog: ThrottledLog
+
+    // Guarded by `condition`.
+    var running = false
+    /// How the node reaches its peers, once started.
+    var transport: (any NodeTransport)?
+    var boundEndpoint: Endpoint?
+    /// Whether a liveness pass waits on the loop (another is not queued meanwhile).
+    var livenessQueued = false
+    /// Counts the loop's state changes, for `wait` and `waitForPeers`.
+    var changes = 0
+    /// Commands from the command line (the control socket) being carried out, each on its own thread.
+    package var runningCommands = 0
+    /// The most commands carried out at once; more are refused as busy.
+    package static let maximumRunningCommands = 64
+    /// Threads carrying out a command from the command line (those that only read included).
+    package var commandThreads = 0
+    /// The most such threads at once: the command slots, and as many for commands that only read
+    /// (which take no slot); a request beyond is refused as busy.
+    package static let maximumCommandThreads = 2 * maximumRunningCommands
+
+    // Owned by `loop`: reached only through the accessors of `SyncNode+LoopState`, which check
+    // the caller runs on the loop in debug builds. Separate stored properties, so that accesses
+    // to two of them in one expression never overlap.
+    var _replica: Replica
+    var _connections: [Int: Connection] = [:]
+    var _sessions: [Int: SyncNode.Session] = [:]
+    var _nextConnectionID: Int = 0
+    /// What the liveness pass carries from one run to the next.
+    var _liveness: LivenessState
+    /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
+    /// changes are refused, and nothing more is sent to peers until storing works again
+    /// (`SyncNode+StorageFault`).
+    var _storageFault: String?
+    /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
+    var _deferredCatchUps: [Int: VersionVector] = [:]
+    /// Ops received under an ID this node holds with other content, most recent last.
+    var _divergentOps: [DivergentOp] = []
+    /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
+    var _divergentOpCount: Int = 0
+    /// The keys of peers: pinned per dialed address, and per name (`SyncNode+Identity`).
+    var _peerKeys: PeerKeyBook = PeerKeyBook()
+    /// What is durable, and the batches, commands and progress waiting for it (`Durability`).
+    var _durability: Durability
+    /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
+    var _relayTree: RelayTree
+    /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
+    var _addresses: AddressState = AddressState()
+    /// What the relay received and sent (`SyncNode+Relay`).
+    var _relayCountsOnLoop: RelayCounts = RelayCounts()
+    /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
+    var _relayHold: RelayHold = RelayHold()
+
+    /// What the node knows of one authenticated connection.
+    struct Session {
+        /// Ops flow to the peer live once its catch-up is sent.
+        var live = false
+        /// The peer's version vector at its `caught_up`.
+        var syncedUpTo: VersionVector?
+        /// The catch-up being sent, a batch per loop turn.
+        var catchUp: CatchUp?
+        /// When (uptime, nanoseconds) this node last sent the peer its version vector.
+        var lastVersionSent: UInt64
+        /// What the peer holds, whether the link is grafted, what was announced on it (`SyncNode+Relay`).
+        var relay = RelayPolicy()
+        /// The peer said it speaks `version_digest`: the periodic version exchange sends it a
+        /// digest instead of the whole vector (`SyncNode+VersionDigest`).
+        var peerSpeaksDigests = false
+        /// The peer answered this many digests in a row with `differs`; at
+        /// `VersionDigest.confirmations` the next `differs` brings the full `sync_request`.
+        var digestMisses = 0
+        /// When the next digest confirms a `differs` (ops in flight make vectors differ a moment).
+        var digestConfirmAt: UInt64?
+        /// The tables of `ops_compact` towards the peer, once its `features` accepted them (and
+        /// `NodeConfiguration.compactOps` is on); nil: ops go in `ops` frames.
+        var compactOps: CompactOpsWriter?
+    }
+
+    /// Ops applied in one turn and not yet durable (`Durability.Batch`).
+    typealias InFlight = Durability.Batch
+
+    /// Creates a node serving `replica`; call `start()` to listen and dial.
+    package init(configuration: NodeConfiguration, replica: Replica) {
+        self.configuration = configuration
+        self._replica = replica
+        self._liveness = LivenessState(
+            previous: configuration.environment.clock.now,
+            gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
+        self._durability = Durability(replica: replica)
+        self._relayTree = RelayTree(
+            me: replica.id, now: configuration.environment.clock.now,
+            wallMilliseconds: UInt64(max(0, configuration.environment.wallClock() * 1_000)))
+        var settings = HandshakeSettings(
+            secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
+            maximumFrameSize: configuration.maximumFrameSize)
+        settings.sealsRecords = configuration.sealsRecords
+        let random = configuration.environment.random
+        settings.makeEphemeralKey = {
+            var generator = EnvironmentRandom(source: random)
+            return X25519.PrivateKey(using: &generator)
+        }
+        self.settings = settings
+        self.admission = AdmissionController(limits: configuration.admission)
+        self.throttledLog = ThrottledLog(configuration.log)
+        self.loop = configuration.environment.makeInbox("node-loop \(configuration.name)")
+        let report = UncheckedBox<SyncNode?>(nil)
+        self.writer = configuration.store.map { store in
+            GroupCommit(store: store, retryInterval: Self.storageRetryInterval, run: configuration.environment.runDurability) { outcome in
+                guard let node = report.value else { return }
+                node.loop.async { node.handle(outcome) }
+            }
+        }
+        self.transfers = configuration.blobs.map { TransferManager(blobs: $0, maximumFrameSize: configuration.maximumFrameSize) }
+        report.value = self
+        transfers?.node = self
+        if let transfers {
+            events.subscribe { [weak transfers] event in
+                switch event {
+                case .applied(let ops): transfers?.applied(ops)
+                case .resyncNeeded: transfers?.resync()
+                case .transferProgress, .peerChanged: break
+                }
+            }
+        }
+    }
+
+    // MARK: Local use
+
+    /// Runs a command on the replica (on the node's loop), then waits until the ops it made are
+    /// durable (when the node persists); they are sent to every peer once they are.
+    ///
+    /// Ops made before a later command of the closure throws are applied: they are stored and sent
+    /// all the same, so that no applied op is left unsaved (or its ID reused).
+    ///
+    /// - Parameter command: Makes ops through the replica's commands. It runs on the node's loop:
+    ///   it must not wait for I/O nor call back into the node.
+    /// - Throws: The command's error; `SyncNodeError.storageUnavailable` (nothing done) while ops
+    ///   cannot be stored; `SyncNodeError.notDurable` when this command's ops could not be stored
+    ///   (they stay applied here, unsent, and are stored and sent once storing works again).
+    @discardableResult
+    package func perform<Result>(_ command: (inout Replica) throws -> Result) throws -> Result {
+        // Called from a job of the loop (which must not wait for the loop's own reports): the ops
+        // are stored and sent all the same, without waiting.
+        let waits = !loop.isCurrent
+        let (outcome, ticket) = try loop.sync { () throws -> (Swift.Result<Result, any Error>, DurabilityTicket?) in
+            if let storageFault { throw SyncNodeError.storageUnavailable(storageFault) }
+            let before = replica.opCount
+            let outcome = Swift.Result { try command(&replica) }
+            let made = replica.opCount - before
+            let ticket = made > 0 ? applied(replica.lastOps(made), source: nil, waits: waits) : nil
+            return (outcome, ticket)
+        }
+        if let ticket, let failure = ticket.wait() {
+            if case .failure(let error) = outcome { throw error }
+            throw SyncNodeError.notDurable(failure)
+        }
+        return try outcome.get()
+    }
+
+    /// Reads the replica (on the node's loop; `body` must not call back into the node).
+    package func read<Result, Failure: Error>(_ body: (Replica) throws(Failure) -> Result) throws(Failure) -> Result {
+        let outcome = loop.sync { () -> Swift.Result<Result, Failure> in
+            Swift.Result { () throws(Failure) -> Result in try body(replica) }
+        }
+        return try outcome.get()
+    }
+
+    /// Waits until `predicate` holds for the replica, or `timeout` passes; true when it holds.
+    package func wait(timeout: Duration, until predicate: (Replica) -> Bool) -> Bool {
+        waitForChange(timeout: timeout) { read(predicate) }
+    }
+
+    /// Calls `observer` with every batch of ops applied (local or received) once durable, on a
+    /// thread of its own (`NodeEvents`); a `.resyncNeeded` is not passed on.
+    @discardableResult
+    package func observe(_ observer: @escaping @Sendable ([Op]) -> Void) -> Int {
+        let subscription = events.subscribe { event in
+            if case .applied(let ops) = event { observer(ops) }
+        }
+        return subscription.id
+    }
+
+    /// Stops calling an observer.
+    package func removeObserver(_ id: Int) {
+        events.unsubscribe(NodeEvents.Subscription(id: id))
+    }
+
+    /// The connected peers.
+    package var peers: [PeerStatus] {
+        loop.sync { peerStatuses() }
+    }
+
+    /// Waits until `predicate` holds for the connected peers, or `timeout` passes; true when it holds.
+    package func waitForPeers(timeout: Duration, until predicate: ([PeerStatus]) -> Bool) -> Bool {
+        waitForChange(timeout: timeout) { predicate(peers) }
+    }
+
+    /// Checks `holds` after every change of the node's state until it is true or `timeout` passes.
+    private func waitForChange(timeout: Duration, _ holds: () -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(Double(timeout.nanoseconds) / 1e9)
+        while true {
+            let seen = condition.withLock { changes }
+            if holds() { return true }
+            let changed = condition.withLock { () -> Bool in
+                while changes == seen { if !condition.wait(until: deadline) { return changes != seen } }
+                return true
+            }
+            if !changed { return holds() }
+        }
+    }
+
+    /// Wakes `wait` and `waitForPeers`: the loop changed the node's state.
+    func notifyChange() {
+        condition.withLock {
+            changes &+= 1
+            condition.broadcast()
+        }
+    }
+
+    /// The connected peers. On the loop.
+    func peerStatuses() -> [PeerStatus] {
+        connections.values.sorted { $0.id < $1.id }.map(status(of:))
+    }
+
+    /// What the node knows of one connection. On the loop.
+    func status(of connection: Connection) -> PeerStatus {
+        let peer = connection.peer
+        let session = sessions[connection.id]
+        let state: PeerStatus.State = peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live
+        let bytes = connection.byteCounts
+        return PeerStatus(
+            name: peer?.name, replica: peer?.replica, nodeID: peer?.nodeID, address: connection.remote,
+            direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
+            bytesReceived: bytes.received, bytesSent: bytes.sent, relay: session.flatMap { relayRole(of: connection.id, $0.relay) })
+    }
+
+    /// The address the node listens on (with the real port when it asked for port 0).
+    package var endpoint: Endpoint? {
+        condition.withLock { boundEndpoint }
+    }
+
+    /// Closes every connection to the peer with this replica ID (a test and operator hook).
+    package func disconnect(_ peer: ReplicaID) {
+        let targets = loop.sync { connections.values.filter { $0.peer?.replica == peer } }
+        for connection in targets { connection.close(nil, "disconnected by request") }
+    }
+
+    /// The transfers in flight on this node (`status`).
+    package var transferListings: [TransferListing] {
+        transfers?.listings() ?? []
+    }
+
+    // MARK: Internals
+
+    /// The live peers that can be asked for bytes.
+    func fetchPeers() -> [TransferManager.FetchPeer] {
+        loop.sync {
+            sessions.compactMap { id, session -> TransferManager.FetchPeer? in
+                guard session.live, let connection = connections[id], let peer = connection.peer else { return nil }
+                return TransferManager.FetchPeer(
+                    connection: connection, replica: peer.replica, name: peer.name, maximumFrameSize: peer.maximumFrameSize)
+            }
+        }
+    }
+
+    /// Tells the subscribers how far transfers are, after the ops applied so far (a transfer's
+    /// placeholder among them) are reported durable: progress is never seen before its placeholder.
+    func publishProgress(_ progress: [TransferProgress]) {
+        loop.async { [self] in
+            if !durability.hold(progress, until: replica.opCount) { events.publish(.transferProgress(progress)) }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// A serial executor on one dedicated thread: jobs run one at a time, in the order they were
+/// queued. The node's inbox (`SyncNode.loop`), its group-commit writer and each `NodeEvents`
+/// subscriber run on one each.
+///
+/// Why a thread of its own rather than a Dispatch serial queue: the node must keep working at its
+/// descriptor limit, and libdispatch makes descriptors (epoll, eventfd) on first use and traps when
+/// it cannot (see `Connection.close`); a thread and an `NSCondition` need none. The thread is made
+/// when work arrives and ends after `idleTimeout` without work, so a stopped or idle node holds no
+/// thread for it.
+///
+/// The queue is bounded: `async` from another thread waits while `limit` jobs are queued, which
+/// carries backpressure from a busy loop back to whoever queues (a command's thread, a timer).
+/// Jobs queued from the thread itself never wait.
+///
+/// `@unchecked Sendable`: all mutable state is guarded by `condition`.
+final class WorkThread: @unchecked Sendable {
+    /// The thread's name (for debuggers and `top -H`).
+    let name: String
+    /// The most jobs queued before `async` from another thread waits.
+    let limit: Int
+    /// How long the thread waits for work before it ends.
+    let idleTimeout: TimeInterval
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var jobs: [@Sendable () -> Void] = []
+    private var thread: Thread?
+    /// Whether the thread waits for work (only then does `async` wake it).
+    private var idle = false
+    /// Producers waiting for room in the queue.
+    private var blocked = 0
+
+    /// Creates an executor; its thread starts with the first job.
+    init(name: String, limit: Int = 4_096, idleTimeout: TimeInterval = 2) {
+        self.name = name
+        self.limit = max(1, limit)
+        self.idleTimeout = idleTimeout
+    }
+
+    /// Whether the caller runs on this executor's thread.
+    var isCurrent: Bool {
+        condition.withLock { thread != nil && thread === Thread.current }
+    }
+
+    /// Queues a job; waits first while the queue is full, unless called from the executor itself.
+    func async(_ job: @escaping @Sendable () -> Void) {
+        condition.withLock {
+            let onThread = thread != nil && thread === Thread.current
+            while !onThread && jobs.count >= limit {
+                blocked += 1
+                condition.wait()
+                blocked -= 1
+            }
+            jobs.append(job)
+            if thread == nil {
+                let worker = Thread { [self] in run() }
+                worker.name = name
+                thread = worker
+                worker.start()
+            } else if idle {
+                condition.broadcast()
+            }
+        }
+    }
+
+    /// Runs `body` on the executor and returns its result; runs it in place when called from the
+    /// executor itself.
+    func sync<T>(_ body: () throws -> T) throws -> T {
+        if isCurrent { return try body() }
+        return try withoutActuallyEscaping(body) { body in
+            let box = UncheckedBox<Result<T, any Error>?>(nil)
+            // Released before the caller is woken: `body` must not outlive this call.
+            let job = UncheckedBox<(() throws -> T)?>(body)
+            let done = Completion()
+            async {
+                box.value = Result { try job.value!() }
+                job.value = nil
+                done.signal()
+            }
+            done.wait()
+            return try box.value!.get()
+        }
+    }
+
+    /// Runs `body` on the executor and returns its result (non-throwing form).
+    func sync<T>(_ body: () -> T) -> T {
+        // The throwing form throws only what `body` throws.
+        // swiftlint:disable:next force_try
+        try! sync { () throws -> T in body() }
+    }
+
+    /// Waits until every job queued before this call has run.
+    func drain() {
+        sync {}
+    }
+
+    /// Runs what is queued, a batch at a time (one lock round per batch), until idle for
+    /// `idleTimeout`.
+    private func run() {
+        while true {
+            let batch = condition.withLock { () -> [@Sendable () -> Void]? in
+                if jobs.isEmpty {
+                    let deadline = Date().addingTimeInterval(idleTimeout)
+                    while jobs.isEmpty {
+                        idle = true
+                        let woken = condition.wait(until: deadline)
+                        idle = false
+                        if !woken && jobs.isEmpty {
+                            thread = nil
+                            return nil
+                        }
+                    }
+                }
+                let batch = jobs
+                jobs.removeAll(keepingCapacity: true)
+                if blocked > 0 { condition.broadcast() }
+                return batch
+            }
+            guard let batch else { return }
+            for job in batch { job() }
+        }
+    }
+}
+
+/// A value handed between threads under a happens-before edge that the compiler cannot see (a
+/// `Completion`, a lock).
+final class UncheckedBox<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// A one-shot signal: `wait` returns once `signal` was called (before or after).
+final class Completion: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var done = false
+
+    /// Marks the completion done and wakes its waiters.
+    func signal() {
+        condition.withLock {
+            done = true
+            condition.broadcast()
+        }
+    }
+
+    /// Waits until `signal` was called.
+    func wait() {
+        condition.withLock { while !done { condition.wait() } }
+    }
+
+    /// Waits until `signal` was called or `deadline` passed; true when signalled.
+    func wait(until deadline: Date) -> Bool {
+        condition.withLock {
+            while !done { if !condition.wait(until: deadline) { return done } }
+            return true
+        }
+    }
+}

@@ -1,0 +1,231 @@
+import GalleryModel
+import GalleryWire
+
+/// The mesh's relay tree as this node sees it (protocol.md, "Relay"): one spanning tree for
+/// every origin, rooted at the smallest replica ID the mesh has heard of, along which ops are
+/// pushed; other links only announce. Decisions only, no I/O; on the node's loop.
+///
+/// The root sends a beacon on each of its links every `beaconInterval`; a node adopts the first
+/// copy of each new round (or of a smaller root) as coming from its parent, one link further
+/// from the root, and sends its own beacon, naming that parent, on every link. So the parent
+/// links form the tree of the fastest paths from the root, and each node knows its children: the
+/// peers whose latest beacon names it. Nothing depends on which copy was a duplicate, so
+/// concurrent ops cannot cut the tree (the race of trees built by `prune`s), and a link's state
+/// is a bit, whatever the number of origins.
+struct RelayTree {
+    /// Beacons this far from the root or farther are not adopted (a loop of stale state).
+    static let maximumHops: UInt64 = 255
+    /// How many retired roots are remembered.
+    static let retiredLimit = 16
+    /// How long a link that stopped being a branch (this node took another parent, or a child
+    /// another parent) stays one: ops that the new branch had passed before it heard of the change
+    /// still come the old way, instead of by neither.
+    static let linger: UInt64 = 500_000_000
+
+    /// This node's replica ID.
+    let me: ReplicaID
+    /// The root this node follows: itself until it hears of a preferred one.
+    private(set) var root: ReplicaID
+    /// Since when the root has been a root (Unix milliseconds, its clock): the oldest root wins,
+    /// so a node joining (or restarting) does not re-root the mesh.
+    private(set) var since: UInt64
+    /// The root's latest round this node has adopted (or sent, as the root); 0 before any.
+    private(set) var round: UInt64 = 0
+    /// Links from the root.
+    private(set) var hops: UInt64 = 0
+    /// The session of the link to the parent; nil at the root, or while orphaned.
+    private(set) var parent: Int?
+    /// When (uptime, nanoseconds) the current round was adopted or sent.
+    private(set) var heardAt: UInt64
+    /// Each session's latest beacon.
+    private(set) var beacons: [Int: TreeBeacon] = [:]
+    /// Each session's peer replica.
+    private(set) var peers: [Int: ReplicaID] = [:]
+    /// Roots given up for silence (root, since) with their last round: only a later round brings
+    /// one back, not the stale state still echoing around a loop.
+    private(set) var retired: [ReplicaID: (since: UInt64, round: UInt64)] = [:]
+    /// Links that were branches, until when (uptime, nanoseconds) they still count as ones.
+    private(set) var lingering: [Int: UInt64] = [:]
+
+    /// A node that roots its own tree, as of `wallMilliseconds`, until it hears of a preferred root.
+    init(me: ReplicaID, now: UInt64, wallMilliseconds: UInt64) {
+        self.me = me
+        self.root = me
+        self.since = wallMilliseconds
+        self.heardAt = now
+    }
+
+    /// Whether this node is the root of the tree it follows.
+    var isRoot: Bool { root == me }
+
+    /// The beacon this node sends: where it stands now.
+    var beacon: TreeBeacon {
+        TreeBeacon(root: root, since: since, round: round, hops: hops, parent: parent.flatMap { peers[$0] })
+    }
+
+    /// Whether ops go over this link: it leads to the parent, or to a child (a peer whose latest
+    /// beacon, under the same root, names this node as its parent), or to a peer that has sent no
+    /// beacon (yet, or ever: a node that does not know `tree` frames gets every op, as before), or
+    /// one that follows another root (the trees are merging: it may be about to become a child).
+    func isBranch(_ session: Int, now: UInt64) -> Bool {
+        if session == parent || lingering[session].map({ now < $0 }) == true { return true }
+        guard let beacon = beacons[session] else { return true }
+        return names(beacon) || beacon.root != root || beacon.since != since
+    }
+
+    /// Whether the peer of `session` is a child: its latest beacon names this node.
+    func isChild(_ session: Int) -> Bool {
+        beacons[session].map(names) ?? false
+    }
+
+    /// Whether `beacon` is a child's: it names this node as its parent under this node's root.
+    private func names(_ beacon: TreeBeacon) -> Bool {
+        beacon.parent == me && beacon.root == root && beacon.since == since
+    }
+
+    /// Keeps `session` a branch for `linger` from `now`, and forgets lingering that is over.
+    private mutating func linger(_ session: Int?, now: UInt64) {
+        lingering = lingering.filter { now < $0.value }
+        if let session { lingering[session] = now + Self.linger }
+    }
+
+    /// A session with the peer `replica` was authenticated.
+    mutating func connected(_ session: Int, peer: ReplicaID) {
+        peers[session] = peer
+    }
+
+    /// What a beacon received asks of this node.
+    enum Reaction: Equatable {
+        /// Nothing.
+        case none
+        /// Its own beacon changed (a new round, a preferred root): send it on every link.
+        case changed
+        /// The peer follows a root this node's is preferred to: send it this node's beacon.
+        case answer
+    }
+
+    /// A beacon arrived on a session.
+    mutating func received(_ beacon: TreeBeacon, on session: Int, now: UInt64) -> Reaction {
+        defer { assertInvariants() }
+        if let previous = beacons[session], names(previous), !names(beacon) { linger(session, now: now) }
+        beacons[session] = beacon
+        let mine = self.beacon
+        if beacon.root == me {
+            // This node's own root, as an earlier run of it started it (a restart): the mesh
+            // still follows it, so it is the root again, with a round above the last.
+            guard isRoot, beacon.since < since else { return .none }
+            since = beacon.since
+            round = max(round, beacon.round) + 1
+            heardAt = now
+            return .changed
+        }
+        if mine.prefersRoot(over: beacon) { return .answer }
+        let sameTree = beacon.root == root && beacon.since == since
+        if sameTree && beacon.round <= round {
+            // Another copy of the current round (or the parent's of the last): the parent's way,
+            // which may have changed, or a shorter one.
+            return settle(now: now) ? .changed : .none
+        }
+        // A child's echo (it reached the root through this node) and stale or distant state are
+        // not adopted.
+        guard beacon.parent != me, beacon.hops < Self.maximumHops else { return .none }
+        if let last = retired[beacon.root], last.since == beacon.since, beacon.round <= last.round { return .none }
+        guard beacon.prefersRoot(over: mine) || beacon.round > round else { return .none }
+        // A new round of the same root keeps the parent unless this copy came a shorter way:
+        // first arrivals vary with the moment's delays, and each change of parent costs a moment
+        // in which neither parent pushes to this node.
+        let kept = !sameTree ? nil : parent.flatMap { current -> TreeBeacon? in
+            guard current != session, let last = beacons[current], last.root == root, last.since == since,
+                  last.hops <= beacon.hops else { return nil }
+            return last
+        }
+        root = beacon.root
+        since = beacon.since
+        round = beacon.round
+        hops = (kept?.hops ?? beacon.hops) + 1
+        if kept == nil, parent != session {
+            linger(parent, now: now)
+            parent = session
+        }
+        heardAt = now
+        return .changed
+    }
+
+    /// Settles the parent within the current round: a peer whose beacon of this round came a
+    /// strictly shorter way than this node's replaces the parent; a parent whose way changed
+    /// changes this node's hops; a parent that is gone or now hangs below this node is replaced
+    /// by the peer of this round closest to the root among those not below it (fewer hops than
+    /// this node), or none (orphaned until the next round). The parent wins ties: first arrivals
+    /// vary with the moment's delays. Returns whether this node's beacon changed.
+    private mutating func settle(now: UInt64) -> Bool {
+        guard !isRoot else { return false }
+        let current = parent.flatMap { beacons[$0] }
+        let parentValid = current.map { $0.root == root && $0.since == since && $0.parent != me } ?? false
+        let bound = parentValid ? max(hops, 1) - 1 : hops
+        let better = beacons.filter { key, beacon in
+            key != parent && beacon.root == root && beacon.since == since && beacon.round == round
+                && beacon.parent != me && beacon.hops < bound
+        }.min { ($0.value.hops, $0.key) < ($1.value.hops, $1.key) }
+        if let better {
+            linger(parent, now: now)
+            parent = better.key
+            hops = better.value.hops + 1
+            return true
+        }
+        if parentValid, let current {
+            guard current.hops + 1 != hops else { return false }
+            hops = current.hops + 1
+            return true
+        }
+        guard parent != nil else { return false }
+        linger(parent, now: now)
+        parent = nil
+        return true
+    }
+
+    /// A session ended. Returns true when this node's beacon changed: it lost its parent and took,
+    /// among the peers of the same round no deeper than itself (so none below it), the one
+    /// closest to the root; or none is left, and it waits, orphaned, for the next round.
+    mutating func disconnected(_ session: Int, now: UInt64) -> Bool {
+        defer { assertInvariants() }
+        beacons[session] = nil
+        peers[session] = nil
+        lingering[session] = nil
+        guard session == parent else { return false }
+        return settle(now: now)
+    }
+
+    /// The root's beat: a root whose last round is `interval` old starts the next one (numbered
+    /// above every earlier one, `wallMilliseconds` keeping that true across restarts); a node
+    /// that heard no new round for `timeout` gives its root up and roots its own tree. Returns
+    /// true when this node's beacon changed.
+    mutating func tick(now: UInt64, interval: UInt64, timeout: UInt64, wallMilliseconds: UInt64) -> Bool {
+        defer { assertInvariants() }
+        if !isRoot {
+            guard now >= heardAt, now - heardAt > timeout else { return false }
+            retired[root] = (since, round)
+            if retired.count > Self.retiredLimit, let oldest = retired.min(by: { $0.value.since < $1.value.since }) {
+                retired[oldest.key] = nil
+            }
+            root = me
+            since = wallMilliseconds
+            hops = 0
+            parent = nil
+        } else if round > 0, now >= heardAt, now - heardAt < interval {
+            return false
+        }
+        round = max(round + 1, wallMilliseconds)
+        heardAt = now
+        return true
+    }
+
+    /// The tree's invariants, checked in debug builds after every change: the root has no parent
+    /// and no hops; a node below it has at least one hop and a parent it holds a beacon of, or
+    /// none (orphaned until the next round); the way is never longer than the bound.
+    private func assertInvariants() {
+        assert(isRoot == (hops == 0), "hops \(hops) for \(isRoot ? "the root" : "a node below the root")")
+        assert(!isRoot || parent == nil, "the root has a parent")
+        assert(parent.map { beacons[$0] != nil && peers[$0] != nil } ?? true, "the parent is a session with a beacon")
+        assert(hops <= Self.maximumHops, "hops \(hops) beyond the bound")
+    }
+}

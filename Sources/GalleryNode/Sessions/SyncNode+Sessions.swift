@@ -1,0 +1,199 @@
+import Foundation
+import GalleryCrypto
+import GalleryModel
+import GalleryWire
+
+/// The sync session of each authenticated connection (protocol.md, "Sync").
+///
+/// Both sides send `sync_request` with their version vector as soon as they are authenticated.
+/// The answer to a `sync_request` is every op the requester lacks, in `ops` batches in causal
+/// order, then `caught_up`; from then on every op this node applies goes to that peer as its relay
+/// policy says (`SyncNode+Relay`). Nothing
+/// of a session outlives its connection: a reconnect starts a new exchange of version vectors.
+///
+/// The delegate calls come on each connection's event loop; everything that
+/// touches the replica or the sessions is queued on the node's loop, in the order received.
+extension SyncNode: ConnectionDelegate {
+    func connectionAuthenticated(_ connection: Connection) {
+        guard let peer = connection.peer else { return }
+        // Heartbeats are due from now on: sooner than the handshake and silence deadlines.
+        livenessDue(connection, at: clock.now)
+        loop.async { [self] in
+            recordKey(of: peer, on: connection)
+            recordConnected(connection, peer)
+            // One connection per pair of nodes (one static key): when both dialed, keep the one
+            // opened by the node with the smaller node ID, on both sides.
+            let keepOutbound = settings.nodeID < peer.nodeID
+            for (id, other) in connections where id != connection.id && other.peer?.key == peer.key {
+                let otherPreferred = (other.role == .client) == keepOutbound
+                let thisPreferred = (connection.role == .client) == keepOutbound
+                if otherPreferred || !thisPreferred {
+                    connection.close(.duplicateConnection, "already connected to \(peer.label)")
+                    return
+                }
+                other.close(.duplicateConnection, "replaced by a connection from the preferred side")
+            }
+            sessions[connection.id] = Session(
+                lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees))
+            // Before the first `sync_request`: the peer knows what this node accepts before it answers.
+            if configuration.compactOps { connection.send(.features(.compactOps)) }
+            beginSync(with: connection, now: clock.now)
+            relayConnected(connection, peer: peer.replica)
+            if configuration.versionDigests { connection.send(.versionDigest(.speaks)) }
+            announceAddresses(on: connection)
+            publishPeerChange(connection)
+            configuration.log("\(configuration.name): authenticated \(peer.name) (node \(peer.nodeID), \(connection.role.rawValue), \(connection.remote))")
+        }
+    }
+
+    func connection(_ connection: Connection, received message: Message) {
+        switch message {
+        case .syncRequest(let version):
+            loop.async { [self] in startCatchUp(connection.id, from: version) }
+        case .ops(let ops), .opsCompact(let ops):
+            loop.async { [self] in receive(ops, from: connection) }
+        case .features(let features):
+            loop.async { [self] in received(features, from: connection) }
+        case .caughtUp(let version):
+            loop.async { [self] in
+                // The first `caught_up` of a session is logged; those that answer the periodic
+                // version exchange only when they bring something new.
+                let previous = sessions[connection.id]?.syncedUpTo
+                sessions[connection.id]?.syncedUpTo = version
+                let first = sessions[connection.id]?.relay.firstCatchUpPending == true
+                sessions[connection.id]?.relay.caughtUp(version)
+                if first {
+                    liveness.joinSettleUntil = clock.now + Self.joinSettle
+                    firstCatchUpEnded(on: connection)
+                }
+                publishPeerChange(connection)
+                if previous != version {
+                    configuration.log("\(configuration.name): synced with \(connection.peer?.label ?? "?") up to \(version)")
+                }
+            }
+        case .addresses(let announcement):
+            loop.async { [self] in received(announcement, from: connection) }
+        case .ihave, .ihaveTotal, .tree, .graft, .prune:
+            loop.async { [self] in receiveRelay(message, from: connection) }
+        case .versionDigest(let digest):
+            loop.async { [self] in receive(digest, from: connection) }
+        case .heartbeat:
+            break
+        case .fetch(let request):
+            serve(request, on: connection)
+        case .chunk(let chunk):
+            transfers?.received(chunk, on: connection)
+        case .fetchError(let id, let code, _):
+            transfers?.fetchFailed(id, code: code, on: connection)
+        case .cancel(let id):
+            connection.stopServing(id)
+        case .controlRequest, .controlResponse:
+            // Commands are taken on the local control socket only (ControlServer): a peer, or
+            // anyone who can inject frames into a peer link, can never command this node.
+            connection.close(.protocolError, "\(message.type) on the peer port: commands are taken on the node's local control socket only")
+        case .hello, .noiseHandshake, .record, .identity, .error:
+            connection.close(.protocolError, "\(message.type) after authentication")
+        }
+    }
+
+    func connectionClosing(_ connection: Connection, since: UInt64) {
+        livenessDue(connection, at: since &+ Connection.closeGrace &+ 1)
+    }
+
+    func connectionClosed(_ connection: Connection, reason: String) {
+        let name = connection.peer?.name ?? connection.remote
+        let node = connection.peer.map { " (node \($0.nodeID))" } ?? ""
+        loop.async { [self] in
+            connections[connection.id] = nil
+            liveness.deadlines.remove(connection.id)
+            let ended = sessions.removeValue(forKey: connection.id)
+            let first = ended?.relay.firstCatchUpPending == true
+            if ended != nil { relayDisconnected(connection.id) }
+            deferredCatchUps[connection.id] = nil
+            addressConnectionClosed(connection)
+            if first { releaseDeferredRequests(now: clock.now) }
+            notifyChange()
+            if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
+        }
+        transfers?.connectionClosed(connection)
+        if connection.peer == nil {
+            // Connections that never authenticated can come in floods: a few lines a second.
+            throttledLog("unauthenticated", "\(configuration.name): connection to \(name) closed before authenticating: \(reason)")
+        } else {
+            configuration.log("\(configuration.name): connection to \(name) closed: \(reason)\(node)")
+        }
+    }
+
+    /// Takes the peer's `features`: from now on ops go to it in `ops_compact` frames when it
+    /// accepts them and this node sends them, with tables that start empty. A peer that accepted
+    /// them keeps getting them for the rest of the connection (protocol.md, section 3). On the loop.
+    private func received(_ features: Features, from connection: Connection) {
+        guard configuration.compactOps, features.contains(.compactOps), sessions[connection.id]?.compactOps == nil else { return }
+        sessions[connection.id]?.compactOps = CompactOpsWriter()
+    }
+
+    /// Wakes the waiters and tells the subscribers that a connection changed state. On the loop.
+    func publishPeerChange(_ connection: Connection) {
+        notifyChange()
+        if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: status(of: connection))) }
+    }
+
+    /// Answers a `fetch`: the blob's chunks, sent as the connection has room (protocol.md,
+    /// "Content fetch"), or `fetch_error`.
+    private func serve(_ request: FetchRequest, on connection: Connection) {
+        guard let blobs = configuration.blobs, request.hash.count == 32 else {
+            connection.send(.fetchError(id: request.id, code: .notFound, message: "no such blob here"))
+            return
+        }
+        let limit = Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum) - 64
+        do {
+            let stream = try ChunkStream(
+                request: request, hash: SHA256.hex(request.hash), store: blobs,
+                chunkLength: max(1, min(TransferManager.chunkLength, limit)))
+            if !connection.serve(stream) {
+                connection.send(.fetchError(
+                    id: request.id, code: .internalError, message: "too many fetches at once (at most \(Connection.maximumServedFetches))"))
+            }
+        } catch .blobNotFound {
+            connection.send(.fetchError(id: request.id, code: .notFound, message: "no such blob here"))
+            // An item here names those bytes: fetch them, so that the peer finds them on a retry
+            // (bytes cross any number of hops, one hop per retry).
+            let hash = SHA256.hex(request.hash)
+            if let transfers, let item = read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size >= 0 {
+                transfers.relay(item, hash: hash, size: Int(size))
+            }
+        } catch {
+            connection.send(.fetchError(id: request.id, code: .protocolError, message: error.localizedDescription))
+        }
+    }
+
+    /// Applies received ops and hands the ones that were new to the writer; once durable they go
+    /// to every other live peer. On the loop.
+    private func receive(_ ops: [Op], from connection: Connection) {
+        var applied: [Op] = []
+        var failure: (Op, ModelError)?
+        var duplicates: [ReplicaID: Int] = [:]
+        for op in ops {
+            let outcome = replica.receive(op) { applied.append($0) }
+            if case .rejected(let error) = outcome {
+                failure = (op, error)
+                break
+            }
+            if case .duplicate = outcome {
+                duplicates[op.id.replica, default: 0] += 1
+                relayCountsOnLoop.duplicatesReceived += 1
+            }
+        }
+        if failure == nil { noteReceived(ops, duplicates: duplicates, from: connection) }
+        _ = self.applied(applied, source: connection.id, waits: false)
+        if let (op, error) = failure {
+            if case .divergentOp = error {
+                reportDivergentOp(op, from: connection)
+            } else if case .bufferFull = error {
+                connection.close(.internalError, "too many ops waiting for their dependencies")
+            } else {
+                connection.close(.rejectedOp, "op \(op.id): \(error.localizedDescription)")
+            }
+        }
+    }
+}
