@@ -73,6 +73,11 @@ package enum ControlClient {
         } catch {
             var info = stat()
             if lstat(path, &info) != 0 {
+                // A node's directory is its user's alone (mode 0700): another user cannot even
+                // see whether the socket is there.
+                if errno == EACCES {
+                    throw .authRefused("the node of \(directory.path) refused this user: the directory belongs to the user running the node")
+                }
                 throw .notRunning("no node is running on \(directory.path) (no \(path))")
             }
             if access(path, R_OK | W_OK) != 0 && (errno == EACCES || errno == EPERM) {
