@@ -69,6 +69,12 @@ struct WebAPI: Sendable {
     private func route(_ request: HTTPRequestHead, body: [UInt8]) throws -> Action {
         let segments = Self.segments(request.path)
         let path = String(request.path)
+        if request.method == "GET", let directory = PageAssets.overrideDirectory, PageAssets.files.contains(where: { $0.path == path }) {
+            guard let asset = PageAssets.read(request.path, from: directory) else {
+                throw WebRefusal(500, "assets", "cannot read the page's files from \(directory.path) (\(PageAssets.overrideVariable))")
+            }
+            return .complete(WebResponse(status: .ok, contentType: asset.contentType, body: asset.body))
+        }
         if request.method == "GET", let asset = PageAssets.files.first(where: { $0.path == path }) {
             return .complete(WebResponse(status: .ok, contentType: asset.contentType, body: Array(asset.body.utf8)))
         }
