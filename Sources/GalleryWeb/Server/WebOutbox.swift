@@ -8,8 +8,10 @@ import GalleryIO
 ///
 /// `@unchecked Sendable`: touched on the connection's loop only (the channel pulls there).
 final class WebOutbox: OutboundByteSource, @unchecked Sendable {
-    /// Below this many waiting bytes a streamed response is asked for its next piece.
-    static let lowWater = 128 << 10
+    /// Below this many waiting bytes a streamed response is asked for its next piece: a few
+    /// pieces of a blob wait, so that the socket never waits for the disk (nor the disk for the
+    /// loop), and no more.
+    static let lowWater = 1 << 20
 
     private var chunks: [[UInt8]] = []
     private var first = 0
