@@ -19,11 +19,10 @@ extension WebConnection {
     /// Starts an upload whose head passed the checks: its receiver is made on the lane (a file is
     /// created, the placeholder may be deleted); a refusal there is answered and closes the
     /// connection, its body unread.
-    func beginUpload(_ head: HTTPRequestHead) {
+    func beginUpload(_ head: HTTPRequestHead, upload: String) {
         let slot = WebUploadSlot()
         state = .uploading(head, slot)
         let api = api
-        let upload = WebAPI.segments(head.path)[2]
         lane.submit { [self] in
             do {
                 slot.receiver = try api.uploads.receiver(for: upload, contentLength: head.contentLength)

@@ -42,7 +42,7 @@ final class WebConnection: @unchecked Sendable {
         /// Reading a request head.
         case idle
         /// Reading a body to answer once it is whole.
-        case buffered(HTTPRequestHead, HTTPBodyCollector)
+        case buffered(HTTPRequestHead, WebRoute, HTTPBodyCollector)
         /// Reading (and dropping) the body of a refused request.
         case refused(HTTPRequestHead, WebResponse)
         /// Handing an upload's body to its lane.
@@ -174,10 +174,10 @@ final class WebConnection: @unchecked Sendable {
             begin(head)
         case .body(let chunk):
             switch state {
-            case .buffered(let head, var collector):
+            case .buffered(let head, let route, var collector):
                 state = .idle  // Keeps the collector's buffer unshared while it grows.
                 collector.append(chunk)
-                state = .buffered(head, collector)
+                state = .buffered(head, route, collector)
             case .uploading(_, let slot):
                 queueUpload(chunk, into: slot)
             default:
@@ -189,8 +189,8 @@ final class WebConnection: @unchecked Sendable {
             switch current {
             case .refused(let head, let response):
                 write(response.serialized(for: head, keepAlive: head.keepAlive), keepAlive: head.keepAlive)
-            case .buffered(let head, let collector):
-                answer(head, body: collector.bytes)
+            case .buffered(let head, let route, let collector):
+                answer(head, route: route, body: collector.bytes)
             case .uploading(let head, let slot):
                 finishUpload(head, slot: slot)
             default:
@@ -201,26 +201,22 @@ final class WebConnection: @unchecked Sendable {
 
     /// Checks a request's head and decides how its body is read.
     private func begin(_ head: HTTPRequestHead) {
-        var refusal: WebResponse?
-        switch api.access.decide(head) {
-        case .answer(let response): refusal = response
-        case .allowed: refusal = WebAPI.routeProblem(head)
-        }
-        if refusal == nil, head.method == "PUT" {
-            beginUpload(head)
+        let route: WebRoute
+        switch (api.access.decide(head), WebRoute.decode(method: head.method, path: head.path)) {
+        case (.answer(let refusal), _):
+            refuse(head, refusal)
             return
-        }
-        if let refusal {
-            guard head.contentLength <= UInt64(HTTPLimits.maxBufferedBodyBytes) else {
-                // The body is not read: the connection closes after the answer.
-                write(refusal.serialized(for: head, keepAlive: false), keepAlive: false)
-                return
-            }
-            state = .refused(head, refusal)
+        case (.allowed, .failure(let problem)):
+            refuse(head, WebAPI.refusal(problem, path: head.path))
             return
+        case (.allowed, .success(.upload(let upload))):
+            beginUpload(head, upload: upload)
+            return
+        case (.allowed, .success(let decoded)):
+            route = decoded
         }
         do {
-            state = .buffered(head, try HTTPBodyCollector(head: head))
+            state = .buffered(head, route, try HTTPBodyCollector(head: head))
         } catch {
             let refusal = WebRefusal(error.status.code, "tooLarge", error.errorDescription ?? "the body is too large")
             write(WebResponse.refusal(refusal).serialized(for: head, keepAlive: false), keepAlive: false)
@@ -229,15 +225,26 @@ final class WebConnection: @unchecked Sendable {
         if head.expectsContinue { outboxWrite(HTTPResponseHead.continueBytes) }
     }
 
+    /// Answers a refused request once its body is read and dropped, or at once, closing, when its
+    /// body is too large to be worth reading.
+    private func refuse(_ head: HTTPRequestHead, _ refusal: WebResponse) {
+        guard head.contentLength <= UInt64(HTTPLimits.maxBufferedBodyBytes) else {
+            // The body is not read: the connection closes after the answer.
+            write(refusal.serialized(for: head, keepAlive: false), keepAlive: false)
+            return
+        }
+        state = .refused(head, refusal)
+    }
+
     /// Answers a request whose body is in: the embedded page at once, anything else on the lane.
-    private func answer(_ head: HTTPRequestHead, body: [UInt8]) {
-        if let asset = api.embeddedAsset(head) {
+    private func answer(_ head: HTTPRequestHead, route: WebRoute, body: [UInt8]) {
+        if let asset = api.embeddedAsset(route) {
             write(asset.serialized(for: head, keepAlive: head.keepAlive), keepAlive: head.keepAlive)
             return
         }
         let api = api
         lane.submit { [self] in
-            let reply = api.reply(to: head, body: body) { [weak self] in self?.wake() }
+            let reply = api.reply(to: head, route: route, body: body) { [weak self] in self?.wake() }
             channel.execute { self.answered(reply) }
         }
     }
