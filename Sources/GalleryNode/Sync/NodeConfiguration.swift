@@ -50,8 +50,8 @@ public struct NodeConfiguration: Sendable {
     /// How often the root of the relay tree starts a round of beacons (`tree`, protocol.md,
     /// "Relay"); a node that hears no new round for three times this gives its root up.
     public var beaconInterval: Duration = .seconds(10)
-    /// How long durable ops may wait to be relayed together while ops keep coming (protocol.md,
-    /// "Relay"): an op goes out at once when none went out for this long; 0 sends each durable
+    /// How long at most durable ops wait to be relayed together while other writes are in flight
+    /// (protocol.md, "Relay"): with nothing in flight an op goes out at once; 0 sends each durable
     /// batch as it comes.
     public var relayHold: Duration = .milliseconds(10)
     /// Whether the node relays along the relay tree with announcements on the other links
@@ -68,8 +68,6 @@ public struct NodeConfiguration: Sendable {
     public var outboundQueueLimit: Int
     /// The most bytes of ops in one `ops` frame of a catch-up.
     public var catchUpBatchBytes: Int
-    /// How peer connections do their I/O: threads per connection, or a few event loops.
-    public var io: PeerIO = .eventLoop
     /// Where the node reports connections, failures and sync progress.
     public var log: NodeLog
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).

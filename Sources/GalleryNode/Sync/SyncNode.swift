@@ -2,6 +2,7 @@ import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
+import Synchronization
 @_spi(Measurement) import GalleryWire
 
 /// A replica served over TCP: it accepts and dials peers, authenticates them with the space's
@@ -42,14 +43,15 @@ public final class SyncNode: @unchecked Sendable {
     package let transfers: TransferManager?
     /// Which inbound connections are kept before they authenticate, and shed first.
     let admission: AdmissionController
+    /// The pause after accept failures, growing while descriptors stay exhausted.
+    let acceptPause = Mutex<UInt64>(0)
     /// The node's log for events that can come in floods: a few lines per second at most.
     let throttledLog: ThrottledLog
 
     // Guarded by `condition`.
     var running = false
-    var listener: Listener?
-    /// The event loops, accept and liveness of a node using `PeerIO.eventLoop` (SyncNode+EventLoop).
-    var eventLoops: NodeEventLoops?
+    /// How the node reaches its peers, once started.
+    var transport: (any NodeTransport)?
     var boundEndpoint: Endpoint?
     /// Whether a liveness pass waits on the loop (another is not queued meanwhile).
     var livenessQueued = false
