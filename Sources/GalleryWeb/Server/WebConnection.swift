@@ -89,8 +89,8 @@ final class WebConnection: @unchecked Sendable {
         channel = StreamChannel(socket: socket, source: outbox, handlers: [handler])
         handler.connection = self
         outbox.drained = { [weak self] in
-            // Not in place: the channel is in the middle of writing.
-            guard let self else { return }
+            // Only a blob waits for room; and not in place: the channel is in the middle of writing.
+            guard let self, case .blob(_, _, false, _) = state else { return }
             channel.execute { self.outboxDrained() }
         }
     }
