@@ -10,7 +10,7 @@ extension SyncNode {
     ///
     /// - Returns: The bound endpoint, with its real port, when the node listens.
     @discardableResult
-    public func start() throws(TransportError) -> Endpoint? {
+    package func start() throws(TransportError) -> Endpoint? {
         loadAddressBook()
         let transport: any NodeTransport
         if let custom = configuration.environment.transport {
@@ -32,12 +32,12 @@ extension SyncNode {
 
     /// Adds a peer's address to the address book and dials it; the peer is then redialed with
     /// backoff whenever it is not connected, until the node stops or forgets it (`SyncNode+Redial`).
-    public func keepConnected(to peer: Endpoint) {
+    package func keepConnected(to peer: Endpoint) {
         loop.async { [self] in learn(peer, source: .connect) }
     }
 
     /// Connects to one more peer, once (no reconnection); returns when the attempt is made.
-    public func connect(to peer: Endpoint, timeout: Duration = .seconds(5)) throws(TransportError) {
+    package func connect(to peer: Endpoint, timeout: Duration = .seconds(5)) throws(TransportError) {
         guard let transport = condition.withLock({ transport }) else { throw .connect(peer.description, "the node is not running") }
         let done = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<any TransportLink, TransportError>?>(nil)
@@ -58,7 +58,7 @@ extension SyncNode {
     }
 
     /// Closes every connection (telling peers `shutting_down`) and stops listening and dialing.
-    public func stop() {
+    package func stop() {
         transfers?.stop()
         let transport = condition.withLock { () -> (any NodeTransport)? in
             running = false

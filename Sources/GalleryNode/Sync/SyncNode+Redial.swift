@@ -92,7 +92,7 @@ extension SyncNode {
 
     /// The peers in the book, connected or not, and the addresses still waiting for an answer,
     /// with their redial state.
-    public var knownPeers: [KnownPeerStatus] {
+    package var knownPeers: [KnownPeerStatus] {
         loop.sync {
             let now = clock.now
             var since: [PeerKey: Double] = [:]

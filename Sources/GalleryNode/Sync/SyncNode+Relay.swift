@@ -166,7 +166,7 @@ extension SyncNode {
 
     /// Where this node stands in the relay tree: the root's replica ID and the links to it; nil
     /// with relay trees off.
-    public var relayPlace: (root: ReplicaID, hops: UInt64)? {
+    package var relayPlace: (root: ReplicaID, hops: UInt64)? {
         loop.sync { configuration.relayTrees ? (relayTree.root, relayTree.hops) : nil }
     }
 

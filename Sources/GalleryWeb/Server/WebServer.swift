@@ -15,15 +15,15 @@ import GalleryNode
 /// `WebConnection` for the bounds each connection keeps.
 ///
 /// `@unchecked Sendable`: mutable state is guarded by `lock`.
-public final class WebServer: @unchecked Sendable {
+package final class WebServer: @unchecked Sendable {
     /// The address bound (the real port when port 0 was asked for).
-    public let endpoint: Endpoint
+    package let endpoint: Endpoint
     /// `http://HOST:PORT/?token=TOKEN`: the link that signs a browser in.
-    public let signInURL: String
+    package let signInURL: String
     /// `http://HOST:PORT` as bound.
-    public let origin: String
+    package let origin: String
     /// The most connections open at once (more are closed at accept): a bound on descriptors.
-    public static let maximumConnections = 8_192
+    package static let maximumConnections = 8_192
 
     private let limits: WebConnection.Limits
     private let loops: EventLoopGroup
@@ -46,7 +46,7 @@ public final class WebServer: @unchecked Sendable {
     ///   - idleLimit: How long a connection may stay silent (between requests, mid-body, or not
     ///     reading its answer) before it is closed; event streams stay.
     ///   - headerTimeout: How long a request head may take from its first byte to its last.
-    public convenience init(node: SyncNode, directory: URL, listen: Endpoint, temporaryDirectory: URL,
+    package convenience init(node: SyncNode, directory: URL, listen: Endpoint, temporaryDirectory: URL,
                             idleLimit: Duration = .seconds(30), headerTimeout: Duration = .seconds(10)) throws {
         var limits = WebConnection.Limits()
         limits.idleLimit = idleLimit
@@ -93,7 +93,7 @@ public final class WebServer: @unchecked Sendable {
     }
 
     /// Stops accepting, ends every event stream and closes every connection.
-    public func stop() {
+    package func stop() {
         let open = lock.withLock { () -> [WebConnection]? in
             guard !stopped else { return nil }
             stopped = true
@@ -108,7 +108,7 @@ public final class WebServer: @unchecked Sendable {
     }
 
     /// How many connections are open (for tests and benchmarks).
-    public var connectionCount: Int { lock.withLock { connections.count } }
+    package var connectionCount: Int { lock.withLock { connections.count } }
 
     /// A connection accepted on the listener's loop: registered on the next loop, round robin.
     private func accepted(_ descriptor: Int32, remote: String) {
