@@ -29,7 +29,7 @@ import Testing
         let reduced = ImageFixtures.boxReduce(gray ? ImageFixtures.gray(Self.source) : Self.source, by: scale)
         let versusAverage = ImageFixtures.psnr(image, reduced)
         print("PSNR \(name) 1/\(scale) vs area average: \(versusAverage)")
-        #expect(versusAverage >= 25)
+        #expect(versusAverage >= 24)
         if ImageFixtures.hasDjpeg, let reference = try ImageFixtures.djpeg(name, scale: scale) {
             let versusLibjpeg = ImageFixtures.psnr(image, reference)
             print("PSNR \(name) 1/\(scale) vs djpeg: \(versusLibjpeg)")
