@@ -21,6 +21,24 @@ struct JPEGBitReader {
 
     /// Tops the buffer up to at least 57 bits.
     @inline(__always) mutating func fill() {
+        if count <= 56 { refill() }
+    }
+
+    /// Eight bytes at a time while they hold no 0xFF (almost always), else byte by byte.
+    @inline(never) mutating func refill() {
+        if !markerHit, end - position >= 8 {
+            let word = UInt64(bigEndian: UnsafeRawPointer(base + position).loadUnaligned(as: UInt64.self))
+            // A zero byte in ~word is a 0xFF byte in word.
+            let inverted = ~word
+            let hasFF = (inverted &- 0x0101_0101_0101_0101) & ~inverted & 0x8080_8080_8080_8080
+            if hasFF == 0 {
+                let take = (64 - count) / 8
+                buffer |= (word >> UInt64(64 - 8 * take)) << UInt64(64 - count - 8 * take)
+                position += take
+                count += 8 * take
+                return
+            }
+        }
         while count <= 56 {
             var byte: UInt64 = 0
             if !markerHit, position < end {

@@ -13,8 +13,10 @@ extension JPEGDecodingSession {
         let restartInterval = restartInterval
         let start = scan.spectralStart, end = scan.spectralEnd
         let high = scan.approximationHigh, low = scan.approximationLow
-        var reader = JPEGBitReader(base: bytes.baseAddress!, position: dataStart, end: bytes.count)
-        try withScanComponents(scan) { (components, natural) throws(ImageError) in
+        let base = bytes.baseAddress!, byteCount = bytes.count
+        // The reader is local to the closure so it lives in registers, not in a captured box.
+        return try withScanComponents(scan) { (components, natural) throws(ImageError) -> Int in
+            var reader = JPEGBitReader(base: base, position: dataStart, end: byteCount)
             if single {
                 components[0].horizontal = 1
                 components[0].vertical = 1
@@ -55,8 +57,8 @@ extension JPEGDecodingSession {
                 }
                 if reader.paddedBytes > 64 { throw .truncated("scan data") }
             }
+            return reader.position
         }
-        return reader.position
     }
 
     /// An AC first pass: a band's coefficients scaled by 2^low, with end-of-band runs.

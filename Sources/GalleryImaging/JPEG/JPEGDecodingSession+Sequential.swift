@@ -70,7 +70,7 @@ extension JPEGDecodingSession {
         let mcusAcross = single ? first.widthInBlocks : frame.mcusPerLine
         let mcusDown = single ? first.heightInBlocks : frame.mcusPerColumn
         let restartInterval = restartInterval
-        var reader = JPEGBitReader(base: bytes.baseAddress!, position: dataStart, end: bytes.count)
+        let base = bytes.baseAddress!, byteCount = bytes.count
         let block = UnsafeMutablePointer<Int16>.allocate(capacity: 64)
         let workspace = UnsafeMutablePointer<Int32>.allocate(capacity: 64)
         block.initialize(repeating: 0, count: 64)
@@ -79,7 +79,9 @@ extension JPEGDecodingSession {
             block.deallocate()
             workspace.deallocate()
         }
-        try withScanComponents(scan) { (components, natural) throws(ImageError) in
+        // The reader is local to the closure so it lives in registers, not in a captured box.
+        return try withScanComponents(scan) { (components, natural) throws(ImageError) -> Int in
+            var reader = JPEGBitReader(base: base, position: dataStart, end: byteCount)
             if single {
                 components[0].horizontal = 1
                 components[0].vertical = 1
@@ -116,8 +118,8 @@ extension JPEGDecodingSession {
                 // Data ran out: the reader has been feeding zeros for a while.
                 if reader.paddedBytes > 64 { throw .truncated("scan data") }
             }
+            return reader.position
         }
-        return reader.position
     }
 
     /// One block of a sequential scan (T.81 F.2.2), coefficients stored in natural order.
