@@ -36,7 +36,7 @@ extension JPEGDecodingSession {
                         for v in 0..<c.vertical {
                             for h in 0..<c.horizontal {
                                 let x = mcuX * c.horizontal + h, y = mcuY * c.vertical + v
-                                let block = c.coefficients + (y * c.blocksPerLine + x) * 64
+                                let block = c.coefficients + (y * c.blocksPerLine + x) * c.blockStride
                                 if start == 0 {
                                     if high == 0 {
                                         let size = try reader.symbol(c.dc)
@@ -72,7 +72,20 @@ extension JPEGDecodingSession {
             return
         }
         var k = start
+        let fastAC = ac + JPEGHuffmanTable.fastACOffset
         while k <= end {
+            if reader.count < 16 { reader.fill() }
+            let fast = fastAC[Int(truncatingIfNeeded: reader.buffer >> UInt64(64 - JPEGHuffmanTable.lookaheadBits))]
+            if fast != 0 {
+                let used = Int(fast & 0xFF)
+                reader.buffer <<= UInt64(used)
+                reader.count -= used
+                k += Int((fast >> 8) & 0xFF)
+                guard k <= end else { throw .malformed("AC coefficient past the band") }
+                block[Int(natural[k])] = Int16(truncatingIfNeeded: (fast >> 16) << Int32(low))
+                k += 1
+                continue
+            }
             let symbol = try reader.symbol(ac)
             let run = symbol >> 4, bits = symbol & 15
             if bits == 0 {
@@ -155,7 +168,7 @@ extension JPEGDecodingSession {
                 let rows = frame.components[componentIndex].blocksPerColumn
                 for y in 0..<rows {
                     for x in 0..<c.blocksPerLine {
-                        let block = c.coefficients + (y * c.blocksPerLine + x) * 64
+                        let block = c.coefficients + (y * c.blocksPerLine + x) * c.blockStride
                         let out = c.plane + y * c.blockSize * c.stride + x * c.blockSize
                         switch c.blockSize {
                         case 8: JPEGInverseDCT.idct8x8(block, c.quant, out, c.stride, workspace)

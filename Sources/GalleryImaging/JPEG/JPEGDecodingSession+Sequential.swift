@@ -13,6 +13,7 @@ extension JPEGDecodingSession {
         var plane: UnsafeMutablePointer<UInt8>
         var coefficients: UnsafeMutablePointer<Int16>
         var blocksPerLine: Int
+        var blockStride: Int
         var predictor: Int32 = 0
     }
 
@@ -47,7 +48,7 @@ extension JPEGDecodingSession {
                                     blockSize: c.blockSize, stride: c.planeStride,
                                     plane: planeBuffer.baseAddress! + c.planeOffset,
                                     coefficients: (coefficientBuffer.baseAddress ?? UnsafeMutablePointer(bitPattern: 16)!) + c.coefficientOffset,
-                                    blocksPerLine: c.blocksPerLine)
+                                    blocksPerLine: c.blocksPerLine, blockStride: c.coefficientsPerBlock)
                             }
                             do throws(ImageError) {
                                 return .success(try body(&components, naturalBuffer.baseAddress!))
@@ -133,7 +134,21 @@ extension JPEGDecodingSession {
         predictor &+= reader.signed(size)
         block[0] = Int16(truncatingIfNeeded: predictor)
         var k = 1
+        let fastAC = ac + JPEGHuffmanTable.fastACOffset
         while k < 64 {
+            // The common case in one lookup: code and value bits together.
+            if reader.count < 16 { reader.fill() }
+            let fast = fastAC[Int(truncatingIfNeeded: reader.buffer >> UInt64(64 - JPEGHuffmanTable.lookaheadBits))]
+            if fast != 0 {
+                let used = Int(fast & 0xFF)
+                reader.buffer <<= UInt64(used)
+                reader.count -= used
+                k += Int((fast >> 8) & 0xFF)
+                guard k < 64 else { throw .malformed("AC coefficient past the block") }
+                block[Int(natural[k])] = Int16(truncatingIfNeeded: fast >> 16)
+                k += 1
+                continue
+            }
             let symbol = try reader.symbol(ac)
             let run = symbol >> 4, bits = symbol & 15
             if bits == 0 {

@@ -109,7 +109,9 @@ struct JPEGDecodingSession {
             newFrame.components[index].planeOffset = planeBytes
             newFrame.components[index].coefficientOffset = coefficientCount
             planeBytes += c.blocksPerLine * c.blockSize * c.blocksPerColumn * c.blockSize
-            if progressive { coefficientCount += c.blocksPerLine * c.blocksPerColumn * 64 }
+            // A 1/8 decode needs only each block's DC, and skips the AC scans of that component.
+            newFrame.components[index].coefficientsPerBlock = c.blockSize == 1 ? 1 : 64
+            if progressive { coefficientCount += c.blocksPerLine * c.blocksPerColumn * newFrame.components[index].coefficientsPerBlock }
         }
         let working = planeBytes + coefficientCount * 2 + output.width * output.height * channels
         guard working <= limits.maxWorkingBytes else {

@@ -21,6 +21,8 @@ struct JPEGComponent: Sendable {
     /// Offsets of this component's plane and coefficients in the decoder's shared buffers.
     var planeOffset = 0
     var coefficientOffset = 0
+    /// Coefficients kept per block (progressive): 64, or only the DC when the block is decoded 1x1.
+    var coefficientsPerBlock = 64
     /// Huffman tables chosen by the current scan, and its DC predictor.
     var dcTable = 0
     var acTable = 0

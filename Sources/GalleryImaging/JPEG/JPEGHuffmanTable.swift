@@ -8,10 +8,13 @@ struct JPEGHuffmanTable: Sendable {
     static let maxCodeOffset = 1 << lookaheadBits
     static let valueOffsetOffset = maxCodeOffset + 18
     static let valuesOffset = valueOffsetOffset + 18
-    static let storageCount = valuesOffset + 256
+    static let fastACOffset = valuesOffset + 256
+    static let storageCount = fastACOffset + (1 << lookaheadBits)
 
     /// lookup[peek 9 bits] = (length << 8) | symbol, or 0 when the code is longer than 9 bits;
-    /// maxCode[l] = the largest code of length l (-1 if none); symbols follow.
+    /// maxCode[l] = the largest code of length l (-1 if none); symbols follow; then, for AC tables,
+    /// fastAC[peek 9 bits] = value << 16 | run << 8 | bits used, when a code and its value bits
+    /// fit in 9 bits (most coefficients of a photo), else 0.
     private(set) var storage: [Int32]
 
     /// Builds the table from DHT's 16 code-length counts and its symbols, refusing tables whose
@@ -50,6 +53,16 @@ struct JPEGHuffmanTable: Sendable {
         // A sentinel above every 17-bit code stops the slow path's search.
         storage[Self.maxCodeOffset + 17] = Int32.max
         for (i, symbol) in symbols.enumerated() { storage[Self.valuesOffset + i] = Int32(symbol) }
+        for peek in 0..<(1 << Self.lookaheadBits) {
+            let entry = storage[Self.lookupOffset + peek]
+            guard entry != 0 else { continue }
+            let length = Int(entry >> 8), symbol = Int(entry & 0xFF)
+            let run = symbol >> 4, size = symbol & 15
+            guard size != 0, length + size <= Self.lookaheadBits else { continue }
+            let raw = (peek >> (Self.lookaheadBits - length - size)) & ((1 << size) - 1)
+            let value = raw < (1 << (size - 1)) ? raw - (1 << size) + 1 : raw
+            storage[Self.fastACOffset + peek] = Int32(value) << 16 | Int32(run) << 8 | Int32(length + size)
+        }
         self.storage = storage
     }
 }

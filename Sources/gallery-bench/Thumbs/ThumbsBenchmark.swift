@@ -43,11 +43,12 @@ enum ThumbsBenchmark {
         }
         lines.append(line("gallery-one-core", images, single.seconds, cpu: processCPU() - cpuStart))
 
+        let longEdge = size
         let cpuStartAll = processCPU()
         let failures = Mutex(0)
         let all = Stopwatch.time {
             DispatchQueue.concurrentPerform(iterations: inputs.count) { index in
-                if (try? Thumbnailer.thumbnail(of: inputs[index], longEdge: size)) == nil { failures.withLock { $0 += 1 } }
+                if (try? Thumbnailer.thumbnail(of: inputs[index], longEdge: longEdge)) == nil { failures.withLock { $0 += 1 } }
             }
         }
         guard failures.withLock({ $0 }) == 0 else { throw BenchFailure.failed("thumbs: a thumbnail failed") }
