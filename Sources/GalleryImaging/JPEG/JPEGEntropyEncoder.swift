@@ -108,7 +108,9 @@ struct JPEGEntropyEncoder {
                 natural.withUnsafeBufferPointer { z in
                     for k in 0..<64 {
                         let i = Int(z[k])
-                        q[k] = Int32((samples[i] * d[i]).rounded())
+                        // Round half away from zero by hand: Float.rounded() is a libm call.
+                        let scaled = samples[i] * d[i]
+                        q[k] = Int32(scaled + (scaled < 0 ? -0.5 : 0.5))
                     }
                 }
             }
