@@ -6,18 +6,12 @@ import PackageDescription
 // protocols in GalleryNode/Ports, which GalleryHost conforms the storage types to.
 let package = Package(
     name: "GallerySync",
+    // Products are what a user outside this package can name: the two programs. No library is
+    // offered: nothing outside depends on one (the conformance client in Tests/Conformance is Python
+    // and speaks the wire protocol), and a library product would be a promise of a stable API that
+    // the modules do not make: their declarations are `package`, so the layers can change shape
+    // together in one commit. Tests and gallery-bench reach the modules as targets of this package.
     products: [
-        .library(name: "GalleryModel", targets: ["GalleryModel"]),
-        .library(name: "GallerySimulation", targets: ["GallerySimulation"]),
-        .library(name: "GalleryCrypto", targets: ["GalleryCrypto"]),
-        .library(name: "GalleryWire", targets: ["GalleryWire"]),
-        .library(name: "GalleryIO", targets: ["GalleryIO"]),
-        .library(name: "GalleryStorage", targets: ["GalleryStorage"]),
-        .library(name: "GalleryNode", targets: ["GalleryNode"]),
-        .library(name: "GalleryControl", targets: ["GalleryControl"]),
-        .library(name: "GalleryHTTP", targets: ["GalleryHTTP"]),
-        .library(name: "GalleryWeb", targets: ["GalleryWeb"]),
-        .library(name: "GalleryHost", targets: ["GalleryHost"]),
         .executable(name: "gallery", targets: ["gallery"]),
         .executable(name: "gallery-bench", targets: ["gallery-bench"]),
     ],

@@ -14,15 +14,15 @@ import GalleryWire
 /// through SHA-256 into a temporary file beside the destination, in bounded memory, checked
 /// against the hash and size the node gave, synced, and renamed over the destination. A damaged,
 /// truncated or missing blob writes nothing and leaves the destination as it was.
-public enum BlobExport {
+package enum BlobExport {
     /// Why an export wrote nothing.
-    public enum Failure: Error, Hashable, Sendable, LocalizedError {
+    package enum Failure: Error, Hashable, Sendable, LocalizedError {
         /// The stored bytes do not hash to the item's hash, or are not its size.
         case damaged(String)
         /// A file could not be read or written.
         case io(String)
 
-        public var errorDescription: String? {
+        package var errorDescription: String? {
             switch self {
             case .damaged(let reason), .io(let reason): reason
             }
@@ -33,12 +33,12 @@ public enum BlobExport {
     static let chunkLength = 1 << 20
 
     /// The path of a blob in the store of `directory` (the layout of `BlobStore`).
-    public static func blobPath(of hash: String, in directory: URL) -> String {
+    package static func blobPath(of hash: String, in directory: URL) -> String {
         "\(directory.path)/blobs/\(hash.prefix(2))/\(hash)"
     }
 
     /// Writes the blob `hash` (of `size` bytes, when known) of `directory`'s store to `destination`.
-    public static func export(hash: String, size: Int64?, from directory: URL, to destination: URL) throws(Failure) {
+    package static func export(hash: String, size: Int64?, from directory: URL, to destination: URL) throws(Failure) {
         guard FieldLimits.isContentHash(hash) else { throw .damaged("the node named no valid SHA-256 for the item (\"\(hash.prefix(80))\")") }
         let source = blobPath(of: hash, in: directory)
         let input: Int32

@@ -15,9 +15,9 @@ import GalleryWire
 /// It never waits for a node that is not alive: connecting is bounded, and every wait for an
 /// answer ends once `silenceLimit` passes without a frame from the node (the node sends a
 /// heartbeat every second while a command runs), however long the command itself takes.
-public enum ControlClient {
+package enum ControlClient {
     /// Why a command did not get an answer.
-    public enum Failure: Error, Hashable, Sendable, LocalizedError {
+    package enum Failure: Error, Hashable, Sendable, LocalizedError {
         /// No node serves the directory, or it cannot be reached.
         case notRunning(String)
         /// The node refused this user.
@@ -28,7 +28,7 @@ public enum ControlClient {
         /// The connection failed in another way.
         case failed(String)
 
-        public var errorDescription: String? {
+        package var errorDescription: String? {
             switch self {
             case .notRunning(let reason), .authRefused(let reason), .foreignOwner(let reason), .failed(let reason): reason
             }
@@ -37,16 +37,16 @@ public enum ControlClient {
 
     /// How long the client waits for any frame (an answer or a heartbeat) before it gives up on
     /// the node.
-    public static let silenceLimit: Duration = .seconds(5)
+    package static let silenceLimit: Duration = .seconds(5)
 
     /// The control socket of the node serving `directory`.
-    public static func socketPath(of directory: URL) -> String {
+    package static func socketPath(of directory: URL) -> String {
         directory.appendingPathComponent("control.sock").path
     }
 
     /// Sends `request` and returns the first answer. Waits as long as the node is alive (it sends
     /// heartbeats while it works), or at most `timeout` when one is given.
-    public static func send(_ request: ControlRequest, to directory: URL, timeout: Duration? = nil, nodeUser: uid_t? = nil) throws(Failure) -> ControlResponse {
+    package static func send(_ request: ControlRequest, to directory: URL, timeout: Duration? = nil, nodeUser: uid_t? = nil) throws(Failure) -> ControlResponse {
         var answer: ControlResponse?
         try stream(request, to: directory, timeout: timeout, nodeUser: nodeUser) { response in
             answer = response
@@ -63,7 +63,7 @@ public enum ControlClient {
     /// Nothing is sent unless the process at the other end of the socket runs as `nodeUser` (this
     /// process's effective user when nil), as the kernel reports it: a socket planted by another
     /// user would otherwise receive the command (file paths included) and forge its answers.
-    public static func stream(
+    package static func stream(
         _ request: ControlRequest, to directory: URL, timeout: Duration?, nodeUser: uid_t? = nil,
         _ handler: (ControlResponse) -> Bool
     ) throws(Failure) {

@@ -19,9 +19,9 @@ import GalleryWire
 /// the node's threads do not grow with command-line sessions, long-lived `watch`es included.
 ///
 /// `@unchecked Sendable`: every mutable property is guarded by `condition`.
-public final class ControlServer: @unchecked Sendable {
+package final class ControlServer: @unchecked Sendable {
     /// The socket's path.
-    public let path: String
+    package let path: String
     private let node: SyncNode
     private let allowedUser: uid_t
     private let loops: EventLoopGroup
@@ -45,7 +45,7 @@ public final class ControlServer: @unchecked Sendable {
     /// loops when it runs on them.
     ///
     /// - Parameter allowedUser: The user allowed to connect; the node's own (`getuid()`) when nil.
-    public init(node: SyncNode, path: String, allowedUser: uid_t? = nil) throws(TransportError) {
+    package init(node: SyncNode, path: String, allowedUser: uid_t? = nil) throws(TransportError) {
         self.node = node
         self.path = path
         self.allowedUser = allowedUser ?? getuid()
@@ -75,7 +75,7 @@ public final class ControlServer: @unchecked Sendable {
 
     /// Stops accepting, closes every session (waiting a second at most for their farewells), and
     /// removes the socket. Idempotent.
-    public func stop() {
+    package func stop() {
         let open = condition.withLock { () -> [ControlSession]? in
             guard !stopped else { return nil }
             stopped = true

@@ -19,27 +19,27 @@ import GalleryWire
 /// node's group commit stores every op waiting in one write and one fsync (`DirectoryOpStore`). Checkpoints (a snapshot of the state,
 /// and the op log's ops moved to the compacted op file; see `NodeStorage`) run in the background
 /// as `CheckpointPolicy` says, and at a clean stop.
-public final class GalleryServer: @unchecked Sendable {
+package final class GalleryServer: @unchecked Sendable {
     // `@unchecked Sendable`: every stored property is immutable after `init`; the storage and the
     // checkpointer are thread-safe themselves.
 
     /// The sync node.
-    public let node: SyncNode
+    package let node: SyncNode
     /// The directory served.
-    public let directory: URL
+    package let directory: URL
     /// What replaying the op log found.
-    public let recovery: RecoveryReport
+    package let recovery: RecoveryReport
     /// How the replica was restored: from a snapshot or not, ops replayed, anything ignored or cut.
-    public let startup: StartupReport
+    package let startup: StartupReport
     /// The node's name.
-    public let name: String
+    package let name: String
     private let storage: NodeStorage
     private let checkpoints: CheckpointPolicy
     private let checkpointer = Checkpointer()
     private let nodeLog: NodeLog
 
     /// The op log's fsyncs since the node started (for benchmarks and tests).
-    public var opLogSyncCount: Int { storage.recordLog.syncCount }
+    package var opLogSyncCount: Int { storage.recordLog.syncCount }
     private let lockDescriptor: Int32
     /// The local control socket, once started (guarded by `controlLock`).
     private var control: ControlServer?
@@ -50,7 +50,7 @@ public final class GalleryServer: @unchecked Sendable {
     private var webServer: WebServer?
 
     /// The web adapter, when the node serves one (`--http`).
-    public var web: WebServer? { controlLock.withLock { webServer } }
+    package var web: WebServer? { controlLock.withLock { webServer } }
 
     /// Opens (creating if needed) a node directory, replays its op log, and starts the node.
     ///
@@ -64,7 +64,7 @@ public final class GalleryServer: @unchecked Sendable {
     ///   - http: Where to serve the web page, or nil.
     ///   - announce: The addresses told to peers; nil: the bound one.
     ///   - configure: Changes the node's configuration before the node is made (benchmarks, tests).
-    public init(
+    package init(
         directory: URL, name: String? = nil, listen: Endpoint? = nil,
         peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
         checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil, announce: [Endpoint]? = nil,
@@ -124,7 +124,7 @@ public final class GalleryServer: @unchecked Sendable {
     /// stale one), creates the node's own gallery on first start, and writes `node.json` (address,
     /// name, replica ID, pid).
     @discardableResult
-    public func start() throws -> Endpoint? {
+    package func start() throws -> Endpoint? {
         let endpoint = try node.start()
         // After the node: its sessions run on the node's event loops.
         let control: ControlServer
@@ -157,7 +157,7 @@ public final class GalleryServer: @unchecked Sendable {
     /// Takes a checkpoint now, on the calling thread (after one that is running, if any): writes
     /// the snapshot and moves the op log's ops to the compacted op file. Does nothing when the
     /// node stopped serving after a storage failure, or nothing changed since the last one.
-    public func checkpoint() throws {
+    package func checkpoint() throws {
         let storage = storage
         try storage.checkpoint {
             // On the group-commit writer, once every op of the copy is durable and before any
@@ -168,7 +168,7 @@ public final class GalleryServer: @unchecked Sendable {
 
     /// Stops the node, takes a checkpoint if `CheckpointPolicy.atStopAfter` ops came since the
     /// last, syncs and closes the op files, and releases the directory.
-    public func stop() {
+    package func stop() {
         // No command is taken once the node begins to stop.
         controlLock.withLock { control }?.stop()
         web?.stop()

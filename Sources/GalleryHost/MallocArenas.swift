@@ -10,9 +10,9 @@ import Glibc
 /// heap in many arenas: about 306 bytes resident per op held in the 8-node load against 216 with
 /// two arenas (BENCHMARKS.md, "memory per op"). Two arenas keep two threads from contending on one
 /// lock, which is all a node on a small machine needs.
-public enum MallocArenas {
+package enum MallocArenas {
     /// The arena limit a node sets at start.
-    public static let nodeLimit: Int32 = 2
+    package static let nodeLimit: Int32 = 2
 
     /// Limits the arenas of this process to `count` (glibc's `mallopt(M_ARENA_MAX, count)`), unless
     /// the environment already sets `MALLOC_ARENA_MAX`. Call it before other threads exist: arenas
@@ -20,7 +20,7 @@ public enum MallocArenas {
     ///
     /// - Returns: Whether the limit was set.
     @discardableResult
-    public static func limit(to count: Int32 = nodeLimit) -> Bool {
+    package static func limit(to count: Int32 = nodeLimit) -> Bool {
         #if canImport(Glibc)
         guard getenv("MALLOC_ARENA_MAX") == nil else { return false }
         // `mallopt` is declared in malloc.h, which the Glibc module does not import.

@@ -8,7 +8,7 @@ import GalleryStorage
 /// The blob store of a node's directory, as the node core sees it.
 extension BlobStore: BlobSource {
     /// `DIR/transfers.json`, next to the blobs.
-    public var transferRecords: any TransferRecords {
+    package var transferRecords: any TransferRecords {
         TransferJournal<Transfer>(file: directory.appendingPathComponent("transfers.json"))
     }
 }
@@ -22,14 +22,14 @@ extension StorageFile: BlobReader {}
 /// The journal of transfers in flight.
 extension TransferJournal: TransferRecords where Record == Transfer {
     /// The journal's path.
-    public var location: String { file.path }
+    package var location: String { file.path }
 }
 
 /// `DIR/peers`: the address book.
 extension ChecksummedFile: AddressBookStore where Value == AddressBook {
-    public var location: String { file.path }
+    package var location: String { file.path }
 
-    public func loadBook() -> AddressBookLoad {
+    package func loadBook() -> AddressBookLoad {
         switch load() {
         case .absent: .absent
         case .loaded(let book): .loaded(book)
@@ -37,7 +37,7 @@ extension ChecksummedFile: AddressBookStore where Value == AddressBook {
         }
     }
 
-    public func saveBook(_ book: AddressBook) throws {
+    package func saveBook(_ book: AddressBook) throws {
         try save(book)
     }
 }

@@ -2,20 +2,20 @@
 ///
 /// The host is a name or a numeric address; it is resolved only when connecting or listening.
 /// Port 0 asks a `Listener` for an ephemeral port.
-public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
+package struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     /// The host name or numeric address, without brackets.
-    public var host: String
+    package var host: String
     /// The TCP port.
-    public var port: UInt16
+    package var port: UInt16
 
     /// Makes an endpoint from its parts; the host is checked when it is used.
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }
 
     /// Parses "HOST:PORT" or "[IPv6]:PORT"; nil when the text is not of that form.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let hostPart: Substring
         let portPart: Substring
         if text.hasPrefix("[") {
@@ -42,7 +42,7 @@ public struct Endpoint: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// "host:port", with the host in brackets when it is an IPv6 literal.
-    public var description: String {
+    package var description: String {
         host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
 

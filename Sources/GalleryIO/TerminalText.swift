@@ -1,9 +1,9 @@
 /// Text from the space (titles, gallery and peer names, error lines that quote them) made safe
 /// for a terminal: control characters (C0, DEL, C1) are shown as visible escapes, so that a title
 /// cannot move the cursor, recolour the screen or hide other lines. JSON output is not escaped.
-public enum TerminalText {
+package enum TerminalText {
     /// `text` with `\t`, `\n`, `\r` and every other control character spelled out (`\u{1B}`).
-    public static func escaped(_ text: String) -> String {
+    package static func escaped(_ text: String) -> String {
         guard text.unicodeScalars.contains(where: isControl) else { return text }
         var result = ""
         for scalar in text.unicodeScalars {

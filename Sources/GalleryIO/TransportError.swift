@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a transport operation failed.
-public enum TransportError: Error, Hashable, Sendable, LocalizedError {
+package enum TransportError: Error, Hashable, Sendable, LocalizedError {
     /// The text or host is not a usable endpoint.
     case invalidEndpoint(String)
     /// Resolving a host failed: host, reason.
@@ -19,7 +19,7 @@ public enum TransportError: Error, Hashable, Sendable, LocalizedError {
     case descriptorsExhausted(String)
 
     /// A one-line human-readable description.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .invalidEndpoint(let text):
             return "invalid endpoint \"\(text)\" (expected HOST:PORT or [IPv6]:PORT)"

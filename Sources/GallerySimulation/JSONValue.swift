@@ -1,7 +1,7 @@
 import Foundation
 
 /// A parsed JSON value, for reading schedules with exact error messages.
-public enum JSONValue: Hashable, Sendable, Decodable {
+package enum JSONValue: Hashable, Sendable, Decodable {
     case null
     case bool(Bool)
     case number(Double)
@@ -9,7 +9,7 @@ public enum JSONValue: Hashable, Sendable, Decodable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -27,7 +27,7 @@ public enum JSONValue: Hashable, Sendable, Decodable {
     }
 
     /// Parses JSON text.
-    public static func parse(_ data: Data) throws -> JSONValue {
+    package static func parse(_ data: Data) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: data)
     }
 

@@ -6,14 +6,14 @@ import GalleryModel
 /// The file format is a contract documented in the README: an object with `replicas` (names) and
 /// `steps`, each step either an op at a replica (`createGallery`, `insert`, `insertPlaceholder`,
 /// `commit`, `move`, `delete`, `update`) or a delivery (`sync`, `syncAll`).
-public struct Schedule: Hashable, Sendable {
+package struct Schedule: Hashable, Sendable {
     /// The replica names, in the order of the file.
-    public var replicas: [String]
+    package var replicas: [String]
     /// The steps, in order.
-    public var steps: [Step]
+    package var steps: [Step]
 
     /// One step of a schedule.
-    public enum Step: Hashable, Sendable {
+    package enum Step: Hashable, Sendable {
         case createGallery(at: String, name: String)
         case insert(at: String, labels: [String], gallery: String, index: Int, placeholders: Bool)
         case commit(at: String, label: String)
@@ -27,13 +27,13 @@ public struct Schedule: Hashable, Sendable {
     }
 
     /// Creates a schedule.
-    public init(replicas: [String], steps: [Step]) {
+    package init(replicas: [String], steps: [Step]) {
         self.replicas = replicas
         self.steps = steps
     }
 
     /// Reads a schedule from JSON text.
-    public init(json data: Data) throws(SimulationError) {
+    package init(json data: Data) throws(SimulationError) {
         let root: JSONValue
         do {
             root = try JSONValue.parse(data)

@@ -1,13 +1,13 @@
 import Foundation
 
 /// Why a schedule could not be replayed. The message is one line and names the step (from 1).
-public enum SimulationError: Error, Hashable, Sendable, LocalizedError {
+package enum SimulationError: Error, Hashable, Sendable, LocalizedError {
     /// The file is not JSON, or not an object with `replicas` and `steps`.
     case malformedSchedule(String)
     /// A step is malformed or cannot be carried out.
     case step(Int, String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .malformedSchedule(let reason): "malformed schedule: \(reason)"
         case .step(let number, let reason): "step \(number): \(reason)"

@@ -1,41 +1,41 @@
 import GalleryModel
 /// What each replica of a simulation shows, and whether they all agree.
-public struct SimulationOutcome: Hashable, Sendable {
+package struct SimulationOutcome: Hashable, Sendable {
     /// One listed item.
-    public struct Entry: Hashable, Sendable {
-        public var label: String
-        public var title: String?
-        public var state: Item.State
+    package struct Entry: Hashable, Sendable {
+        package var label: String
+        package var title: String?
+        package var state: Item.State
     }
 
     /// One gallery of one replica.
-    public struct GalleryView: Hashable, Sendable {
-        public var name: String
-        public var items: [Entry]
+    package struct GalleryView: Hashable, Sendable {
+        package var name: String
+        package var items: [Entry]
     }
 
     /// Everything one replica shows.
-    public struct ReplicaView: Hashable, Sendable {
-        public var name: String
-        public var galleries: [GalleryView]
+    package struct ReplicaView: Hashable, Sendable {
+        package var name: String
+        package var galleries: [GalleryView]
     }
 
     /// The replicas in schedule order.
-    public var replicas: [ReplicaView]
+    package var replicas: [ReplicaView]
 
     /// Whether all replicas show the same galleries with the same items.
-    public var converged: Bool {
+    package var converged: Bool {
         replicas.dropFirst().allSatisfy { $0.galleries == replicas[0].galleries }
     }
 
     /// The labels of a replica's gallery in order (empty when absent), for tests.
-    public func labels(_ replica: String, _ gallery: String) -> [String] {
+    package func labels(_ replica: String, _ gallery: String) -> [String] {
         replicas.first { $0.name == replica }?.galleries.first { $0.name == gallery }?.items.map(\.label) ?? []
     }
 
     /// The outcome as the contract's JSON:
     /// `{"converged": B, "replicas": {"A": {"g": [{"label", "title", "state"}, ...]}, ...}}`.
-    public var json: String {
+    package var json: String {
         var writer = JSONWriter()
         writer.object(["converged", "replicas"], name: { $0 }) { writer, key in
             if key == "converged" {

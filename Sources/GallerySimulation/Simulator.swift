@@ -5,17 +5,17 @@ import GalleryModel
 ///
 /// Replica IDs are derived from the replica names and delivery is seeded, so one schedule always
 /// gives the same outcome.
-public struct Simulator: Sendable {
+package struct Simulator: Sendable {
     /// Replica names in schedule order.
-    public let names: [String]
+    package let names: [String]
     /// The replicas by name.
-    public private(set) var replicas: [String: Replica] = [:]
+    package private(set) var replicas: [String: Replica] = [:]
     /// Item IDs by label, for the whole schedule.
-    public private(set) var labels: [String: OpID] = [:]
+    package private(set) var labels: [String: OpID] = [:]
     private var labelByID: [OpID: String] = [:]
 
     /// Creates replicas with the given names, each empty.
-    public init(replicas names: [String]) throws(SimulationError) {
+    package init(replicas names: [String]) throws(SimulationError) {
         self.names = names
         var seen: [ReplicaID: String] = [:]
         for name in names {
@@ -27,7 +27,7 @@ public struct Simulator: Sendable {
     }
 
     /// Replays a whole schedule and returns the outcome.
-    public static func run(_ schedule: Schedule) throws(SimulationError) -> SimulationOutcome {
+    package static func run(_ schedule: Schedule) throws(SimulationError) -> SimulationOutcome {
         var simulator = try Simulator(replicas: schedule.replicas)
         for (offset, step) in schedule.steps.enumerated() {
             try simulator.perform(step, number: offset + 1)
@@ -36,7 +36,7 @@ public struct Simulator: Sendable {
     }
 
     /// Carries out one step; `number` names it in errors.
-    public mutating func perform(_ step: Schedule.Step, number: Int) throws(SimulationError) {
+    package mutating func perform(_ step: Schedule.Step, number: Int) throws(SimulationError) {
         do {
             switch step {
             case .createGallery(let at, let name):
@@ -135,7 +135,7 @@ public struct Simulator: Sendable {
     }
 
     /// What every replica shows now.
-    public func outcome() -> SimulationOutcome {
+    package func outcome() -> SimulationOutcome {
         var views: [SimulationOutcome.ReplicaView] = []
         for name in names {
             let replica = replicas[name]!

@@ -11,20 +11,20 @@ import Darwin
 /// Input and output go through temporary files rather than pipes: `gallery serve` children started
 /// meanwhile by another thread could inherit a pipe's write end and keep it open, so that reading
 /// to its end would wait for them.
-public enum GalleryProcess {
+package enum GalleryProcess {
     /// What a finished run printed and returned.
-    public struct Result: Sendable {
+    package struct Result: Sendable {
         /// The exit status; -9 when it was killed for taking too long.
-        public var status: Int32
+        package var status: Int32
         /// Everything written to standard output.
-        public var stdout: String
+        package var stdout: String
         /// Everything written to standard error.
-        public var stderr: String
+        package var stderr: String
 
         /// Exit 0.
-        public var ok: Bool { status == 0 }
+        package var ok: Bool { status == 0 }
 
-        public init(status: Int32, stdout: String, stderr: String) {
+        package init(status: Int32, stdout: String, stderr: String) {
             self.status = status
             self.stdout = stdout
             self.stderr = stderr
@@ -32,12 +32,12 @@ public enum GalleryProcess {
     }
 
     /// The repository root (for `demo/` files).
-    public static let repositoryRoot = URL(fileURLWithPath: #filePath)
+    package static let repositoryRoot = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// The path of the running executable (`gallery-bench`, a test bundle): `/proc/self/exe` on
     /// Linux, else the first argument.
-    public static var currentExecutablePath: String {
+    package static var currentExecutablePath: String {
         #if os(Linux)
         if let path = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
             return path
@@ -48,7 +48,7 @@ public enum GalleryProcess {
 
     /// `$GALLERY_BINARY`, else the `gallery` binary built next to the running executable (or next
     /// to the test bundle holding it).
-    public static var executable: URL {
+    package static var executable: URL {
         if let path = ProcessInfo.processInfo.environment["GALLERY_BINARY"] { return URL(fileURLWithPath: path) }
         var directory = URL(fileURLWithPath: currentExecutablePath).deletingLastPathComponent()
         while directory.pathExtension == "xctest" || directory.lastPathComponent == "MacOS"
@@ -62,7 +62,7 @@ public enum GalleryProcess {
     /// kept in files in `scratch` while it runs; kills it after `timeout` seconds.
     ///
     /// - Throws: when the files cannot be made or the process cannot start.
-    public static func run(_ arguments: [String], executable: URL = executable, input: Data = Data(),
+    package static func run(_ arguments: [String], executable: URL = executable, input: Data = Data(),
                            timeout: TimeInterval = 60,
                            scratch: URL = FileManager.default.temporaryDirectory) throws -> Result {
         let name = "gallery-process-\(UUID().uuidString)"

@@ -4,7 +4,7 @@ import Synchronization
 
 /// A `gallery` process under test (`serve` by default): started, read until it listens, stopped or
 /// killed.
-public final class ServeProcess: Sendable {
+package final class ServeProcess: Sendable {
     private let process: Process
     private let output = Mutex<(stdout: String, stderr: String, closed: Int)>(("", "", 0))
     private let changed = DispatchSemaphore(value: 0)
@@ -12,7 +12,7 @@ public final class ServeProcess: Sendable {
     /// Starts `gallery serve ARGUMENTS` and waits (bounded) for its "listening on" line; with
     /// `serve: false`, starts `gallery ARGUMENTS` and waits for nothing. With `descriptorLimit`, the
     /// process runs with that many descriptors at most (`ulimit -n` in a shell that then execs it).
-    public init(_ arguments: [String], serve: Bool = true, timeout: TimeInterval = 30, descriptorLimit: Int? = nil) throws {
+    package init(_ arguments: [String], serve: Bool = true, timeout: TimeInterval = 30, descriptorLimit: Int? = nil) throws {
         let process = Process()
         let command = (serve ? ["serve"] : []) + arguments
         if let descriptorLimit {
@@ -53,10 +53,10 @@ public final class ServeProcess: Sendable {
     }
 
     /// Standard output so far.
-    public var standardOutput: String { output.withLock { $0.stdout } }
+    package var standardOutput: String { output.withLock { $0.stdout } }
 
     /// Waits (bounded) until standard output holds `count` lines; true when it does.
-    public func waitForLines(_ count: Int, timeout: TimeInterval = 20) -> Bool {
+    package func waitForLines(_ count: Int, timeout: TimeInterval = 20) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while standardOutput.split(separator: "\n").count < count && Date() < deadline {
             _ = changed.wait(timeout: .now() + 0.2)
@@ -65,22 +65,22 @@ public final class ServeProcess: Sendable {
     }
 
     /// The address from the "listening on HOST:PORT" line, once printed.
-    public var endpoint: Endpoint? {
+    package var endpoint: Endpoint? {
         let text = output.withLock { $0.stdout }
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) else { return nil }
         return Endpoint(String(line.dropFirst("listening on ".count)))
     }
 
-    public var standardError: String { output.withLock { $0.stderr } }
+    package var standardError: String { output.withLock { $0.stderr } }
 
     /// The process's ID (to read /proc/PID).
-    public var processID: Int32 { process.processIdentifier }
+    package var processID: Int32 { process.processIdentifier }
 
     /// Whether the process is still running.
-    public var isRunning: Bool { process.isRunning }
+    package var isRunning: Bool { process.isRunning }
 
     /// Waits (bounded) for the process to exit by itself; its status, nil if it did not.
-    public func waitForExit(timeout: TimeInterval = 30) -> Int32? {
+    package func waitForExit(timeout: TimeInterval = 30) -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }
         guard !process.isRunning else { return nil }
@@ -92,7 +92,7 @@ public final class ServeProcess: Sendable {
 
     /// Sends a signal and waits (bounded) for the process to exit; returns its status, nil if it did not.
     @discardableResult
-    public func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 20) -> Int32? {
+    package func stop(signal: Int32 = SIGTERM, timeout: TimeInterval = 20) -> Int32? {
         if process.isRunning { kill(process.processIdentifier, signal) }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning && Date() < deadline { usleep(10_000) }

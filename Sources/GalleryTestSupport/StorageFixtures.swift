@@ -3,9 +3,9 @@ import GalleryModel
 import GallerySimulation
 
 /// Helpers for the storage tests: scratch directories and seeded op workloads.
-public enum StorageFixtures {
+package enum StorageFixtures {
     /// Runs `body` with a new empty directory that is removed afterwards.
-    public static func withScratchDirectory<T>(_ body: (URL) throws -> T) throws -> T {
+    package static func withScratchDirectory<T>(_ body: (URL) throws -> T) throws -> T {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("gallery-storage-\(UUID().uuidString)", isDirectory: true)
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -14,17 +14,17 @@ public enum StorageFixtures {
     }
 
     /// The bytes of a file.
-    public static func contents(_ url: URL) throws -> [UInt8] {
+    package static func contents(_ url: URL) throws -> [UInt8] {
         [UInt8](try Data(contentsOf: url))
     }
 
     /// Replaces a file's bytes.
-    public static func write(_ bytes: [UInt8], to url: URL) throws {
+    package static func write(_ bytes: [UInt8], to url: URL) throws {
         try Data(bytes).write(to: url)
     }
 
     /// `count` seeded random bytes.
-    public static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
+    package static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var generator = SeededGenerator(seed: seed)
         var bytes = [UInt8](repeating: 0, count: count)
         var index = 0
@@ -40,7 +40,7 @@ public enum StorageFixtures {
 
     /// Three replicas editing concurrently with every kind of op and every field type, merged into
     /// the first: returns its log (at least `count` ops) and the replica itself.
-    public static func workload(count: Int, seed: UInt64) -> (ops: [Op], replica: Replica) {
+    package static func workload(count: Int, seed: UInt64) -> (ops: [Op], replica: Replica) {
         var generator = SeededGenerator(seed: seed)
         var replicas = [Replica(id: ReplicaID(0xA1)), Replica(id: ReplicaID(0xB2)), Replica(id: ReplicaID(0xC3))]
         _ = try? replicas[0].createGallery("g0")
@@ -109,7 +109,7 @@ public enum StorageFixtures {
     }
 
     /// What a replica shows, for comparing two replicas.
-    public static func view(_ replica: Replica) -> [String: [Item]] {
+    package static func view(_ replica: Replica) -> [String: [Item]] {
         var view: [String: [Item]] = [:]
         for gallery in replica.galleries { view[gallery] = try? replica.items(in: gallery) }
         return view

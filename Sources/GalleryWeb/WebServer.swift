@@ -22,15 +22,15 @@ import GalleryNode
 /// streams write a comment every 15 s and stay.
 ///
 /// `@unchecked Sendable`: mutable state is guarded by `lock`.
-public final class WebServer: @unchecked Sendable {
+package final class WebServer: @unchecked Sendable {
     /// The address bound (the real port when port 0 was asked for).
-    public let endpoint: Endpoint
+    package let endpoint: Endpoint
     /// `http://HOST:PORT/?token=TOKEN`: the link that signs a browser in.
-    public let signInURL: String
+    package let signInURL: String
     /// `http://HOST:PORT` as bound.
-    public let origin: String
+    package let origin: String
     /// The most connections served at once.
-    public static let maximumConnections = 64
+    package static let maximumConnections = 64
     /// How long a connection may neither read nor write before it is closed (30 s unless told).
     private let idleLimit: Duration
 
@@ -47,7 +47,7 @@ public final class WebServer: @unchecked Sendable {
     ///   - directory: The node's directory: its token is `DIR/http-token` (made, mode 0600, when missing).
     ///   - temporaryDirectory: Where upload bytes are written while they arrive (the blob store's `tmp/`).
     ///   - idleLimit: How long a connection may neither read nor write before it is closed.
-    public init(node: SyncNode, directory: URL, listen: Endpoint, temporaryDirectory: URL, idleLimit: Duration = .seconds(30)) throws {
+    package init(node: SyncNode, directory: URL, listen: Endpoint, temporaryDirectory: URL, idleLimit: Duration = .seconds(30)) throws {
         self.idleLimit = idleLimit
         let token = try WebToken.load(in: directory)
         listener = try Listener(listen)
@@ -83,7 +83,7 @@ public final class WebServer: @unchecked Sendable {
     }
 
     /// Stops accepting, ends every event stream and closes every connection.
-    public func stop() {
+    package func stop() {
         listener.close()
         api.feed.stop()
         let open = lock.withLock {

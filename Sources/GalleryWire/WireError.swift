@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why bytes from a peer could not be taken as frames or messages.
-public enum WireError: Error, Hashable, Sendable, LocalizedError {
+package enum WireError: Error, Hashable, Sendable, LocalizedError {
     /// A frame longer than the receiver's declared maximum.
     case frameTooLarge(length: Int, limit: Int)
     /// A frame type this version does not know, without the "may ignore" flag.
@@ -14,7 +14,7 @@ public enum WireError: Error, Hashable, Sendable, LocalizedError {
     /// (`FieldLimits`): no correct replica makes it (answered with `rejected_op`).
     case rejectedOp(String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .frameTooLarge(let length, let limit): "frame of \(length) bytes exceeds the limit of \(limit)"
         case .unknownFrameType(let type): "unknown frame type \(type)"

@@ -18,16 +18,15 @@ extension NodeSuites {
             let directory: URL
             let control: ControlServer
 
-            init(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil, io: PeerIO = .eventLoop) throws {
-                var configuration = NodeConfiguration(
+            init(persistDelay: TimeInterval? = nil, allowedUser: uid_t? = nil, started: Bool = true) throws {
+                let configuration = NodeConfiguration(
                     name: "node", secret: Array("control liveness".utf8), heartbeatInterval: .milliseconds(100),
                     peerTimeout: .milliseconds(500), log: .silent,
                     persist: { _, _ in
                         if let persistDelay { Thread.sleep(forTimeInterval: persistDelay) }
                     })
-                configuration.io = io
                 node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "node")))
-                try node.start()
+                if started { try node.start() }
                 try node.perform { try $0.createGallery("node") }
                 directory = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-control-\(UUID().uuidString)")
                 try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -155,9 +154,9 @@ extension NodeSuites {
             #expect(answers.withLock { $0 } >= 30, "the listing and the inserts, until the client's own timeout")
         }
 
-        @Test("On threaded peer I/O the control socket runs one loop of its own: watch and commands work, and stop ends it")
-        func threadedNode() throws {
-            let fixture = try ControlNode(io: .threaded)
+        @Test("A node with no event loops (not started) gets a control socket on one loop of its own: watch and commands work, and stop ends it")
+        func nodeWithoutLoops() throws {
+            let fixture = try ControlNode(started: false)
             defer { fixture.tearDown() }
             let (node, directory, control) = (fixture.node, fixture.directory, fixture.control)
             #expect(node.ioLoops == nil)

@@ -4,32 +4,31 @@ import GalleryNode
 import Testing
 
 extension NodeSuites {
-    /// The two I/O modes of peer connections behave the same to the nodes above them.
-    @Suite("Peer I/O modes")
+    /// Peer connections over TCP on the node's event loops: relay, reconnection, refusal.
+    @Suite("Peer I/O")
     struct PeerIOTests {
-        @Test("A chain converges through its relay, a cut link reconnects, a wrong secret is refused", arguments: PeerIO.allCases)
-        func chainReconnectAndRefusal(io: PeerIO) throws {
-            let cluster = try TestCluster(["a", "b", "c"], peers: [0: [1], 2: [1]], io: io)
+        @Test("A chain converges through its relay, a cut link reconnects, a wrong secret is refused")
+        func chainReconnectAndRefusal() throws {
+            let cluster = try TestCluster(["a", "b", "c"], peers: [0: [1], 2: [1]])
             defer { cluster.stop() }
             try cluster.nodes[0].perform { try $0.createGallery("g") }
-            cluster.expectConvergence(timeout: .seconds(10), "\(io)")
+            cluster.expectConvergence(timeout: .seconds(10), "chain")
             try cluster.nodes[2].perform { try $0.insert([.titled("from c")], into: "g", at: 0) }
-            cluster.expectConvergence(timeout: .seconds(10), "\(io)")
+            cluster.expectConvergence(timeout: .seconds(10), "chain")
             #expect(cluster.nodes[0].peers.map(\.name) == ["b"])
 
             // Cut a-b: a's dialer reconnects with backoff and the ops made meanwhile flow.
             cluster.nodes[1].disconnect(cluster.nodes[0].read { $0.id })
             try cluster.nodes[0].perform { try $0.insert([.titled("after the cut")], into: "g", at: 0) }
-            cluster.expectConvergence(timeout: .seconds(10), "\(io) after a cut")
+            cluster.expectConvergence(timeout: .seconds(10), "after a cut")
             #expect(cluster.view(0) == cluster.view(2))
             #expect(cluster.logged("disconnected by request").count >= 1)
 
             // A node with another secret gets nothing in.
-            var configuration = NodeConfiguration(
+            let configuration = NodeConfiguration(
                 name: "mallory", secret: Array("not the secret".utf8), listen: nil, heartbeatInterval: .milliseconds(100),
                 peerTimeout: .seconds(3), reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
                 log: NodeLog { line in cluster.lines.append(line) })
-            configuration.io = io
             let mallory = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "mallory")))
             try mallory.start()
             defer { mallory.stop() }

@@ -2,8 +2,8 @@ import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
-@_spi(Measurement) @testable import GalleryNode
-@_spi(Measurement) import GalleryWire
+@testable import GalleryNode
+import GalleryWire
 import Testing
 
 /// The peer pipeline's handlers on an `InMemoryChannel`: no socket, no thread.

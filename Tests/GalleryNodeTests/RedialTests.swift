@@ -19,9 +19,9 @@ extension NodeSuites {
             return condition()
         }
 
-        @Test("A node that only accepted redials its peer itself once the peer stops dialing (forget)", arguments: PeerIO.allCases)
-        func acceptorRedials(io: PeerIO) throws {
-            let cluster = try TestCluster(["a", "b"], peers: [1: [0]], io: io)
+        @Test("A node that only accepted redials its peer itself once the peer stops dialing (forget)")
+        func acceptorRedials() throws {
+            let cluster = try TestCluster(["a", "b"], peers: [1: [0]])
             defer { cluster.stop() }
             let (a, b) = (cluster.nodes[0], cluster.nodes[1])
             #expect(a.waitForPeers(timeout: .seconds(10)) { $0.contains { $0.name == "b" && $0.direction == "inbound" && $0.state == .live } })
@@ -39,9 +39,9 @@ extension NodeSuites {
             #expect(redialed, "\(a.peers) \(cluster.lines.all.suffix(20))")
         }
 
-        @Test("Two nodes that dial each other keep one connection, the same on both sides, after every cut", arguments: PeerIO.allCases)
-        func duplicatesResolved(io: PeerIO) throws {
-            let cluster = try TestCluster(["a", "b"], peers: [0: [1], 1: [0]], io: io)
+        @Test("Two nodes that dial each other keep one connection, the same on both sides, after every cut")
+        func duplicatesResolved() throws {
+            let cluster = try TestCluster(["a", "b"], peers: [0: [1], 1: [0]])
             defer { cluster.stop() }
             let (a, b) = (cluster.nodes[0], cluster.nodes[1])
             for round in 0..<4 {

@@ -1,4 +1,4 @@
-@_spi(Measurement) import GalleryCrypto
+import GalleryCrypto
 import GalleryModel
 import GallerySimulation
 @testable import GalleryWire

@@ -8,7 +8,7 @@ extension ChaCha20 {
     /// The wide kernels live in the package's C target `CChaChaPolyKernels` (Swift has no 256-bit
     /// vectors on x86-64); whether this CPU and OS can run them is asked once, at run time, with
     /// CPUID and XGETBV, so one binary runs on every CPU of its architecture.
-    public enum Kernel: String, Sendable, CaseIterable {
+    package enum Kernel: String, Sendable, CaseIterable {
         /// Portable Swift: ChaCha20 four blocks at a time in `SIMD4<UInt32>`, Poly1305 one block at a
         /// time; every CPU.
         case portable = "portable"
@@ -21,10 +21,10 @@ extension ChaCha20 {
 
     /// The environment variable that, set to anything but empty or `0`, makes `defaultKernel`
     /// `.portable` for the whole process (to compare, or to rule the wide kernel out).
-    public static let portableEnvironmentVariable = "GALLERY_CHACHA20_PORTABLE"
+    package static let portableEnvironmentVariable = "GALLERY_CHACHA20_PORTABLE"
 
     /// The best wide kernel this CPU and OS can run, or nil.
-    public static let acceleratedKernel: Kernel? = {
+    package static let acceleratedKernel: Kernel? = {
         switch gallery_chacha20_acceleration_available() {
         case GALLERY_CHACHA20_ACCELERATION_X86_AVX512VL: .x86AVX512VL
         case GALLERY_CHACHA20_ACCELERATION_X86_AVX2: .x86AVX2
@@ -33,7 +33,7 @@ extension ChaCha20 {
     }()
 
     /// Every kernel this CPU and OS can run: the portable one, and the wide ones up to `acceleratedKernel`.
-    public static let availableKernels: [Kernel] = {
+    package static let availableKernels: [Kernel] = {
         switch acceleratedKernel {
         case .x86AVX512VL: [.portable, .x86AVX2, .x86AVX512VL]
         case .x86AVX2: [.portable, .x86AVX2]
@@ -44,7 +44,7 @@ extension ChaCha20 {
     /// The kernel `ChaCha20(key:nonce:)`, `Poly1305(key:)` and `ChaCha20Poly1305(key:)` use: `acceleratedKernel` if
     /// there is one, unless `GALLERY_CHACHA20_PORTABLE` asks for the portable kernel (read once, at
     /// first use).
-    public static let defaultKernel: Kernel = defaultKernel(environment: ProcessInfo.processInfo.environment)
+    package static let defaultKernel: Kernel = defaultKernel(environment: ProcessInfo.processInfo.environment)
 
     /// The kernel to use by default in a process with `environment`.
     ///

@@ -7,23 +7,23 @@
 /// Where the CPU has AVX2 (and `GALLERY_CHACHA20_PORTABLE` does not say otherwise), eight blocks are
 /// computed at once in C (`Kernel.x86AVX2`, or `.x86AVX512VL` with AVX-512VL's rotate); else four at
 /// once in `SIMD4<UInt32>` lanes (one block per lane), the last partial group one block at a time.
-public struct ChaCha20: Sendable {
+package struct ChaCha20: Sendable {
     /// The key and nonce words of the state: words 4-11 (key) and 13-15 (nonce).
     let key: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
     /// The nonce words (state words 13, 14, 15).
     let nonce: (UInt32, UInt32, UInt32)
     /// The implementation that computes the keystream.
-    public let kernel: Kernel
+    package let kernel: Kernel
 
     /// The length of a key in bytes (32).
-    public static let keyByteCount = 32
+    package static let keyByteCount = 32
     /// The length of a nonce in bytes (12).
-    public static let nonceByteCount = 12
+    package static let nonceByteCount = 12
     /// The length of a keystream block in bytes (64).
-    public static let blockByteCount = 64
+    package static let blockByteCount = 64
 
     /// A cipher with a 32-byte `key` and a 12-byte `nonce`; throws `CryptoError.invalidLength` otherwise.
-    public init(key: [UInt8], nonce: [UInt8]) throws(CryptoError) {
+    package init(key: [UInt8], nonce: [UInt8]) throws(CryptoError) {
         try CryptoError.check(key, count: Self.keyByteCount, what: "ChaCha20 key")
         try CryptoError.check(nonce, count: Self.nonceByteCount, what: "ChaCha20 nonce")
         func word(_ bytes: [UInt8], _ index: Int) -> UInt32 {
@@ -45,14 +45,14 @@ public struct ChaCha20: Sendable {
     }
 
     /// The same cipher computed by `kernel`; nil if this CPU cannot run it.
-    public func using(_ kernel: Kernel) -> ChaCha20? {
+    package func using(_ kernel: Kernel) -> ChaCha20? {
         Self.isAvailable(kernel) ? ChaCha20(key: key, nonce: nonce, kernel: kernel) : nil
     }
 
     /// The 64-byte keystream block number `counter` (RFC 8439 section 2.3).
     ///
     /// - Complexity: O(1).
-    public func block(counter: UInt32) -> [UInt8] {
+    package func block(counter: UInt32) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: Self.blockByteCount) { buffer, count in
             let zeros = [UInt8](repeating: 0, count: Self.blockByteCount)
             zeros.withUnsafeBytes { input in
@@ -66,7 +66,7 @@ public struct ChaCha20: Sendable {
     ///
     /// Throws `CryptoError.messageTooLong` if the message would run the 32-bit counter past 2^32 - 1.
     /// - Complexity: O(*n*).
-    public func encrypt(_ bytes: [UInt8], counter: UInt32) throws(CryptoError) -> [UInt8] {
+    package func encrypt(_ bytes: [UInt8], counter: UInt32) throws(CryptoError) -> [UInt8] {
         try Self.checkLength(bytes.count, counter: counter)
         return [UInt8](unsafeUninitializedCapacity: bytes.count) { buffer, count in
             bytes.withUnsafeBytes { input in

@@ -8,28 +8,28 @@
 ///
 /// **Constant time:** ChaCha20, Poly1305 and the tag comparison are (see each). Lengths are not
 /// hidden. **A nonce must never repeat under one key**; `NoiseCipherState` counts them.
-public struct ChaCha20Poly1305: Sendable {
+package struct ChaCha20Poly1305: Sendable {
     /// ChaCha20's key words (state words 4-11).
     private let key: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
     /// The ChaCha20 kernel that encrypts.
-    public let kernel: ChaCha20.Kernel
+    package let kernel: ChaCha20.Kernel
 
     /// ChaCha20's nonce words (state words 13-15).
     typealias NonceWords = (UInt32, UInt32, UInt32)
 
     /// The length of a key (32), a nonce (12) and a tag (16) in bytes.
-    public static let keyByteCount = 32, nonceByteCount = 12, tagByteCount = 16
+    package static let keyByteCount = 32, nonceByteCount = 12, tagByteCount = 16
 
     /// An AEAD under the 32-byte `key`, with ChaCha20's default kernel; throws
     /// `CryptoError.invalidLength` otherwise.
-    public init(key: [UInt8]) throws(CryptoError) {
+    package init(key: [UInt8]) throws(CryptoError) {
         try self.init(key: key, kernel: ChaCha20.defaultKernel)
     }
 
     /// An AEAD under the 32-byte `key` whose ChaCha20 runs on `kernel`; throws
     /// `CryptoError.invalidLength` for another key length, `unavailableKernel` if this CPU cannot
     /// run `kernel`.
-    public init(key: [UInt8], kernel: ChaCha20.Kernel) throws(CryptoError) {
+    package init(key: [UInt8], kernel: ChaCha20.Kernel) throws(CryptoError) {
         try CryptoError.check(key, count: Self.keyByteCount, what: "ChaCha20-Poly1305 key")
         guard ChaCha20.isAvailable(kernel) else { throw .unavailableKernel(kernel.rawValue) }
         self.key = key.withUnsafeBytes { bytes in
@@ -52,7 +52,7 @@ public struct ChaCha20Poly1305: Sendable {
     ///
     /// Throws `CryptoError.invalidLength` for a nonce not 12 bytes long, `messageTooLong` past 256 GiB.
     /// - Complexity: O(*n* + *a*).
-    public func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating additionalData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
+    package func seal(_ plaintext: [UInt8], nonce: [UInt8], authenticating additionalData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
         let words = try Self.nonceWords(nonce)
         try ChaCha20.checkLength(plaintext.count, counter: 1)
         return [UInt8](unsafeUninitializedCapacity: plaintext.count + Self.tagByteCount) { buffer, count in
@@ -71,7 +71,7 @@ public struct ChaCha20Poly1305: Sendable {
     /// `authenticationFailed` if the tag does not match (nothing is decrypted then), and
     /// `invalidLength` for a nonce not 12 bytes long.
     /// - Complexity: O(*n* + *a*).
-    public func open(_ sealed: [UInt8], nonce: [UInt8], authenticating additionalData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
+    package func open(_ sealed: [UInt8], nonce: [UInt8], authenticating additionalData: [UInt8] = []) throws(CryptoError) -> [UInt8] {
         let words = try Self.nonceWords(nonce)
         guard sealed.count >= Self.tagByteCount else { throw .truncatedCiphertext(length: sealed.count) }
         let length = sealed.count - Self.tagByteCount

@@ -11,7 +11,7 @@ internal import CChaChaPolyKernels
 /// accumulator; the final reduction selects h or h - p with a mask. Only the (public) message
 /// length steers the loops. A key must authenticate one message only: `ChaCha20Poly1305` derives
 /// a fresh one per nonce.
-public struct Poly1305: Sendable {
+package struct Poly1305: Sendable {
     /// r, clamped, in 26-bit limbs.
     private let r0, r1, r2, r3, r4: UInt64
     /// 5·r1 ... 5·r4 (for the wrap-around of 2^130 ≡ 5).
@@ -23,23 +23,23 @@ public struct Poly1305: Sendable {
     /// Bytes of a partial 16-byte block waiting for more.
     private var pending: [UInt8] = []
     /// The implementation of the block loop.
-    public let kernel: ChaCha20.Kernel
+    package let kernel: ChaCha20.Kernel
 
     /// The length of a key (32) and of a tag (16) in bytes.
-    public static let keyByteCount = 32, tagByteCount = 16
+    package static let keyByteCount = 32, tagByteCount = 16
     /// The fewest blocks handed to the wide kernel at once (it computes r^2...r^4 per call).
     static let wideRun = 16
 
     /// An authenticator under the 32-byte one-time `key`, with ChaCha20's default kernel; throws
     /// `CryptoError.invalidLength` otherwise.
-    public init(key: [UInt8]) throws(CryptoError) {
+    package init(key: [UInt8]) throws(CryptoError) {
         try self.init(key: key, kernel: ChaCha20.defaultKernel)
     }
 
     /// An authenticator under the 32-byte one-time `key` whose block loop runs on `kernel`; throws
     /// `CryptoError.invalidLength` for another key length, `unavailableKernel` if this CPU cannot
     /// run `kernel`.
-    public init(key: [UInt8], kernel: ChaCha20.Kernel) throws(CryptoError) {
+    package init(key: [UInt8], kernel: ChaCha20.Kernel) throws(CryptoError) {
         try CryptoError.check(key, count: Self.keyByteCount, what: "Poly1305 key")
         guard ChaCha20.isAvailable(kernel) else { throw .unavailableKernel(kernel.rawValue) }
         self = key.withUnsafeBytes { Poly1305(key: $0.baseAddress!, kernel: kernel) }
@@ -63,7 +63,7 @@ public struct Poly1305: Sendable {
     /// Feeds `bytes` to the authenticator.
     ///
     /// - Complexity: O(*n*).
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard var source = bytes.baseAddress, !bytes.isEmpty else { return }
         var remaining = bytes.count
         if !pending.isEmpty {
@@ -89,7 +89,7 @@ public struct Poly1305: Sendable {
     /// Feeds `bytes` to the authenticator.
     ///
     /// - Complexity: O(*n*).
-    public mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update($0) }
     }
 
@@ -114,7 +114,7 @@ public struct Poly1305: Sendable {
     /// The 16-byte tag of everything fed.
     ///
     /// - Complexity: O(1).
-    public consuming func finalize() -> [UInt8] {
+    package consuming func finalize() -> [UInt8] {
         let words = tagWords()
         return [UInt8](unsafeUninitializedCapacity: Self.tagByteCount) { buffer, count in
             Self.store(words, into: UnsafeMutableRawPointer(buffer.baseAddress!))
@@ -234,7 +234,7 @@ public struct Poly1305: Sendable {
     /// The tag of `message` under the one-time `key`.
     ///
     /// - Complexity: O(*n*).
-    public static func authenticationCode(for message: [UInt8], key: [UInt8], kernel: ChaCha20.Kernel = ChaCha20.defaultKernel) throws(CryptoError) -> [UInt8] {
+    package static func authenticationCode(for message: [UInt8], key: [UInt8], kernel: ChaCha20.Kernel = ChaCha20.defaultKernel) throws(CryptoError) -> [UInt8] {
         var poly = try Poly1305(key: key, kernel: kernel)
         poly.update(message)
         return poly.finalize()

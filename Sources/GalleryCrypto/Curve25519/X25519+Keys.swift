@@ -2,29 +2,29 @@ extension X25519 {
     /// An X25519 private key: 32 random bytes (clamped when used, as RFC 7748 says).
     ///
     /// The bytes are kept as given; `description` never prints them.
-    public struct PrivateKey: Sendable, CustomStringConvertible {
+    package struct PrivateKey: Sendable, CustomStringConvertible {
         /// The 32 secret bytes.
-        public let rawRepresentation: [UInt8]
+        package let rawRepresentation: [UInt8]
         /// The matching public key, X25519(key, 9).
-        public let publicKey: PublicKey
+        package let publicKey: PublicKey
 
         /// A new key from the system's cryptographically secure generator
         /// (`SystemRandomNumberGenerator`: getrandom(2) on Linux, arc4random on Apple platforms).
-        public init() {
+        package init() {
             var generator = SystemRandomNumberGenerator()
             self.init(using: &generator)
         }
 
         /// A new key of 32 bytes drawn from `generator`: a cryptographically secure one in
         /// production; a seeded one only where runs must replay (the mesh simulation).
-        public init(using generator: inout some RandomNumberGenerator) {
+        package init(using generator: inout some RandomNumberGenerator) {
             let bytes = (0..<4).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } }
             // Cannot throw: 32 bytes.
             self = try! PrivateKey(rawRepresentation: bytes)
         }
 
         /// The key with these 32 bytes; throws `CryptoError.invalidLength` for another length.
-        public init(rawRepresentation bytes: [UInt8]) throws(CryptoError) {
+        package init(rawRepresentation bytes: [UInt8]) throws(CryptoError) {
             try CryptoError.check(bytes, count: X25519.byteCount, what: "X25519 private key")
             rawRepresentation = bytes
             publicKey = PublicKey(unchecked: try X25519.scalarMultiply(bytes, X25519.basePoint))
@@ -36,23 +36,23 @@ extension X25519 {
         /// peer key of small order would make the secret known to everyone); the check is
         /// constant time in the bytes.
         /// - Complexity: O(1).
-        public func sharedSecret(with peer: PublicKey) throws(CryptoError) -> [UInt8] {
+        package func sharedSecret(with peer: PublicKey) throws(CryptoError) -> [UInt8] {
             let secret = try X25519.scalarMultiply(rawRepresentation, peer.rawRepresentation)
             guard !ConstantTime.isAllZero(secret) else { throw .lowOrderPoint }
             return secret
         }
 
         /// "X25519.PrivateKey(public: <hex>)": never the secret bytes.
-        public var description: String { "X25519.PrivateKey(public: \(publicKey))" }
+        package var description: String { "X25519.PrivateKey(public: \(publicKey))" }
     }
 
     /// An X25519 public key: a 32-byte u-coordinate.
-    public struct PublicKey: Sendable, Hashable, CustomStringConvertible {
+    package struct PublicKey: Sendable, Hashable, CustomStringConvertible {
         /// The 32 bytes, little-endian u-coordinate.
-        public let rawRepresentation: [UInt8]
+        package let rawRepresentation: [UInt8]
 
         /// The key with these 32 bytes; throws `CryptoError.invalidLength` for another length.
-        public init(rawRepresentation bytes: [UInt8]) throws(CryptoError) {
+        package init(rawRepresentation bytes: [UInt8]) throws(CryptoError) {
             try CryptoError.check(bytes, count: X25519.byteCount, what: "X25519 public key")
             rawRepresentation = bytes
         }
@@ -63,6 +63,6 @@ extension X25519 {
         }
 
         /// The key in lowercase hexadecimal.
-        public var description: String { SHA256.hex(rawRepresentation) }
+        package var description: String { SHA256.hex(rawRepresentation) }
     }
 }

@@ -7,12 +7,12 @@
 /// all-zero check of `PrivateKey.sharedSecret(with:)` (its result, a refusal, is public anyway).
 /// Secrets live in Swift arrays and are not wiped from memory after use (Swift gives no way to
 /// guarantee it); a process that can read this one's memory has its keys.
-public enum X25519 {
+package enum X25519 {
     /// The length of scalars, u-coordinates, keys and shared secrets in bytes (32).
-    public static let byteCount = 32
+    package static let byteCount = 32
 
     /// The u-coordinate of the base point, 9.
-    public static let basePoint: [UInt8] = [9] + [UInt8](repeating: 0, count: 31)
+    package static let basePoint: [UInt8] = [9] + [UInt8](repeating: 0, count: 31)
 
     /// X25519(scalar, u) of RFC 7748 section 5: the scalar is clamped (bits 0-2 and 255 cleared,
     /// bit 254 set), bit 255 of `u` is ignored, and the result is the 32-byte u-coordinate.
@@ -20,7 +20,7 @@ public enum X25519 {
     /// Throws `CryptoError.invalidLength` unless both are 32 bytes. The result may be all zeros
     /// (`u` of small order); `PrivateKey.sharedSecret(with:)` refuses that.
     /// - Complexity: O(1): 255 ladder steps and one inversion.
-    public static func scalarMultiply(_ scalar: [UInt8], _ u: [UInt8]) throws(CryptoError) -> [UInt8] {
+    package static func scalarMultiply(_ scalar: [UInt8], _ u: [UInt8]) throws(CryptoError) -> [UInt8] {
         try CryptoError.check(scalar, count: byteCount, what: "X25519 scalar")
         try CryptoError.check(u, count: byteCount, what: "X25519 u-coordinate")
         var k = scalar

@@ -2,20 +2,20 @@
 /// checksum of zlib's `crc32`, gzip and PNG, fed incrementally.
 ///
 /// Computed eight bytes at a time with slicing-by-8 tables (8 KiB, built once on first use).
-public struct CRC32: Sendable {
+package struct CRC32: Sendable {
     /// The running register, before the final inversion.
     private var register: UInt32 = 0xFFFF_FFFF
 
     /// A checksum of no bytes (value 0).
-    public init() {}
+    package init() {}
 
     /// The CRC-32 of the bytes fed so far.
-    public var value: UInt32 { ~register }
+    package var value: UInt32 { ~register }
 
     /// Feeds `bytes` to the checksum.
     ///
     /// - Complexity: O(*n*) in the number of bytes, without allocation.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard var source = bytes.baseAddress, !bytes.isEmpty else { return }
         var remaining = bytes.count
         var crc = register
@@ -48,7 +48,7 @@ public struct CRC32: Sendable {
     ///
     /// Contiguous collections are read in place; other sequences byte by byte.
     /// - Complexity: O(*n*) in the number of bytes.
-    public mutating func update(_ bytes: some Sequence<UInt8>) {
+    package mutating func update(_ bytes: some Sequence<UInt8>) {
         let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
             update(UnsafeRawBufferPointer(buffer))
         }
@@ -65,7 +65,7 @@ public struct CRC32: Sendable {
     /// The CRC-32 of the bytes in a buffer.
     ///
     /// - Complexity: O(*n*) in the number of bytes, without allocation.
-    public static func checksum(of bytes: UnsafeRawBufferPointer) -> UInt32 {
+    package static func checksum(of bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc = CRC32()
         crc.update(bytes)
         return crc.value
@@ -74,7 +74,7 @@ public struct CRC32: Sendable {
     /// The CRC-32 of `bytes`.
     ///
     /// - Complexity: O(*n*) in the number of bytes.
-    public static func checksum(_ bytes: [UInt8]) -> UInt32 {
+    package static func checksum(_ bytes: [UInt8]) -> UInt32 {
         var crc = CRC32()
         bytes.withUnsafeBytes { crc.update($0) }
         return crc.value

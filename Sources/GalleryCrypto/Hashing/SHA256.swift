@@ -10,9 +10,9 @@ internal import CSHA256Kernels
 ///
 /// Constant time in the bytes hashed (no branch or table index depends on them, in either kernel),
 /// so HMAC and HKDF on it are too; only the length steers the loops.
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     /// The length of a digest in bytes (32).
-    public static let byteCount = 32
+    package static let byteCount = 32
 
     /// The length of a block in bytes (64).
     static let blockByteCount = 64
@@ -21,7 +21,7 @@ public struct SHA256: Sendable {
     typealias Words = (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32)
 
     /// The compression function this hasher runs.
-    public let kernel: Kernel
+    package let kernel: Kernel
 
     /// The eight working hash words H0...H7.
     private var state: Words = (
@@ -36,12 +36,12 @@ public struct SHA256: Sendable {
     private var totalCount: UInt64 = 0
 
     /// A hasher that has seen no bytes, using `SHA256.defaultKernel`.
-    public init() {
+    package init() {
         kernel = Self.defaultKernel
     }
 
     /// A hasher that has seen no bytes, using `kernel`; nil if this CPU cannot run it.
-    public init?(kernel: Kernel) {
+    package init?(kernel: Kernel) {
         guard kernel == .portable || kernel == Self.acceleratedKernel else { return nil }
         self.kernel = kernel
     }
@@ -49,7 +49,7 @@ public struct SHA256: Sendable {
     /// Feeds `bytes` to the hash.
     ///
     /// - Complexity: O(*n*) in the number of bytes, without allocation.
-    public mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         guard var source = bytes.baseAddress, !bytes.isEmpty else { return }
         var remaining = bytes.count
         totalCount &+= UInt64(remaining)
@@ -83,7 +83,7 @@ public struct SHA256: Sendable {
     ///
     /// Contiguous collections are hashed in place; other sequences go through a small stack buffer.
     /// - Complexity: O(*n*) in the number of bytes.
-    public mutating func update(_ bytes: some Sequence<UInt8>) {
+    package mutating func update(_ bytes: some Sequence<UInt8>) {
         let done: Void? = bytes.withContiguousStorageIfAvailable { buffer in
             update(UnsafeRawBufferPointer(buffer))
         }
@@ -105,7 +105,7 @@ public struct SHA256: Sendable {
     /// Pads the message and returns its 32-byte digest.
     ///
     /// - Complexity: O(1).
-    public consuming func finalize() -> [UInt8] {
+    package consuming func finalize() -> [UInt8] {
         let bitLength = totalCount &* 8
         let end = pendingCount
         withUnsafeMutableBytes(of: &pending) { buffer in
@@ -134,7 +134,7 @@ public struct SHA256: Sendable {
     /// The SHA-256 digest of `bytes`.
     ///
     /// - Complexity: O(*n*) in the number of bytes.
-    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+    package static func hash(_ bytes: [UInt8]) -> [UInt8] {
         var hasher = SHA256()
         bytes.withUnsafeBytes { hasher.update($0) }
         return hasher.finalize()
@@ -143,7 +143,7 @@ public struct SHA256: Sendable {
     /// The SHA-256 digest of `data`.
     ///
     /// - Complexity: O(*n*) in the number of bytes.
-    public static func hash(_ data: Data) -> [UInt8] {
+    package static func hash(_ data: Data) -> [UInt8] {
         var hasher = SHA256()
         data.withUnsafeBytes { hasher.update($0) }
         return hasher.finalize()
@@ -153,7 +153,7 @@ public struct SHA256: Sendable {
     /// for an odd length or a character that is not a hex digit.
     ///
     /// - Complexity: O(*n*) in the length of `text`.
-    public static func bytes(hex text: String) -> [UInt8]? {
+    package static func bytes(hex text: String) -> [UInt8]? {
         func value(_ digit: UInt8) -> UInt8? {
             switch digit {
             case 0x30...0x39: digit - 0x30
@@ -176,7 +176,7 @@ public struct SHA256: Sendable {
     /// `bytes` as lowercase hexadecimal, two digits per byte (e.g. a digest as `sha256sum` prints it).
     ///
     /// - Complexity: O(*n*) in the number of bytes.
-    public static func hex(_ bytes: some Collection<UInt8>) -> String {
+    package static func hex(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         return String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
             var index = 0

@@ -4,14 +4,14 @@
 /// Noise's HKDF(chaining_key, input_key_material, n) is `extract(salt: chaining_key, ...)` then
 /// `expand(..., info: [], byteCount: 32·n)`. Constant time as HMAC-SHA256 is (SHA-256 has no
 /// secret-dependent branch or index); only the lengths steer the loops.
-public enum HKDF {
+package enum HKDF {
     /// The length of a pseudorandom key in bytes (32, SHA-256's output).
-    public static let pseudorandomKeyByteCount = SHA256.byteCount
+    package static let pseudorandomKeyByteCount = SHA256.byteCount
 
     /// HKDF-Extract(salt, IKM) = HMAC-SHA256(salt, IKM); an empty salt stands for 32 zero bytes.
     ///
     /// - Complexity: O(*n*) in the length of the keying material.
-    public static func extract(salt: [UInt8], inputKeyMaterial: [UInt8]) -> [UInt8] {
+    package static func extract(salt: [UInt8], inputKeyMaterial: [UInt8]) -> [UInt8] {
         let key = salt.isEmpty ? [UInt8](repeating: 0, count: SHA256.byteCount) : salt
         return HMACSHA256.authenticationCode(for: inputKeyMaterial, key: key)
     }
@@ -22,7 +22,7 @@ public enum HKDF {
     /// Throws `CryptoError.derivedKeyTooLong` past 255 × 32 bytes (RFC 5869's limit) and
     /// `invalidLength` for a negative count.
     /// - Complexity: O(`byteCount` + *i*).
-    public static func expand(pseudorandomKey: [UInt8], info: [UInt8], byteCount: Int) throws(CryptoError) -> [UInt8] {
+    package static func expand(pseudorandomKey: [UInt8], info: [UInt8], byteCount: Int) throws(CryptoError) -> [UInt8] {
         guard byteCount >= 0 else { throw .invalidLength(what: "HKDF output", expected: 0, actual: byteCount) }
         guard byteCount <= 255 * SHA256.byteCount else { throw .derivedKeyTooLong(requested: byteCount) }
         var output: [UInt8] = []
@@ -40,7 +40,7 @@ public enum HKDF {
     /// Extract then expand: `byteCount` bytes of key from `inputKeyMaterial`, `salt` and `info`.
     ///
     /// - Complexity: O(*n* + `byteCount`).
-    public static func deriveKey(inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8], byteCount: Int) throws(CryptoError) -> [UInt8] {
+    package static func deriveKey(inputKeyMaterial: [UInt8], salt: [UInt8], info: [UInt8], byteCount: Int) throws(CryptoError) -> [UInt8] {
         try expand(pseudorandomKey: extract(salt: salt, inputKeyMaterial: inputKeyMaterial), info: info, byteCount: byteCount)
     }
 }

@@ -6,14 +6,14 @@
 /// as the spec says. With no key, both directions pass the bytes through (the handshake's first
 /// messages). The key is kept as its ChaCha20-Poly1305 schedule, made once per key (`rekey`
 /// replaces it). Constant time as ChaCha20-Poly1305 is; the nonce and the lengths are public.
-public struct NoiseCipherState: Sendable {
+package struct NoiseCipherState: Sendable {
     /// k's AEAD, or nil when k is empty.
     private var cipher: ChaCha20Poly1305?
     /// n, the next nonce.
-    public private(set) var nonce: UInt64 = 0
+    package private(set) var nonce: UInt64 = 0
 
     /// The length of the authentication tag (16).
-    public static let tagByteCount = ChaCha20Poly1305.tagByteCount
+    package static let tagByteCount = ChaCha20Poly1305.tagByteCount
 
     /// A cipher state with key `key` (32 bytes) or none, and n = 0 (InitializeKey).
     init(key: [UInt8]?) {
@@ -23,16 +23,16 @@ public struct NoiseCipherState: Sendable {
 
     /// A cipher state with no key: it passes bytes through, unsealed. Only for measuring what
     /// sealing costs (`gallery-bench transfer`); never used on a node's links.
-    @_spi(Measurement) public static var unkeyed: NoiseCipherState { NoiseCipherState(key: nil) }
+    package static var unkeyed: NoiseCipherState { NoiseCipherState(key: nil) }
 
     /// Whether k is non-empty (HasKey).
-    public var hasKey: Bool { cipher != nil }
+    package var hasKey: Bool { cipher != nil }
 
     /// ENCRYPT(k, n++, ad, plaintext) if there is a key, else `plaintext` (EncryptWithAd).
     ///
     /// Throws `nonceExhausted` when n has reached 2^64 - 1.
     /// - Complexity: O(*n*).
-    public mutating func encrypt(_ plaintext: [UInt8], authenticating ad: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func encrypt(_ plaintext: [UInt8], authenticating ad: [UInt8]) throws(NoiseError) -> [UInt8] {
         guard let cipher else { return plaintext }
         guard nonce < UInt64.max else { throw .nonceExhausted }
         let sealed: [UInt8]
@@ -52,7 +52,7 @@ public struct NoiseCipherState: Sendable {
     ///
     /// Throws `nonceExhausted` when n has reached 2^64 - 1 (nothing written).
     /// - Complexity: O(*n*).
-    public mutating func encrypt(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(NoiseError) -> Int {
+    package mutating func encrypt(_ plaintext: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(NoiseError) -> Int {
         guard let cipher else { return Self.passThrough(plaintext, into: output) }
         guard nonce < UInt64.max else { throw .nonceExhausted }
         do {
@@ -69,7 +69,7 @@ public struct NoiseCipherState: Sendable {
     /// Throws `authenticationFailed` (n unchanged) on a tag mismatch, `messageTooShort` for fewer
     /// bytes than a tag, `nonceExhausted` when n has reached 2^64 - 1.
     /// - Complexity: O(*n*).
-    public mutating func decrypt(_ ciphertext: [UInt8], authenticating ad: [UInt8], handshakeMessage: Int? = nil) throws(NoiseError) -> [UInt8] {
+    package mutating func decrypt(_ ciphertext: [UInt8], authenticating ad: [UInt8], handshakeMessage: Int? = nil) throws(NoiseError) -> [UInt8] {
         guard let cipher else { return ciphertext }
         guard nonce < UInt64.max else { throw .nonceExhausted }
         guard ciphertext.count >= Self.tagByteCount else {
@@ -93,7 +93,7 @@ public struct NoiseCipherState: Sendable {
     /// Throws `authenticationFailed` (n unchanged, nothing written) on a tag mismatch,
     /// `messageTooShort` for fewer bytes than a tag, `nonceExhausted`.
     /// - Complexity: O(*n*).
-    public mutating func decrypt(_ ciphertext: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(NoiseError) -> Int {
+    package mutating func decrypt(_ ciphertext: UnsafeRawBufferPointer, into output: UnsafeMutableRawPointer) throws(NoiseError) -> Int {
         guard let cipher else { return Self.passThrough(ciphertext, into: output) }
         guard nonce < UInt64.max else { throw .nonceExhausted }
         guard ciphertext.count >= Self.tagByteCount else {
@@ -113,7 +113,7 @@ public struct NoiseCipherState: Sendable {
     /// Rekey(): k = the first 32 bytes of ENCRYPT(k, 2^64 - 1, empty, 32 zero bytes) (spec 4.2 and
     /// 5.1); n is unchanged. Does nothing without a key. Both peers must rekey at the same point of
     /// their streams; when is the application's choice (the spec leaves it so).
-    public mutating func rekey() {
+    package mutating func rekey() {
         guard let cipher else { return }
         // Cannot throw: the key is 32 bytes and the nonce 12.
         let sealed = try! cipher.seal([UInt8](repeating: 0, count: 32), nonce: Self.nonceBytes(UInt64.max))

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every failure is one of these, thrown; none traps. After any of them the handshake state or
 /// the transport is closed for good ("fails closed"): later calls throw `closed`.
-public enum NoiseError: Error, Equatable, Sendable, LocalizedError {
+package enum NoiseError: Error, Equatable, Sendable, LocalizedError {
     /// A tag did not match: a handshake message (its index, from 0) or a transport record (nil) was
     /// altered, replayed, reordered, cut, sent under another key, or the peer's PSK differs.
     case authenticationFailed(handshakeMessage: Int?)
@@ -28,7 +28,7 @@ public enum NoiseError: Error, Equatable, Sendable, LocalizedError {
     case closed(cause: String)
 
     /// A one-line description.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case let .authenticationFailed(message?): "Noise handshake message \(message + 1) failed authentication (altered, or a different pre-shared key)"
         case .authenticationFailed(nil): "Noise record failed authentication (altered, replayed, reordered or injected)"

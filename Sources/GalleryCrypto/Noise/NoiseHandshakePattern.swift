@@ -3,14 +3,14 @@
 ///
 /// Only the two patterns GallerySync needs are defined: `xx` (to check this code against
 /// published Noise_XX vectors) and `xxPSK3`, the one the node is to use. Neither has pre-messages.
-public struct NoiseHandshakePattern: Sendable, Equatable {
+package struct NoiseHandshakePattern: Sendable, Equatable {
     /// A token of a message pattern.
     enum Token: Sendable, Equatable {
         case e, s, ee, es, se, ss, psk
     }
 
     /// The pattern's name as it appears in the protocol name ("XX", "XXpsk3").
-    public let name: String
+    package let name: String
     /// The tokens of each message.
     let messages: [[Token]]
 
@@ -23,7 +23,7 @@ public struct NoiseHandshakePattern: Sendable, Equatable {
     /// <- e, ee, s, es
     /// -> s, se
     /// ```
-    public static let xx = NoiseHandshakePattern(name: "XX", messages: [[.e], [.e, .ee, .s, .es], [.s, .se]])
+    package static let xx = NoiseHandshakePattern(name: "XX", messages: [[.e], [.e, .ee, .s, .es], [.s, .se]])
 
     /// XXpsk3 (spec 9.4): XX with the pre-shared key mixed in at the end of the third message.
     /// ```
@@ -31,8 +31,8 @@ public struct NoiseHandshakePattern: Sendable, Equatable {
     /// <- e, ee, s, es
     /// -> s, se, psk
     /// ```
-    public static let xxPSK3 = NoiseHandshakePattern(name: "XXpsk3", messages: [[.e], [.e, .ee, .s, .es], [.s, .se, .psk]])
+    package static let xxPSK3 = NoiseHandshakePattern(name: "XXpsk3", messages: [[.e], [.e, .ee, .s, .es], [.s, .se, .psk]])
 
     /// The full protocol name with this module's functions, e.g. "Noise_XXpsk3_25519_ChaChaPoly_SHA256".
-    public var protocolName: String { "Noise_\(name)_25519_ChaChaPoly_SHA256" }
+    package var protocolName: String { "Noise_\(name)_25519_ChaChaPoly_SHA256" }
 }

@@ -28,9 +28,9 @@
 ///
 /// **Failing closed.** A thrown error leaves the state closed: every later call throws
 /// `NoiseError.closed`. Messages are limited to 65,535 bytes (spec section 3).
-public struct NoiseHandshakeState: Sendable {
+package struct NoiseHandshakeState: Sendable {
     /// Which side of the handshake this is.
-    public enum Role: Sendable, Equatable {
+    package enum Role: Sendable, Equatable {
         /// Sends the first message.
         case initiator
         /// Receives the first message.
@@ -38,12 +38,12 @@ public struct NoiseHandshakeState: Sendable {
     }
 
     /// The largest handshake or transport message (65,535 bytes).
-    public static let maxMessageByteCount = 65_535
+    package static let maxMessageByteCount = 65_535
 
     /// This side.
-    public let role: Role
+    package let role: Role
     /// The pattern run.
-    public let pattern: NoiseHandshakePattern
+    package let pattern: NoiseHandshakePattern
     /// ck, h and the cipher.
     private var symmetric: NoiseSymmetricState
     /// s.
@@ -53,7 +53,7 @@ public struct NoiseHandshakeState: Sendable {
     /// The ephemeral key to use instead of a random one (test vectors, or drawn by the caller).
     private let fixedEphemeralKey: X25519.PrivateKey?
     /// rs, once received.
-    public private(set) var remoteStaticKey: X25519.PublicKey?
+    package private(set) var remoteStaticKey: X25519.PublicKey?
     /// re, once received.
     private var remoteEphemeralKey: X25519.PublicKey?
     /// The 32-byte pre-shared key, for patterns with a psk token.
@@ -67,7 +67,7 @@ public struct NoiseHandshakeState: Sendable {
     /// into h), the long-term `staticKey`, and the 32-byte `presharedKey` if the pattern has a psk token.
     ///
     /// Throws `invalidKey` for a missing, unneeded or wrong-length PSK.
-    public init(role: Role, pattern: NoiseHandshakePattern, prologue: [UInt8], staticKey: X25519.PrivateKey,
+    package init(role: Role, pattern: NoiseHandshakePattern, prologue: [UInt8], staticKey: X25519.PrivateKey,
                 presharedKey: [UInt8]?) throws(NoiseError) {
         try self.init(role: role, pattern: pattern, prologue: prologue, staticKey: staticKey,
                       presharedKey: presharedKey, ephemeralKey: nil)
@@ -95,23 +95,23 @@ public struct NoiseHandshakeState: Sendable {
     }
 
     /// Whether every message of the pattern has been written or read.
-    public var isComplete: Bool { failure == nil && messageIndex == pattern.messages.count }
+    package var isComplete: Bool { failure == nil && messageIndex == pattern.messages.count }
 
     /// Whether the next step is `writeMessage` (else `readMessage`), while the handshake runs.
-    public var isOurTurn: Bool { (messageIndex % 2 == 0) == (role == .initiator) }
+    package var isOurTurn: Bool { (messageIndex % 2 == 0) == (role == .initiator) }
 
     /// h: the handshake hash so far; after the last message, the channel-binding value.
-    public var handshakeHash: [UInt8] { symmetric.handshakeHash }
+    package var handshakeHash: [UInt8] { symmetric.handshakeHash }
 
     /// This side's static public key.
-    public var localStaticKey: X25519.PublicKey { staticKey.publicKey }
+    package var localStaticKey: X25519.PublicKey { staticKey.publicKey }
 
     /// The next handshake message, carrying `payload` (encrypted once a key is mixed in).
     ///
     /// Throws `outOfTurn` when a message is due from the peer, `handshakeNotInProgress` after the
     /// last message, `messageTooLong` past 65,535 bytes, `invalidRemoteKey` for a small-order peer key.
     /// - Complexity: O(*n*) in the payload, plus at most two X25519 operations.
-    public mutating func writeMessage(payload: [UInt8] = []) throws(NoiseError) -> [UInt8] {
+    package mutating func writeMessage(payload: [UInt8] = []) throws(NoiseError) -> [UInt8] {
         try checkOpen()
         guard messageIndex < pattern.messages.count else { throw .handshakeNotInProgress }
         guard isOurTurn else { throw .outOfTurn }
@@ -148,7 +148,7 @@ public struct NoiseHandshakeState: Sendable {
     /// PSK, another prologue), `messageTooShort`/`messageTooLong` for a bad length, `outOfTurn`,
     /// `handshakeNotInProgress`, `invalidRemoteKey`. Any error closes the handshake.
     /// - Complexity: O(*n*) in the message, plus at most two X25519 operations.
-    public mutating func readMessage(_ message: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func readMessage(_ message: [UInt8]) throws(NoiseError) -> [UInt8] {
         try checkOpen()
         guard messageIndex < pattern.messages.count else { throw .handshakeNotInProgress }
         guard !isOurTurn else { throw .outOfTurn }
@@ -194,7 +194,7 @@ public struct NoiseHandshakeState: Sendable {
     /// The transport pair, once the last message is written or read (Split).
     ///
     /// Throws `handshakeIncomplete` before that, `closed` after an error.
-    public func transport() throws(NoiseError) -> NoiseTransport {
+    package func transport() throws(NoiseError) -> NoiseTransport {
         try checkOpen()
         guard messageIndex == pattern.messages.count, let remoteStaticKey else { throw .handshakeIncomplete }
         let (initiatorToResponder, responderToInitiator) = symmetric.split()

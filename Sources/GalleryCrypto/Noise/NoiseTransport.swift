@@ -6,13 +6,13 @@
 /// error (tag mismatch, short record, nonce exhaustion) closes both directions for good; every later
 /// call throws `NoiseError.closed`. A class, not a struct, so the nonce counters cannot be copied
 /// and reused; not `Sendable`: one owner (the connection) drives it.
-public final class NoiseTransport {
+package final class NoiseTransport {
     /// The handshake hash h after the last message: the same on both sides, unique to the session.
-    public let handshakeHash: [UInt8]
+    package let handshakeHash: [UInt8]
     /// This side's static public key.
-    public let localStaticKey: X25519.PublicKey
+    package let localStaticKey: X25519.PublicKey
     /// The peer's static public key, authenticated by the handshake.
-    public let remoteStaticKey: X25519.PublicKey
+    package let remoteStaticKey: X25519.PublicKey
 
     /// Seals this side's records.
     private var sending: NoiseCipherState
@@ -22,7 +22,7 @@ public final class NoiseTransport {
     private var failure: NoiseError?
 
     /// The largest plaintext of one record (65,535 - 16 bytes).
-    public static let maxPlaintextByteCount = NoiseHandshakeState.maxMessageByteCount - NoiseCipherState.tagByteCount
+    package static let maxPlaintextByteCount = NoiseHandshakeState.maxMessageByteCount - NoiseCipherState.tagByteCount
 
     /// A transport from Split's cipher states.
     init(sending: NoiseCipherState, receiving: NoiseCipherState, handshakeHash: [UInt8],
@@ -35,18 +35,18 @@ public final class NoiseTransport {
     }
 
     /// The number of records sealed so far (the next sending nonce).
-    public var sentCount: UInt64 { sending.nonce }
+    package var sentCount: UInt64 { sending.nonce }
     /// The number of records opened so far (the next receiving nonce).
-    public var receivedCount: UInt64 { receiving.nonce }
+    package var receivedCount: UInt64 { receiving.nonce }
     /// Whether an error has closed the transport.
-    public var isClosed: Bool { failure != nil }
+    package var isClosed: Bool { failure != nil }
 
     /// `plaintext` sealed as the next record (16 bytes longer).
     ///
     /// Throws `messageTooLong` past `maxPlaintextByteCount` (the transport stays open: nothing was
     /// sent), `nonceExhausted` (closes), `closed`.
     /// - Complexity: O(*n*).
-    public func seal(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package func seal(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
         try checkOpen()
         guard plaintext.count <= Self.maxPlaintextByteCount else { throw .messageTooLong(length: plaintext.count) }
         do throws(NoiseError) {
@@ -62,7 +62,7 @@ public final class NoiseTransport {
     /// reordered or injected, `messageTooShort` for fewer than 16 bytes, `messageTooLong` past
     /// 65,535, `nonceExhausted`; each closes the transport. `closed` after that.
     /// - Complexity: O(*n*).
-    public func open(_ record: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package func open(_ record: [UInt8]) throws(NoiseError) -> [UInt8] {
         try checkOpen()
         do throws(NoiseError) {
             guard record.count <= NoiseHandshakeState.maxMessageByteCount else {
@@ -75,19 +75,19 @@ public final class NoiseTransport {
     }
 
     /// Rekey() of the sending direction; the peer calls `rekeyReceiving()` at the same record.
-    public func rekeySending() {
+    package func rekeySending() {
         sending.rekey()
     }
 
     /// Rekey() of the receiving direction; the peer calls `rekeySending()` at the same record.
-    public func rekeyReceiving() {
+    package func rekeyReceiving() {
         receiving.rekey()
     }
 
     /// The two cipher states, for a caller that seals on one thread and opens on another (a
     /// socket's writer and reader): each is then owned by one thread, and this transport must not
     /// be used again (its copies would reuse nonces). The record layer of GalleryWire does this.
-    public func detachCipherStates() -> (sending: NoiseCipherState, receiving: NoiseCipherState) {
+    package func detachCipherStates() -> (sending: NoiseCipherState, receiving: NoiseCipherState) {
         let states = (sending, receiving)
         failure = .closed(cause: "its cipher states were detached")
         return states

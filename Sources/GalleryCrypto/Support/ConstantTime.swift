@@ -1,12 +1,12 @@
 /// Comparisons whose running time does not depend on the bytes compared.
-public enum ConstantTime {
+package enum ConstantTime {
     /// Whether `a` and `b` hold the same bytes.
     ///
     /// Constant time in the contents: every byte pair is XORed and ORed into one accumulator, with
     /// no early exit and no branch on the data. Not constant time in the lengths (different lengths
     /// return false at once; lengths are public everywhere this is used: tags and MACs).
     /// - Complexity: O(*n*).
-    public static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
+    package static func equals(_ a: some Collection<UInt8>, _ b: some Collection<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
         for (x, y) in zip(a, b) {
@@ -20,7 +20,7 @@ public enum ConstantTime {
     /// build runs for every byte.
     ///
     /// - Complexity: O(*n*).
-    public static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+    package static func equals(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
         guard a.count == b.count else { return false }
         var difference: UInt8 = 0
         for index in 0..<a.count {
@@ -32,7 +32,7 @@ public enum ConstantTime {
     /// Whether every byte of `bytes` is zero, without a branch on the bytes.
     ///
     /// - Complexity: O(*n*).
-    public static func isAllZero(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isAllZero(_ bytes: some Collection<UInt8>) -> Bool {
         var accumulator: UInt8 = 0
         for byte in bytes {
             accumulator |= byte

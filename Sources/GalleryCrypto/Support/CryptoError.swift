@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Every failure of the primitives is one of these, thrown, never a trap: a key, nonce or tag of the
 /// wrong length is input like any other.
-public enum CryptoError: Error, Equatable, Sendable, LocalizedError {
+package enum CryptoError: Error, Equatable, Sendable, LocalizedError {
     /// A key, nonce or tag had `actual` bytes where `expected` were needed.
     case invalidLength(what: String, expected: Int, actual: Int)
     /// A sealed message was shorter than its 16-byte tag.
@@ -21,7 +21,7 @@ public enum CryptoError: Error, Equatable, Sendable, LocalizedError {
     case unavailableKernel(String)
 
     /// A one-line description.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case let .invalidLength(what, expected, actual): "\(what) must be \(expected) bytes, not \(actual)"
         case let .truncatedCiphertext(length): "sealed message of \(length) bytes is shorter than its 16-byte tag"

@@ -1,49 +1,49 @@
 /// An ordered list of header fields. Names keep the case they were given in; every lookup ignores
 /// ASCII case (field names are case-insensitive).
-public struct HTTPHeaders: Hashable, Sendable, Sequence {
+package struct HTTPHeaders: Hashable, Sendable, Sequence {
     /// The fields in the order they were received or added.
     private var list = HTTPPairs()
 
     /// The fields in the order they were received or added.
-    public var fields: [(name: String, value: String)] { list.elements }
+    package var fields: [(name: String, value: String)] { list.elements }
 
     /// An empty list.
-    public init() {}
+    package init() {}
 
     /// A list of the given fields, in order.
-    public init(_ fields: [(String, String)]) {
+    package init(_ fields: [(String, String)]) {
         for (name, value) in fields { add(name, value) }
     }
 
     /// Appends a field.
-    public mutating func add(_ name: String, _ value: String) {
+    package mutating func add(_ name: String, _ value: String) {
         list.append(name, value)
     }
 
     /// Replaces every field named `name` with one field holding `value`.
-    public mutating func set(_ name: String, _ value: String) {
+    package mutating func set(_ name: String, _ value: String) {
         remove(name)
         add(name, value)
     }
 
     /// Removes every field named `name`.
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         list.removeAll { Self.sameName($0, name) }
     }
 
     /// The value of the first field named `name`, or nil.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         list.first { Self.sameName($0, name) }
     }
 
     /// Every value of the fields named `name`, in order.
-    public func values(_ name: String) -> [String] {
+    package func values(_ name: String) -> [String] {
         list.values { Self.sameName($0, name) }
     }
 
     /// The comma-separated list elements of every field named `name`, trimmed and lower-cased
     /// (for token lists such as `Connection`).
-    public func tokens(_ name: String) -> [String] {
+    package func tokens(_ name: String) -> [String] {
         values(name).flatMap { $0.split(separator: ",") }
             .map { $0.trimmingSpaces.lowercased() }
             .filter { !$0.isEmpty }
@@ -57,9 +57,9 @@ public struct HTTPHeaders: Hashable, Sendable, Sequence {
     }
 
     /// The number of fields.
-    public var count: Int { list.elements.count }
+    package var count: Int { list.elements.count }
 
-    public func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
+    package func makeIterator() -> IndexingIterator<[(name: String, value: String)]> {
         list.elements.makeIterator()
     }
 }

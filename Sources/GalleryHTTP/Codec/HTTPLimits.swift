@@ -1,17 +1,17 @@
 /// The bounds a request parser enforces; every one has a status it is refused with.
-public struct HTTPLimits: Hashable, Sendable {
+package struct HTTPLimits: Hashable, Sendable {
     /// The request line, without its CRLF (414 past it).
-    public var maxRequestLineBytes: Int
+    package var maxRequestLineBytes: Int
     /// The whole head: request line, header lines and their CRLFs (431 past it).
-    public var maxHeaderBytes: Int
+    package var maxHeaderBytes: Int
     /// The number of header fields (431 past it).
-    public var maxHeaderCount: Int
+    package var maxHeaderCount: Int
     /// The largest `Content-Length` the parser accepts at all (413 past it). Routes that buffer a
     /// body check their own, smaller bound with `HTTPBodyCollector`.
-    public var maxContentLength: UInt64
+    package var maxContentLength: UInt64
 
     /// Makes limits from their parts.
-    public init(maxRequestLineBytes: Int, maxHeaderBytes: Int, maxHeaderCount: Int, maxContentLength: UInt64) {
+    package init(maxRequestLineBytes: Int, maxHeaderBytes: Int, maxHeaderCount: Int, maxContentLength: UInt64) {
         self.maxRequestLineBytes = maxRequestLineBytes
         self.maxHeaderBytes = maxHeaderBytes
         self.maxHeaderCount = maxHeaderCount
@@ -19,12 +19,12 @@ public struct HTTPLimits: Hashable, Sendable {
     }
 
     /// Request line 8 KiB, head 16 KiB, 100 fields, bodies up to 64 GiB (streamed routes).
-    public static let standard = HTTPLimits(
+    package static let standard = HTTPLimits(
         maxRequestLineBytes: 8 * 1024,
         maxHeaderBytes: 16 * 1024,
         maxHeaderCount: 100,
         maxContentLength: 64 << 30)
 
     /// The bound for bodies a route reads whole (JSON): 1 MiB.
-    public static let maxBufferedBodyBytes = 1 << 20
+    package static let maxBufferedBodyBytes = 1 << 20
 }

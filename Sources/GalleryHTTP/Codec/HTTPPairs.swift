@@ -1,12 +1,12 @@
 /// Name-value pairs in order, a name possibly repeated: a query's items, a request's cookies, its
 /// header fields. Two lists are equal when they hold the same pairs in the same order; how a name
 /// is matched (case-sensitive or not) is the owner's choice, passed to each lookup.
-public struct HTTPPairs: Hashable, Sendable {
+package struct HTTPPairs: Hashable, Sendable {
     /// The pairs, in the order added.
-    public private(set) var elements: [(name: String, value: String)] = []
+    package private(set) var elements: [(name: String, value: String)] = []
 
     /// An empty list.
-    public init() {}
+    package init() {}
 
     /// Appends a pair.
     mutating func append(_ name: String, _ value: String) {
@@ -28,11 +28,11 @@ public struct HTTPPairs: Hashable, Sendable {
         elements.filter { matches($0.name) }.map(\.value)
     }
 
-    public static func == (lhs: HTTPPairs, rhs: HTTPPairs) -> Bool {
+    package static func == (lhs: HTTPPairs, rhs: HTTPPairs) -> Bool {
         lhs.elements.elementsEqual(rhs.elements) { $0.name == $1.name && $0.value == $1.value }
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         for pair in elements {
             hasher.combine(pair.name)
             hasher.combine(pair.value)

@@ -1,13 +1,13 @@
 /// The name-value pairs of a request target's query ("a=1&b=two%20words"), percent-decoded, with "+" as space.
-public struct HTTPQuery: Hashable, Sendable {
+package struct HTTPQuery: Hashable, Sendable {
     /// The pairs in order.
     private var pairs = HTTPPairs()
 
     /// The pairs in order; a name without "=" has an empty value.
-    public var items: [(name: String, value: String)] { pairs.elements }
+    package var items: [(name: String, value: String)] { pairs.elements }
 
     /// Parses `query` (the text after "?"); nil gives an empty query. Bad escapes are kept as typed.
-    public init(_ query: Substring?) {
+    package init(_ query: Substring?) {
         guard let query else { return }
         for piece in query.split(separator: "&") {
             let parts = piece.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -18,12 +18,12 @@ public struct HTTPQuery: Hashable, Sendable {
     }
 
     /// The value of the first item named `name`, or nil.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         pairs.first { $0 == name }
     }
 
     /// Percent-decodes (and turns "+" into a space); invalid UTF-8 becomes U+FFFD.
-    public static func decode<S: StringProtocol>(_ text: S) -> String {
+    package static func decode<S: StringProtocol>(_ text: S) -> String {
         var bytes: [UInt8] = []
         let utf8 = Array(text.utf8)
         var index = 0

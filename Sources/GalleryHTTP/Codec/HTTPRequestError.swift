@@ -3,7 +3,7 @@ import Foundation
 /// Why a request was refused before it reached a route. Each case maps to the status the server
 /// answers with; after any of them the connection is closed, because the byte stream can no longer
 /// be trusted to be in step with the client (request smuggling defence).
-public enum HTTPRequestError: Error, Hashable, Sendable, LocalizedError {
+package enum HTTPRequestError: Error, Hashable, Sendable, LocalizedError {
     /// The request line or a header line is malformed; the text says what was wrong.
     case malformed(String)
     /// The request line is longer than `HTTPLimits.maxRequestLineBytes`.
@@ -22,7 +22,7 @@ public enum HTTPRequestError: Error, Hashable, Sendable, LocalizedError {
     case unsupportedExpectation(String)
 
     /// The status a server answers this error with.
-    public var status: HTTPStatus {
+    package var status: HTTPStatus {
         switch self {
         case .malformed: return .badRequest
         case .requestLineTooLong: return .uriTooLong
@@ -35,7 +35,7 @@ public enum HTTPRequestError: Error, Hashable, Sendable, LocalizedError {
     }
 
     /// A one-line human-readable description.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .malformed(let reason):
             return "malformed request: \(reason)"

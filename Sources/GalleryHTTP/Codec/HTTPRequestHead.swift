@@ -2,20 +2,20 @@
 ///
 /// The parser has already checked the framing: `contentLength` is the only body length (no
 /// `Transfer-Encoding`), `host` appeared at most once (exactly once for HTTP/1.1).
-public struct HTTPRequestHead: Hashable, Sendable {
+package struct HTTPRequestHead: Hashable, Sendable {
     /// The method token, case-sensitive as sent ("GET").
-    public var method: String
+    package var method: String
     /// The request target as sent (origin-form "/path?query", or "*").
-    public var target: String
+    package var target: String
     /// The protocol version.
-    public var version: HTTPVersion
+    package var version: HTTPVersion
     /// The header fields, in order.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The body length (0 when the request has no `Content-Length`).
-    public var contentLength: UInt64
+    package var contentLength: UInt64
 
     /// Makes a head from its parts (for tests and for building requests).
-    public init(method: String, target: String, version: HTTPVersion = .http1_1,
+    package init(method: String, target: String, version: HTTPVersion = .http1_1,
                 headers: HTTPHeaders = HTTPHeaders(), contentLength: UInt64 = 0) {
         self.method = method
         self.target = target
@@ -25,22 +25,22 @@ public struct HTTPRequestHead: Hashable, Sendable {
     }
 
     /// The `Host` field's value, or nil (HTTP/1.0 only).
-    public var host: String? { headers["host"] }
+    package var host: String? { headers["host"] }
 
     /// The target's path, before any "?", not percent-decoded.
-    public var path: Substring {
+    package var path: Substring {
         target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
     }
 
     /// The target's query, after the first "?", not decoded; nil when there is none.
-    public var query: Substring? {
+    package var query: Substring? {
         guard let mark = target.firstIndex(of: "?") else { return nil }
         return target[target.index(after: mark)...]
     }
 
     /// True when the connection stays open after the response: HTTP/1.1 unless `Connection: close`;
     /// HTTP/1.0 only with `Connection: keep-alive` (and then the response must say `keep-alive` too).
-    public var keepAlive: Bool {
+    package var keepAlive: Bool {
         let tokens = headers.tokens("connection")
         switch version {
         case .http1_1: return !tokens.contains("close")
@@ -49,7 +49,7 @@ public struct HTTPRequestHead: Hashable, Sendable {
     }
 
     /// True when the client waits for `100 Continue` before sending its body.
-    public var expectsContinue: Bool {
+    package var expectsContinue: Bool {
         version == .http1_1 && headers["expect"]?.lowercased() == "100-continue"
     }
 }

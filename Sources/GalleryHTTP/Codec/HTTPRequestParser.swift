@@ -1,5 +1,5 @@
 /// What the parser found next in a connection's bytes.
-public enum HTTPRequestEvent: Hashable, Sendable {
+package enum HTTPRequestEvent: Hashable, Sendable {
     /// A complete, checked request head; the body (possibly empty) follows.
     case head(HTTPRequestHead)
     /// The next piece of the current request's body.
@@ -26,7 +26,7 @@ public enum HTTPRequestEvent: Hashable, Sendable {
 ///
 /// Memory: after `next()` returns nil the parser holds at most `limits.maxHeaderBytes` plus the bytes of
 /// the last `receive`; body bytes are handed out as they arrive, never accumulated.
-public struct HTTPRequestParser: Sendable {
+package struct HTTPRequestParser: Sendable {
     /// Where the parser is in the current request.
     private enum State: Sendable {
         /// Reading the head; `progress` holds the lines parsed so far.
@@ -48,7 +48,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// The bounds enforced.
-    public let limits: HTTPLimits
+    package let limits: HTTPLimits
     private var buffer: [UInt8] = []
     /// Index of the first byte of `buffer` not yet consumed.
     private var start = 0
@@ -57,15 +57,15 @@ public struct HTTPRequestParser: Sendable {
     private var state: State = .head(HeadProgress())
 
     /// A parser at the start of a connection.
-    public init(limits: HTTPLimits = .standard) {
+    package init(limits: HTTPLimits = .standard) {
         self.limits = limits
     }
 
     /// Bytes received and not yet consumed.
-    public var bufferedByteCount: Int { buffer.count - start }
+    package var bufferedByteCount: Int { buffer.count - start }
 
     /// True between requests with no byte of the next one received: a clean place to close an idle connection.
-    public var isIdle: Bool {
+    package var isIdle: Bool {
         if case .head(let progress) = state {
             return progress.requestLine == nil && progress.byteCount == 0 && bufferedByteCount == 0
         }
@@ -73,7 +73,7 @@ public struct HTTPRequestParser: Sendable {
     }
 
     /// Appends bytes read from the connection. Call `next()` until it returns nil afterwards.
-    public mutating func receive<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
+    package mutating func receive<Bytes: Collection>(_ bytes: Bytes) where Bytes.Element == UInt8 {
         if start > 0 {
             buffer.removeFirst(start)
             scanned = max(scanned - start, 0)
@@ -85,7 +85,7 @@ public struct HTTPRequestParser: Sendable {
     /// The next event, or nil when more bytes are needed.
     /// - Throws: `HTTPRequestError` when the request must be refused; the parser stays failed.
     /// - Complexity: O(n) in the bytes received since the last call.
-    public mutating func next() throws(HTTPRequestError) -> HTTPRequestEvent? {
+    package mutating func next() throws(HTTPRequestError) -> HTTPRequestEvent? {
         switch state {
         case .failed(let error):
             throw error

@@ -1,14 +1,14 @@
 /// A response's status line and header fields, serialized for the wire.
-public struct HTTPResponseHead: Hashable, Sendable {
+package struct HTTPResponseHead: Hashable, Sendable {
     /// The status.
-    public var status: HTTPStatus
+    package var status: HTTPStatus
     /// The header fields, in order.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The version on the status line (HTTP/1.1 even for HTTP/1.0 clients, as RFC 9110 §6.2 allows).
-    public var version: HTTPVersion
+    package var version: HTTPVersion
 
     /// Makes a head from its parts.
-    public init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), version: HTTPVersion = .http1_1) {
+    package init(status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), version: HTTPVersion = .http1_1) {
         self.status = status
         self.headers = headers
         self.version = version
@@ -16,7 +16,7 @@ public struct HTTPResponseHead: Hashable, Sendable {
 
     /// Sets the `Connection` field for `request`'s keep-alive decision: `close` when the connection
     /// ends after this response, `keep-alive` for an HTTP/1.0 client that asked for it, nothing otherwise.
-    public mutating func setConnection(for request: HTTPRequestHead?, keepAlive: Bool) {
+    package mutating func setConnection(for request: HTTPRequestHead?, keepAlive: Bool) {
         headers.remove("connection")
         if !keepAlive {
             headers.add("Connection", "close")
@@ -29,7 +29,7 @@ public struct HTTPResponseHead: Hashable, Sendable {
     ///
     /// Never emits a header injection: a name that is not a token is left out, and CR, LF, NUL and
     /// other control characters in a value (say, from a file name) become spaces.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(64 + headers.fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
         let reason = status.reason.utf8.map { HTTPRequestParser.isFieldValueByte($0) && $0 != 0x09 ? $0 : 0x20 }
@@ -48,13 +48,13 @@ public struct HTTPResponseHead: Hashable, Sendable {
     }
 
     /// The whole `100 Continue` interim response.
-    public static let continueBytes: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    package static let continueBytes: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 }
 
 extension HTTPResponseHead {
     /// A complete response with a body: the head (with `Content-Length`, `Content-Type`, `Connection`)
     /// followed by `body`, ready to write.
-    public static func complete(status: HTTPStatus, contentType: String, body: [UInt8],
+    package static func complete(status: HTTPStatus, contentType: String, body: [UInt8],
                                 headers: HTTPHeaders = HTTPHeaders(), request: HTTPRequestHead?,
                                 keepAlive: Bool) -> [UInt8] {
         var head = HTTPResponseHead(status: status, headers: headers)
@@ -65,7 +65,7 @@ extension HTTPResponseHead {
     }
 
     /// The response to a refused request: the error's status, its text as the body, `Connection: close`.
-    public static func refusal(_ error: HTTPRequestError) -> [UInt8] {
+    package static func refusal(_ error: HTTPRequestError) -> [UInt8] {
         complete(status: error.status, contentType: "text/plain; charset=utf-8",
                  body: Array(((error.errorDescription ?? "refused") + "\n").utf8),
                  request: nil, keepAlive: false)

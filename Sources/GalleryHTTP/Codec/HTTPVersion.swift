@@ -1,5 +1,5 @@
 /// The two protocol versions this codec speaks.
-public enum HTTPVersion: String, Hashable, Sendable {
+package enum HTTPVersion: String, Hashable, Sendable {
     /// HTTP/1.0: connections close after each response unless the client asks for keep-alive.
     case http1_0 = "HTTP/1.0"
     /// HTTP/1.1: connections persist unless either side sends `Connection: close`.

@@ -1,14 +1,14 @@
 /// The cookies of a request's `Cookie` fields (RFC 6265 §4.2), and `Set-Cookie` values to send.
-public struct HTTPCookies: Hashable, Sendable {
+package struct HTTPCookies: Hashable, Sendable {
     /// The cookies in the order sent.
     private var cookies = HTTPPairs()
 
     /// Name-value pairs in the order sent (a name may repeat; the first is the most specific).
-    public var pairs: [(name: String, value: String)] { cookies.elements }
+    package var pairs: [(name: String, value: String)] { cookies.elements }
 
     /// Parses every `Cookie` field of `headers`: "a=b; c=d", values optionally in double quotes.
     /// Pairs without "=" or with an empty name are skipped, never fatal.
-    public init(headers: HTTPHeaders) {
+    package init(headers: HTTPHeaders) {
         for field in headers.values("cookie") {
             for piece in field.split(separator: ";") {
                 guard let equals = piece.firstIndex(of: "=") else { continue }
@@ -24,13 +24,13 @@ public struct HTTPCookies: Hashable, Sendable {
     }
 
     /// The value of the first cookie named `name` (case-sensitive), or nil.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         cookies.first { $0 == name }
     }
 
     /// A `Set-Cookie` value for a session credential: `HttpOnly`, `SameSite=Strict`, `Path=/`, no
     /// expiry (a session cookie). Characters a cookie value may not hold are dropped from `value`.
-    public static func sessionCookie(name: String, value: String, maxAgeSeconds: Int? = nil) -> String {
+    package static func sessionCookie(name: String, value: String, maxAgeSeconds: Int? = nil) -> String {
         let cleanName = String(name.unicodeScalars.filter { $0.isASCII && HTTPRequestParser.isTokenByte(UInt8($0.value)) })
         let cleanValue = String(value.unicodeScalars.filter(isCookieOctet))
         var text = "\(cleanName)=\(cleanValue); Path=/; HttpOnly; SameSite=Strict"

@@ -1,17 +1,17 @@
 /// One Server-Sent Event, encoded as the `text/event-stream` lines a browser's `EventSource` reads
 /// (HTML Living Standard §9.2.6).
-public struct ServerSentEvent: Hashable, Sendable {
+package struct ServerSentEvent: Hashable, Sendable {
     /// The `id:` line: the browser sends it back as `Last-Event-ID` when it reconnects.
-    public var id: String?
+    package var id: String?
     /// The `event:` line: the type a page listens for with `addEventListener` ("message" when nil).
-    public var event: String?
+    package var event: String?
     /// The payload; each of its lines (split on CRLF, LF or CR) becomes one `data:` line.
-    public var data: String
+    package var data: String
     /// The `retry:` line: the reconnection delay the browser should use, in milliseconds.
-    public var retryMilliseconds: Int?
+    package var retryMilliseconds: Int?
 
     /// Makes an event from its parts.
-    public init(id: String? = nil, event: String? = nil, data: String, retryMilliseconds: Int? = nil) {
+    package init(id: String? = nil, event: String? = nil, data: String, retryMilliseconds: Int? = nil) {
         self.id = id
         self.event = event
         self.data = data
@@ -22,7 +22,7 @@ public struct ServerSentEvent: Hashable, Sendable {
     ///
     /// Line breaks in `id` and `event` would start new fields, so they are removed, and so is NUL in
     /// `id` (a browser ignores an id that holds NUL).
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var text = ""
         if let id { text += "id: " + id.filter { !$0.isNewline && $0 != "\0" } + "\n" }
         if let event { text += "event: " + event.filter { !$0.isNewline } + "\n" }
@@ -33,12 +33,12 @@ public struct ServerSentEvent: Hashable, Sendable {
     }
 
     /// A comment line, which keeps an idle stream (and any proxy) from timing out and is not dispatched.
-    public static func comment(_ text: String) -> [UInt8] {
+    package static func comment(_ text: String) -> [UInt8] {
         Array((": " + text.filter { !$0.isNewline } + "\n\n").utf8)
     }
 
     /// The response fields that start an event stream.
-    public static var streamHeaders: HTTPHeaders {
+    package static var streamHeaders: HTTPHeaders {
         HTTPHeaders([("Content-Type", "text/event-stream; charset=utf-8"), ("Cache-Control", "no-store")])
     }
 

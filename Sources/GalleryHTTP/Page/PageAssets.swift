@@ -8,9 +8,9 @@ import Foundation
 /// selection, keyboard) and drag (drag and drop, uploads). Everything the page shows from the node,
 /// titles and file names above all, is set with `textContent`, never parsed as HTML, and the
 /// Content-Security-Policy allows no inline script or style.
-public enum PageAssets {
+package enum PageAssets {
     /// `GET /`: the page.
-    public static let html = #"""
+    package static let html = #"""
         <!doctype html>
         <html lang="en">
         <head>
@@ -61,7 +61,7 @@ public enum PageAssets {
         """#
 
     /// `GET /assets/app.css`.
-    public static let css = #"""
+    package static let css = #"""
         :root {
           --h: 160px;
           --bg: #f6f5f2; --panel: #ffffff; --ink: #1f2328; --muted: #6b7078; --line: #e4e2dc;
@@ -172,10 +172,10 @@ public enum PageAssets {
         """#
 
     /// `GET /assets/app.js`: the script, one file.
-    public static let javascript = [scriptCore, scriptGrid, scriptLive, scriptDrag].joined(separator: "\n")
+    package static let javascript = [scriptCore, scriptGrid, scriptLive, scriptDrag].joined(separator: "\n")
 
     /// The path of each asset and its `Content-Type`.
-    public static let files: [(path: String, contentType: String, body: String)] = [
+    package static let files: [(path: String, contentType: String, body: String)] = [
         ("/", "text/html; charset=utf-8", html),
         ("/assets/app.css", "text/css; charset=utf-8", css),
         ("/assets/app.js", "text/javascript; charset=utf-8", javascript),
@@ -184,12 +184,12 @@ public enum PageAssets {
     /// The `Content-Security-Policy` every response carries (http-api.md section 2): scripts and styles
     /// only from the node's own files, pictures also from http(s) URLs (items added by URL), requests
     /// only to the node.
-    public static let contentSecurityPolicy =
+    package static let contentSecurityPolicy =
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: http: https:; "
         + "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// The fields every response of the web adapter carries: the CSP, `nosniff`, no referrer.
-    public static let securityHeaders: [(String, String)] = [
+    package static let securityHeaders: [(String, String)] = [
         ("Content-Security-Policy", contentSecurityPolicy),
         ("X-Content-Type-Options", "nosniff"),
         ("Referrer-Policy", "no-referrer"),

@@ -1,5 +1,5 @@
 /// How to answer a request's `Range` header for a resource of a known length (RFC 9110 §14).
-public enum HTTPByteRange: Hashable, Sendable {
+package enum HTTPByteRange: Hashable, Sendable {
     /// Send the whole resource with 200: no `Range`, a unit other than bytes, several ranges (this
     /// server does not send multipart/byteranges) or a syntax error, all of which RFC 9110 lets a
     /// server ignore.
@@ -14,7 +14,7 @@ public enum HTTPByteRange: Hashable, Sendable {
     ///
     /// Accepts one `bytes=first-last`, `bytes=first-` or `bytes=-suffix` (whitespace around the parts
     /// allowed); a `last` past the end is clamped; `first > last` is a syntax error (ignored).
-    public init(header: String?, length: UInt64) {
+    package init(header: String?, length: UInt64) {
         guard let header else { self = .whole; return }
         let trimmed = header.trimmingSpaces
         guard let equals = trimmed.firstIndex(of: "="),
@@ -45,7 +45,7 @@ public enum HTTPByteRange: Hashable, Sendable {
     }
 
     /// The `Content-Range` value for this answer (nil for `.whole`).
-    public func contentRange(length: UInt64) -> String? {
+    package func contentRange(length: UInt64) -> String? {
         switch self {
         case .whole: return nil
         case .partial(let range): return "bytes \(range.lowerBound)-\(range.upperBound)/\(length)"
@@ -54,7 +54,7 @@ public enum HTTPByteRange: Hashable, Sendable {
     }
 
     /// The status to answer with.
-    public var status: HTTPStatus {
+    package var status: HTTPStatus {
         switch self {
         case .whole: return .ok
         case .partial: return .partialContent

@@ -7,15 +7,15 @@ import Glibc
 
 /// Opening a file to read it whole without ever blocking: a FIFO, a device or a directory is
 /// refused at once instead of holding the caller (a command slot) until someone writes to it.
-public enum RegularFile {
+package enum RegularFile {
     /// Why a path could not be opened as a regular file.
-    public enum Failure: Error, Hashable, Sendable, LocalizedError {
+    package enum Failure: Error, Hashable, Sendable, LocalizedError {
         /// `open` or `fstat` failed.
         case cannotOpen(path: String, errno: Int32)
         /// The path names something that is not a regular file (the kind is named).
         case notRegular(path: String, kind: String)
 
-        public var errorDescription: String? {
+        package var errorDescription: String? {
             switch self {
             case .cannotOpen(let path, let code): "cannot read \(path): \(String(cString: strerror(code)))"
             case .notRegular(let path, let kind): "\(path) is \(kind), not a regular file"
@@ -26,7 +26,7 @@ public enum RegularFile {
     /// Opens `path` for reading without blocking (`O_NONBLOCK`, so a FIFO does not wait for a
     /// writer), checks with `fstat` that it is a regular file, and returns the descriptor
     /// (close-on-exec; reads of a regular file never wait on `O_NONBLOCK` anyway).
-    public static func openForReading(_ path: String) throws(Failure) -> Int32 {
+    package static func openForReading(_ path: String) throws(Failure) -> Int32 {
         var fd: Int32
         repeat {
             fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -47,13 +47,13 @@ public enum RegularFile {
     }
 
     /// Checks that `path` is a readable regular file, without blocking.
-    public static func check(_ path: String) throws(Failure) {
+    package static func check(_ path: String) throws(Failure) {
         close(try openForReading(path))
     }
 
     /// The first `maximumLength` bytes of a regular file (fewer when it is shorter), read
     /// without blocking as `openForReading` does.
-    public static func prefix(of path: String, maximumLength: Int) throws(Failure) -> [UInt8] {
+    package static func prefix(of path: String, maximumLength: Int) throws(Failure) -> [UInt8] {
         let fd = try openForReading(path)
         defer { close(fd) }
         var bytes = [UInt8](repeating: 0, count: maximumLength)

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// Why the op log or the blob store could not do what was asked.
-public enum StorageError: Error, Hashable, Sendable, LocalizedError {
+package enum StorageError: Error, Hashable, Sendable, LocalizedError {
     /// A system call failed on a path; `errno` is kept for the message.
     case io(operation: String, path: String, errno: Int32)
     /// The file exists but does not start with the op log's magic: it is not ours and is left alone.
@@ -33,7 +33,7 @@ public enum StorageError: Error, Hashable, Sendable, LocalizedError {
     /// A second writer for a blob that is already being received.
     case transferInProgress(String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .io(let operation, let path, let code):
             "\(operation) failed for \(path): \(String(cString: strerror(code))) (errno \(code))"

@@ -6,9 +6,9 @@ import Glibc
 #endif
 
 /// Outbound connections.
-public enum Connector {
+package enum Connector {
     /// Connects to `endpoint`, trying every resolved address (IPv4 and IPv6) in order, all within `timeout`.
-    public static func connect(to endpoint: Endpoint, timeout: Duration = .seconds(5)) throws(TransportError) -> StreamPair {
+    package static func connect(to endpoint: Endpoint, timeout: Duration = .seconds(5)) throws(TransportError) -> StreamPair {
         _ = POSIX.ignoreSIGPIPE
         let deadline = ContinuousClock.now + timeout
         #if canImport(Darwin)

@@ -13,9 +13,9 @@ import Glibc
 ///
 /// `@unchecked Sendable`: the only mutable state (closed flag, in-flight count) is guarded by
 /// `lock`; the descriptors are closed exactly once, after `close()` and the last `accept()` return.
-public final class Listener: @unchecked Sendable {
+package final class Listener: @unchecked Sendable {
     /// The address and port actually bound (the real port when port 0 was asked for).
-    public let endpoint: Endpoint
+    package let endpoint: Endpoint
 
     private let lock = NSLock()
     private let descriptor: Int32
@@ -26,7 +26,7 @@ public final class Listener: @unchecked Sendable {
     private var descriptorsClosed = false
 
     /// Binds and listens on the first resolved address of `endpoint` that works (`SO_REUSEADDR` set).
-    public init(_ endpoint: Endpoint, backlog: Int32 = 128) throws(TransportError) {
+    package init(_ endpoint: Endpoint, backlog: Int32 = 128) throws(TransportError) {
         _ = POSIX.ignoreSIGPIPE
         let addresses = try SocketAddress.resolve(endpoint, passive: true)
         var reasons: [String] = []
@@ -65,7 +65,7 @@ public final class Listener: @unchecked Sendable {
     /// Throws `.closed` once `close()` was called, `.descriptorsExhausted` when no descriptor is
     /// left for the connection (it stays in the backlog: back off before calling again, or this
     /// returns at once), `.io` if accepting fails otherwise.
-    public func accept() throws(TransportError) -> StreamPair {
+    package func accept() throws(TransportError) -> StreamPair {
         let fd: Int32? = lock.withLock {
             if closed { return nil }
             inFlight += 1
@@ -108,7 +108,7 @@ public final class Listener: @unchecked Sendable {
     }
 
     /// Stops listening; blocked and later `accept()` calls throw `.closed`, accepted pairs stay open. Idempotent.
-    public func close() {
+    package func close() {
         lock.withLock {
             if closed { return }
             closed = true

@@ -8,23 +8,23 @@ import Foundation
 /// `@unchecked Sendable`: Foundation streams are not `Sendable`, but the socket-backed streams made
 /// by `Listener` and `Connector` keep their state behind a lock, and `close()` may be called from
 /// any thread while another thread is blocked in `read`.
-public struct StreamPair: @unchecked Sendable {
+package struct StreamPair: @unchecked Sendable {
     /// Bytes from the peer.
-    public let input: InputStream
+    package let input: InputStream
     /// Bytes to the peer.
-    public let output: OutputStream
+    package let output: OutputStream
     /// The peer's numeric address as "ip:port" ("[ip]:port" for IPv6).
-    public let remote: String
+    package let remote: String
 
     /// Wraps two already opened streams.
-    public init(input: InputStream, output: OutputStream, remote: String) {
+    package init(input: InputStream, output: OutputStream, remote: String) {
         self.input = input
         self.output = output
         self.remote = remote
     }
 
     /// Closes both streams; a read blocked on another thread returns promptly.
-    public func close() {
+    package func close() {
         input.close()
         output.close()
     }

@@ -23,7 +23,11 @@ final class SimulatedTransport: NodeTransport, @unchecked Sendable {
         self.lane = lane
     }
 
-    func listen(on endpoint: Endpoint, accepted: @escaping @Sendable (any TransportLink) -> Void) throws(TransportError) -> Endpoint {
+    /// A simulated listener never fails to accept: `failed` is not called.
+    func listen(
+        on endpoint: Endpoint, accepted: @escaping @Sendable (any TransportLink) -> Void,
+        failed: @escaping @Sendable (TransportError) -> UInt64
+    ) throws(TransportError) -> Endpoint {
         network.listen(index, lane: lane, accepted: accepted)
         return SimulatedNetwork.endpoint(of: index)
     }

@@ -10,11 +10,11 @@
 ///
 /// The sender looks values up (`replicaIndex`, `galleryIndex`); the receiver reads entries by
 /// position and refuses an index past its table (`DecodingError.invalidValue`).
-public struct CompactOpTables: Sendable {
+package struct CompactOpTables: Sendable {
     /// The most replica IDs a table holds; a new one is written in full (after a 0) once full.
-    public static let replicaCapacity = 4_096
+    package static let replicaCapacity = 4_096
     /// The most gallery names a table holds.
-    public static let galleryCapacity = 1_024
+    package static let galleryCapacity = 1_024
 
     /// Replica IDs in the order appended.
     package private(set) var replicas: [ReplicaID] = []
@@ -28,7 +28,7 @@ public struct CompactOpTables: Sendable {
     private var surplus = 0
 
     /// Empty tables: those of a direction after the handshake.
-    public init() {}
+    package init() {}
 
     /// The tables' sizes at some moment, to go back to (`rollBack(to:)`).
     package struct Mark: Sendable {

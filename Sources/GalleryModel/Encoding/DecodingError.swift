@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why bytes could not be decoded as ops. Decoding stops at the first problem.
-public enum DecodingError: Error, Hashable, Sendable, LocalizedError {
+package enum DecodingError: Error, Hashable, Sendable, LocalizedError {
     /// The input ends in the middle of a value.
     case truncated
     /// A varint is longer than 10 bytes, overflows 64 bits, or is not in its shortest form.
@@ -19,7 +19,7 @@ public enum DecodingError: Error, Hashable, Sendable, LocalizedError {
     /// A well-formed op outside the bounds of `FieldLimits` (a title too long, too many items, ...).
     case outOfBounds(String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .truncated: "input ends in the middle of a value"
         case .invalidVarint: "invalid varint"

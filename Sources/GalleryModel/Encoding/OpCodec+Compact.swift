@@ -25,7 +25,7 @@ extension OpCodec {
 
     /// The ops as an `ops_compact` payload: a varint count, then each op in compact form, the
     /// tables updated as the receiver will update its own.
-    public static func encodeCompact(_ ops: [Op], tables: inout CompactOpTables) -> [UInt8] {
+    package static func encodeCompact(_ ops: [Op], tables: inout CompactOpTables) -> [UInt8] {
         var writer = ByteWriter(capacity: ops.count * 24)
         writer.varint(UInt64(ops.count))
         for op in ops { encode(op, into: &writer, names: &tables) }
@@ -160,7 +160,7 @@ extension OpCodec {
     /// payload adds; the input must end after the last op. With `checkingBounds` (the default),
     /// an op outside `FieldLimits` throws `.outOfBounds`, its size counted as its canonical
     /// encoding's. An index past a table throws `.invalidValue`.
-    public static func decodeCompact(_ bytes: [UInt8], tables: inout CompactOpTables,
+    package static func decodeCompact(_ bytes: [UInt8], tables: inout CompactOpTables,
                                      checkingBounds: Bool = true) throws(DecodingError) -> [Op] {
         var reader = ByteReader(bytes)
         // Every op takes at least 5 bytes (a `createGallery` with an empty name), which bounds the count.

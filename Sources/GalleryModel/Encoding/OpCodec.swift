@@ -23,15 +23,15 @@
 /// (`DecodingError.outOfBounds`): what a peer sends. The node's own op files are read with
 /// `checkingBounds: false`, so that ops stored by an earlier version, which had no such bounds,
 /// still load.
-public enum OpCodec {
+package enum OpCodec {
     /// The most items the encoding of one insert op allows (`FieldLimits.itemsPerInsert` bounds
     /// the ops made and received now).
-    public static let maxItemsPerInsert = 65_536
+    package static let maxItemsPerInsert = 65_536
     /// The longest string the encoding allows in a field value (`FieldLimits` bounds each field).
-    public static let maxStringBytes = 65_535
+    package static let maxStringBytes = 65_535
 
     /// Encodes ops as a varint count followed by each op.
-    public static func encode(_ ops: [Op]) -> [UInt8] {
+    package static func encode(_ ops: [Op]) -> [UInt8] {
         var writer = ByteWriter(capacity: ops.count * 24)
         writer.varint(UInt64(ops.count))
         for op in ops { encode(op, into: &writer) }
@@ -40,7 +40,7 @@ public enum OpCodec {
 
     /// Encodes ops as consecutive batches in the format of `encode(_:)`, each at most
     /// `maximumBytes` long unless a single op is longer.
-    public static func encodeBatches(_ ops: [Op], maximumBytes: Int) -> [[UInt8]] {
+    package static func encodeBatches(_ ops: [Op], maximumBytes: Int) -> [[UInt8]] {
         var batches: [[UInt8]] = []
         var body = ByteWriter()
         var count = 0
@@ -66,7 +66,7 @@ public enum OpCodec {
 
     /// Decodes what `encode(_:)` wrote; the input must end after the last op. With
     /// `checkingBounds` (the default), an op outside `FieldLimits` throws `.outOfBounds`.
-    public static func decode(_ bytes: [UInt8], checkingBounds: Bool = true) throws(DecodingError) -> [Op] {
+    package static func decode(_ bytes: [UInt8], checkingBounds: Bool = true) throws(DecodingError) -> [Op] {
         var reader = ByteReader(bytes)
         // Every op takes at least 11 bytes, which bounds the count by the input size.
         let count = try reader.count(limit: bytes.count / 11)
@@ -85,7 +85,7 @@ public enum OpCodec {
     /// The exact encoded size of an op.
     ///
     /// - Complexity: O(b) for an op of b bytes (it is encoded).
-    public static func encodedSize(of op: Op) -> Int {
+    package static func encodedSize(of op: Op) -> Int {
         var writer = ByteWriter(capacity: maxEncodedSize(of: op))
         encode(op, into: &writer)
         return writer.bytes.count
@@ -95,7 +95,7 @@ public enum OpCodec {
     /// reference (counted at its longest form).
     ///
     /// - Complexity: O(f) for f fields.
-    public static func maxEncodedSize(of draft: ItemDraft) -> Int {
+    package static func maxEncodedSize(of draft: ItemDraft) -> Int {
         func varint(_ value: UInt64) -> Int { max(1, (64 - value.leadingZeroBitCount + 6) / 7) }
         var size = 1 + varint(UInt64(draft.fields.count))
         for value in draft.fields.values {
@@ -113,7 +113,7 @@ public enum OpCodec {
 
     /// An upper bound of the bytes of an insert op besides its items: header, gallery, anchors
     /// and item count.
-    public static func maxInsertOverhead(gallery: String) -> Int {
+    package static func maxInsertOverhead(gallery: String) -> Int {
         (1 + 10 + 8 + 10) + (10 + gallery.utf8.count) + 2 * 19 + 10
     }
 

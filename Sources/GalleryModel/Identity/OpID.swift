@@ -2,29 +2,29 @@
 ///
 /// Op IDs are totally ordered by counter, then by replica. That order decides every
 /// last-writer-wins conflict (moves, field updates): the greater ID wins.
-public struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
     /// The Lamport counter; the first op of a replica has counter 1 or more.
-    public var counter: UInt64
+    package var counter: UInt64
     /// The replica that made the op.
-    public var replica: ReplicaID
+    package var replica: ReplicaID
 
     /// Creates an op ID.
-    public init(counter: UInt64, replica: ReplicaID) {
+    package init(counter: UInt64, replica: ReplicaID) {
         self.counter = counter
         self.replica = replica
     }
 
-    public static func < (lhs: OpID, rhs: OpID) -> Bool {
+    package static func < (lhs: OpID, rhs: OpID) -> Bool {
         lhs.counter != rhs.counter ? lhs.counter < rhs.counter : lhs.replica < rhs.replica
     }
 
     /// `counter@replica`, the replica in hex, e.g. `12@00000000000000a1`.
-    public var description: String {
+    package var description: String {
         "\(counter)@\(replica)"
     }
 
     /// Parses `counter@replica` as printed by `description`.
-    public init?(_ text: some StringProtocol) {
+    package init?(_ text: some StringProtocol) {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2, let counter = UInt64(parts[0]), counter > 0,
               let replica = ReplicaID(parts[1]) else { return nil }
@@ -32,7 +32,7 @@ public struct OpID: Hashable, Comparable, Sendable, CustomStringConvertible {
     }
 
     /// The ID `offset` counters after this one, from the same replica (the items of an insert run).
-    public func advanced(by offset: Int) -> OpID {
+    package func advanced(by offset: Int) -> OpID {
         OpID(counter: counter + UInt64(offset), replica: replica)
     }
 }

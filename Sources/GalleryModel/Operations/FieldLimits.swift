@@ -19,30 +19,30 @@
 /// Every single-field op (any update, a move, a one-item insert with every field at its bound)
 /// stays far below the op bound, so only inserts of many items can reach it: the commands make
 /// several chained ops of such a run (`Replica.insertRun`).
-public enum FieldLimits {
+package enum FieldLimits {
     /// Bytes of UTF-8 in a gallery name.
-    public static let galleryNameBytes = 1...255
+    package static let galleryNameBytes = 1...255
     /// Most bytes of UTF-8 in a title.
-    public static let maxTitleBytes = 1_024
+    package static let maxTitleBytes = 1_024
     /// Bytes of UTF-8 in a URL.
-    public static let urlBytes = 1...8_192
+    package static let urlBytes = 1...8_192
     /// Bytes of UTF-8 in a media type.
-    public static let mediaTypeBytes = 1...255
+    package static let mediaTypeBytes = 1...255
     /// Characters of a content hash: the lowercase hex of a SHA-256.
-    public static let contentHashLength = 64
+    package static let contentHashLength = 64
     /// The aspect ratios (width / height) allowed: those of images with sides of 1 to 65,536 pixels.
-    public static let aspectRatios: ClosedRange<Double> = (1.0 / 65_536)...65_536
+    package static let aspectRatios: ClosedRange<Double> = (1.0 / 65_536)...65_536
     /// The byte sizes allowed.
-    public static let byteSizes: ClosedRange<Int64> = 0...(1 << 40)
+    package static let byteSizes: ClosedRange<Int64> = 0...(1 << 40)
     /// Items of one insert op.
-    public static let itemsPerInsert = 1...4_096
+    package static let itemsPerInsert = 1...4_096
     /// Most bytes of one op in the encoding of `OpCodec` (without the batch's count).
-    public static let maxEncodedOpSize = 64_512
+    package static let maxEncodedOpSize = 64_512
 
     /// Why `value` cannot be the value of `field`, or nil when it can (`.none` clears any field).
     ///
     /// - Complexity: O(n) for a text of n bytes.
-    public static func problem(with value: FieldValue, for field: ItemField) -> String? {
+    package static func problem(with value: FieldValue, for field: ItemField) -> String? {
         guard field.accepts(value) else { return "wrong type of value for \(field)" }
         switch (field, value) {
         case (_, .none), (.origin, _):
@@ -66,14 +66,14 @@ public enum FieldLimits {
     }
 
     /// Why `name` cannot name a gallery, or nil when it can.
-    public static func problem(withGalleryName name: String) -> String? {
+    package static func problem(withGalleryName name: String) -> String? {
         galleryNameBytes.contains(name.utf8.count) ? nil : outOfRange("gallery name", name, galleryNameBytes)
     }
 
     /// Why a new item cannot have these fields, or nil when it can.
     ///
     /// - Complexity: O(b) for b bytes of text.
-    public static func problem(with draft: ItemDraft) -> String? {
+    package static func problem(with draft: ItemDraft) -> String? {
         guard !draft.fields.isEmpty else { return nil }
         for (field, value) in draft.fields {
             if let problem = problem(with: value, for: field) { return problem }
@@ -86,7 +86,7 @@ public enum FieldLimits {
     /// knows it, else computed, exactly, only when a cheap upper bound exceeds the limit).
     ///
     /// - Complexity: O(k + b) for k items with b bytes of text.
-    public static func problem(with op: Op, encodedSize: Int? = nil) -> String? {
+    package static func problem(with op: Op, encodedSize: Int? = nil) -> String? {
         switch op.action {
         case .createGallery(let name):
             return problem(withGalleryName: name)
@@ -116,13 +116,13 @@ public enum FieldLimits {
 
     /// Whether `text` is a content hash: `contentHashLength` lowercase hex digits (a SHA-256, as
     /// the blob store names blobs).
-    public static func isContentHash(_ text: String) -> Bool {
+    package static func isContentHash(_ text: String) -> Bool {
         let utf8 = text.utf8
         return utf8.count == contentHashLength && utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }
     }
 
     /// The longest prefix of `text`, at a character boundary, that is a title within the bound.
-    public static func truncatedTitle(_ text: String) -> String {
+    package static func truncatedTitle(_ text: String) -> String {
         guard text.utf8.count > maxTitleBytes else { return text }
         var result = ""
         var bytes = 0

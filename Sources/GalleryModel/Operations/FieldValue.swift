@@ -1,5 +1,5 @@
 /// The value of one item field.
-public enum FieldValue: Hashable, Sendable {
+package enum FieldValue: Hashable, Sendable {
     /// The field is not set.
     case none
     /// A text value.
@@ -12,25 +12,25 @@ public enum FieldValue: Hashable, Sendable {
     case id(OpID)
 
     /// The text, if this is a text value.
-    public var text: String? {
+    package var text: String? {
         if case .text(let value) = self { return value }
         return nil
     }
 
     /// The number, if this is a number value.
-    public var number: Double? {
+    package var number: Double? {
         if case .number(let value) = self { return value }
         return nil
     }
 
     /// The integer, if this is an integer value.
-    public var integer: Int64? {
+    package var integer: Int64? {
         if case .integer(let value) = self { return value }
         return nil
     }
 
     /// The op ID, if this is an ID value.
-    public var id: OpID? {
+    package var id: OpID? {
         if case .id(let value) = self { return value }
         return nil
     }

@@ -1,5 +1,5 @@
 /// A metadata field of an item; each field is its own last-writer-wins register.
-public enum ItemField: UInt8, CaseIterable, Sendable, CustomStringConvertible {
+package enum ItemField: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     /// Human-readable title (a file name, or the simulator's label). Text.
     case title = 1
     /// Where the image lives when it is kept by reference. Text.
@@ -16,7 +16,7 @@ public enum ItemField: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case origin = 7
 
     /// The name used on the command line and in JSON.
-    public var description: String {
+    package var description: String {
         switch self {
         case .title: "title"
         case .url: "url"
@@ -29,13 +29,13 @@ public enum ItemField: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     }
 
     /// Looks a field up by its `description`.
-    public init?(name: String) {
+    package init?(name: String) {
         guard let field = ItemField.allCases.first(where: { $0.description == name }) else { return nil }
         self = field
     }
 
     /// Whether `value` has the type this field holds (`.none` clears any field).
-    public func accepts(_ value: FieldValue) -> Bool {
+    package func accepts(_ value: FieldValue) -> Bool {
         switch (self, value) {
         case (_, .none): true
         case (.title, .text), (.url, .text), (.contentHash, .text), (.mediaType, .text): true

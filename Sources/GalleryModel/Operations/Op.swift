@@ -4,23 +4,23 @@
 /// replica applies each replica's ops in order and a version vector describes exactly what it has.
 /// The other dependencies of an op are the IDs it references (`dependencies`): an op is applied only
 /// after all of them.
-public struct Op: Hashable, Sendable {
+package struct Op: Hashable, Sendable {
     /// The op's ID. An `insert` of `n` items uses the `n` counters starting here, one per item.
-    public var id: OpID
+    package var id: OpID
     /// The counter of the previous op made by `id.replica`, or 0 when this is its first op.
-    public var previous: UInt64
+    package var previous: UInt64
     /// What the op does.
-    public var action: Action
+    package var action: Action
 
     /// Creates an op.
-    public init(id: OpID, previous: UInt64, action: Action) {
+    package init(id: OpID, previous: UInt64, action: Action) {
         self.id = id
         self.previous = previous
         self.action = action
     }
 
     /// What an op does.
-    public enum Action: Hashable, Sendable {
+    package enum Action: Hashable, Sendable {
         /// Creates the gallery of that name; concurrent creations of one name make one gallery.
         case createGallery(name: String)
         /// Inserts a contiguous run of items into a gallery, between two adjacent slots
@@ -37,13 +37,13 @@ public struct Op: Hashable, Sendable {
     }
 
     /// How many counters the op uses: the number of items of an insert, else 1.
-    public var span: Int {
+    package var span: Int {
         if case .insert(_, _, _, let items) = action { return items.count }
         return 1
     }
 
     /// The last counter the op uses.
-    public var lastCounter: UInt64 {
+    package var lastCounter: UInt64 {
         id.counter + UInt64(span) - 1
     }
 
@@ -51,7 +51,7 @@ public struct Op: Hashable, Sendable {
     /// replica gives each op a counter above every counter it has applied (protocol.md, "Identifiers"),
     /// and can only depend on ops it applied, so an op with such a dependency is malformed.
     /// Allocation-free: it runs for every op received.
-    public var dependencyNotOlder: OpID? {
+    package var dependencyNotOlder: OpID? {
         func notOlder(_ id: OpID?) -> Bool { id.map { $0.counter >= self.id.counter } ?? false }
         switch action {
         case .createGallery:
@@ -66,7 +66,7 @@ public struct Op: Hashable, Sendable {
     }
 
     /// The IDs of the other ops this op references and must be applied after (besides `previous`).
-    public var dependencies: [OpID] {
+    package var dependencies: [OpID] {
         switch action {
         case .createGallery:
             return []

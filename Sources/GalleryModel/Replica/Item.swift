@@ -1,7 +1,7 @@
 /// A snapshot of one item as a replica shows it.
-public struct Item: Hashable, Sendable {
+package struct Item: Hashable, Sendable {
     /// Whether an item shows an image or stands in for one whose bytes are still on their way.
-    public enum State: String, Hashable, Sendable {
+    package enum State: String, Hashable, Sendable {
         /// The item's content is known.
         case ready
         /// The item stands in for content being fetched; `commit` makes it ready.
@@ -9,28 +9,28 @@ public struct Item: Hashable, Sendable {
     }
 
     /// The item's stable ID: the ID of the insert that created it.
-    public var id: OpID
+    package var id: OpID
     /// The gallery the item is in (its last gallery, if it was deleted).
-    public var gallery: String
+    package var gallery: String
     /// Ready or placeholder.
-    public var state: State
+    package var state: State
     /// Whether the item was deleted (deleted items are never listed).
-    public var isDeleted: Bool
+    package var isDeleted: Bool
     /// The item's field values; absent fields are unset.
-    public var fields: [ItemField: FieldValue]
+    package var fields: [ItemField: FieldValue]
 
     /// The title field.
-    public var title: String? { fields[.title]?.text }
+    package var title: String? { fields[.title]?.text }
     /// The URL field.
-    public var url: String? { fields[.url]?.text }
+    package var url: String? { fields[.url]?.text }
     /// The aspect ratio field (width / height).
-    public var aspectRatio: Double? { fields[.aspectRatio]?.number }
+    package var aspectRatio: Double? { fields[.aspectRatio]?.number }
     /// The content hash field (SHA-256, hex).
-    public var contentHash: String? { fields[.contentHash]?.text }
+    package var contentHash: String? { fields[.contentHash]?.text }
     /// The byte size field.
-    public var byteSize: Int64? { fields[.byteSize]?.integer }
+    package var byteSize: Int64? { fields[.byteSize]?.integer }
     /// The media type field.
-    public var mediaType: String? { fields[.mediaType]?.text }
+    package var mediaType: String? { fields[.mediaType]?.text }
     /// The origin field: the item this one was copied or transferred from.
-    public var origin: OpID? { fields[.origin]?.id }
+    package var origin: OpID? { fields[.origin]?.id }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why the model refused a local command or a received op. A refused command or op changes nothing.
-public enum ModelError: Error, Hashable, Sendable, LocalizedError {
+package enum ModelError: Error, Hashable, Sendable, LocalizedError {
     /// No gallery of that name exists on this replica.
     case unknownGallery(String)
     /// A gallery name must be non-empty and at most 255 bytes of UTF-8.
@@ -35,7 +35,7 @@ public enum ModelError: Error, Hashable, Sendable, LocalizedError {
     /// This replica already knows the maximum number of replicas (65,536).
     case tooManyReplicas
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .unknownGallery(let name): "no gallery named \"\(name)\""
         case .invalidGalleryName(let name): "invalid gallery name \"\(name)\" (1 to 255 bytes)"

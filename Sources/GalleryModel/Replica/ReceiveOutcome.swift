@@ -1,5 +1,5 @@
 /// What happened to an op handed to `Replica.receive(_:)`.
-public enum ReceiveOutcome: Hashable, Sendable {
+package enum ReceiveOutcome: Hashable, Sendable {
     /// The op was applied, and with it `released` ops that had been waiting for it.
     case applied(released: Int)
     /// The op had already been applied or is already held; nothing changed.

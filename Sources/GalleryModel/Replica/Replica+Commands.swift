@@ -4,7 +4,7 @@ extension Replica {
     ///
     /// - Complexity: O(1) expected.
     @discardableResult
-    public mutating func createGallery(_ name: String) throws(ModelError) -> Op {
+    package mutating func createGallery(_ name: String) throws(ModelError) -> Op {
         try Self.validateGalleryName(name)
         return try stamp(.createGallery(name: name))
     }
@@ -20,7 +20,7 @@ extension Replica {
     /// - Returns: The op; its items have the IDs `op.id.advanced(by: 0..<drafts.count)`.
     /// - Complexity: O(log n + k) for k items.
     @discardableResult
-    public mutating func insert(_ drafts: [ItemDraft], into gallery: String, at index: Int) throws(ModelError) -> Op {
+    package mutating func insert(_ drafts: [ItemDraft], into gallery: String, at index: Int) throws(ModelError) -> Op {
         try Self.validate(drafts)
         guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         let (after, before) = try anchors(at: index, in: target, excluding: nil)
@@ -32,7 +32,7 @@ extension Replica {
     ///
     /// - Complexity: O(log n).
     @discardableResult
-    public mutating func move(_ item: OpID, to gallery: String, at index: Int) throws(ModelError) -> Op {
+    package mutating func move(_ item: OpID, to gallery: String, at index: Int) throws(ModelError) -> Op {
         let record = try liveItem(item)
         guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         let current = items[Int(record)].slot
@@ -45,7 +45,7 @@ extension Replica {
     ///
     /// - Complexity: O(log n).
     @discardableResult
-    public mutating func delete(_ item: OpID) throws(ModelError) -> Op {
+    package mutating func delete(_ item: OpID) throws(ModelError) -> Op {
         _ = try liveItem(item)
         return try stamp(.delete(item: item))
     }
@@ -54,7 +54,7 @@ extension Replica {
     ///
     /// - Complexity: O(1) expected.
     @discardableResult
-    public mutating func update(_ item: OpID, _ field: ItemField, to value: FieldValue) throws(ModelError) -> Op {
+    package mutating func update(_ item: OpID, _ field: ItemField, to value: FieldValue) throws(ModelError) -> Op {
         _ = try liveItem(item)
         guard field.accepts(value) else { throw .invalidFieldValue(field) }
         if let problem = FieldLimits.problem(with: value, for: field) { throw .outOfBounds(problem) }
@@ -65,7 +65,7 @@ extension Replica {
     ///
     /// - Complexity: O(1) expected.
     @discardableResult
-    public mutating func commit(_ item: OpID) throws(ModelError) -> Op {
+    package mutating func commit(_ item: OpID) throws(ModelError) -> Op {
         let record = try liveItem(item)
         guard items[Int(record)].isPlaceholder else { throw .notAPlaceholder(item) }
         return try stamp(.commit(item: item))

@@ -16,7 +16,7 @@ extension Replica {
     /// The op held here (applied or waiting) under this ID, if one starts there.
     ///
     /// - Complexity: O(log n + b) for an op of b bytes.
-    public func heldVersion(of id: OpID) -> Op? {
+    package func heldVersion(of id: OpID) -> Op? {
         if let held = buffer.heldOp(id) { return held }
         guard let index = table.index(of: id.replica),
               let stored = log.encodedOp(replicaIndex: index, counter: id.counter) else { return nil }
@@ -36,13 +36,13 @@ extension Replica {
     /// replica of the space. Every op and all state are kept.
     ///
     /// - Throws: `tooManyReplicas` when the space already has 65,536 replica IDs.
-    public mutating func reincarnate(as newID: ReplicaID) throws(ModelError) {
+    package mutating func reincarnate(as newID: ReplicaID) throws(ModelError) {
         guard table.register(newID) != nil else { throw .tooManyReplicas }
         id = newID
     }
 
     /// The IDs of the ops held for missing dependencies.
-    public var heldOpIDs: Set<OpID> {
+    package var heldOpIDs: Set<OpID> {
         Set(buffer.heldOps.map(\.id))
     }
 
@@ -51,7 +51,7 @@ extension Replica {
     /// Ops lost with nothing held after them cannot be seen here.
     ///
     /// - Complexity: O(h log h) for h held ops.
-    public var missingRanges: [MissingRange] {
+    package var missingRanges: [MissingRange] {
         guard buffer.count > 0 else { return [] }
         var ranges: [MissingRange] = []
         var chains: [ReplicaID: [Op]] = [:]
@@ -82,23 +82,23 @@ extension Replica {
 }
 
 /// Counters of one replica of which this replica lacks ops that held ops depend on.
-public struct MissingRange: Hashable, Sendable, CustomStringConvertible {
+package struct MissingRange: Hashable, Sendable, CustomStringConvertible {
     /// The replica whose ops are missing.
-    public var replica: ReplicaID
+    package var replica: ReplicaID
     /// The first counter not applied.
-    public var first: UInt64
+    package var first: UInt64
     /// The greatest counter that held ops wait for.
-    public var last: UInt64
+    package var last: UInt64
 
     /// Creates a range.
-    public init(replica: ReplicaID, first: UInt64, last: UInt64) {
+    package init(replica: ReplicaID, first: UInt64, last: UInt64) {
         self.replica = replica
         self.first = first
         self.last = last
     }
 
     /// `12@r` or `12...15@r`.
-    public var description: String {
+    package var description: String {
         first == last ? "\(first)@\(replica)" : "\(first)...\(last)@\(replica)"
     }
 }

@@ -1,19 +1,19 @@
 /// What a replica shows: galleries, their items in order, and where an item stands.
 extension Replica {
     /// The names of all galleries, sorted.
-    public var galleries: [String] {
+    package var galleries: [String] {
         galleryNames.sorted()
     }
 
     /// Whether a gallery of that name exists here.
-    public func hasGallery(_ name: String) -> Bool {
+    package func hasGallery(_ name: String) -> Bool {
         galleryLookup(name) != nil
     }
 
     /// Number of items shown in a gallery.
     ///
     /// - Complexity: O(1).
-    public func count(in gallery: String) throws(ModelError) -> Int {
+    package func count(in gallery: String) throws(ModelError) -> Int {
         guard let index = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         return slots.visibleCount(index)
     }
@@ -21,7 +21,7 @@ extension Replica {
     /// The items of a gallery in order.
     ///
     /// - Complexity: O(n) for n slots of the gallery.
-    public func items(in gallery: String) throws(ModelError) -> [Item] {
+    package func items(in gallery: String) throws(ModelError) -> [Item] {
         guard let index = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         var result: [Item] = []
         result.reserveCapacity(slots.visibleCount(index))
@@ -32,7 +32,7 @@ extension Replica {
     /// The item at an index of a gallery.
     ///
     /// - Complexity: O(log n).
-    public func item(at index: Int, in gallery: String) throws(ModelError) -> Item {
+    package func item(at index: Int, in gallery: String) throws(ModelError) -> Item {
         guard let galleryIndex = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         let count = slots.visibleCount(galleryIndex)
         guard index >= 0, index < count else { throw .indexOutOfRange(index: index, count: count) }
@@ -42,14 +42,14 @@ extension Replica {
     /// An item by ID, deleted or not; nil when it is unknown here.
     ///
     /// - Complexity: O(log r) for r runs of the item's replica.
-    public func item(_ id: OpID) -> Item? {
+    package func item(_ id: OpID) -> Item? {
         itemIndex(of: id).map(snapshot)
     }
 
     /// Where an item stands: its gallery and index; nil when it is unknown or deleted.
     ///
     /// - Complexity: O(log n).
-    public func location(of id: OpID) -> (gallery: String, index: Int)? {
+    package func location(of id: OpID) -> (gallery: String, index: Int)? {
         guard let item = itemIndex(of: id), !items[Int(item)].isDeleted else { return nil }
         let slot = items[Int(item)].slot
         return (galleryNames[Int(slots[slot].gallery)], slots.visibleRank(slot))
@@ -59,7 +59,7 @@ extension Replica {
     /// the transfers that replica has left to finish.
     ///
     /// - Complexity: O(n) for n items ever inserted, without building the other items.
-    public func livePlaceholders(insertedBy replica: ReplicaID) -> [Item] {
+    package func livePlaceholders(insertedBy replica: ReplicaID) -> [Item] {
         guard let index = table.index(of: replica) else { return [] }
         var result: [Item] = []
         for (position, record) in items.enumerated()
@@ -72,7 +72,7 @@ extension Replica {
     /// An item, deleted or not, whose content hash is `hash`; nil when no item names those bytes.
     ///
     /// - Complexity: O(n) for n items with fields besides the title.
-    public func item(withContentHash hash: String) -> Item? {
+    package func item(withContentHash hash: String) -> Item? {
         for (item, fields) in extraFields where fields[.contentHash]?.text == hash {
             return snapshot(item)
         }

@@ -5,14 +5,14 @@ extension Replica {
     ///
     /// - Complexity: that of applying the op and the ops it releases; O(1) expected to buffer.
     @discardableResult
-    public mutating func receive(_ op: Op) -> ReceiveOutcome {
+    package mutating func receive(_ op: Op) -> ReceiveOutcome {
         receive(op) { _ in }
     }
 
     /// Takes an op from a peer like `receive(_:)`, and calls `applied` with each op applied because
     /// of it, in order: the op itself, then the held ops it released (what to relay to others).
     @discardableResult
-    public mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
+    package mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
         if let dependency = op.dependencyNotOlder {
             return .rejected(.malformedOp(op.id, "depends on \(dependency), which is not older than the op"))
         }

@@ -15,7 +15,7 @@ extension Replica {
     /// - Returns: The ops, in order. Item `k` of the run has the ID `ops[0].id.advanced(by: k)`.
     /// - Complexity: O(log n + k + b) for k items of b bytes.
     @discardableResult
-    public mutating func insertRun(_ drafts: [ItemDraft], into gallery: String, at index: Int) throws(ModelError) -> [Op] {
+    package mutating func insertRun(_ drafts: [ItemDraft], into gallery: String, at index: Int) throws(ModelError) -> [Op] {
         try Self.validate(drafts)
         guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
         guard clock + UInt64(drafts.count) <= PackedID.maxCounter else {

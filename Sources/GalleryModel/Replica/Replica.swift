@@ -9,9 +9,9 @@
 /// list-with-origins form used by diamond-types and Loro), so concurrent multi-item drops at one
 /// place never interleave. Each item holds a last-writer-wins register pointing at its current slot;
 /// a move adds a slot and sets the register (Kleppmann, "Moving elements in list CRDTs", 2020).
-public struct Replica: Sendable {
+package struct Replica: Sendable {
     /// This replica's ID.
-    public internal(set) var id: ReplicaID
+    package internal(set) var id: ReplicaID
 
     var table = ReplicaTable()
     var slots = SlotForest()
@@ -33,7 +33,7 @@ public struct Replica: Sendable {
     /// - Parameters:
     ///   - id: The replica's ID, unique in the space and never reused.
     ///   - bufferLimit: The most early ops held while their dependencies are missing.
-    public init(id: ReplicaID, bufferLimit: Int = 100_000) {
+    package init(id: ReplicaID, bufferLimit: Int = 100_000) {
         self.id = id
         self.buffer = CausalBuffer(limit: bufferLimit)
         _ = table.register(id)
@@ -44,7 +44,7 @@ public struct Replica: Sendable {
     /// The version vector: the last counter applied from each replica.
     ///
     /// - Complexity: O(r) for r replicas.
-    public var version: VersionVector {
+    package var version: VersionVector {
         var counters: [ReplicaID: UInt64] = [:]
         for (index, replica) in table.ids.enumerated() where table.applied[index] > 0 {
             counters[replica] = table.applied[index]
@@ -53,37 +53,37 @@ public struct Replica: Sendable {
     }
 
     /// The Lamport clock: the greatest counter used or seen here.
-    public var lamportClock: UInt64 { clock }
+    package var lamportClock: UInt64 { clock }
 
     /// Whether the op with this ID has been applied here.
     ///
     /// - Complexity: O(1).
-    public func contains(_ id: OpID) -> Bool {
+    package func contains(_ id: OpID) -> Bool {
         table.contains(id)
     }
 
     /// Number of ops applied.
-    public var opCount: Int { log.count }
+    package var opCount: Int { log.count }
 
     /// Size in bytes of the op log in its binary encoding (`OpCodec`), as kept in memory.
-    public var encodedLogSize: Int { log.byteCount }
+    package var encodedLogSize: Int { log.byteCount }
 
     /// All applied ops in the order they were applied.
     ///
     /// - Complexity: O(n): the log is kept encoded and decoded on demand.
-    public var ops: [Op] { log.ops }
+    package var ops: [Op] { log.ops }
 
     /// The last `count` ops applied, in the order they were applied (what a command just made).
     ///
     /// - Complexity: O(count).
-    public func lastOps(_ count: Int) -> [Op] {
+    package func lastOps(_ count: Int) -> [Op] {
         log.last(min(count, log.count))
     }
 
     /// The applied ops that a replica at `version` lacks, in an order that respects dependencies.
     ///
     /// - Complexity: O(r log n + k log k) for k ops returned.
-    public func ops(missingFrom version: VersionVector) -> [Op] {
+    package func ops(missingFrom version: VersionVector) -> [Op] {
         log.ops(missingFrom: version, replicas: table)
     }
 
@@ -91,15 +91,15 @@ public struct Replica: Sendable {
     /// each, straight from the log: what a catch-up sends.
     ///
     /// - Complexity: O(r log n + k log k + b) for k ops of b bytes.
-    public func encodedOps(missingFrom version: VersionVector, maximumBytes: Int) -> [[UInt8]] {
+    package func encodedOps(missingFrom version: VersionVector, maximumBytes: Int) -> [[UInt8]] {
         log.encodedBatches(missingFrom: version, replicas: table, maximumBytes: maximumBytes)
     }
 
     /// Number of early ops held until their dependencies arrive.
-    public var bufferedCount: Int { buffer.count }
+    package var bufferedCount: Int { buffer.count }
 
     /// The op IDs that held ops wait for: what to ask peers for.
-    public var missingDependencies: [OpID] { buffer.missing }
+    package var missingDependencies: [OpID] { buffer.missing }
 
     // MARK: Internals shared by the extensions
 

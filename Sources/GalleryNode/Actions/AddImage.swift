@@ -9,14 +9,14 @@ import GalleryWire
 /// its aspect ratio within `FieldLimits`), then every file is stored in the blob store, then one
 /// durable batch of chained inserts (`Replica.insertRun`) makes the items: a refused add stores no
 /// op, and its ops are stored and sent like any other once made.
-public enum AddImage {
+package enum AddImage {
     /// The most bytes read from a file to find its header (a JPEG's SOF may follow its metadata).
-    public static let headerLength = 1 << 20
+    package static let headerLength = 1 << 20
 
     /// Adds the images of `request` on `node` and returns the IDs of the items made, in order.
     ///
     /// - Parameter defaultGallery: The gallery when the request names none (the node's own).
-    public static func perform(_ request: AddRequest, defaultGallery: String, on node: SyncNode) throws -> [OpID] {
+    package static func perform(_ request: AddRequest, defaultGallery: String, on node: SyncNode) throws -> [OpID] {
         guard !request.sources.isEmpty else { throw ActionFailure("add needs at least one FILE or URL") }
         if let problem = request.boundsProblem { throw ActionFailure(problem) }
         let gallery = request.gallery ?? defaultGallery

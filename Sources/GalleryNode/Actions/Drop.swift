@@ -13,12 +13,12 @@ import GalleryWire
 /// committed.
 ///
 /// Any adapter calls it with a typed `DragRequest`; nothing here knows the command line.
-public enum Drop {
+package enum Drop {
     /// Validates and performs a drop; nothing changes when it is refused. The transfers started
     /// are recorded in the journal once the placeholders are stored and sent.
     ///
     /// - Returns: One listing per dragged item, in drag order, and the transfers started.
-    public static func perform(_ request: DragRequest, on node: SyncNode) throws -> [DropListing] {
+    package static func perform(_ request: DragRequest, on node: SyncNode) throws -> [DropListing] {
         let destination = request.gallery
         guard !request.items.isEmpty else { throw ActionFailure("drag needs at least one ITEM") }
         let move = request.move

@@ -1,17 +1,17 @@
 /// The media type and pixel size of an image, read from its header (PNG IHDR, GIF screen
 /// descriptor, JPEG SOF marker).
-public struct ImageHeader: Hashable, Sendable {
+package struct ImageHeader: Hashable, Sendable {
     /// `image/png`, `image/gif` or `image/jpeg`.
-    public var mediaType: String
-    public var width: Int
-    public var height: Int
+    package var mediaType: String
+    package var width: Int
+    package var height: Int
 
     /// Width divided by height.
-    public var aspectRatio: Double { Double(width) / Double(height) }
+    package var aspectRatio: Double { Double(width) / Double(height) }
 
     /// Reads the header from the first bytes of a file (a JPEG's SOF may come after its metadata:
     /// pass up to 1 MiB); nil for other formats or a damaged header.
-    public init?(_ bytes: [UInt8]) {
+    package init?(_ bytes: [UInt8]) {
         if bytes.count >= 24, bytes.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]),
            bytes[12..<16].elementsEqual(Array("IHDR".utf8)) {
             self.init(mediaType: "image/png", width: Self.bigEndian32(bytes, 16), height: Self.bigEndian32(bytes, 20))

@@ -5,7 +5,7 @@ import GalleryWire
 extension ItemReference {
     /// The ID of the item named, known to `replica`; throws when there is none (an unknown ID, a
     /// gallery that does not exist, an index out of range).
-    public func resolve(in replica: Replica) throws -> OpID {
+    package func resolve(in replica: Replica) throws -> OpID {
         switch self {
         case .id(let id):
             guard replica.item(id) != nil else { throw ModelError.unknownItem(id) }

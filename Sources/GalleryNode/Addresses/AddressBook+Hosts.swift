@@ -9,7 +9,7 @@ extension AddressBook {
     /// unspecified host (`0.0.0.0`, `::`) replaced by `seenHost`, the host the peer's connection
     /// comes from; nil when that leaves no valid address (for gossip, pass nil: an unspecified
     /// host told by a third party is dropped).
-    public static func address(announcedHost host: String, port: UInt16, seenHost: String?) -> String? {
+    package static func address(announcedHost host: String, port: UInt16, seenHost: String?) -> String? {
         guard let host = unspecifiedHosts.contains(host) ? seenHost : host, port != 0 else { return nil }
         return Endpoint(Endpoint(host: host, port: port).description)?.description
     }

@@ -7,33 +7,33 @@
 /// each (gossip goes before announced addresses, which go before the user's, the oldest first), and
 /// `maximumPending` addresses not yet attributed to a peer. An address belongs to one peer at a
 /// time: the last one known to listen there.
-public struct AddressBook: Codable, Hashable, Sendable {
+package struct AddressBook: Codable, Hashable, Sendable {
     /// The most peers the book keeps.
-    public static let maximumPeers = 64
+    package static let maximumPeers = 64
     /// The most addresses kept for one peer.
-    public static let maximumAddressesPerPeer = 8
+    package static let maximumAddressesPerPeer = 8
     /// The most addresses kept that no peer has answered at yet (`--peer`, `connect`).
-    public static let maximumPending = 16
+    package static let maximumPending = 16
     /// The oldest a gossiped last-seen time may be said to be (ten years, in seconds).
     static let maximumAge: UInt64 = 315_360_000
 
     /// Where this node listened last (`gallery serve` without `--listen` tries that port again).
-    public var listen: String?
+    package var listen: String?
     /// The peers, in the order first recorded.
-    public private(set) var peers: [KnownPeer] = []
+    package private(set) var peers: [KnownPeer] = []
     /// Addresses from `--peer` and `connect` that no peer has answered at yet.
-    public private(set) var pending: [KnownAddress] = []
+    package private(set) var pending: [KnownAddress] = []
 
     /// An empty book.
-    public init() {}
+    package init() {}
 
     /// The peer of this key, if known.
-    public func peer(_ key: PeerKey) -> KnownPeer? {
+    package func peer(_ key: PeerKey) -> KnownPeer? {
         peers.first { $0.key == key }
     }
 
     /// The peer known to listen at `address`: the node a dial there means to reach.
-    public func owner(of address: String) -> PeerKey? {
+    package func owner(of address: String) -> PeerKey? {
         peers.first { $0.addresses.contains { $0.address == address } }?.key
     }
 
@@ -42,7 +42,7 @@ public struct AddressBook: Codable, Hashable, Sendable {
     /// Records an address the user gave (`--peer`, `connect`): with the peer known to listen
     /// there, or pending until a dial there authenticates. Returns whether the book changed.
     @discardableResult
-    public mutating func add(_ address: String, source: AddressSource, now: Double) -> Bool {
+    package mutating func add(_ address: String, source: AddressSource, now: Double) -> Bool {
         for index in peers.indices {
             if let slot = peers[index].addresses.firstIndex(where: { $0.address == address }) {
                 guard source.rank > peers[index].addresses[slot].source.rank else { return false }
@@ -62,7 +62,7 @@ public struct AddressBook: Codable, Hashable, Sendable {
 
     /// A peer authenticated: it is recorded or refreshed, and the address this node dialed to
     /// reach it (nil for an inbound connection) becomes its, taken from wherever it was.
-    public mutating func connected(_ key: PeerKey, name: String, replica: String?, dialed: String?, now: Double) {
+    package mutating func connected(_ key: PeerKey, name: String, replica: String?, dialed: String?, now: Double) {
         var source = AddressSource.announce
         if let dialed, let taken = take(dialed, from: key) { source = taken }
         let index = ensure(key, now: now)
@@ -75,14 +75,14 @@ public struct AddressBook: Codable, Hashable, Sendable {
 
     /// A connection to the peer ended: it was seen now. A peer left with no connection and no
     /// address to dial (it never said where it listens, and was never dialed) leaves the book.
-    public mutating func disconnected(_ key: PeerKey, stillConnected: Bool, now: Double) {
+    package mutating func disconnected(_ key: PeerKey, stillConnected: Bool, now: Double) {
         guard let index = peers.firstIndex(where: { $0.key == key }) else { return }
         peers[index].lastSeen = max(peers[index].lastSeen, now)
         if !stillConnected && peers[index].addresses.isEmpty { peers.remove(at: index) }
     }
 
     /// Drops the peers with no address to dial (a book stored while such a peer was connected).
-    public mutating func dropPeersWithoutAddresses() {
+    package mutating func dropPeersWithoutAddresses() {
         peers.removeAll { $0.addresses.isEmpty }
     }
 
@@ -90,7 +90,7 @@ public struct AddressBook: Codable, Hashable, Sendable {
     /// gave before (the user's stay). A peer not in the book (forgotten since it connected) is
     /// left out. Returns whether the peer's set of addresses changed.
     @discardableResult
-    public mutating func announced(_ key: PeerKey, addresses: [String], now: Double) -> Bool {
+    package mutating func announced(_ key: PeerKey, addresses: [String], now: Double) -> Bool {
         guard let index = peers.firstIndex(where: { $0.key == key }) else { return false }
         let before = Set(peers[index].addresses.map(\.address))
         let told = Array(addresses.prefix(Self.maximumAddressesPerPeer))
@@ -110,7 +110,7 @@ public struct AddressBook: Codable, Hashable, Sendable {
     /// and gossip never takes an address from the peer or pending entry that holds it.
     /// Returns whether the book changed.
     @discardableResult
-    public mutating func gossiped(_ members: [Gossip], from sender: PeerKey, own: PeerKey?, now: Double) -> Bool {
+    package mutating func gossiped(_ members: [Gossip], from sender: PeerKey, own: PeerKey?, now: Double) -> Bool {
         var changed = false
         for member in members.prefix(Self.maximumPeers) where member.key != sender && member.key != own {
             guard let index = peers.firstIndex(where: { $0.key == member.key }) else { continue }
@@ -133,7 +133,7 @@ public struct AddressBook: Codable, Hashable, Sendable {
 
     /// Removes a peer (by key or name) or a pending address; returns whether something was removed.
     @discardableResult
-    public mutating func forget(_ peerOrAddress: String) -> Bool {
+    package mutating func forget(_ peerOrAddress: String) -> Bool {
         let count = peers.count + pending.count
         peers.removeAll { $0.key.rawValue == peerOrAddress || $0.name == peerOrAddress }
         pending.removeAll { $0.address == peerOrAddress }
@@ -145,7 +145,7 @@ public struct AddressBook: Codable, Hashable, Sendable {
     /// What this node tells a peer of the others: the most recently seen first, at most
     /// `limit`, each with at most `maximumAddressesPerPeer` addresses; those in `connected` have
     /// age 0.
-    public func gossip(excluding recipient: PeerKey, connected: Set<PeerKey>, now: Double, limit: Int) -> [Gossip] {
+    package func gossip(excluding recipient: PeerKey, connected: Set<PeerKey>, now: Double, limit: Int) -> [Gossip] {
         peers.filter { $0.key != recipient && !$0.addresses.isEmpty }
             .sorted { $0.lastSeen > $1.lastSeen }
             .prefix(limit)
@@ -157,14 +157,14 @@ public struct AddressBook: Codable, Hashable, Sendable {
     }
 
     /// One member as gossip tells of it.
-    public struct Gossip: Hashable, Sendable {
-        public var key: PeerKey
-        public var name: String
+    package struct Gossip: Hashable, Sendable {
+        package var key: PeerKey
+        package var name: String
         /// Seconds since the teller last had it connected (0: connected now).
-        public var age: UInt64
-        public var addresses: [String]
+        package var age: UInt64
+        package var addresses: [String]
 
-        public init(key: PeerKey, name: String, age: UInt64, addresses: [String]) {
+        package init(key: PeerKey, name: String, age: UInt64, addresses: [String]) {
             self.key = key
             self.name = name
             self.age = age

@@ -1,5 +1,5 @@
 /// Where the address book learned an address (`peers` shows it).
-public enum AddressSource: String, Codable, Hashable, Sendable, CaseIterable {
+package enum AddressSource: String, Codable, Hashable, Sendable, CaseIterable {
     /// `gallery serve --peer`.
     case peer = "--peer"
     /// `gallery -C DIR connect`.

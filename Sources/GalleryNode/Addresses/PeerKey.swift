@@ -5,12 +5,12 @@ import GalleryWire
 ///
 /// It is the peer's node ID (a digest of the static key its handshake proved): a name can be
 /// claimed by anyone, a key cannot.
-public struct PeerKey: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
+package struct PeerKey: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     /// The key's text: a node ID.
-    public var rawValue: String
+    package var rawValue: String
 
     /// A key from its text (as the address book file and `addresses` frames carry it).
-    public init(rawValue: String) {
+    package init(rawValue: String) {
         self.rawValue = rawValue
     }
 
@@ -26,15 +26,15 @@ public struct PeerKey: Hashable, Comparable, Codable, Sendable, CustomStringConv
         self.init(rawValue: nodeID.description)
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
-    public static func < (lhs: PeerKey, rhs: PeerKey) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: PeerKey, rhs: PeerKey) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(String.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)
     }

@@ -4,7 +4,7 @@ import GalleryWire
 /// Peers' static keys: pinning per dialed address, conflicts per name (protocol.md, "Node identity").
 extension SyncNode {
     /// This node's ID: a digest of its static public key.
-    public var nodeID: NodeID { settings.nodeID }
+    package var nodeID: NodeID { settings.nodeID }
 
     /// Records the key `peer` proved on `connection`; a name known under another key is reported
     /// on the log and in `status`, and the peer is kept apart (it is another node). On the loop.

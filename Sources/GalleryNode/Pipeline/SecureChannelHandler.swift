@@ -1,6 +1,6 @@
-@_spi(Measurement) import GalleryCrypto
+import GalleryCrypto
 import GalleryIO
-@_spi(Measurement) import GalleryWire
+import GalleryWire
 
 /// The record layer of a peer pipeline (protocol.md, "Records"), between the handshake and the
 /// messages: once `SecureChannelReady` arrives it hands the sealer to the codec (everything this

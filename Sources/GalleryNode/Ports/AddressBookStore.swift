@@ -1,6 +1,6 @@
 /// Where a node keeps its address book across restarts (GalleryStorage's `ChecksummedFile`,
 /// `DIR/peers`).
-public protocol AddressBookStore: Sendable {
+package protocol AddressBookStore: Sendable {
     /// Where the book is, for messages.
     var location: String { get }
     /// The stored book.
@@ -10,7 +10,7 @@ public protocol AddressBookStore: Sendable {
 }
 
 /// What loading the address book found.
-public enum AddressBookLoad: Sendable {
+package enum AddressBookLoad: Sendable {
     /// No book yet.
     case absent
     case loaded(AddressBook)

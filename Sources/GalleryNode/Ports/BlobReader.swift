@@ -1,7 +1,7 @@
 import GalleryIO
 
 /// A stored blob opened for reading (`BlobSource.openForReading`), read a range at a time.
-public protocol BlobReader: Sendable {
+package protocol BlobReader: Sendable {
     /// Where the blob is, for messages.
     var path: String { get }
     /// The blob's size.

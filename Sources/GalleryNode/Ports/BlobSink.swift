@@ -2,7 +2,7 @@ import GalleryIO
 
 /// Receives the bytes of one blob as they arrive, hashing them, and stores the blob once whole and
 /// verified (`BlobSource.makeWriter`).
-public protocol BlobSink: AnyObject, Sendable {
+package protocol BlobSink: AnyObject, Sendable {
     /// The SHA-256 (hex) the bytes must have.
     var hash: String { get }
     /// The blob's whole size.

@@ -6,7 +6,7 @@ import GalleryIO
 ///
 /// GalleryNode never imports GalleryStorage: GalleryHost conforms its `BlobStore` to this protocol,
 /// so that the node core holds no files and a test can give it any store.
-public protocol BlobSource: AnyObject, Sendable {
+package protocol BlobSource: AnyObject, Sendable {
     /// What receives the bytes of one blob (`makeWriter`).
     associatedtype Writer: BlobSink
     /// What reads a stored blob (`openForReading`).

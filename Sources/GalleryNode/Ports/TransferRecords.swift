@@ -1,6 +1,6 @@
 /// Where a node records its transfers in flight, so that a restart resumes them with their
 /// deadlines (GalleryStorage's `TransferJournal`).
-public protocol TransferRecords: Sendable {
+package protocol TransferRecords: Sendable {
     /// Where the records are, for messages.
     var location: String { get }
     /// The transfers recorded; none when there is no record (the placeholders themselves are

@@ -11,17 +11,14 @@ package protocol NodeClock: Sendable {
     func schedule(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void)
 }
 
-/// The production clock: `DispatchTime` uptime. Its timers are used only by a node on a custom
-/// `NodeTransport` (the event loops and threads keep their own timers).
+/// The production clock: `DispatchTime` uptime; timers on Dispatch's global queue (no thread per
+/// timer). What a timer runs hops to the node's inbox.
 package struct SystemClock: NodeClock {
     package init() {}
 
     package var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
 
     package func schedule(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) {
-        Thread.detachNewThread {
-            Thread.sleep(forTimeInterval: Double(nanoseconds) / 1e9)
-            task()
-        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds)), execute: task)
     }
 }

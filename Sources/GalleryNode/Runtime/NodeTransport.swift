@@ -1,13 +1,18 @@
 import GalleryIO
 
-/// How a node reaches its peers when it does not use sockets: accept and dial producing
-/// channels. The simulated network of `GalleryMeshSimulation` is one; production nodes use the
-/// event loops or threads of `PeerIO` and no transport.
+/// How a node reaches its peers: accept and dial producing links, each made into a channel with
+/// the connection's pipeline. Production nodes use TCP on event loops (`EventLoopTransport`); the
+/// simulated network of `GalleryMeshSimulation` is the other, so the simulator drives the same node
+/// code as production.
 ///
 /// Callbacks may come on any thread (the simulation's one thread); the node hops to its inbox.
 package protocol NodeTransport: AnyObject, Sendable {
-    /// Starts accepting on `endpoint`; `accepted` gets each inbound link. Returns the bound endpoint.
-    func listen(on endpoint: Endpoint, accepted: @escaping @Sendable (any TransportLink) -> Void) throws(TransportError) -> Endpoint
+    /// Starts accepting on `endpoint`; `accepted` gets each inbound link, `failed` each accept error
+    /// and returns how many nanoseconds to pause accepting (0: go on). Returns the bound endpoint.
+    func listen(
+        on endpoint: Endpoint, accepted: @escaping @Sendable (any TransportLink) -> Void,
+        failed: @escaping @Sendable (TransportError) -> UInt64
+    ) throws(TransportError) -> Endpoint
     /// Dials `endpoint`; `completion` gets the link, or why not, within `timeout` nanoseconds.
     func connect(to endpoint: Endpoint, timeout: UInt64, completion: @escaping @Sendable (Result<any TransportLink, TransportError>) -> Void)
     /// Stops accepting.

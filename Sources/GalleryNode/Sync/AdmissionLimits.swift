@@ -1,12 +1,12 @@
 /// How many inbound connections a node holds before they authenticate (protocol.md, "Liveness"
 /// and "Threat model"): beyond these, a connection is closed as soon as it is accepted.
-public struct AdmissionLimits: Hashable, Sendable {
+package struct AdmissionLimits: Hashable, Sendable {
     /// The most unauthenticated inbound connections at once, from all addresses.
-    public var maximumUnauthenticated: Int
+    package var maximumUnauthenticated: Int
     /// The most unauthenticated inbound connections at once from one remote address.
-    public var maximumUnauthenticatedPerAddress: Int
+    package var maximumUnauthenticatedPerAddress: Int
 
-    public init(maximumUnauthenticated: Int = 128, maximumUnauthenticatedPerAddress: Int = 16) {
+    package init(maximumUnauthenticated: Int = 128, maximumUnauthenticatedPerAddress: Int = 16) {
         self.maximumUnauthenticated = max(1, maximumUnauthenticated)
         self.maximumUnauthenticatedPerAddress = max(1, maximumUnauthenticatedPerAddress)
     }

@@ -24,8 +24,8 @@ protocol ConnectionDelegate: AnyObject, Sendable {
 /// (`FrameCodecHandler` -> `HandshakeHandler` -> `SecureChannelHandler` -> `MessageHandler`), and an outbox of frames by priority that the channel drains as the
 /// socket has room.
 ///
-/// The channel is either a `StreamChannel` on one of the node's event loops or a `ThreadedChannel`
-/// with a reader and a writer thread (`NodeConfiguration.io`). Any thread may send or close.
+/// The channel is the transport's: a `StreamChannel` on one of the node's event loops, or a
+/// simulated one. Any thread may send or close.
 /// `@unchecked Sendable`: every mutable property is guarded by `lock`.
 final class Connection: @unchecked Sendable {
     /// Who opened the connection.
@@ -70,25 +70,8 @@ final class Connection: @unchecked Sendable {
     /// Signalled once the channel has closed and the node was told.
     let finished = DispatchSemaphore(value: 0)
 
-    /// A connection over blocking `streams`, with its own reader and writer threads.
-    convenience init(id: Int, role: Role, streams: StreamPair, settings: HandshakeSettings, queueLimit: Int,
-                     delegate: any ConnectionDelegate, dialed: Endpoint? = nil, expectedNode: NodeID? = nil) {
-        self.init(id: id, role: role, remote: streams.remote, dialed: dialed, queueLimit: queueLimit, delegate: delegate)
-        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
-        install(ThreadedChannel(
-            streams: streams, source: outbox, handlers: handlers,
-            initialReadBufferSize: FrameLimits.handshakeMaximum, closeGrace: Self.closeGrace))
-    }
-
-    /// A connection over a non-blocking socket on an event loop.
-    convenience init(id: Int, role: Role, socket: NonBlockingSocket, settings: HandshakeSettings, queueLimit: Int,
-                     delegate: any ConnectionDelegate, dialed: Endpoint? = nil, expectedNode: NodeID? = nil) {
-        self.init(id: id, role: role, remote: socket.remote, dialed: dialed, queueLimit: queueLimit, delegate: delegate)
-        let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
-        install(StreamChannel(socket: socket, source: outbox, handlers: handlers))
-    }
-
-    /// A connection over a link of a `NodeTransport` (a simulated network).
+    /// A connection over a link of the node's `NodeTransport` (TCP on an event loop, or a
+    /// simulated network).
     convenience init(id: Int, role: Role, link: any TransportLink, settings: HandshakeSettings, queueLimit: Int,
                      clock: any NodeClock, tally: WireTally? = nil, delegate: any ConnectionDelegate, dialed: Endpoint? = nil,
                      expectedNode: NodeID? = nil) {
@@ -156,7 +139,7 @@ final class Connection: @unchecked Sendable {
         (lock.withLock { receivedBytes }, outbox.sent.bytes)
     }
 
-    /// The event loop the connection runs on; nil for a threaded connection.
+    /// The event loop the connection runs on; nil on a simulated network.
     var eventLoop: EventLoop? {
         (lock.withLock { channel } as? StreamChannel)?.loop
     }
@@ -170,12 +153,7 @@ final class Connection: @unchecked Sendable {
             self.onFinished = onFinished
             return self.channel
         }
-        switch channel {
-        case let threaded as ThreadedChannel: threaded.start()
-        case let stream as StreamChannel: stream.activate()
-        case let transported as any TransportChannel: transported.activate()
-        default: break
-        }
+        (channel as? any TransportChannel)?.activate()
     }
 
     /// Blocks until the channel has closed and the node was told.

@@ -4,91 +4,89 @@ import GalleryModel
 import GalleryWire
 
 /// How a sync node identifies itself, whom it connects to, and its timings and limits.
-public struct NodeConfiguration: Sendable {
+package struct NodeConfiguration: Sendable {
     /// The node's name, shown to peers.
-    public var name: String
+    package var name: String
     /// The space's shared secret.
-    public var secret: [UInt8]
+    package var secret: [UInt8]
     /// The node's static X25519 key: its identity (`gallery serve` keeps it in `DIR/node.key`).
-    public var staticKey: X25519.PrivateKey
+    package var staticKey: X25519.PrivateKey
     /// Where to listen for peers; nil for a node that only dials out.
-    public var listen: Endpoint?
+    package var listen: Endpoint?
     /// Peers to connect to and stay connected to (reconnecting with backoff).
-    public var peers: [Endpoint]
+    package var peers: [Endpoint]
     /// A heartbeat is sent when nothing else was sent for this long.
-    public var heartbeatInterval: Duration
+    package var heartbeatInterval: Duration
     /// A peer silent for this long (or not authenticated within it) is dropped.
-    public var peerTimeout: Duration
+    package var peerTimeout: Duration
     /// An inbound or outbound connection must complete its handshake within this long of being
     /// made, whatever it sends meanwhile.
-    public var handshakeTimeout: Duration = .seconds(5)
+    package var handshakeTimeout: Duration = .seconds(5)
     /// How many unauthenticated inbound connections the node holds (in total and per address).
-    public var admission = AdmissionLimits()
+    package var admission = AdmissionLimits()
     /// How long ops may wait in the causal buffer for a missing dependency before the node asks
     /// its live peers again with a fresh `sync_request`.
-    public var gapTimeout: Duration = .milliseconds(1_500)
+    package var gapTimeout: Duration = .milliseconds(1_500)
     /// How often the node sends a fresh `sync_request` on every caught-up session (anti-entropy):
     /// a lost frame that no later op depends on (the last ops of a burst, a `caught_up`) is asked
     /// for again within this time, without a reconnect.
-    public var versionExchangeInterval: Duration = .seconds(10)
+    package var versionExchangeInterval: Duration = .seconds(10)
     /// Whether the periodic version exchange sends a digest of the version vector to peers that
     /// speak `version_digest` (the full vector only when the digests differ); false sends the full
     /// `sync_request` every time and ignores `version_digest` frames, as nodes before it did.
-    public var versionDigests = true
+    package var versionDigests = true
     /// Whether the node sends `features` accepting `ops_compact` and sends ops in `ops_compact`
     /// frames to the peers whose `features` accept them (protocol.md, section 7, "Compact ops");
     /// false sends and asks for `ops` only, as nodes before it did (a baseline for benchmarks).
-    public var compactOps = true
+    package var compactOps = true
     /// How long ops a peer announced (`ihave`) may be missing here before the node asks that
     /// peer to push them (`graft`, protocol.md, "Relay"): the eager tree had that long to bring them.
-    public var graftTimeout: Duration = .milliseconds(400)
+    package var graftTimeout: Duration = .milliseconds(400)
     /// How often at most the node tells each lazy link the total it holds (`ihave_total`, when it
     /// changed; protocol.md, "Relay"): with the heartbeat's interval, the announcement goes in
     /// place of the heartbeat on an idle link. Checked on each liveness pass (a tenth of
     /// `heartbeatInterval`).
-    public var announcementInterval: Duration = .seconds(1)
+    package var announcementInterval: Duration = .seconds(1)
     /// How often the root of the relay tree starts a round of beacons (`tree`, protocol.md,
     /// "Relay"); a node that hears no new round for three times this gives its root up.
-    public var beaconInterval: Duration = .seconds(10)
-    /// How long durable ops may wait to be relayed together while ops keep coming (protocol.md,
-    /// "Relay"): an op goes out at once when none went out for this long; 0 sends each durable
+    package var beaconInterval: Duration = .seconds(10)
+    /// How long at most durable ops wait to be relayed together while other writes are in flight
+    /// (protocol.md, "Relay"): with nothing in flight an op goes out at once; 0 sends each durable
     /// batch as it comes.
-    public var relayHold: Duration = .milliseconds(10)
+    package var relayHold: Duration = .milliseconds(10)
     /// Whether the node relays along the relay tree with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
-    public var relayTrees = true
+    package var relayTrees = true
     /// Whether records are sealed (`HandshakeSettings.sealsRecords`): off only for the unsealed
     /// baseline of `gallery-bench transfer`.
-    @_spi(Measurement) public var sealsRecords = true
+    package var sealsRecords = true
     /// Delays between attempts to reach a peer that is not connected (`SyncNode+Redial`).
-    public var reconnect: Backoff
+    package var reconnect: Backoff
     /// The largest frame payload this node accepts.
-    public var maximumFrameSize: UInt32
+    package var maximumFrameSize: UInt32
     /// The most bytes queued for one peer before it is dropped as too slow.
-    public var outboundQueueLimit: Int
+    package var outboundQueueLimit: Int
     /// The most bytes of ops in one `ops` frame of a catch-up.
-    public var catchUpBatchBytes: Int
-    /// How peer connections do their I/O: threads per connection, or a few event loops.
-    public var io: PeerIO = .eventLoop
+    package var catchUpBatchBytes: Int
     /// Where the node reports connections, failures and sync progress.
-    public var log: NodeLog
+    package var log: NodeLog
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
-    public var blobs: (any BlobSource)?
+    package var blobs: (any BlobSource)?
     /// Where applied ops are made durable before they are sent to any peer or acknowledged: the
     /// node's group-commit writer hands it every op waiting, in batches, off the node's loop. Nil
     /// for a node that keeps nothing (ops count as durable once applied).
-    public var store: (any OpStore)?
+    package var store: (any OpStore)?
     /// Where the node keeps its address book across restarts; nil for a node that keeps none
     /// (it still has one in memory).
-    public var addressBook: (any AddressBookStore)?
+    package var addressBook: (any AddressBookStore)?
     /// The addresses this node tells its peers it listens at (`addresses` frames); nil: the
     /// address it is bound to. For a node reached through a port forward, a tunnel or a relay.
-    public var announce: [Endpoint]?
+    package var announce: [Endpoint]?
     /// The clock, executors and transport the node runs on: today's threads and event loops
     /// unless a simulation supplies its own (`NodeEnvironment`).
     package var environment = NodeEnvironment.production
 
-    public init(
+    package init(
         name: String, secret: [UInt8], staticKey: X25519.PrivateKey = X25519.PrivateKey(), listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),
         peers: [Endpoint] = [], heartbeatInterval: Duration = .seconds(1), peerTimeout: Duration = .seconds(5),
         reconnect: Backoff = Backoff(), maximumFrameSize: UInt32 = FrameLimits.defaultMaximum,

@@ -2,7 +2,7 @@ import GalleryModel
 
 /// What a node tells its subscribers (`NodeEvents`): the one stream that feeds `watch`, the
 /// transfer manager, tests and later the web page.
-public enum NodeEvent: Sendable {
+package enum NodeEvent: Sendable {
     /// Ops applied here (made locally or received) and now durable, in the order applied. Nothing
     /// reaches a peer, a command or a subscriber before it is durable.
     case applied([Op])

@@ -10,7 +10,7 @@ import Foundation
 /// memory and never slows it.
 ///
 /// `@unchecked Sendable`: the subscriber table is guarded by `lock`.
-public final class NodeEvents: @unchecked Sendable {
+package final class NodeEvents: @unchecked Sendable {
     /// One subscriber: its handler, queue and thread.
     final class Subscriber: @unchecked Sendable {
         let limit: Int
@@ -68,13 +68,13 @@ public final class NodeEvents: @unchecked Sendable {
     }
 
     /// A subscription; `cancel()` (or `NodeEvents.unsubscribe`) ends it.
-    public struct Subscription: Hashable, Sendable {
+    package struct Subscription: Hashable, Sendable {
         /// The subscription's number, unique within its node.
-        public let id: Int
+        package let id: Int
     }
 
     /// The events a subscriber may fall behind by before it gets `.resyncNeeded`.
-    public static let defaultLimit = 4_096
+    package static let defaultLimit = 4_096
 
     private let lock = NSLock()
     // Guarded by `lock`.
@@ -86,7 +86,7 @@ public final class NodeEvents: @unchecked Sendable {
     /// Calls `handler` with every event from now on, on a thread of the subscription's own, in
     /// order; at most `limit` events wait for it (then `.resyncNeeded`).
     @discardableResult
-    public func subscribe(limit: Int = NodeEvents.defaultLimit, _ handler: @escaping @Sendable (NodeEvent) -> Void) -> Subscription {
+    package func subscribe(limit: Int = NodeEvents.defaultLimit, _ handler: @escaping @Sendable (NodeEvent) -> Void) -> Subscription {
         lock.withLock {
             nextID += 1
             subscribers[nextID] = Subscriber(name: "node-events-\(nextID)", limit: limit, handler: handler)
@@ -95,7 +95,7 @@ public final class NodeEvents: @unchecked Sendable {
     }
 
     /// Ends a subscription: no event is delivered to it once this returns, but one being delivered.
-    public func unsubscribe(_ subscription: Subscription) {
+    package func unsubscribe(_ subscription: Subscription) {
         lock.withLock { subscribers.removeValue(forKey: subscription.id) }?.cancel()
     }
 

@@ -5,7 +5,7 @@ import GalleryModel
 ///
 /// The node's group-commit writer (`GroupCommit`) calls `store` off the node's loop, one call for
 /// every op waiting at that moment, in the order the replica applied them.
-public protocol OpStore: Sendable {
+package protocol OpStore: Sendable {
     /// Appends ops and syncs them to stable storage, once for the whole batch.
     ///
     /// On failure nothing of `ops` counts as stored: the same ops (and any applied since) are

@@ -2,9 +2,9 @@ import GalleryModel
 import GalleryWire
 
 /// One connected peer as its node sees it.
-public struct PeerStatus: Hashable, Sendable {
+package struct PeerStatus: Hashable, Sendable {
     /// Where the sync session stands.
-    public enum State: String, Hashable, Sendable {
+    package enum State: String, Hashable, Sendable {
         /// Proving the secret.
         case handshaking
         /// Authenticated; catching up.
@@ -14,26 +14,26 @@ public struct PeerStatus: Hashable, Sendable {
     }
 
     /// The peer's name, once authenticated.
-    public var name: String?
+    package var name: String?
     /// The peer's replica ID, once authenticated.
-    public var replica: ReplicaID?
+    package var replica: ReplicaID?
     /// The peer's node ID (a digest of the static key it proved), once authenticated: what names
     /// a peer (a replica ID changes with a new incarnation; a name is only what the peer says).
-    public var nodeID: NodeID?
+    package var nodeID: NodeID?
     /// The peer's address.
-    public var address: String
+    package var address: String
     /// Whether this node dialed the peer ("outbound") or the peer dialed in ("inbound").
-    public var direction: String
-    public var state: State
+    package var direction: String
+    package var state: State
     /// What the peer said it had sent this node in full (`caught_up`): "synced with P up to V".
-    public var syncedUpTo: VersionVector?
+    package var syncedUpTo: VersionVector?
     /// Bytes received from the peer on this connection.
-    public var bytesReceived: Int
+    package var bytesReceived: Int
     /// Bytes sent to the peer on this connection.
-    public var bytesSent: Int
+    package var bytesSent: Int
     /// The link in the relay tree (protocol.md, section 11): `parent`, `child`, `eager` (a peer
     /// without beacons, on another root, or a former branch for a moment), `grafted` or `lazy`
     /// (ops pushed on all but the last, only announced there); nil before the handshake or with
     /// relay trees off.
-    public var relay: String? = nil
+    package var relay: String? = nil
 }

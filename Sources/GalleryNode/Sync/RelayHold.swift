@@ -1,11 +1,16 @@
-/// Durable ops waiting to be relayed together (`SyncNode+RelayHold`): after a quiet spell an op
-/// goes out at once; while ops keep coming, those of the next `NodeConfiguration.relayHold` wait and
-/// go to each peer in one frame and one record instead of one each.
+/// Durable ops waiting to be relayed together (`SyncNode+RelayHold`): held only while other writes
+/// are in flight (the group commit's, or a link's), for at most `NodeConfiguration.relayHold`.
 struct RelayHold {
-    /// Batches durable since the last flush, in log order.
+    /// Batches durable since the last flush, in log order, for every link.
     var batches: [SyncNode.InFlight] = []
-    /// When (uptime, nanoseconds) ops last went out to the peers; nil before the first.
-    var lastFlush: UInt64?
-    /// Whether a flush is scheduled.
+    /// Batches for one link each, whose outbox was still writing when they were due.
+    var corked: [Int: [SyncNode.InFlight]] = [:]
+    /// Whether the flush at the latest (`relayHold` after the first held batch) is scheduled.
     var armed = false
+
+    /// The corked batches by link, in link order; none are left.
+    mutating func takeCorked() -> [(link: Int, batches: [SyncNode.InFlight])] {
+        defer { corked = [:] }
+        return corked.keys.sorted().map { ($0, corked[$0] ?? []) }
+    }
 }

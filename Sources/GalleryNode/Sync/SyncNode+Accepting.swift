@@ -4,37 +4,12 @@ import GalleryWire
 
 /// Taking inbound connections: admission before anything is made for a connection, and backing
 /// off (shedding unauthenticated connections first) when the process runs out of descriptors.
-/// The same policy serves the threaded accept loop and the event loops' listener.
+/// The transport's listener asks this policy for every link and every accept error.
 extension SyncNode {
     /// The longest pause between accept attempts while descriptors are exhausted.
     static let maximumAcceptBackoff: UInt64 = 1_000_000_000
     /// The first pause after an accept failed for want of descriptors.
     static let minimumAcceptBackoff: UInt64 = 10_000_000
-
-    /// Accepts connections until the node stops (threaded I/O). A connection over the
-    /// unauthenticated limits is closed at once (no thread, no buffer); at the descriptor limit the
-    /// oldest unauthenticated connection is shed and accepting pauses, longer while nothing can be
-    /// shed.
-    func acceptLoop(_ listener: Listener) {
-        var backoff: UInt64 = 0
-        while isRunning {
-            do {
-                let streams = try listener.accept()
-                backoff = 0
-                guard let ticket = admit(streams.remote, close: streams.close) else { continue }
-                guard let connection = adopt(streams, role: .server) else {
-                    admission.release(ticket)
-                    break
-                }
-                admission.admitted(connection, with: ticket)
-            } catch .closed {
-                break
-            } catch {
-                backoff = acceptBackoff(after: error, previous: backoff)
-                pauseAccepting(backoff)
-            }
-        }
-    }
 
     /// The admission check of an accepted connection: its place when admitted (an older
     /// unauthenticated connection may be closed to make room), to be filled (`admitted`) or freed
@@ -69,13 +44,5 @@ extension SyncNode {
         throttledLog("exhausted", "\(configuration.name): accept failed: \(reason); "
             + (shed ? "shed the oldest unauthenticated connection" : "no unauthenticated connection to shed, pausing"))
         return shed ? Self.minimumAcceptBackoff : growing
-    }
-
-    /// Waits `nanoseconds`, or until the node stops.
-    private func pauseAccepting(_ nanoseconds: UInt64) {
-        let deadline = Date().addingTimeInterval(Double(nanoseconds) / 1e9)
-        condition.withLock {
-            while running && condition.wait(until: deadline) {}
-        }
     }
 }

@@ -145,7 +145,7 @@ extension SyncNode {
 
     /// Removes a peer (by name or key) or a pending address from the book, unpins it and stops
     /// dialing it; a live connection to it stays up. False when the book holds no such peer or address.
-    public func forget(_ peerOrAddress: String) -> Bool {
+    package func forget(_ peerOrAddress: String) -> Bool {
         loop.sync {
             let node = addresses.book.peers.first { $0.key.rawValue == peerOrAddress || $0.name == peerOrAddress }
                 .flatMap { NodeID(rawValue: $0.key.rawValue) }

@@ -74,7 +74,7 @@ extension SyncNode {
     /// A barrier through the writer: `body` runs on the writer with the replica as it is now, once
     /// all its ops are durable (and before any op applied later is stored), or with nil while
     /// storing fails. What a checkpoint takes its copy under.
-    public func withDurableReplica<T: Sendable>(_ body: @escaping @Sendable (Replica) -> T?) -> T? {
+    package func withDurableReplica<T: Sendable>(_ body: @escaping @Sendable (Replica) -> T?) -> T? {
         let result = UncheckedBox<T?>(nil)
         let done = Completion()
         loop.sync {
@@ -98,7 +98,7 @@ extension SyncNode {
     }
 
     /// Group-commit batches stored since the node started (one `OpStore.store` each).
-    public var storedBatches: Int {
+    package var storedBatches: Int {
         writer?.batches ?? 0
     }
 }

@@ -24,14 +24,6 @@ extension SyncNode {
         }
     }
 
-    /// Runs the liveness pass ten times per heartbeat interval until the node stops (threaded I/O).
-    func livenessLoop() {
-        while isRunning {
-            requestLivenessPass()
-            Thread.sleep(forTimeInterval: Double(livenessInterval) / 1e9)
-        }
-    }
-
     /// How often the liveness pass runs: ten times per heartbeat interval.
     var livenessInterval: UInt64 {
         UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000)) / 10
@@ -39,7 +31,7 @@ extension SyncNode {
 
     /// Queues a liveness pass on the node's loop (unless one waits there already), which owns the
     /// connections and the replica; flushes the throttled log here, whatever the loop is doing.
-    /// Called by the liveness thread (threaded I/O) or timer (the first event loop).
+    /// Called by the liveness timer.
     func requestLivenessPass() {
         let queue = condition.withLock { () -> Bool in
             guard !livenessQueued else { return false }

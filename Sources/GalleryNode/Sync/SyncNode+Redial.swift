@@ -46,50 +46,24 @@ extension SyncNode {
         startDial(endpoint, for: key)
     }
 
-    /// Dials `endpoint` on an event loop (or a thread of its own, for threaded I/O); the outcome
-    /// comes back to the loop (`dialEnded`).
+    /// Dials `endpoint` on the transport; the outcome comes back to the loop (`dialEnded`).
     private func startDial(_ endpoint: Endpoint, for key: DialTarget.Key) {
         let address = endpoint.description
-        if let transport = configuration.environment.transport {
-            let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
-            transport.connect(to: endpoint, timeout: timeout) { [self] result in
-                loop.async { [self] in
-                    switch result {
-                    case .success(let link):
-                        let connection = register(link, role: .client, dialed: endpoint) { [self] connection in
-                            loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
-                        }
-                        if connection == nil { dialEnded(key, address: address, connection: nil, failure: "the node stopped") }
-                    case .failure(let error):
-                        dialEnded(key, address: address, connection: nil, failure: error.localizedDescription)
+        guard let transport = condition.withLock({ transport }) else {
+            dialEnded(key, address: address, connection: nil, failure: "the node stopped")
+            return
+        }
+        let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
+        transport.connect(to: endpoint, timeout: timeout) { [self] result in
+            loop.async { [self] in
+                switch result {
+                case .success(let link):
+                    let connection = register(link, role: .client, dialed: endpoint) { [self] connection in
+                        loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
                     }
-                }
-            }
-        } else if let loops = condition.withLock({ eventLoops }) {
-            LoopConnector.connect(to: endpoint, on: loops.group.next(), timeout: configuration.peerTimeout) { [self] result in
-                loop.async { [self] in
-                    switch result {
-                    case .success(let (descriptor, remote)):
-                        let connection = register(
-                            descriptor: descriptor, remote: remote, role: .client, loops: loops, dialed: endpoint
-                        ) { [self] connection in
-                            loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
-                        }
-                        if connection == nil { dialEnded(key, address: address, connection: nil, failure: "the node stopped") }
-                    case .failure(let error):
-                        dialEnded(key, address: address, connection: nil, failure: error.localizedDescription)
-                    }
-                }
-            }
-        } else {
-            Thread.detachNewThread { [self] in
-                do {
-                    let streams = try Connector.connect(to: endpoint, timeout: configuration.peerTimeout)
-                    guard let connection = adopt(streams, role: .client, dialed: endpoint) else { return }
-                    connection.waitUntilFinished()
-                    loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
-                } catch {
-                    loop.async { [self] in dialEnded(key, address: address, connection: nil, failure: error.localizedDescription) }
+                    if connection == nil { dialEnded(key, address: address, connection: nil, failure: "the node stopped") }
+                case .failure(let error):
+                    dialEnded(key, address: address, connection: nil, failure: error.localizedDescription)
                 }
             }
         }
@@ -118,7 +92,7 @@ extension SyncNode {
 
     /// The peers in the book, connected or not, and the addresses still waiting for an answer,
     /// with their redial state.
-    public var knownPeers: [KnownPeerStatus] {
+    package var knownPeers: [KnownPeerStatus] {
         loop.sync {
             let now = clock.now
             var since: [PeerKey: Double] = [:]

@@ -11,11 +11,19 @@ extension SyncNode {
     /// encoded log: adjacent positions a peer gets go out together, in frames within its limit,
     /// each run encoded once for all the peers that get it. A peer that takes `ops_compact` gets
     /// the ops it is due encoded with its connection's tables instead (`CompactOpsWriter`).
-    func relay(_ batches: [InFlight]) {
+    ///
+    /// With `corking`, a link whose previous frames still wait in its outbox (a write in flight)
+    /// gets these batches with the next flush instead, all in one frame (`SyncNode+RelayHold`).
+    func relay(_ batches: [InFlight], corking: Bool = false, only link: Int? = nil) {
         var framesByRun: [String: [Frame]] = [:]
         let now = clock.now
-        for (id, session) in sessions where session.live {
+        for (id, session) in sessions where session.live && (link == nil || link == id) {
             guard let connection = connections[id] else { continue }
+            // Ops cross a link in log order: behind corked ones, these wait too.
+            if corking && (relayHold.corked[id] != nil || connection.outbox.queuedBytes > 0) {
+                corkRelay(batches, on: id)
+                continue
+            }
             let limit = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
             let branch = relayTree.isBranch(id, now: now)
             var policy = session.relay
@@ -158,7 +166,7 @@ extension SyncNode {
 
     /// Where this node stands in the relay tree: the root's replica ID and the links to it; nil
     /// with relay trees off.
-    public var relayPlace: (root: ReplicaID, hops: UInt64)? {
+    package var relayPlace: (root: ReplicaID, hops: UInt64)? {
         loop.sync { configuration.relayTrees ? (relayTree.root, relayTree.hops) : nil }
     }
 

@@ -76,7 +76,7 @@ extension SyncNode {
     }
 
     /// What `status` shows of the node's storage and of ops it lacks or refused.
-    public var health: NodeHealth {
+    package var health: NodeHealth {
         loop.sync {
             NodeHealth(
                 storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durableCount,

@@ -1,8 +1,9 @@
 import GalleryIO
+import Synchronization
 
-/// A node on a `NodeTransport` (`NodeEnvironment.transport`, a simulated network): accept, dial
-/// with backoff and the liveness timer run on the environment's clock instead of threads or event
-/// loops; everything else (connections, pipelines, sessions, group commit) is the same code.
+/// A node on its `NodeTransport` (TCP on event loops, or a simulated network): accept, dial with
+/// backoff, and the liveness timer on the environment's clock; everything above the transport
+/// (connections, pipelines, sessions, group commit) is the same code for both.
 extension SyncNode {
     /// The node's clock (`NodeEnvironment.clock`).
     var clock: any NodeClock { configuration.environment.clock }
@@ -10,23 +11,41 @@ extension SyncNode {
     /// Starts listening on the transport, dialing the configured peers, and the liveness timer.
     func startTransport(_ transport: any NodeTransport) throws(TransportError) -> Endpoint? {
         var bound: Endpoint?
-        condition.withLock { running = true }
+        condition.withLock {
+            self.transport = transport
+            running = true
+        }
         if let listen = configuration.listen {
-            bound = try transport.listen(on: listen) { [self] link in acceptedLink(link) }
+            bound = try transport.listen(
+                on: listen, accepted: { [self] link in acceptedLink(link) }, failed: { [self] error in acceptFailed(error) })
         }
         condition.withLock { boundEndpoint = bound }
         scheduleLiveness(on: clock)
         return bound
     }
 
-    /// An inbound link: admitted like an accepted socket, or refused at once.
+    /// An inbound link (on the transport's accepting thread): admitted, or refused at once with
+    /// nothing made for it. Admission is decided here, one link at a time, and an admitted link
+    /// holds its place from then on, so the caps hold exactly; the node's loop makes and registers
+    /// the connection meanwhile, without the accepting thread waiting for it.
     private func acceptedLink(_ link: any TransportLink) {
+        acceptPause.withLock { $0 = 0 }
         guard let ticket = admit(link.remote, close: { link.refuse() }) else { return }
-        guard let connection = loop.sync({ register(link, role: .server, onFinished: nil) }) else {
-            admission.release(ticket)
-            return
+        loop.async { [self] in
+            guard let connection = register(link, role: .server, onFinished: nil) else {
+                admission.release(ticket)
+                return
+            }
+            admission.admitted(connection, with: ticket)
         }
-        admission.admitted(connection, with: ticket)
+    }
+
+    /// Accepting failed: the listener pauses for the returned nanoseconds (`acceptBackoff`).
+    private func acceptFailed(_ error: TransportError) -> UInt64 {
+        acceptPause.withLock { pause in
+            pause = acceptBackoff(after: error, previous: pause)
+            return pause
+        }
     }
 
     /// Registers and starts a connection over `link`, or refuses the link when the node stopped.

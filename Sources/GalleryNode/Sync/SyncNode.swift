@@ -2,7 +2,8 @@ import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
-@_spi(Measurement) import GalleryWire
+import Synchronization
+import GalleryWire
 
 /// A replica served over TCP: it accepts and dials peers, authenticates them with the space's
 /// secret, catches each up by version vector, then pushes every new op to every peer and relays
@@ -26,9 +27,9 @@ import GalleryModel
 ///
 /// `@unchecked Sendable`: the loop's state is touched only on `loop`; the lifecycle state
 /// (`running`, the listener, command slots, the change counter) is guarded by `condition`.
-public final class SyncNode: @unchecked Sendable {
+package final class SyncNode: @unchecked Sendable {
     /// The node's configuration.
-    public let configuration: NodeConfiguration
+    package let configuration: NodeConfiguration
     let settings: HandshakeSettings
     /// Guards the lifecycle state; broadcast whenever the loop changed the node's state.
     package let condition = NSCondition()
@@ -37,19 +38,20 @@ public final class SyncNode: @unchecked Sendable {
     /// Stores applied ops in batches, off the loop; nil for a node that does not persist.
     let writer: GroupCommit?
     /// The node's event stream: ops applied and durable, transfer progress, peer changes.
-    public let events = NodeEvents()
+    package let events = NodeEvents()
     /// Fills this node's placeholders, when it keeps blobs.
     package let transfers: TransferManager?
     /// Which inbound connections are kept before they authenticate, and shed first.
     let admission: AdmissionController
+    /// The pause after accept failures, growing while descriptors stay exhausted.
+    let acceptPause = Mutex<UInt64>(0)
     /// The node's log for events that can come in floods: a few lines per second at most.
     let throttledLog: ThrottledLog
 
     // Guarded by `condition`.
     var running = false
-    var listener: Listener?
-    /// The event loops, accept and liveness of a node using `PeerIO.eventLoop` (SyncNode+EventLoop).
-    var eventLoops: NodeEventLoops?
+    /// How the node reaches its peers, once started.
+    var transport: (any NodeTransport)?
     var boundEndpoint: Endpoint?
     /// Whether a liveness pass waits on the loop (another is not queued meanwhile).
     var livenessQueued = false
@@ -141,7 +143,7 @@ public final class SyncNode: @unchecked Sendable {
     }
 
     /// Creates a node serving `replica`; call `start()` to listen and dial.
-    public init(configuration: NodeConfiguration, replica: Replica) {
+    package init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
         self.replica = replica
         self.durableCount = replica.opCount
@@ -199,7 +201,7 @@ public final class SyncNode: @unchecked Sendable {
     ///   cannot be stored; `SyncNodeError.notDurable` when this command's ops could not be stored
     ///   (they stay applied here, unsent, and are stored and sent once storing works again).
     @discardableResult
-    public func perform<Result>(_ command: (inout Replica) throws -> Result) throws -> Result {
+    package func perform<Result>(_ command: (inout Replica) throws -> Result) throws -> Result {
         // Called from a job of the loop (which must not wait for the loop's own reports): the ops
         // are stored and sent all the same, without waiting.
         let waits = !loop.isCurrent
@@ -219,7 +221,7 @@ public final class SyncNode: @unchecked Sendable {
     }
 
     /// Reads the replica (on the node's loop; `body` must not call back into the node).
-    public func read<Result, Failure: Error>(_ body: (Replica) throws(Failure) -> Result) throws(Failure) -> Result {
+    package func read<Result, Failure: Error>(_ body: (Replica) throws(Failure) -> Result) throws(Failure) -> Result {
         let outcome = loop.sync { () -> Swift.Result<Result, Failure> in
             Swift.Result { () throws(Failure) -> Result in try body(replica) }
         }
@@ -227,14 +229,14 @@ public final class SyncNode: @unchecked Sendable {
     }
 
     /// Waits until `predicate` holds for the replica, or `timeout` passes; true when it holds.
-    public func wait(timeout: Duration, until predicate: (Replica) -> Bool) -> Bool {
+    package func wait(timeout: Duration, until predicate: (Replica) -> Bool) -> Bool {
         waitForChange(timeout: timeout) { read(predicate) }
     }
 
     /// Calls `observer` with every batch of ops applied (local or received) once durable, on a
     /// thread of its own (`NodeEvents`); a `.resyncNeeded` is not passed on.
     @discardableResult
-    public func observe(_ observer: @escaping @Sendable ([Op]) -> Void) -> Int {
+    package func observe(_ observer: @escaping @Sendable ([Op]) -> Void) -> Int {
         let subscription = events.subscribe { event in
             if case .applied(let ops) = event { observer(ops) }
         }
@@ -242,17 +244,17 @@ public final class SyncNode: @unchecked Sendable {
     }
 
     /// Stops calling an observer.
-    public func removeObserver(_ id: Int) {
+    package func removeObserver(_ id: Int) {
         events.unsubscribe(NodeEvents.Subscription(id: id))
     }
 
     /// The connected peers.
-    public var peers: [PeerStatus] {
+    package var peers: [PeerStatus] {
         loop.sync { peerStatuses() }
     }
 
     /// Waits until `predicate` holds for the connected peers, or `timeout` passes; true when it holds.
-    public func waitForPeers(timeout: Duration, until predicate: ([PeerStatus]) -> Bool) -> Bool {
+    package func waitForPeers(timeout: Duration, until predicate: ([PeerStatus]) -> Bool) -> Bool {
         waitForChange(timeout: timeout) { predicate(peers) }
     }
 
@@ -296,18 +298,18 @@ public final class SyncNode: @unchecked Sendable {
     }
 
     /// The address the node listens on (with the real port when it asked for port 0).
-    public var endpoint: Endpoint? {
+    package var endpoint: Endpoint? {
         condition.withLock { boundEndpoint }
     }
 
     /// Closes every connection to the peer with this replica ID (a test and operator hook).
-    public func disconnect(_ peer: ReplicaID) {
+    package func disconnect(_ peer: ReplicaID) {
         let targets = loop.sync { connections.values.filter { $0.peer?.replica == peer } }
         for connection in targets { connection.close(nil, "disconnected by request") }
     }
 
     /// The transfers in flight on this node (`status`).
-    public var transferListings: [TransferListing] {
+    package var transferListings: [TransferListing] {
         transfers?.listings() ?? []
     }
 

@@ -6,22 +6,22 @@ import GalleryModel
 ///
 /// Transfers in flight are recorded in `DIR/transfers.json` (`TransferJournal`), so that a node
 /// restarted with placeholders of its own resumes them, or deletes them past their deadline.
-public struct Transfer: Hashable, Sendable {
+package struct Transfer: Hashable, Sendable {
     /// The placeholder, which is also the transfer's ID.
-    public var placeholder: OpID
+    package var placeholder: OpID
     /// The dragged item the bytes come from.
-    public var source: OpID
+    package var source: OpID
     /// SHA-256 of the bytes, lowercase hex.
-    public var hash: String
+    package var hash: String
     /// Their length.
-    public var size: Int
+    package var size: Int
     /// Whether the source is deleted once the placeholder is committed (`drag --move`).
-    public var move: Bool
+    package var move: Bool
     /// When the placeholder is deleted if its bytes have not arrived.
-    public var deadline: Date
+    package var deadline: Date
 
     /// Creates a transfer.
-    public init(placeholder: OpID, source: OpID, hash: String, size: Int, move: Bool, deadline: Date) {
+    package init(placeholder: OpID, source: OpID, hash: String, size: Int, move: Bool, deadline: Date) {
         self.placeholder = placeholder
         self.source = source
         self.hash = hash
@@ -36,7 +36,7 @@ extension Transfer: Codable {
         case placeholder, source, hash, size, move, deadline
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         func id(_ key: CodingKeys) throws -> OpID {
             let text = try container.decode(String.self, forKey: key)
@@ -53,7 +53,7 @@ extension Transfer: Codable {
         deadline = Date(timeIntervalSince1970: try container.decode(Double.self, forKey: .deadline))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(placeholder.description, forKey: .placeholder)
         try container.encode(source.description, forKey: .source)

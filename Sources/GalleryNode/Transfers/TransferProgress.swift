@@ -1,11 +1,11 @@
 import GalleryModel
 
 /// How far the bytes of one placeholder are: what `watch` reports as `progress`.
-public struct TransferProgress: Hashable, Sendable {
+package struct TransferProgress: Hashable, Sendable {
     /// The transfer (the placeholder's ID).
-    public var transfer: OpID
+    package var transfer: OpID
     /// Bytes received and hashed.
-    public var done: Int
+    package var done: Int
     /// All the bytes.
-    public var total: Int
+    package var total: Int
 }

@@ -21,12 +21,12 @@ import Glibc
 ///
 /// Thread-safe: `@unchecked Sendable` because the set of transfers in progress is mutable state
 /// read and written only while holding `lock`, which also serializes installing blobs.
-public final class BlobStore: @unchecked Sendable {
+package final class BlobStore: @unchecked Sendable {
     /// The size of the chunks in which files are copied and hashed.
     static let chunkLength = 1 << 20
 
     /// The node directory given at creation.
-    public let directory: URL
+    package let directory: URL
     /// `DIR/blobs`.
     let blobsPath: String
     /// `DIR/blobs/tmp`.
@@ -39,7 +39,7 @@ public final class BlobStore: @unchecked Sendable {
     /// temporary files left by interrupted writes (partial transfers are kept for resuming unless
     /// `keepPartialTransfers` is false). A second user of a store that a node has open (`gallery add`)
     /// passes `removingTemporaryFiles: false`: those files are the node's writes in progress.
-    public init(directory: URL, keepPartialTransfers: Bool = true, removingTemporaryFiles: Bool = true) throws(StorageError) {
+    package init(directory: URL, keepPartialTransfers: Bool = true, removingTemporaryFiles: Bool = true) throws(StorageError) {
         self.directory = directory
         blobsPath = directory.appendingPathComponent("blobs").path
         temporaryPath = blobsPath + "/tmp"
@@ -56,13 +56,13 @@ public final class BlobStore: @unchecked Sendable {
     }
 
     /// Whether `text` is a SHA-256 as the store names blobs: 64 lowercase hex characters.
-    public static func isValidHash(_ text: String) -> Bool {
+    package static func isValidHash(_ text: String) -> Bool {
         FieldLimits.isContentHash(text)
     }
 
     /// Stores `bytes` and returns their SHA-256 (hex); bytes already stored are not written again.
     @discardableResult
-    public func put(_ bytes: [UInt8]) throws(StorageError) -> String {
+    package func put(_ bytes: [UInt8]) throws(StorageError) -> String {
         let hash = SHA256.hex(SHA256.hash(bytes))
         if contains(hash) { return hash }
         let temporary = try makeTemporaryFile()
@@ -95,7 +95,7 @@ public final class BlobStore: @unchecked Sendable {
     /// `DirectAppender`'s aligned buffer, hashed there, written from it with direct I/O (no copy in
     /// this process), then fsynced and installed.
     @discardableResult
-    public func put(contentsOf source: URL) throws(StorageError) -> (hash: String, size: Int) {
+    package func put(contentsOf source: URL) throws(StorageError) -> (hash: String, size: Int) {
         let stored = try store(contentsOf: source, sync: true)
         try install(stored.temporary, as: stored.hash)
         return (stored.hash, stored.size)
@@ -104,7 +104,7 @@ public final class BlobStore: @unchecked Sendable {
     /// Copies a regular file into a new temporary file of the store, hashing it on the way, and
     /// returns the temporary file's path, the hash and the size. With `sync`, the copy is fsynced;
     /// without, the caller makes it durable (`syncFileSystem`) before `install`ing it.
-    public func store(contentsOf source: URL, sync: Bool) throws(StorageError) -> (temporary: String, hash: String, size: Int) {
+    package func store(contentsOf source: URL, sync: Bool) throws(StorageError) -> (temporary: String, hash: String, size: Int) {
         // Never blocks on a FIFO or a device swapped in after the caller's checks.
         let input: StorageFile
         do {
@@ -136,7 +136,7 @@ public final class BlobStore: @unchecked Sendable {
 
     /// Makes every file of the store's file system durable at once (`syncfs`; a `sync` where
     /// that is missing): one flush for many temporary files written without their own fsync.
-    public func syncFileSystem() throws(StorageError) {
+    package func syncFileSystem() throws(StorageError) {
         let directory = try StorageFile.open(temporaryPath, flags: O_RDONLY)
         defer { directory.close() }
         if let syncfs = Self.syncfs {
@@ -162,7 +162,7 @@ public final class BlobStore: @unchecked Sendable {
     /// Moves temporary files written by `store(contentsOf:sync:)` (and made durable) into place as
     /// their blobs (or removes those whose blob is already there), then fsyncs each directory whose
     /// entries changed once: for many blobs, one directory sync per fan-out directory, not per blob.
-    public func install(batch: [(temporary: String, hash: String)]) throws(StorageError) {
+    package func install(batch: [(temporary: String, hash: String)]) throws(StorageError) {
         var changed: Set<String> = []
         var madeFanOut = false
         lock.lock()
@@ -196,18 +196,18 @@ public final class BlobStore: @unchecked Sendable {
     }
 
     /// Whether the store holds the blob (false for anything that is not a valid hash).
-    public func contains(_ hash: String) -> Bool {
+    package func contains(_ hash: String) -> Bool {
         size(of: hash) != nil
     }
 
     /// The blob's length in bytes, or nil if the store does not hold it.
-    public func size(of hash: String) -> Int? {
+    package func size(of hash: String) -> Int? {
         guard Self.isValidHash(hash) else { return nil }
         return StorageFile.fileSize(path(of: hash))
     }
 
     /// Reads up to `length` bytes of a blob from `offset`; fewer only at the blob's end, none at it.
-    public func read(_ hash: String, offset: Int, length: Int) throws(StorageError) -> [UInt8] {
+    package func read(_ hash: String, offset: Int, length: Int) throws(StorageError) -> [UInt8] {
         guard Self.isValidHash(hash) else { throw .invalidHash(hash) }
         let file: StorageFile
         do {
@@ -225,7 +225,7 @@ public final class BlobStore: @unchecked Sendable {
 
     /// Starts (or resumes) receiving the blob `hash` of `size` bytes; the writer's `resumeOffset`
     /// says how many bytes a partial file from an earlier attempt already holds.
-    public func makeWriter(expecting hash: String, size: Int) throws(StorageError) -> BlobWriter {
+    package func makeWriter(expecting hash: String, size: Int) throws(StorageError) -> BlobWriter {
         guard Self.isValidHash(hash) else { throw .invalidHash(hash) }
         guard size >= 0 else { throw .sizeMismatch(hash: hash, expected: size, actual: 0) }
         lock.lock()
@@ -245,7 +245,7 @@ public final class BlobStore: @unchecked Sendable {
     /// Opens a stored blob to read it (for fetches served from it).
     ///
     /// - Throws: `StorageError.io` when the store holds no such blob (or it cannot be opened).
-    public func openForReading(_ hash: String) throws(StorageError) -> StorageFile {
+    package func openForReading(_ hash: String) throws(StorageError) -> StorageFile {
         try StorageFile.open(path(of: hash), flags: O_RDONLY)
     }
 

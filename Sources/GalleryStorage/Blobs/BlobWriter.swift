@@ -22,13 +22,13 @@ import Glibc
 ///
 /// Thread-safe: `@unchecked Sendable` because the descriptor, the hasher and the count are mutable
 /// state accessed only while holding `lock`.
-public final class BlobWriter: @unchecked Sendable {
+package final class BlobWriter: @unchecked Sendable {
     /// The SHA-256 the bytes must have.
-    public let hash: String
+    package let hash: String
     /// The announced length.
-    public let size: Int
+    package let size: Int
     /// Bytes already held when the writer was made (from a partial file of an earlier attempt).
-    public let resumeOffset: Int
+    package let resumeOffset: Int
 
     private let store: BlobStore
     private let path: String
@@ -80,14 +80,14 @@ public final class BlobWriter: @unchecked Sendable {
     }
 
     /// Bytes held so far, including `resumeOffset`.
-    public var receivedCount: Int {
+    package var receivedCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return count
     }
 
     /// Appends the next bytes of the blob; more bytes than announced abandon the transfer.
-    public func append(_ bytes: [UInt8]) throws(StorageError) {
+    package func append(_ bytes: [UInt8]) throws(StorageError) {
         let result = bytes.withUnsafeBytes { buffer in Result { () throws(StorageError) in try append(buffer) } }
         try result.get()
     }
@@ -95,7 +95,7 @@ public final class BlobWriter: @unchecked Sendable {
     /// Appends the next bytes of the blob from a buffer the caller keeps: hashed from it, then
     /// copied once into the direct-I/O staging buffer. More bytes than announced abandon the
     /// transfer.
-    public func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
+    package func append(_ bytes: UnsafeRawBufferPointer) throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
         guard let file, let appender else { throw .closed(path: path) }
@@ -109,7 +109,7 @@ public final class BlobWriter: @unchecked Sendable {
     }
 
     /// Writes and fsyncs the bytes received so far, so that a restart resumes after them.
-    public func checkpoint() throws(StorageError) {
+    package func checkpoint() throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
         guard let file, let appender else { throw .closed(path: path) }
@@ -120,7 +120,7 @@ public final class BlobWriter: @unchecked Sendable {
     /// Verifies size and hash, then moves the bytes into the store. Fewer bytes than announced throw
     /// `sizeMismatch` and leave the writer open for more; a wrong hash throws `hashMismatch` and
     /// deletes the partial file.
-    public func finish() throws(StorageError) {
+    package func finish() throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { throw .closed(path: path) }
@@ -146,14 +146,14 @@ public final class BlobWriter: @unchecked Sendable {
     }
 
     /// Gives up on the transfer and deletes the partial file.
-    public func cancel() {
+    package func cancel() {
         lock.lock()
         defer { lock.unlock() }
         if let file { abandon(file) }
     }
 
     /// Stops writing but keeps the partial file for a later resume.
-    public func suspend() {
+    package func suspend() {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { return }

@@ -7,24 +7,24 @@ import Foundation
 /// deadline and whether the drag was a move. A placeholder of this node missing from the journal
 /// (the node stopped between inserting it and recording it) is resumed as a copy with a fresh
 /// deadline, so nothing is ever lost.
-public struct TransferJournal<Record: Codable & Sendable>: Sendable {
+package struct TransferJournal<Record: Codable & Sendable>: Sendable {
     /// The journal file.
-    public let file: URL
+    package let file: URL
 
     /// A journal kept in `file`.
-    public init(file: URL) {
+    package init(file: URL) {
         self.file = file
     }
 
     /// The records; none when the file is absent or unreadable (its placeholders are still
     /// resumed, from the op log).
-    public func load() -> [Record] {
+    package func load() -> [Record] {
         guard let data = FileManager.default.contents(atPath: file.path) else { return [] }
         return (try? JSONDecoder().decode([Record].self, from: data)) ?? []
     }
 
     /// Replaces the journal by `records`, in this order.
-    public func save(_ records: [Record]) throws {
+    package func save(_ records: [Record]) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let data = try encoder.encode(records)

@@ -8,19 +8,19 @@ import GalleryCrypto
 /// the old one, so that after a crash (even `kill -9`) the file is the old value or the new one,
 /// never a mix. A file that is cut, has bytes changed, or does not decode is reported as damaged,
 /// with the reason, and not used.
-public struct ChecksummedFile<Value: Codable & Sendable>: Sendable {
+package struct ChecksummedFile<Value: Codable & Sendable>: Sendable {
     /// The file.
-    public let file: URL
+    package let file: URL
     /// The first bytes of the file.
     static var magic: [UInt8] { Array("GSBOOK01".utf8) }
 
     /// A value kept in `file`.
-    public init(file: URL) {
+    package init(file: URL) {
         self.file = file
     }
 
     /// What reading the file found.
-    public enum Contents: Sendable {
+    package enum Contents: Sendable {
         /// There is no file.
         case absent
         /// The file held this value.
@@ -30,7 +30,7 @@ public struct ChecksummedFile<Value: Codable & Sendable>: Sendable {
     }
 
     /// Reads the value.
-    public func load() -> Contents {
+    package func load() -> Contents {
         guard let data = FileManager.default.contents(atPath: file.path) else {
             return FileManager.default.fileExists(atPath: file.path) ? .damaged("cannot be read") : .absent
         }
@@ -54,7 +54,7 @@ public struct ChecksummedFile<Value: Codable & Sendable>: Sendable {
     }
 
     /// Replaces the file with `value` (temporary file, fsync, rename; mode 0600).
-    public func save(_ value: Value) throws {
+    package func save(_ value: Value) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let body = Array(try encoder.encode(value))

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a node could not start on its directory.
-public enum ServerError: Error, Hashable, Sendable, LocalizedError {
+package enum ServerError: Error, Hashable, Sendable, LocalizedError {
     /// Another node serves this directory (its lock file is held).
     case alreadyRunning(String)
     /// The shared secret cannot be read or written.
@@ -13,7 +13,7 @@ public enum ServerError: Error, Hashable, Sendable, LocalizedError {
     /// A file of the directory cannot be read or written.
     case io(String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .alreadyRunning(let path): "another node is already serving \(path)"
         case .secret(let reason): "secret: \(reason)"

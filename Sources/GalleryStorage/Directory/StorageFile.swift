@@ -10,11 +10,11 @@ import Glibc
 /// An open file descriptor with POSIX calls that retry on `EINTR` and throw `StorageError`.
 ///
 /// A value type over a raw descriptor: whoever opens one closes it exactly once.
-public struct StorageFile: Sendable {
+package struct StorageFile: Sendable {
     /// The descriptor.
     let fd: Int32
     /// The path it was opened with, for error messages.
-    public let path: String
+    package let path: String
 
     /// Opens `path` with `flags` (close-on-exec is added) and `mode` for a created file.
     static func open(_ path: String, flags: Int32, mode: mode_t = 0o644) throws(StorageError) -> StorageFile {
@@ -65,7 +65,7 @@ public struct StorageFile: Sendable {
     }
 
     /// Reads up to `count` bytes at `offset`; fewer only at the end of the file.
-    public func read(count: Int, at offset: Int) throws(StorageError) -> [UInt8] {
+    package func read(count: Int, at offset: Int) throws(StorageError) -> [UInt8] {
         guard count > 0 else { return [] }
         var failure: StorageError?
         let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
@@ -81,7 +81,7 @@ public struct StorageFile: Sendable {
     }
 
     /// The file's current length.
-    public func size() throws(StorageError) -> Int {
+    package func size() throws(StorageError) -> Int {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw .io(operation: "fstat", path: path, errno: errno) }
         return Int(info.st_size)
@@ -102,7 +102,7 @@ public struct StorageFile: Sendable {
     }
 
     /// Closes the descriptor (never retried: on Linux the descriptor is gone even after `EINTR`).
-    public func close() {
+    package func close() {
         _ = systemClose(fd)
     }
 

@@ -41,17 +41,17 @@ import Glibc
 ///
 /// Thread-safe: `@unchecked Sendable` because the descriptor and the end offset are mutable state
 /// that every method reads and writes only while holding `lock`.
-public final class OpLogFile: @unchecked Sendable {
+package final class OpLogFile: @unchecked Sendable {
     /// The first bytes of every op log file.
-    public static let magic: [UInt8] = Array("GSLG".utf8)
+    package static let magic: [UInt8] = Array("GSLG".utf8)
     /// The format version written into new files; the only one `open(at:)` reads.
-    public static let formatVersion: UInt16 = 1
+    package static let formatVersion: UInt16 = 1
     /// Bytes of the file header: magic and version.
-    public static let headerLength = 6
+    package static let headerLength = 6
     /// Bytes before each record's payload: length and CRC32.
-    public static let recordHeaderLength = 8
+    package static let recordHeaderLength = 8
     /// The longest payload a record may declare; a longer declared length is corruption.
-    public static let maximumPayloadLength = 64 << 20
+    package static let maximumPayloadLength = 64 << 20
 
     /// What the records of a file hold, and the magic that says so.
     struct Format: Sendable {
@@ -72,7 +72,7 @@ public final class OpLogFile: @unchecked Sendable {
     }
 
     /// Where the log lives.
-    public let url: URL
+    package let url: URL
 
     /// What the records hold.
     let format: Format
@@ -103,7 +103,7 @@ public final class OpLogFile: @unchecked Sendable {
 
     /// Opens the log at `url`, creating it if it does not exist, and returns the ops of its intact
     /// records in order with a report of what was recovered and what was cut off.
-    public static func open(at url: URL) throws(StorageError) -> (log: OpLogFile, recovered: [Op], report: RecoveryReport) {
+    package static func open(at url: URL) throws(StorageError) -> (log: OpLogFile, recovered: [Op], report: RecoveryReport) {
         try open(at: url, format: .records, skipping: 0, beforeRepair: { _ in })
     }
 
@@ -175,14 +175,14 @@ public final class OpLogFile: @unchecked Sendable {
     }
 
     /// The file's length up to the end of the last record written.
-    public var byteCount: Int {
+    package var byteCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return end
     }
 
     /// Records in the file: those recovered at open plus those appended since.
-    public var recordCount: Int {
+    package var recordCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return records
@@ -190,7 +190,7 @@ public final class OpLogFile: @unchecked Sendable {
 
     /// The fsyncs of appended records since the file was opened (by `sync()`, `appendAndSync(_:)`
     /// and `close()`); a `sync()` with nothing to flush does not count.
-    public var syncCount: Int {
+    package var syncCount: Int {
         lock.lock()
         defer { lock.unlock() }
         return syncs
@@ -213,7 +213,7 @@ public final class OpLogFile: @unchecked Sendable {
     /// Appends one record per op, all with a single write; durable only after `sync()`.
     ///
     /// If the write fails, the file is cut back to its previous end and nothing of the batch counts.
-    public func append(_ ops: [Op]) throws(StorageError) {
+    package func append(_ ops: [Op]) throws(StorageError) {
         guard !ops.isEmpty else { return }
         try write(try Self.encodeRecords(ops), records: ops.count, ops: ops.count)
     }
@@ -285,7 +285,7 @@ public final class OpLogFile: @unchecked Sendable {
     }
 
     /// Flushes appended records to stable storage (`fsync`); does nothing if all are already synced.
-    public func sync() throws(StorageError) {
+    package func sync() throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { throw .closed(path: url.path) }
@@ -323,13 +323,13 @@ public final class OpLogFile: @unchecked Sendable {
     }
 
     /// Appends and fsyncs: what a local command does before it is acknowledged.
-    public func appendAndSync(_ ops: [Op]) throws(StorageError) {
+    package func appendAndSync(_ ops: [Op]) throws(StorageError) {
         try append(ops)
         try sync()
     }
 
     /// Syncs what is pending and closes the file; later calls throw `closed`.
-    public func close() throws(StorageError) {
+    package func close() throws(StorageError) {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { return }

@@ -1,25 +1,25 @@
 import GalleryModel
 
 /// What opening an op log found: the intact records kept, and the damaged bytes skipped or cut.
-public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
+package struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
     /// Intact records kept in the file.
-    public var records: Int
+    package var records: Int
     /// The length the file kept, header included.
-    public var validBytes: Int
+    package var validBytes: Int
     /// Bytes dropped from the file because they did not form intact records.
-    public var droppedBytes: Int
+    package var droppedBytes: Int
     /// Why the first damaged bytes were not a record, or nil if every byte was an intact record.
-    public var reason: String?
+    package var reason: String?
     /// The damaged byte ranges, in file order (offsets in the file as it was found).
-    public var damage: [Range<Int>]
+    package var damage: [Range<Int>]
     /// Intact records found after the first damaged range (kept, not dropped).
-    public var recordsAfterDamage: Int
+    package var recordsAfterDamage: Int
     /// A compacted op file's ops after its first damage, which the file no longer holds (the node
     /// moves them to its record log before the file is cut).
-    public var displaced: [Op]
+    package var displaced: [Op]
 
     /// Creates a report.
-    public init(
+    package init(
         records: Int, validBytes: Int, droppedBytes: Int, reason: String?,
         damage: [Range<Int>] = [], recordsAfterDamage: Int = 0, displaced: [Op] = []
     ) {
@@ -33,12 +33,12 @@ public struct RecoveryReport: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Whether records may have been lost: damaged bytes were found (whatever they held is gone).
-    public var lostRecords: Bool {
+    package var lostRecords: Bool {
         !damage.isEmpty
     }
 
     /// One line for the node's log, e.g. "recovered 200 records (9012 bytes); dropped 17 bytes: ...".
-    public var description: String {
+    package var description: String {
         let kept = "recovered \(records) records (\(validBytes) bytes)"
         guard droppedBytes > 0 || reason != nil else { return kept }
         var line = "\(kept); dropped \(droppedBytes) bytes: \(reason ?? "damaged tail")"

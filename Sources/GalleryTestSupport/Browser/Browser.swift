@@ -15,28 +15,28 @@ import Foundation
 /// `close()` ends the process for sure: `Browser.close`, then `waitpid` with a SIGKILL fallback, then
 /// `killpg` for helpers left behind, then the temporary profile is removed. If the test process itself
 /// is killed, Chromium exits on its own when the pipe reaches EOF.
-public final class Browser: @unchecked Sendable {
+package final class Browser: @unchecked Sendable {
     /// The options a browser starts with.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// The window size of new windows, in CSS pixels.
-        public var windowSize: (width: Int, height: Int) = (1000, 700)
+        package var windowSize: (width: Int, height: Int) = (1000, 700)
         /// Extra command-line flags.
-        public var extraArguments: [String] = []
+        package var extraArguments: [String] = []
         /// How long to wait for each DevTools reply.
-        public var commandTimeout: Duration = .seconds(10)
+        package var commandTimeout: Duration = .seconds(10)
 
         /// The defaults: 1000x700, no extra flags, 10 s per command.
-        public init() {}
+        package init() {}
     }
 
     /// "Chrome/156.0.8078.79" (from `Browser.getVersion`).
-    public let product: String
+    package let product: String
     /// The binary that runs.
-    public let binaryPath: String
+    package let binaryPath: String
     /// The browser process's ID (also its process group's).
-    public var processIdentifier: Int32 { process.pid }
+    package var processIdentifier: Int32 { process.pid }
     /// The temporary profile folder, removed by `close()`.
-    public let profileDirectory: URL
+    package let profileDirectory: URL
     let pipe: DevToolsPipe
     let options: Options
     private let process: ChromiumProcess
@@ -45,7 +45,7 @@ public final class Browser: @unchecked Sendable {
 
     /// Starts Chromium headless with a fresh temporary profile and waits for its first DevTools reply.
     /// - Throws: `.notInstalled` when no binary exists (see `BrowserBinary`), `.launchFailed`, `.timeout`.
-    public static func launch(_ options: Options = Options()) throws(BrowserError) -> Browser {
+    package static func launch(_ options: Options = Options()) throws(BrowserError) -> Browser {
         guard let path = BrowserBinary.path else {
             throw .notInstalled("tried \(BrowserBinary.candidates.joined(separator: ", ")); install with: \(BrowserBinary.installHint)")
         }
@@ -102,7 +102,7 @@ public final class Browser: @unchecked Sendable {
     }
 
     /// Opens `url` in a new tab (or a new window), attaches a flat session and waits for its load event.
-    public func newPage(url: String, newWindow: Bool = false) throws(BrowserError) -> BrowserPage {
+    package func newPage(url: String, newWindow: Bool = false) throws(BrowserError) -> BrowserPage {
         let created = try pipe.send("Target.createTarget", ["url": "about:blank", "newWindow": newWindow],
                                     timeout: options.commandTimeout)
         guard let targetId = created["targetId"] as? String else { throw .unexpectedReply("a targetId") }
@@ -132,7 +132,7 @@ public final class Browser: @unchecked Sendable {
     }
 
     /// Ends the browser for sure and removes its profile. Idempotent; safe from deinit.
-    public func close() {
+    package func close() {
         let first = lock.withLock { () -> Bool in
             defer { closed = true }
             return !closed

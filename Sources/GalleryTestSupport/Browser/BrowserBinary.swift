@@ -5,11 +5,11 @@ import Foundation
 /// Tests use `BrowserBinary.testsEnabled` as their `.enabled(if:)` condition: with a binary they run;
 /// without one they are skipped with a loud message, except when `CI=true`, where they run and fail
 /// (`Browser.launch()` throws `.notInstalled`), so a CI image without Chromium cannot pass silently.
-public enum BrowserBinary {
+package enum BrowserBinary {
     /// The paths tried, in order: only `GALLERY_CHROMIUM` when it is set, else Debian's binaries.
     /// `/usr/bin/chromium` is Debian's shell wrapper, which adds flags and prints noise, so the real
     /// binary is called directly.
-    public static var candidates: [String] {
+    package static var candidates: [String] {
         if let override = ProcessInfo.processInfo.environment["GALLERY_CHROMIUM"], !override.isEmpty {
             return [override]
         }
@@ -22,22 +22,22 @@ public enum BrowserBinary {
     }
 
     /// The first executable candidate, or nil.
-    public static var path: String? {
+    package static var path: String? {
         candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// True when the environment says this is a CI run (`CI=true`).
-    public static var isCI: Bool {
+    package static var isCI: Bool {
         ProcessInfo.processInfo.environment["CI"]?.lowercased() == "true"
     }
 
     /// How to install the browser.
-    public static let installHint =
+    package static let installHint =
         "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends chromium"
 
     /// True when browser tests should run: a binary exists, or CI requires them (and they will fail).
     /// Prints a loud warning to stderr when they are skipped.
-    public static var testsEnabled: Bool {
+    package static var testsEnabled: Bool {
         if path != nil || isCI { return true }
         let banner = String(repeating: "!", count: 78)
         FileHandle.standardError.write(Data("""

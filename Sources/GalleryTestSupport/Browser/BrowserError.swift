@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why driving the browser failed.
-public enum BrowserError: Error, Sendable, LocalizedError {
+package enum BrowserError: Error, Sendable, LocalizedError {
     /// No Chromium binary was found; the text names the paths tried and how to install one.
     case notInstalled(String)
     /// Spawning Chromium failed: the system call and its error.
@@ -20,7 +20,7 @@ public enum BrowserError: Error, Sendable, LocalizedError {
     case unexpectedReply(String)
 
     /// A one-line human-readable description.
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case .notInstalled(let text): return "Chromium is not installed: \(text)"
         case .launchFailed(let text): return "cannot start Chromium: \(text)"

@@ -2,32 +2,32 @@ import Foundation
 
 /// The payload of a drag as DevTools carries it (`Input.DragData`): items by MIME type, file paths,
 /// and the allowed operations (1 copy, 2 link, 16 move).
-public struct DragData: @unchecked Sendable {
+package struct DragData: @unchecked Sendable {
     /// The JSON object sent back in `Input.dispatchDragEvent`.
-    public let raw: [String: Any]
+    package let raw: [String: Any]
 
     /// Wraps an `Input.dragIntercepted` payload.
-    public init(raw: [String: Any]) {
+    package init(raw: [String: Any]) {
         self.raw = raw
     }
 
     /// Files "from the desktop": absolute paths the page reads through `dataTransfer.files`.
-    public static func files(_ paths: [String], operations: Int = 1) -> DragData {
+    package static func files(_ paths: [String], operations: Int = 1) -> DragData {
         DragData(raw: ["items": [Any](), "files": paths, "dragOperationsMask": operations])
     }
 
     /// The items, as (MIME type, data) pairs in order.
-    public var items: [(mimeType: String, data: String)] {
+    package var items: [(mimeType: String, data: String)] {
         (raw["items"] as? [[String: Any]] ?? []).map { ($0["mimeType"] as? String ?? "", $0["data"] as? String ?? "") }
     }
 
     /// The data of the first item of `mimeType`, or nil.
-    public func item(_ mimeType: String) -> String? {
+    package func item(_ mimeType: String) -> String? {
         items.first { $0.mimeType == mimeType }?.data
     }
 
     /// The allowed operations mask (1 copy, 2 link, 16 move).
-    public var operations: Int { raw["dragOperationsMask"] as? Int ?? 0 }
+    package var operations: Int { raw["dragOperationsMask"] as? Int ?? 0 }
 }
 
 /// Real HTML5 drags with `Input.setInterceptDrags`: the mouse starts the drag in the source page (which
@@ -37,7 +37,7 @@ public struct DragData: @unchecked Sendable {
 extension BrowserPage {
     /// Presses the mouse on `source`, moves 10 px and then to `toward`, and returns the intercepted payload.
     /// Interception stays on until `finishDrag`.
-    public func startInterceptedDrag(from source: PagePoint, toward: PagePoint,
+    package func startInterceptedDrag(from source: PagePoint, toward: PagePoint,
                                      timeout: Duration = .seconds(5)) throws(BrowserError) -> DragData {
         browser.pipe.discardEvents("Input.dragIntercepted", session: sessionId)
         try send("Input.setInterceptDrags", ["enabled": true])
@@ -52,7 +52,7 @@ extension BrowserPage {
     }
 
     /// Moves a drag over `point` in this page without dropping (dragEnter, dragOver).
-    public func dragOver(_ data: DragData, at point: PagePoint, modifiers: KeyModifiers = []) throws(BrowserError) {
+    package func dragOver(_ data: DragData, at point: PagePoint, modifiers: KeyModifiers = []) throws(BrowserError) {
         for type in ["dragEnter", "dragOver"] {
             try send("Input.dispatchDragEvent", ["type": type, "x": point.x, "y": point.y, "data": data.raw,
                                                  "modifiers": modifiers.rawValue])
@@ -60,7 +60,7 @@ extension BrowserPage {
     }
 
     /// Drops `data` on `point` in this page (dragEnter, dragOver, drop).
-    public func drop(_ data: DragData, at point: PagePoint, modifiers: KeyModifiers = []) throws(BrowserError) {
+    package func drop(_ data: DragData, at point: PagePoint, modifiers: KeyModifiers = []) throws(BrowserError) {
         try dragOver(data, at: point, modifiers: modifiers)
         try send("Input.dispatchDragEvent", ["type": "drop", "x": point.x, "y": point.y, "data": data.raw,
                                              "modifiers": modifiers.rawValue])
@@ -69,7 +69,7 @@ extension BrowserPage {
     /// Ends the gesture in the source page: `dragCancel` first when the drop happened elsewhere (the
     /// source then gets `dragend` with `dropEffect` "none"; DevTools cannot report a cross-window move),
     /// then the mouse release, then interception off.
-    public func finishDrag(_ data: DragData, at point: PagePoint, droppedElsewhere: Bool) throws(BrowserError) {
+    package func finishDrag(_ data: DragData, at point: PagePoint, droppedElsewhere: Bool) throws(BrowserError) {
         if droppedElsewhere {
             try send("Input.dispatchDragEvent", ["type": "dragCancel", "x": point.x, "y": point.y, "data": data.raw])
         }
@@ -79,7 +79,7 @@ extension BrowserPage {
 
     /// Drags the element matching `source` onto the element matching `target` in this page; returns the payload.
     @discardableResult
-    public func drag(_ source: String, to target: String, modifiers: KeyModifiers = []) throws(BrowserError) -> DragData {
+    package func drag(_ source: String, to target: String, modifiers: KeyModifiers = []) throws(BrowserError) -> DragData {
         let from = try center(of: source)
         let to = try center(of: target)
         let data = try startInterceptedDrag(from: from, toward: to)
@@ -91,7 +91,7 @@ extension BrowserPage {
     /// Drags the element matching `source` in this page onto the element matching `target` in `page`
     /// (another tab or window); returns the payload.
     @discardableResult
-    public func drag(_ source: String, to target: String, in page: BrowserPage,
+    package func drag(_ source: String, to target: String, in page: BrowserPage,
                      modifiers: KeyModifiers = []) throws(BrowserError) -> DragData {
         let from = try center(of: source)
         let to = try page.center(of: target)
@@ -102,7 +102,7 @@ extension BrowserPage {
     }
 
     /// Drops files (absolute paths) on the element matching `target`, as from a file manager.
-    public func dropFiles(_ paths: [String], on target: String, modifiers: KeyModifiers = []) throws(BrowserError) {
+    package func dropFiles(_ paths: [String], on target: String, modifiers: KeyModifiers = []) throws(BrowserError) {
         try drop(.files(paths), at: center(of: target), modifiers: modifiers)
     }
 }

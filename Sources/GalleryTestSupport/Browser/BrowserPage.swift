@@ -1,30 +1,30 @@
 import Foundation
 
 /// A point in a page's viewport, in CSS pixels.
-public struct PagePoint: Hashable, Sendable, CustomStringConvertible {
+package struct PagePoint: Hashable, Sendable, CustomStringConvertible {
     /// Distance from the viewport's left edge.
-    public var x: Double
+    package var x: Double
     /// Distance from the viewport's top edge.
-    public var y: Double
+    package var y: Double
 
     /// Makes a point.
-    public init(x: Double, y: Double) {
+    package init(x: Double, y: Double) {
         self.x = x
         self.y = y
     }
 
     /// "(x, y)".
-    public var description: String { "(\(x), \(y))" }
+    package var description: String { "(\(x), \(y))" }
 }
 
 /// One tab or window of a `Browser`, with its flat DevTools session.
-public final class BrowserPage: @unchecked Sendable {
+package final class BrowserPage: @unchecked Sendable {
     /// The browser this page belongs to.
-    public let browser: Browser
+    package let browser: Browser
     /// The DevTools target ID.
-    public let targetId: String
+    package let targetId: String
     /// The flat session ID its commands carry.
-    public let sessionId: String
+    package let sessionId: String
 
     init(browser: Browser, targetId: String, sessionId: String) {
         self.browser = browser
@@ -34,18 +34,18 @@ public final class BrowserPage: @unchecked Sendable {
 
     /// Sends a command in this page's session and returns its result.
     @discardableResult
-    public func send(_ method: String, _ params: [String: Any] = [:]) throws(BrowserError) -> [String: Any] {
+    package func send(_ method: String, _ params: [String: Any] = [:]) throws(BrowserError) -> [String: Any] {
         try browser.pipe.send(method, params, session: sessionId, timeout: browser.options.commandTimeout)
     }
 
     /// Removes and returns the first event named `method` of this page (buffered or arriving within `timeout`).
-    public func waitForEvent(_ method: String, timeout: Duration = .seconds(10),
+    package func waitForEvent(_ method: String, timeout: Duration = .seconds(10),
                              matching: (DevToolsEvent) -> Bool = { _ in true }) throws(BrowserError) -> DevToolsEvent {
         try browser.pipe.waitForEvent(method, session: sessionId, timeout: timeout, matching: matching)
     }
 
     /// Navigates to `url` and waits for the load event.
-    public func navigate(to url: String, timeout: Duration = .seconds(15)) throws(BrowserError) {
+    package func navigate(to url: String, timeout: Duration = .seconds(15)) throws(BrowserError) {
         browser.pipe.discardEvents("Page.loadEventFired", session: sessionId)
         let result = try send("Page.navigate", ["url": url])
         if let failure = result["errorText"] as? String, !failure.isEmpty {
@@ -57,7 +57,7 @@ public final class BrowserPage: @unchecked Sendable {
     /// Evaluates `expression` in the page (awaiting a promise) and returns its JSON value (nil for undefined/null).
     /// - Throws: `.javaScript` with the exception text when the script throws.
     @discardableResult
-    public func evaluate(_ expression: String) throws(BrowserError) -> Any? {
+    package func evaluate(_ expression: String) throws(BrowserError) -> Any? {
         let result = try send("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
         if let details = result["exceptionDetails"] as? [String: Any] {
             let exception = details["exception"] as? [String: Any]
@@ -68,13 +68,13 @@ public final class BrowserPage: @unchecked Sendable {
     }
 
     /// Evaluates `expression` and returns it as a string (nil when it is not one).
-    public func evaluateString(_ expression: String) throws(BrowserError) -> String? {
+    package func evaluateString(_ expression: String) throws(BrowserError) -> String? {
         try evaluate(expression) as? String
     }
 
     /// Polls the JavaScript `predicate` every 20 ms until it is truthy.
     /// - Throws: `.timeout` naming the predicate when `timeout` passes first.
-    public func waitFor(_ predicate: String, timeout: Duration = .seconds(5)) throws(BrowserError) {
+    package func waitFor(_ predicate: String, timeout: Duration = .seconds(5)) throws(BrowserError) {
         let deadline = ContinuousClock.now + timeout
         while true {
             if try evaluate("Boolean(\(predicate))") as? Bool == true { return }
@@ -84,7 +84,7 @@ public final class BrowserPage: @unchecked Sendable {
     }
 
     /// The centre of the first element matching `selector`, scrolled into view first.
-    public func center(of selector: String) throws(BrowserError) -> PagePoint {
+    package func center(of selector: String) throws(BrowserError) -> PagePoint {
         let script = """
             (() => { const e = document.querySelector(\(Self.jsString(selector)));
               if (!e) return null; e.scrollIntoView({block: 'nearest', inline: 'nearest'});
@@ -98,7 +98,7 @@ public final class BrowserPage: @unchecked Sendable {
     }
 
     /// Saves a PNG of the viewport to `url`.
-    public func screenshot(to url: URL) throws(BrowserError) {
+    package func screenshot(to url: URL) throws(BrowserError) {
         let result = try send("Page.captureScreenshot", ["format": "png"])
         guard let base64 = result["data"] as? String, let data = Data(base64Encoded: base64) else {
             throw .unexpectedReply("base64 PNG data")
@@ -109,12 +109,12 @@ public final class BrowserPage: @unchecked Sendable {
     }
 
     /// Closes this tab or window.
-    public func close() {
+    package func close() {
         _ = try? browser.pipe.send("Target.closeTarget", ["targetId": targetId], timeout: .seconds(5))
     }
 
     /// `text` as a JavaScript string literal (JSON-escaped).
-    public static func jsString(_ text: String) -> String {
+    package static func jsString(_ text: String) -> String {
         guard let data = try? JSONSerialization.data(withJSONObject: [text]),
               let array = String(data: data, encoding: .utf8) else { return "\"\"" }
         return String(array.dropFirst().dropLast())

@@ -6,13 +6,13 @@ import Darwin
 #endif
 
 /// One DevTools event: method, params, and the flat session it belongs to (nil for the browser).
-public struct DevToolsEvent: @unchecked Sendable {
+package struct DevToolsEvent: @unchecked Sendable {
     /// "Page.loadEventFired".
-    public let method: String
+    package let method: String
     /// The event's parameters (JSON object).
-    public let params: [String: Any]
+    package let params: [String: Any]
     /// The session the event came from; nil for browser-level events.
-    public let sessionId: String?
+    package let sessionId: String?
 }
 
 /// The DevTools protocol over Chromium's `--remote-debugging-pipe`: NUL-terminated JSON messages.

@@ -7,9 +7,9 @@ import GalleryWire
 /// A peer played by hand over raw streams, for tests: it runs the version 3 handshake with the
 /// space's secret, then sends and receives whatever frames a test would, sealed in records after
 /// the handshake (plain before it).
-public struct RawPeer: Sendable {
+package struct RawPeer: Sendable {
     /// The connection's streams.
-    public let streams: StreamPair
+    package let streams: StreamPair
     private var decoder = FrameDecoder(maximumPayload: Int(FrameLimits.maximum))
     private var sealer: RecordSealer?
     private var opener: RecordOpener?
@@ -17,13 +17,13 @@ public struct RawPeer: Sendable {
     private var pending: [Frame] = []
 
     /// A peer over `streams`, not yet authenticated.
-    public init(_ streams: StreamPair) {
+    package init(_ streams: StreamPair) {
         self.streams = streams
     }
 
     /// Connects to `endpoint` and authenticates with `secret` and a fresh key, up to the node's
     /// identity.
-    public init(connectingTo endpoint: Endpoint, secret: [UInt8]) throws {
+    package init(connectingTo endpoint: Endpoint, secret: [UInt8]) throws {
         self.init(try Connector.connect(to: endpoint, timeout: .seconds(5)))
         var settings = HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(),
                                          replica: ReplicaID(UInt64.random(in: 1...UInt64.max)), name: "mallory")
@@ -32,7 +32,7 @@ public struct RawPeer: Sendable {
     }
 
     /// Runs the version 3 handshake as `settings`' node, up to the node's sealed `identity`.
-    public mutating func authenticate(_ settings: HandshakeSettings) throws {
+    package mutating func authenticate(_ settings: HandshakeSettings) throws {
         var handshake = ClientHandshake(settings: settings)
         for message in try handshake.start() { send(message) }
         guard case .finish(let third, let result) = try handshake.receive(try receive()) else {
@@ -46,7 +46,7 @@ public struct RawPeer: Sendable {
     }
 
     /// Sends a message: sealed once authenticated.
-    public mutating func send(_ message: Message) {
+    package mutating func send(_ message: Message) {
         let bytes = message.frame.encoded
         guard var sealer else {
             streams.output.writeAll(bytes)
@@ -57,13 +57,13 @@ public struct RawPeer: Sendable {
     }
 
     /// The next message; throws at the end of the stream.
-    public mutating func receive() throws -> Message {
+    package mutating func receive() throws -> Message {
         guard let message = try receiveOrEnd() else { throw WireError.unexpected("end of stream") }
         return message
     }
 
     /// The next message, or nil at the end of the stream.
-    public mutating func receiveOrEnd() throws -> Message? {
+    package mutating func receiveOrEnd() throws -> Message? {
         var buffer = [UInt8](repeating: 0, count: 64 << 10)
         while true {
             if !pending.isEmpty { return try Message(frame: pending.removeFirst()) }
@@ -82,7 +82,7 @@ public struct RawPeer: Sendable {
     }
 
     /// Reads until an `error` frame (returned) or the end of the stream (nil), skipping the rest.
-    public mutating func receiveError() throws -> (ErrorCode, String)? {
+    package mutating func receiveError() throws -> (ErrorCode, String)? {
         while let message = try receiveOrEnd() {
             if case .error(let code, let text) = message { return (code, text) }
         }

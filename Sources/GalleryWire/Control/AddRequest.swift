@@ -3,19 +3,19 @@ import GalleryModel
 /// `add`: images inserted as one run, in the order given.
 ///
 /// JSON: `{"sources": [AddSource], "gallery"?: G, "index"?: I, "title"?: T, "aspect"?: R}`.
-public struct AddRequest: Codable, Hashable, Sendable {
+package struct AddRequest: Codable, Hashable, Sendable {
     /// The images, at least one.
-    public var sources: [AddSource]
+    package var sources: [AddSource]
     /// The gallery; the node's own (named after the node) when nil.
-    public var gallery: String?
+    package var gallery: String?
     /// Where the first image lands; at the end when nil.
-    public var index: Int?
+    package var index: Int?
     /// The title of every image; a file's name or a URL's last component when nil.
-    public var title: String?
+    package var title: String?
     /// The aspect ratio (width / height) of every image; a file's is read from its header when nil.
-    public var aspect: Double?
+    package var aspect: Double?
 
-    public init(sources: [AddSource], gallery: String? = nil, index: Int? = nil, title: String? = nil, aspect: Double? = nil) {
+    package init(sources: [AddSource], gallery: String? = nil, index: Int? = nil, title: String? = nil, aspect: Double? = nil) {
         self.sources = sources
         self.gallery = gallery
         self.index = index
@@ -24,7 +24,7 @@ public struct AddRequest: Codable, Hashable, Sendable {
     }
 
     /// Why a value of the request is outside `FieldLimits`, or nil.
-    public var boundsProblem: String? {
+    package var boundsProblem: String? {
         if let gallery, let problem = FieldLimits.problem(withGalleryName: gallery) { return problem }
         if let problem = ItemFieldValues(title: title, aspect: aspect).boundsProblem { return problem }
         for case .url(let url) in sources {

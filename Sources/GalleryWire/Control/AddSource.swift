@@ -4,7 +4,7 @@ import Foundation
 /// reference.
 ///
 /// In JSON: `{"file": "/absolute/path"}`, `{"blob": HASH, "name": NAME}` or `{"url": "https://..."}`.
-public enum AddSource: Hashable, Sendable {
+package enum AddSource: Hashable, Sendable {
     /// An absolute path of an image file (PNG, JPEG or GIF) on the node's machine: the command line
     /// and the node share the machine and DIR, and the node runs as the command line's user.
     case file(String)
@@ -16,7 +16,7 @@ public enum AddSource: Hashable, Sendable {
     case blob(hash: String, name: String)
 
     /// A URL when `text` contains `://`, else a file (the command line makes it absolute).
-    public init(_ text: String) {
+    package init(_ text: String) {
         self = text.contains("://") ? .url(text) : .file(text)
     }
 }
@@ -26,7 +26,7 @@ extension AddSource: Codable {
         case file, url, blob, name
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         if let path = try container.decodeIfPresent(String.self, forKey: .file) {
             self = .file(path)
@@ -41,7 +41,7 @@ extension AddSource: Codable {
         }
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         switch self {
         case .file(let path): try container.encode(path, forKey: .file)

@@ -29,11 +29,11 @@ extension ControlCommand: Codable {
         case name, gallery, item, items, index, host, port, peer, transfers
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         try self.init(from: decoder.container(keyedBy: CommandKey.self))
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CommandKey.self)
         try encode(into: &container)
     }

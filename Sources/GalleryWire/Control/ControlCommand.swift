@@ -5,7 +5,7 @@ import GalleryModel
 ///
 /// JSON: `{"command": NAME, "arguments": {...}}`, `arguments` absent for commands without any;
 /// `ControlCommand+Coding.swift` spells out every case.
-public enum ControlCommand: Hashable, Sendable {
+package enum ControlCommand: Hashable, Sendable {
     /// The galleries' names.
     case galleries
     /// Creates a gallery of this name.
@@ -40,7 +40,7 @@ public enum ControlCommand: Hashable, Sendable {
     case cancel([OpID])
 
     /// The command's name.
-    public var name: ControlCommandName {
+    package var name: ControlCommandName {
         switch self {
         case .galleries: .galleries
         case .newGallery: .newGallery
@@ -64,7 +64,7 @@ public enum ControlCommand: Hashable, Sendable {
     /// Whether the command only reads the node's state, quickly and without touching files: such
     /// commands are never refused for want of a command slot, so that commands that wait (a large
     /// `add`, a slow disk) cannot lock `list` and `status` out.
-    public var onlyReads: Bool {
+    package var onlyReads: Bool {
         switch self {
         case .galleries, .list, .peers, .status, .export: true
         case .newGallery, .add, .move, .delete, .update, .connect, .disconnect, .forget, .watch, .drag, .cancel: false
@@ -74,7 +74,7 @@ public enum ControlCommand: Hashable, Sendable {
     /// Why the command carries a value that no op may hold (`FieldLimits`), or nil. The command
     /// line checks it before it contacts the node (a usage error); the node checks it again before
     /// the command changes anything.
-    public var boundsProblem: String? {
+    package var boundsProblem: String? {
         switch self {
         case .newGallery(let name): FieldLimits.problem(withGalleryName: name)
         case .move(_, let gallery?, _): FieldLimits.problem(withGalleryName: gallery)

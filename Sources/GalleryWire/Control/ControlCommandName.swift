@@ -1,6 +1,6 @@
 /// The name of a control command: the `command` key of a `control_request`, and the word typed
 /// after `gallery -C DIR`.
-public enum ControlCommandName: String, Codable, Hashable, Sendable, CaseIterable {
+package enum ControlCommandName: String, Codable, Hashable, Sendable, CaseIterable {
     case galleries
     case newGallery = "new-gallery"
     case list

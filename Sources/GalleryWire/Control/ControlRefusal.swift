@@ -1,13 +1,13 @@
 import Foundation
 
 /// Why a node refused a command: one line; the command changed nothing.
-public struct ControlRefusal: Error, Codable, Hashable, Sendable, LocalizedError {
+package struct ControlRefusal: Error, Codable, Hashable, Sendable, LocalizedError {
     /// The one-line reason.
-    public var reason: String
+    package var reason: String
 
-    public init(_ reason: String) {
+    package init(_ reason: String) {
         self.reason = reason
     }
 
-    public var errorDescription: String? { reason }
+    package var errorDescription: String? { reason }
 }

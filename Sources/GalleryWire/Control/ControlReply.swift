@@ -5,7 +5,7 @@ import GalleryModel
 /// JSON: the keys of the answer beside `"id"` and `"ok": true` (`ControlResponse`), one payload
 /// per reply: `galleries`, `ids`, `peers`, `status`, `drops`, `item`, or `events` (with
 /// `galleries`); none for `done`.
-public enum ControlReply: Hashable, Sendable {
+package enum ControlReply: Hashable, Sendable {
     /// The command took effect; nothing to report (`new-gallery`, `move`, `delete`, `update`,
     /// `connect`, `disconnect`, `cancel`).
     case done
@@ -28,7 +28,7 @@ public enum ControlReply: Hashable, Sendable {
     case changes([WatchEvent], listing: [GalleryListing]?)
 
     /// The galleries of `galleries` or `changes`, else nil.
-    public var galleries: [GalleryListing]? {
+    package var galleries: [GalleryListing]? {
         switch self {
         case .galleries(let listing): listing
         case .changes(_, let listing): listing
@@ -37,17 +37,17 @@ public enum ControlReply: Hashable, Sendable {
     }
 
     /// The events of `changes`, else nil.
-    public var events: [WatchEvent]? {
+    package var events: [WatchEvent]? {
         if case .changes(let events, _) = self { events } else { nil }
     }
 
     /// The drops of `drops`, else nil.
-    public var drops: [DropListing]? {
+    package var drops: [DropListing]? {
         if case .drops(let drops) = self { drops } else { nil }
     }
 
     /// The items of `added`, else nil.
-    public var ids: [OpID]? {
+    package var ids: [OpID]? {
         if case .added(let ids) = self { ids } else { nil }
     }
 }

@@ -2,16 +2,16 @@ import Foundation
 
 /// A command from a client to a running node, as one `control_request` frame carries it:
 /// `{"id": N, "sent"?: T, "command": NAME, "arguments"?: {...}}` (protocol.md section 15).
-public struct ControlRequest: Codable, Hashable, Sendable {
+package struct ControlRequest: Codable, Hashable, Sendable {
     /// Chosen by the client; echoed in the response.
-    public var id: Int
+    package var id: Int
     /// What to do.
-    public var command: ControlCommand
+    package var command: ControlCommand
     /// When the client sent the request (seconds since 1970): a request that waited in the socket
     /// longer than the client waits for an answer (the node was paused) is refused, not carried out.
-    public var sent: Double?
+    package var sent: Double?
 
-    public init(id: Int, command: ControlCommand, sent: Double? = nil) {
+    package init(id: Int, command: ControlCommand, sent: Double? = nil) {
         self.id = id
         self.command = command
         self.sent = sent
@@ -21,14 +21,14 @@ public struct ControlRequest: Codable, Hashable, Sendable {
         case id, sent, command, arguments
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         id = try container.decode(Int.self, forKey: .id)
         sent = try container.decodeIfPresent(Double.self, forKey: .sent)
         command = try ControlCommand(from: container)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(id, forKey: .id)
         try container.encodeIfPresent(sent, forKey: .sent)
@@ -37,13 +37,13 @@ public struct ControlRequest: Codable, Hashable, Sendable {
 
     /// The request ID of a request that does not decode, so that the refusal names it (0 when even
     /// the ID is unreadable).
-    public static func identifier(ofMalformed json: [UInt8]) -> Int {
+    package static func identifier(ofMalformed json: [UInt8]) -> Int {
         struct IDOnly: Decodable { var id: Int }
         return (try? JSONDecoder().decode(IDOnly.self, from: Data(json)))?.id ?? 0
     }
 
     /// A one-line reason why a request did not decode, for the refusal.
-    public static func problem(with error: any Error) -> String {
+    package static func problem(with error: any Error) -> String {
         guard let error = error as? Swift.DecodingError else { return "malformed control request" }
         let reason: String
         switch error {

@@ -3,39 +3,39 @@ import GalleryModel
 
 /// The node's answer to one request, as one `control_response` frame carries it:
 /// `{"id": N, "ok": true, PAYLOAD}` (`ControlReply`) or `{"id": N, "ok": false, "error": "one line"}`.
-public struct ControlResponse: Codable, Hashable, Sendable {
+package struct ControlResponse: Codable, Hashable, Sendable {
     /// The request's ID.
-    public var id: Int
+    package var id: Int
     /// The reply, or the one-line reason the command was refused (it changed nothing).
-    public var result: Result<ControlReply, ControlRefusal>
+    package var result: Result<ControlReply, ControlRefusal>
 
-    public init(id: Int, result: Result<ControlReply, ControlRefusal>) {
+    package init(id: Int, result: Result<ControlReply, ControlRefusal>) {
         self.id = id
         self.result = result
     }
 
     /// A successful answer.
-    public init(id: Int, _ reply: ControlReply) {
+    package init(id: Int, _ reply: ControlReply) {
         self.init(id: id, result: .success(reply))
     }
 
     /// A refusal with its reason.
-    public init(id: Int, refused reason: String) {
+    package init(id: Int, refused reason: String) {
         self.init(id: id, result: .failure(ControlRefusal(reason)))
     }
 
     /// Whether the command succeeded.
-    public var ok: Bool {
+    package var ok: Bool {
         if case .success = result { true } else { false }
     }
 
     /// The reply of a successful command, else nil.
-    public var reply: ControlReply? {
+    package var reply: ControlReply? {
         try? result.get()
     }
 
     /// The reason of a refusal, else nil.
-    public var error: String? {
+    package var error: String? {
         if case .failure(let refusal) = result { refusal.reason } else { nil }
     }
 
@@ -43,7 +43,7 @@ public struct ControlResponse: Codable, Hashable, Sendable {
         case id, ok, error, galleries, ids, peers, status, drops, item, events
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Key.self)
         id = try container.decode(Int.self, forKey: .id)
         guard try container.decode(Bool.self, forKey: .ok) else {
@@ -77,7 +77,7 @@ public struct ControlResponse: Codable, Hashable, Sendable {
         result = .success(reply)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: Key.self)
         try container.encode(id, forKey: .id)
         try container.encode(ok, forKey: .ok)

@@ -1,18 +1,18 @@
 /// An op received under an ID that this node holds with other content (`status`).
-public struct DivergentOp: Codable, Hashable, Sendable {
+package struct DivergentOp: Codable, Hashable, Sendable {
     /// How many a node keeps for `status` (the most recent).
-    public static let kept = 20
+    package static let kept = 20
 
     /// The op ID, `COUNTER@REPLICA`.
-    public var id: String
+    package var id: String
     /// The peer that sent it.
-    public var peer: String
+    package var peer: String
     /// What the received op does.
-    public var received: String
+    package var received: String
     /// What the op held here does, or nil when no op of that replica starts at that counter.
-    public var held: String?
+    package var held: String?
 
-    public init(id: String, peer: String, received: String, held: String?) {
+    package init(id: String, peer: String, received: String, held: String?) {
         self.id = id
         self.peer = peer
         self.received = received

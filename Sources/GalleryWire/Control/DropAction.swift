@@ -1,5 +1,5 @@
 /// What a drop did with one dragged item (`DropListing.action`).
-public enum DropAction: String, Codable, Hashable, Sendable, CaseIterable {
+package enum DropAction: String, Codable, Hashable, Sendable, CaseIterable {
     /// A local `--move`: the item itself left its place.
     case moved
     /// A local `--copy`: a copy was inserted.

@@ -1,32 +1,32 @@
 /// One item as `list --json` prints it.
-public struct ItemListing: Codable, Hashable, Sendable {
+package struct ItemListing: Codable, Hashable, Sendable {
     /// The item's ID, `COUNTER@REPLICA`.
-    public var id: String
-    public var title: String?
+    package var id: String
+    package var title: String?
     /// `ready` or `placeholder`.
-    public var state: String
+    package var state: String
     /// The SHA-256 of its bytes, in hex (a stored image).
-    public var hash: String?
-    public var bytes: Int64?
-    public var mediaType: String?
-    public var aspectRatio: Double?
+    package var hash: String?
+    package var bytes: Int64?
+    package var mediaType: String?
+    package var aspectRatio: Double?
     /// The image's URL (an image kept by reference).
-    public var url: String?
+    package var url: String?
     /// Bytes done / total for a placeholder this node is filling; null otherwise.
-    public var progress: Progress?
+    package var progress: Progress?
 
     /// Transfer progress of a placeholder.
-    public struct Progress: Codable, Hashable, Sendable {
-        public var done: Int64
-        public var total: Int64
+    package struct Progress: Codable, Hashable, Sendable {
+        package var done: Int64
+        package var total: Int64
 
-        public init(done: Int64, total: Int64) {
+        package init(done: Int64, total: Int64) {
             self.done = done
             self.total = total
         }
     }
 
-    public init(id: String, title: String?, state: String, hash: String?, bytes: Int64?, mediaType: String?,
+    package init(id: String, title: String?, state: String, hash: String?, bytes: Int64?, mediaType: String?,
                 aspectRatio: Double?, url: String?, progress: Progress?) {
         self.id = id
         self.title = title
@@ -44,7 +44,7 @@ public struct ItemListing: Codable, Hashable, Sendable {
     }
 
     /// Every key is written, unset ones as null, as `list --json` documents.
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(title, forKey: .title)

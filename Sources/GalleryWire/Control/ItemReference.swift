@@ -7,14 +7,14 @@ import GalleryModel
 /// every reference of a command means the same listing.
 ///
 /// In JSON it is the string the user typed.
-public enum ItemReference: Hashable, Sendable, CustomStringConvertible {
+package enum ItemReference: Hashable, Sendable, CustomStringConvertible {
     /// The item with this ID.
     case id(OpID)
     /// The item at `index` of `gallery`.
     case position(gallery: String, index: Int)
 
     /// Parses `COUNTER@REPLICA` or `GALLERY:INDEX`; nil for anything else.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if let id = OpID(text) {
             self = .id(id)
             return
@@ -24,7 +24,7 @@ public enum ItemReference: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The text it was parsed from (`COUNTER@REPLICA` or `GALLERY:INDEX`).
-    public var description: String {
+    package var description: String {
         switch self {
         case .id(let id): id.description
         case .position(let gallery, let index): "\(gallery):\(index)"
@@ -32,13 +32,13 @@ public enum ItemReference: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Why `text` names no item, for error messages.
-    public static func problem(with text: String) -> String {
+    package static func problem(with text: String) -> String {
         "\"\(text)\" is neither an item ID (COUNTER@REPLICA) nor GALLERY:INDEX"
     }
 }
 
 extension ItemReference: Codable {
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         let text = try container.decode(String.self)
         guard let reference = ItemReference(text) else {
@@ -47,7 +47,7 @@ extension ItemReference: Codable {
         self = reference
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)
     }

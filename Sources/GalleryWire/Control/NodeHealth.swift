@@ -1,21 +1,21 @@
 /// What a node could not do, as `status` shows it: storing ops, ops it lacks, ops it refused.
-public struct NodeHealth: Codable, Hashable, Sendable {
+package struct NodeHealth: Codable, Hashable, Sendable {
     /// Why ops cannot be stored right now ("cannot write to DIR: No space left on device"), or nil.
-    public var storage: String?
+    package var storage: String?
     /// Ops applied here but not yet stored (and so not sent to peers).
-    public var unstoredOps: Int
+    package var unstoredOps: Int
     /// Ops that held ops wait for (lost from the op files, or not yet received), as `12@r` or
     /// `12...15@r`: asked from every peer at each sync.
-    public var missingOps: [String]
+    package var missingOps: [String]
     /// The most recent ops refused because they differ from the op held under their ID.
-    public var divergentOps: [DivergentOp]
+    package var divergentOps: [DivergentOp]
     /// Such ops refused since the node started.
-    public var divergentOpCount: Int
+    package var divergentOpCount: Int
     /// Peers that presented a static key other than the one known for their name or their dialed
     /// address (impostors, or nodes whose key was replaced), most recent last.
-    public var identityConflicts: [String]?
+    package var identityConflicts: [String]?
 
-    public init(storage: String?, unstoredOps: Int, missingOps: [String], divergentOps: [DivergentOp], divergentOpCount: Int,
+    package init(storage: String?, unstoredOps: Int, missingOps: [String], divergentOps: [DivergentOp], divergentOpCount: Int,
                 identityConflicts: [String] = []) {
         self.storage = storage
         self.unstoredOps = unstoredOps
@@ -26,7 +26,7 @@ public struct NodeHealth: Codable, Hashable, Sendable {
     }
 
     /// Whether nothing is wrong.
-    public var isClean: Bool {
+    package var isClean: Bool {
         storage == nil && unstoredOps == 0 && missingOps.isEmpty && divergentOpCount == 0 && (identityConflicts ?? []).isEmpty
     }
 }

@@ -1,31 +1,31 @@
 /// A node's state as `status --json` prints it.
-public struct NodeStatus: Codable, Hashable, Sendable {
+package struct NodeStatus: Codable, Hashable, Sendable {
     /// The node's name.
-    public var name: String
+    package var name: String
     /// The node's replica ID, in hex.
-    public var replica: String
+    package var replica: String
     /// The node's ID: a digest of its static public key (absent from an older node's answer).
-    public var nodeID: String?
+    package var nodeID: String?
     /// Where the node accepts peers, `HOST:PORT`, if it listens.
-    public var address: String?
+    package var address: String?
     /// The version vector: the last counter applied from each replica (hex replica ID -> counter).
-    public var version: [String: UInt64]
+    package var version: [String: UInt64]
     /// Ops applied.
-    public var ops: Int
+    package var ops: Int
     /// Early ops held for missing dependencies.
-    public var buffered: Int
+    package var buffered: Int
     /// The connected peers.
-    public var peers: [PeerListing]
+    package var peers: [PeerListing]
     /// Transfers in flight: placeholders of this node being filled.
-    public var transfers: [TransferListing]
+    package var transfers: [TransferListing]
     /// Storage faults, ops missing or refused (absent from an older node's answer).
-    public var health: NodeHealth?
+    package var health: NodeHealth?
     /// The root of the relay tree this node follows (hex replica ID) and its distance from it in
     /// links (protocol.md, section 11); absent with relay trees off, or from an older node.
-    public var treeRoot: String?
-    public var treeHops: UInt64?
+    package var treeRoot: String?
+    package var treeHops: UInt64?
 
-    public init(name: String, replica: String, address: String?, version: [String: UInt64], ops: Int, buffered: Int,
+    package init(name: String, replica: String, address: String?, version: [String: UInt64], ops: Int, buffered: Int,
                 peers: [PeerListing], transfers: [TransferListing], health: NodeHealth?, nodeID: String? = nil) {
         self.name = name
         self.replica = replica

@@ -1,52 +1,52 @@
 /// One peer as `peers` and `status` print it: a connection, and for `peers` also every peer of
 /// the address book that is not connected (`state` "disconnected") and every address given that
 /// no peer has answered at yet (`name` nil, `state` "disconnected").
-public struct PeerListing: Codable, Hashable, Sendable {
+package struct PeerListing: Codable, Hashable, Sendable {
     /// The peer's node name, once its handshake is done.
-    public var name: String?
+    package var name: String?
     /// Its replica ID, in hex, once its handshake is done.
-    public var replica: String?
+    package var replica: String?
     /// Its node ID (a digest of the static key it proved), once its handshake is done.
-    public var nodeID: String?
+    package var nodeID: String?
     /// Its address, `HOST:PORT`: the connection's remote address, or the first address known.
-    public var address: String
+    package var address: String
     /// `inbound` or `outbound`; `-` when not connected.
-    public var direction: String
+    package var direction: String
     /// Where the sync with it stands: `handshaking`, `syncing`, `live`, or `disconnected`.
-    public var state: String
+    package var state: String
     /// The peer's version vector at its `caught_up`: "synced with P up to V".
-    public var syncedUpTo: [String: UInt64]?
+    package var syncedUpTo: [String: UInt64]?
     /// Since when it is connected (seconds since 1970), for `peers`.
-    public var since: Double?
+    package var since: Double?
     /// When it was last connected (seconds since 1970), for `peers`.
-    public var lastSeen: Double?
+    package var lastSeen: Double?
     /// Where it listens, as the address book knows it, for `peers`.
-    public var addresses: [Address]?
+    package var addresses: [Address]?
     /// Seconds until the node dials it again, when it is not connected.
-    public var nextRetry: Double?
+    package var nextRetry: Double?
     /// Why the last attempt to dial it failed.
-    public var lastError: String?
+    package var lastError: String?
     /// The link in the relay tree: `parent`, `child`, `eager`, `grafted` or `lazy` (protocol.md,
     /// section 11; `PeerStatus.relay`).
-    public var relay: String?
+    package var relay: String?
 
     /// One address of the address book.
-    public struct Address: Codable, Hashable, Sendable {
+    package struct Address: Codable, Hashable, Sendable {
         /// `HOST:PORT`.
-        public var address: String
+        package var address: String
         /// Where the book learned it: `--peer`, `connect`, `announce`, `gossip`.
-        public var source: String
+        package var source: String
         /// When it last held (seconds since 1970).
-        public var lastSeen: Double
+        package var lastSeen: Double
 
-        public init(address: String, source: String, lastSeen: Double) {
+        package init(address: String, source: String, lastSeen: Double) {
             self.address = address
             self.source = source
             self.lastSeen = lastSeen
         }
     }
 
-    public init(name: String?, replica: String?, nodeID: String? = nil, address: String, direction: String, state: String,
+    package init(name: String?, replica: String?, nodeID: String? = nil, address: String, direction: String, state: String,
                 syncedUpTo: [String: UInt64]?, since: Double? = nil, lastSeen: Double? = nil, addresses: [Address]? = nil,
                 nextRetry: Double? = nil, lastError: String? = nil, relay: String? = nil) {
         self.name = name

@@ -1,23 +1,23 @@
 /// One transfer in flight as `status` shows it.
-public struct TransferListing: Codable, Hashable, Sendable {
+package struct TransferListing: Codable, Hashable, Sendable {
     /// The transfer's ID, which is its placeholder's item ID.
-    public var transfer: String
+    package var transfer: String
     /// The dragged item.
-    public var source: String
+    package var source: String
     /// The SHA-256 of the bytes, in hex.
-    public var hash: String
+    package var hash: String
     /// Bytes received and verified so far.
-    public var done: Int
+    package var done: Int
     /// All the bytes.
-    public var total: Int
+    package var total: Int
     /// Whether the source is deleted once the placeholder is committed.
-    public var move: Bool
+    package var move: Bool
     /// `fetching from PEER`, `waiting for a peer holding the bytes`, `verifying`, ...
-    public var state: String
+    package var state: String
     /// Seconds until the placeholder is deleted if the bytes have not arrived.
-    public var secondsLeft: Double
+    package var secondsLeft: Double
 
-    public init(transfer: String, source: String, hash: String, done: Int, total: Int, move: Bool, state: String,
+    package init(transfer: String, source: String, hash: String, done: Int, total: Int, move: Bool, state: String,
                 secondsLeft: Double) {
         self.transfer = transfer
         self.source = source

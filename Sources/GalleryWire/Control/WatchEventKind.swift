@@ -1,5 +1,5 @@
 /// What a `WatchEvent` reports (its `event` key).
-public enum WatchEventKind: String, Codable, Hashable, Sendable, CaseIterable {
+package enum WatchEventKind: String, Codable, Hashable, Sendable, CaseIterable {
     /// The subscription is in place (written by the command line, never sent by the node).
     case watching
     /// A gallery was created.

@@ -1,32 +1,32 @@
 /// One frame: a 6-byte header (payload length u32 little-endian, type, flags) and a payload.
-public struct Frame: Hashable, Sendable {
+package struct Frame: Hashable, Sendable {
     /// Flag bit 0: a receiver that does not know the type skips the frame instead of failing.
-    public static let ignorableFlag: UInt8 = 0x01
+    package static let ignorableFlag: UInt8 = 0x01
 
     /// The raw type byte (see `FrameType`; unknown values are kept as they are).
-    public var type: UInt8
+    package var type: UInt8
     /// The flag bits; only `ignorableFlag` is defined, the others must be 0.
-    public var flags: UInt8
+    package var flags: UInt8
     /// The payload.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
 
     /// Creates a frame of a known type.
-    public init(_ type: FrameType, flags: UInt8 = 0, payload: [UInt8] = []) {
+    package init(_ type: FrameType, flags: UInt8 = 0, payload: [UInt8] = []) {
         self.init(rawType: type.rawValue, flags: flags, payload: payload)
     }
 
     /// Creates a frame with any type byte.
-    public init(rawType: UInt8, flags: UInt8, payload: [UInt8]) {
+    package init(rawType: UInt8, flags: UInt8, payload: [UInt8]) {
         self.type = rawType
         self.flags = flags
         self.payload = payload
     }
 
     /// The known type, if any.
-    public var knownType: FrameType? { FrameType(rawValue: type) }
+    package var knownType: FrameType? { FrameType(rawValue: type) }
 
     /// Header and payload as sent.
-    public var encoded: [UInt8] {
+    package var encoded: [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(FrameLimits.headerSize + payload.count)
         let length = UInt32(payload.count)
@@ -37,5 +37,5 @@ public struct Frame: Hashable, Sendable {
     }
 
     /// Size on the wire.
-    public var encodedSize: Int { FrameLimits.headerSize + payload.count }
+    package var encodedSize: Int { FrameLimits.headerSize + payload.count }
 }

@@ -1,21 +1,21 @@
 /// Cuts a byte stream into frames, refusing any frame longer than the current limit before
 /// buffering it, so that a peer cannot make the receiver allocate beyond that limit.
-public struct FrameDecoder: Sendable {
+package struct FrameDecoder: Sendable {
     /// The largest payload accepted now; raised once the handshake has declared it.
-    public var maximumPayload: Int
+    package var maximumPayload: Int
     private var buffer: [UInt8] = []
     private var start = 0
 
     /// Creates a decoder that accepts payloads up to `maximumPayload` bytes.
-    public init(maximumPayload: Int = FrameLimits.handshakeMaximum) {
+    package init(maximumPayload: Int = FrameLimits.handshakeMaximum) {
         self.maximumPayload = maximumPayload
     }
 
     /// Bytes received but not yet returned as frames.
-    public var bufferedCount: Int { buffer.count - start }
+    package var bufferedCount: Int { buffer.count - start }
 
     /// Adds received bytes.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer) {
         if start > 0 && start >= buffer.count / 2 {
             buffer.removeSubrange(0..<start)
             start = 0
@@ -28,7 +28,7 @@ public struct FrameDecoder: Sendable {
     /// keep none): a record is opened where it lies, without an array of its own.
     ///
     /// - Complexity: O(*n*) plus `transform`.
-    public mutating func append(_ bytes: UnsafeRawBufferPointer, transformingInPlace transform: (UnsafeMutableRawBufferPointer) -> Int) {
+    package mutating func append(_ bytes: UnsafeRawBufferPointer, transformingInPlace transform: (UnsafeMutableRawBufferPointer) -> Int) {
         guard !bytes.isEmpty else { return }
         append(bytes)
         let first = buffer.count - bytes.count
@@ -39,7 +39,7 @@ public struct FrameDecoder: Sendable {
     }
 
     /// Adds received bytes.
-    public mutating func append(_ bytes: [UInt8]) {
+    package mutating func append(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { append($0) }
     }
 
@@ -47,7 +47,7 @@ public struct FrameDecoder: Sendable {
     ///
     /// - Throws: `WireError.frameTooLarge` as soon as a header announces too long a payload, and
     ///   `WireError.malformed` for reserved flag bits.
-    public mutating func next() throws(WireError) -> Frame? {
+    package mutating func next() throws(WireError) -> Frame? {
         guard bufferedCount >= FrameLimits.headerSize else { return nil }
         let length = Int(buffer[start]) | Int(buffer[start + 1]) << 8 | Int(buffer[start + 2]) << 16
             | Int(buffer[start + 3]) << 24

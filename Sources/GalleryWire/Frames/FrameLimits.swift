@@ -1,13 +1,13 @@
 /// Sizes that bound frames (protocol.md, "Frame layout").
-public enum FrameLimits {
+package enum FrameLimits {
     /// Bytes of the frame header: length (u32), type (u8), flags (u8).
-    public static let headerSize = 6
+    package static let headerSize = 6
     /// The largest frame accepted before the handshake has declared the peer's limit.
-    public static let handshakeMaximum = 4_096
+    package static let handshakeMaximum = 4_096
     /// The smallest frame limit a node may declare.
-    public static let minimum: UInt32 = 65_536
+    package static let minimum: UInt32 = 65_536
     /// The largest frame limit a node may declare.
-    public static let maximum: UInt32 = 64 << 20
+    package static let maximum: UInt32 = 64 << 20
     /// The frame limit this implementation declares by default.
-    public static let defaultMaximum: UInt32 = 4 << 20
+    package static let defaultMaximum: UInt32 = 4 << 20
 }

@@ -1,5 +1,5 @@
 /// The type byte of a frame (protocol.md, "Frame types").
-public enum FrameType: UInt8, CaseIterable, Sendable {
+package enum FrameType: UInt8, CaseIterable, Sendable {
     /// Client's cleartext opening: magic and supported versions (protocol.md, "Handshake").
     case hello = 0x01
     // 0x02-0x04 (welcome, auth, auth_ok) were version 2's HMAC challenge; version 3 refuses them.
@@ -54,7 +54,7 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
     case addresses = 0x40
 
     /// Whether frames of this type go before ops and bulk bytes on a connection.
-    public var priority: FramePriority {
+    package var priority: FramePriority {
         switch self {
         case .ops, .opsCompact, .caughtUp: .ops
         case .chunk: .bulk
@@ -64,12 +64,12 @@ public enum FrameType: UInt8, CaseIterable, Sendable {
 }
 
 /// The outbound queue a frame waits in: control before ops before bulk bytes.
-public enum FramePriority: Int, CaseIterable, Comparable, Sendable {
+package enum FramePriority: Int, CaseIterable, Comparable, Sendable {
     case control = 0
     case ops = 1
     case bulk = 2
 
-    public static func < (lhs: FramePriority, rhs: FramePriority) -> Bool {
+    package static func < (lhs: FramePriority, rhs: FramePriority) -> Bool {
         lhs.rawValue < rhs.rawValue
     }
 }

@@ -8,9 +8,9 @@ import GalleryCrypto
 /// the address, or the node that answered there before), a responder whose static key has another
 /// node ID is refused after message 2, before this node sends its own static key or proves the
 /// secret.
-public struct ClientHandshake: Sendable {
+package struct ClientHandshake: Sendable {
     /// What to do after a received message.
-    public enum Step: Sendable {
+    package enum Step: Sendable {
         /// Send this message, then every later frame sealed with `result`'s keys.
         case finish(Message, HandshakeResult)
     }
@@ -23,7 +23,7 @@ public struct ClientHandshake: Sendable {
     private var finished = false
 
     /// Creates the client side; `expectedNode` is the node ID the dialed node's static key must have.
-    public init(settings: HandshakeSettings, expectedNode: NodeID? = nil) {
+    package init(settings: HandshakeSettings, expectedNode: NodeID? = nil) {
         self.init(settings: settings, expectedNode: expectedNode, ephemeralKey: nil)
     }
 
@@ -35,10 +35,10 @@ public struct ClientHandshake: Sendable {
     }
 
     /// The cleartext `hello` this client sends.
-    public var hello: Message { .hello(Hello(versions: settings.versions)) }
+    package var hello: Message { .hello(Hello(versions: settings.versions)) }
 
     /// The first messages: `hello`, then Noise message 1 (sent together: one round trip saved).
-    public mutating func start() throws(HandshakeFailure) -> [Message] {
+    package mutating func start() throws(HandshakeFailure) -> [Message] {
         guard noise == nil, let highest = settings.versions.max() else {
             throw HandshakeFailure(.internalError, "the handshake was started twice")
         }
@@ -57,7 +57,7 @@ public struct ClientHandshake: Sendable {
     }
 
     /// Takes the server's next message.
-    public mutating func receive(_ message: Message) throws(HandshakeFailure) -> Step {
+    package mutating func receive(_ message: Message) throws(HandshakeFailure) -> Step {
         switch message {
         case .noiseHandshake(let bytes) where noise != nil && !finished:
             guard var state = noise else { throw HandshakeFailure(.protocolError, "no handshake") }

@@ -3,17 +3,17 @@ import GalleryCrypto
 /// What a finished Noise handshake leaves: the version run, the peer's proved static key, the
 /// handshake hash, and one cipher state per direction for the record layer (`RecordSealer`,
 /// `RecordOpener`). The peer's `identity` frame, the first sealed frame, completes the picture.
-public struct HandshakeResult: Sendable {
+package struct HandshakeResult: Sendable {
     /// The protocol version of the connection.
-    public var version: UInt16
+    package var version: UInt16
     /// The peer's static public key, proved by the handshake.
-    public var remoteKey: X25519.PublicKey
+    package var remoteKey: X25519.PublicKey
     /// Noise's h after the last message: the same on both sides, unique to the connection.
-    public var handshakeHash: [UInt8]
+    package var handshakeHash: [UInt8]
     /// Seals what this side sends.
-    public var sending: NoiseCipherState
+    package var sending: NoiseCipherState
     /// Opens what the peer sends.
-    public var receiving: NoiseCipherState
+    package var receiving: NoiseCipherState
 
     init(version: UInt16, transport: NoiseTransport) {
         self.version = version

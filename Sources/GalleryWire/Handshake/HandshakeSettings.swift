@@ -2,36 +2,36 @@ import GalleryCrypto
 import GalleryModel
 
 /// What a node brings to a handshake: its identity, its static key, the space's secret, and its limits.
-public struct HandshakeSettings: Sendable {
+package struct HandshakeSettings: Sendable {
     /// The protocol versions this implementation speaks: 3 only (the Noise handshake and sealed
     /// records). Version 2 (HMAC challenge, CRC-32 trailers, nothing encrypted) is refused with
     /// `unsupported_version` both ways, so that no one on the path can downgrade a link.
-    public static let supportedVersions: [UInt16] = [3]
+    package static let supportedVersions: [UInt16] = [3]
 
     /// The Noise protocol this version runs.
-    public static let pattern = NoiseHandshakePattern.xxPSK3
+    package static let pattern = NoiseHandshakePattern.xxPSK3
 
     /// The space's shared secret, as kept in `DIR/secret`.
-    public var secret: [UInt8]
+    package var secret: [UInt8]
     /// This node's static X25519 key: its identity.
-    public var staticKey: X25519.PrivateKey
+    package var staticKey: X25519.PrivateKey
     /// This node's replica ID.
-    public var replica: ReplicaID
+    package var replica: ReplicaID
     /// This node's name.
-    public var name: String
+    package var name: String
     /// The versions offered (client) or accepted (server), ascending.
-    public var versions: [UInt16]
+    package var versions: [UInt16]
     /// The largest frame payload this node accepts.
-    public var maximumFrameSize: UInt32
+    package var maximumFrameSize: UInt32
     /// Draws the fresh ephemeral key of each handshake: the system's secure generator by default;
     /// the node's environment's random source in the deterministic mesh simulation.
-    public var makeEphemeralKey: @Sendable () -> X25519.PrivateKey = { X25519.PrivateKey() }
+    package var makeEphemeralKey: @Sendable () -> X25519.PrivateKey = { X25519.PrivateKey() }
     /// Whether records are sealed after the handshake: always, but for `gallery-bench transfer`'s
     /// unsealed baseline, which turns it off on both of its nodes (a node with it off cannot talk
     /// to any other: their tags never match).
-    @_spi(Measurement) public var sealsRecords = true
+    package var sealsRecords = true
 
-    public init(
+    package init(
         secret: [UInt8], staticKey: X25519.PrivateKey, replica: ReplicaID, name: String,
         versions: [UInt16] = supportedVersions, maximumFrameSize: UInt32 = FrameLimits.defaultMaximum
     ) {
@@ -47,14 +47,14 @@ public struct HandshakeSettings: Sendable {
     }
 
     /// This node's ID.
-    public var nodeID: NodeID { NodeID(key: staticKey.publicKey) }
+    package var nodeID: NodeID { NodeID(key: staticKey.publicKey) }
 
     /// The Noise pre-shared key: HKDF-SHA256(IKM = secret, salt = empty, info = "GallerySync noise
     /// psk v3", L = 32), so that the key Noise mixes in is uniform whatever the secret file holds.
-    public var presharedKey: [UInt8] { Self.presharedKey(secret: secret) }
+    package var presharedKey: [UInt8] { Self.presharedKey(secret: secret) }
 
     /// The pre-shared key of a space whose secret is `secret`.
-    public static func presharedKey(secret: [UInt8]) -> [UInt8] {
+    package static func presharedKey(secret: [UInt8]) -> [UInt8] {
         // Cannot throw: 32 bytes is within HKDF's limit.
         try! HKDF.deriveKey(inputKeyMaterial: secret, salt: [], info: Array("GallerySync noise psk v3".utf8), byteCount: 32)
     }
@@ -62,35 +62,35 @@ public struct HandshakeSettings: Sendable {
     /// The Noise prologue: "GallerySync" (11 ASCII bytes), the version run (u16), then the client's
     /// `hello` frame exactly as sent (header and payload), so that a `hello` changed on the path
     /// (a version list rewritten to downgrade) fails the handshake.
-    public static func prologue(version: UInt16, hello: Frame) -> [UInt8] {
+    package static func prologue(version: UInt16, hello: Frame) -> [UInt8] {
         Array("GallerySync".utf8) + [UInt8(truncatingIfNeeded: version), UInt8(truncatingIfNeeded: version >> 8)] + hello.encoded
     }
 
     /// What this node says of itself in its `identity` frame.
-    public func info(version: UInt16) -> PeerInfo {
+    package func info(version: UInt16) -> PeerInfo {
         PeerInfo(version: version, replica: replica, maximumFrameSize: maximumFrameSize, name: name)
     }
 }
 
 /// Who is at the other end of an authenticated connection.
-public struct PeerIdentity: Hashable, Sendable {
+package struct PeerIdentity: Hashable, Sendable {
     /// The peer's replica ID.
-    public var replica: ReplicaID
+    package var replica: ReplicaID
     /// The peer's node name.
-    public var name: String
+    package var name: String
     /// The protocol version both sides use.
-    public var version: UInt16
+    package var version: UInt16
     /// The largest frame payload the peer accepts: what this node may send.
-    public var maximumFrameSize: UInt32
+    package var maximumFrameSize: UInt32
     /// The peer's static public key, proved by the handshake.
-    public var key: X25519.PublicKey
+    package var key: X25519.PublicKey
     /// The peer's node ID (a digest of `key`).
-    public var nodeID: NodeID
+    package var nodeID: NodeID
 
     /// "name (node ID)": how logs name the peer.
-    public var label: String { "\(name) (node \(nodeID))" }
+    package var label: String { "\(name) (node \(nodeID))" }
 
-    public init(replica: ReplicaID, name: String, version: UInt16, maximumFrameSize: UInt32, key: X25519.PublicKey) {
+    package init(replica: ReplicaID, name: String, version: UInt16, maximumFrameSize: UInt32, key: X25519.PublicKey) {
         self.replica = replica
         self.name = name
         self.version = version
@@ -101,11 +101,11 @@ public struct PeerIdentity: Hashable, Sendable {
 }
 
 /// Why a handshake failed: the code and reason to send in an `error` frame before closing.
-public struct HandshakeFailure: Error, Hashable, Sendable {
-    public var code: ErrorCode
-    public var reason: String
+package struct HandshakeFailure: Error, Hashable, Sendable {
+    package var code: ErrorCode
+    package var reason: String
 
-    public init(_ code: ErrorCode, _ reason: String) {
+    package init(_ code: ErrorCode, _ reason: String) {
         self.code = code
         self.reason = reason
     }

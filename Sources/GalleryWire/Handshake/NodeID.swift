@@ -5,27 +5,27 @@ import GalleryCrypto
 /// The first 10 bytes (80 bits) of SHA-256("GallerySync node ID" || public key), in base32 (RFC
 /// 4648 alphabet, lowercase, no padding): 16 characters. Logs, `status` and `peers` name peers
 /// by it; two nodes with the same ID have the same key, short of a 2^80 search.
-public struct NodeID: Hashable, Sendable, Comparable, CustomStringConvertible {
+package struct NodeID: Hashable, Sendable, Comparable, CustomStringConvertible {
     /// The 16 characters.
-    public let rawValue: String
+    package let rawValue: String
 
     /// The ID of the node whose static public key is `key`.
-    public init(key: X25519.PublicKey) {
+    package init(key: X25519.PublicKey) {
         let digest = SHA256.hash(Array("GallerySync node ID".utf8) + key.rawRepresentation)
         rawValue = Self.base32(Array(digest.prefix(10)))
     }
 
     /// A node ID from its text (as `peers`, the address book and `forget` spell it): 16 characters
     /// of the base32 alphabet above; nil for anything else.
-    public init?(rawValue: String) {
+    package init?(rawValue: String) {
         let alphabet = Set("abcdefghijklmnopqrstuvwxyz234567".utf8)
         guard rawValue.utf8.count == 16, rawValue.utf8.allSatisfy(alphabet.contains) else { return nil }
         self.rawValue = rawValue
     }
 
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 
-    public static func < (lhs: NodeID, rhs: NodeID) -> Bool { lhs.rawValue < rhs.rawValue }
+    package static func < (lhs: NodeID, rhs: NodeID) -> Bool { lhs.rawValue < rhs.rawValue }
 
     /// RFC 4648 base32, lowercase, without padding.
     static func base32(_ bytes: [UInt8]) -> String {

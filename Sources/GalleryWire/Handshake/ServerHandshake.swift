@@ -5,9 +5,9 @@ import GalleryCrypto
 ///
 /// Nothing but these messages is accepted before message 3 has proved the space's secret; a
 /// `hello` without a version in common is refused with `unsupported_version`.
-public struct ServerHandshake: Sendable {
+package struct ServerHandshake: Sendable {
     /// What to do after a received message.
-    public enum Step: Sendable {
+    package enum Step: Sendable {
         /// Nothing to send yet (the `hello` was taken).
         case wait
         /// Send this message and wait for the next one.
@@ -23,7 +23,7 @@ public struct ServerHandshake: Sendable {
     private var messagesRead = 0
 
     /// Creates the server side.
-    public init(settings: HandshakeSettings) {
+    package init(settings: HandshakeSettings) {
         self.init(settings: settings, ephemeralKey: nil)
     }
 
@@ -34,7 +34,7 @@ public struct ServerHandshake: Sendable {
     }
 
     /// Takes the client's next message.
-    public mutating func receive(_ message: Message) throws(HandshakeFailure) -> Step {
+    package mutating func receive(_ message: Message) throws(HandshakeFailure) -> Step {
         switch message {
         case .hello(let hello) where version == nil:
             guard let common = hello.versions.filter(settings.versions.contains).max() else {

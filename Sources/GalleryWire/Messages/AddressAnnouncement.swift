@@ -5,41 +5,41 @@ import GalleryModel
 ///
 /// Sent right after the handshake and when the sender learns a member's new address. Every list
 /// is bounded here, on both sides: a decoder refuses more than the limits.
-public struct AddressAnnouncement: Hashable, Sendable {
+package struct AddressAnnouncement: Hashable, Sendable {
     /// The most listen addresses one announcement carries.
-    public static let maximumListen = 8
+    package static let maximumListen = 8
     /// The most members one announcement tells of.
-    public static let maximumMembers = 32
+    package static let maximumMembers = 32
     /// The most addresses told of one member.
-    public static let maximumAddressesPerMember = 8
+    package static let maximumAddressesPerMember = 8
     /// The longest host name or address, in bytes.
-    public static let maximumHostLength = 255
+    package static let maximumHostLength = 255
     /// The longest member ID or name, in bytes.
-    public static let maximumIdentityLength = 255
+    package static let maximumIdentityLength = 255
 
     /// The addresses the sender listens on (a host of `0.0.0.0` or `::` means "the address you
     /// reach me at").
-    public var listen: [WireAddress]
+    package var listen: [WireAddress]
     /// Other members the sender knows.
-    public var members: [Member]
+    package var members: [Member]
 
-    public init(listen: [WireAddress], members: [Member]) {
+    package init(listen: [WireAddress], members: [Member]) {
         self.listen = listen
         self.members = members
     }
 
     /// One member of the space as the sender knows it.
-    public struct Member: Hashable, Sendable {
+    package struct Member: Hashable, Sendable {
         /// The key the sender knows it by (today its node name).
-        public var id: String
+        package var id: String
         /// Its node name.
-        public var name: String
+        package var name: String
         /// Seconds since the sender last had it connected; 0 when it is connected now.
-        public var age: UInt64
+        package var age: UInt64
         /// Where it listens, as far as the sender knows.
-        public var addresses: [WireAddress]
+        package var addresses: [WireAddress]
 
-        public init(id: String, name: String, age: UInt64, addresses: [WireAddress]) {
+        package init(id: String, name: String, age: UInt64, addresses: [WireAddress]) {
             self.id = id
             self.name = name
             self.age = age
@@ -49,12 +49,12 @@ public struct AddressAnnouncement: Hashable, Sendable {
 }
 
 /// A host and TCP port as the wire carries it: `host:string port:u16`.
-public struct WireAddress: Hashable, Sendable {
+package struct WireAddress: Hashable, Sendable {
     /// A host name or numeric address, without brackets.
-    public var host: String
-    public var port: UInt16
+    package var host: String
+    package var port: UInt16
 
-    public init(host: String, port: UInt16) {
+    package init(host: String, port: UInt16) {
         self.host = host
         self.port = port
     }

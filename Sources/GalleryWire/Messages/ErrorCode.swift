@@ -2,61 +2,61 @@
 ///
 /// Codes this version does not know are kept as they are, so that a frame re-encodes to the same
 /// bytes; they are treated as `protocolError`.
-public struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: UInt16
+package struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package var rawValue: UInt16
 
-    public init(rawValue: UInt16) {
+    package init(rawValue: UInt16) {
         self.rawValue = rawValue
     }
 
     /// A malformed frame, or a frame not allowed in the connection's state.
-    public static let protocolError = ErrorCode(rawValue: 1)
+    package static let protocolError = ErrorCode(rawValue: 1)
     /// No protocol version in common.
-    public static let unsupportedVersion = ErrorCode(rawValue: 2)
+    package static let unsupportedVersion = ErrorCode(rawValue: 2)
     /// The peer does not prove knowledge of the shared secret.
-    public static let authFailed = ErrorCode(rawValue: 3)
+    package static let authFailed = ErrorCode(rawValue: 3)
     /// A frame longer than the receiver's declared limit.
-    public static let frameTooLarge = ErrorCode(rawValue: 4)
+    package static let frameTooLarge = ErrorCode(rawValue: 4)
     /// A frame type the receiver does not know, without the ignorable flag.
-    public static let unknownFrameType = ErrorCode(rawValue: 5)
+    package static let unknownFrameType = ErrorCode(rawValue: 5)
     /// Nothing was received for longer than the liveness timeout.
-    public static let timeout = ErrorCode(rawValue: 6)
+    package static let timeout = ErrorCode(rawValue: 6)
     /// The peer does not read fast enough: its outbound queue overflowed.
-    public static let slowPeer = ErrorCode(rawValue: 7)
+    package static let slowPeer = ErrorCode(rawValue: 7)
     /// The sender is shutting down.
-    public static let shuttingDown = ErrorCode(rawValue: 8)
+    package static let shuttingDown = ErrorCode(rawValue: 8)
     /// The peer sent an op that no correct replica can produce.
-    public static let rejectedOp = ErrorCode(rawValue: 9)
+    package static let rejectedOp = ErrorCode(rawValue: 9)
     /// The peer is this node itself (same replica ID), or already connected.
-    public static let duplicateConnection = ErrorCode(rawValue: 10)
+    package static let duplicateConnection = ErrorCode(rawValue: 10)
     /// An unexpected failure inside the sender.
-    public static let internalError = ErrorCode(rawValue: 11)
+    package static let internalError = ErrorCode(rawValue: 11)
     /// A fetched blob is not held by the sender.
-    public static let notFound = ErrorCode(rawValue: 12)
+    package static let notFound = ErrorCode(rawValue: 12)
     /// A fetch was cancelled.
-    public static let cancelled = ErrorCode(rawValue: 13)
+    package static let cancelled = ErrorCode(rawValue: 13)
     /// The peer sent an op under an ID the receiver holds with other content: two versions of one
     /// op ID exist in the space (a damaged or forged log, a reused ID). Nothing of it is applied.
-    public static let divergentOp = ErrorCode(rawValue: 14)
+    package static let divergentOp = ErrorCode(rawValue: 14)
     /// A sealed record that fails authentication: the link changed, dropped, replayed, reordered
     /// or injected records (version 2: a frame whose checksum does not match).
-    public static let corruptFrame = ErrorCode(rawValue: 15)
+    package static let corruptFrame = ErrorCode(rawValue: 15)
     /// The dialed node presented another static key than the one it had before (an impostor on
     /// its address, or a node whose key file was replaced).
-    public static let identityMismatch = ErrorCode(rawValue: 16)
+    package static let identityMismatch = ErrorCode(rawValue: 16)
 
     /// Every code this version defines.
-    public static let allCases: [ErrorCode] = [
+    package static let allCases: [ErrorCode] = [
         .protocolError, .unsupportedVersion, .authFailed, .frameTooLarge, .unknownFrameType, .timeout, .slowPeer,
         .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled, .divergentOp, .corruptFrame,
         .identityMismatch,
     ]
 
     /// Whether this version defines the code.
-    public var isKnown: Bool { Self.allCases.contains(self) }
+    package var isKnown: Bool { Self.allCases.contains(self) }
 
     /// The snake_case name used in protocol.md and logs, or `code_N` for an unknown code.
-    public var description: String {
+    package var description: String {
         switch self {
         case .protocolError: "protocol_error"
         case .unsupportedVersion: "unsupported_version"

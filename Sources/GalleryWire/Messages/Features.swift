@@ -4,15 +4,15 @@ import GalleryModel
 /// (protocol.md, section 3): `bits:varint`. A node uses a feature towards a peer only once the
 /// peer's `features` named it; a peer that sends none (or does not know the frame, which is
 /// ignorable) gets the base protocol. Bits this version does not know are kept and ignored.
-public struct Features: OptionSet, Hashable, Sendable {
-    public let rawValue: UInt64
+package struct Features: OptionSet, Hashable, Sendable {
+    package let rawValue: UInt64
 
-    public init(rawValue: UInt64) {
+    package init(rawValue: UInt64) {
         self.rawValue = rawValue
     }
 
     /// Bit 0: "send me ops in `ops_compact` frames" (protocol.md, section 7, "Compact ops").
-    public static let compactOps = Features(rawValue: 1 << 0)
+    package static let compactOps = Features(rawValue: 1 << 0)
 
     /// The payload: the bits as a varint.
     func write(into writer: inout ByteWriter) {

@@ -1,15 +1,15 @@
 /// A request for a blob's bytes, by SHA-256 and offset (reserved for content transfers).
-public struct FetchRequest: Hashable, Sendable {
+package struct FetchRequest: Hashable, Sendable {
     /// Chosen by the requester, unique among its open fetches on the connection.
-    public var id: UInt64
+    package var id: UInt64
     /// SHA-256 of the blob (32 bytes).
-    public var hash: [UInt8]
+    package var hash: [UInt8]
     /// The first byte wanted.
-    public var offset: UInt64
+    package var offset: UInt64
     /// The most bytes wanted; 0 for "to the end".
-    public var length: UInt64
+    package var length: UInt64
 
-    public init(id: UInt64, hash: [UInt8], offset: UInt64, length: UInt64) {
+    package init(id: UInt64, hash: [UInt8], offset: UInt64, length: UInt64) {
         self.id = id
         self.hash = hash
         self.offset = offset
@@ -18,17 +18,17 @@ public struct FetchRequest: Hashable, Sendable {
 }
 
 /// A piece of a blob sent in answer to a `FetchRequest`.
-public struct Chunk: Hashable, Sendable {
+package struct Chunk: Hashable, Sendable {
     /// The fetch it answers.
-    public var id: UInt64
+    package var id: UInt64
     /// Where the piece starts in the blob.
-    public var offset: UInt64
+    package var offset: UInt64
     /// The blob's whole size.
-    public var total: UInt64
+    package var total: UInt64
     /// The bytes.
-    public var data: [UInt8]
+    package var data: [UInt8]
 
-    public init(id: UInt64, offset: UInt64, total: UInt64, data: [UInt8]) {
+    package init(id: UInt64, offset: UInt64, total: UInt64, data: [UInt8]) {
         self.id = id
         self.offset = offset
         self.total = total

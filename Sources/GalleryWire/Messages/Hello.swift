@@ -6,22 +6,22 @@ import GalleryModel
 /// any version can read the version list and refuse with `unsupported_version`. From version 3 on
 /// the fields after the versions are sent as zeros (replica 0, 32 zero bytes, max_frame 0, empty
 /// name) and ignored: who the client is travels inside the sealed channel (`identity`).
-public struct Hello: Hashable, Sendable {
+package struct Hello: Hashable, Sendable {
     /// The four magic bytes that open a GallerySync connection: "GSYN".
-    public static let magic: [UInt8] = Array("GSYN".utf8)
+    package static let magic: [UInt8] = Array("GSYN".utf8)
 
     /// Supported protocol versions, ascending, 1 to 16 of them.
-    public var versions: [UInt16]
+    package var versions: [UInt16]
     /// Version 2: the client's replica ID. Version 3: 0.
-    public var replica: ReplicaID
+    package var replica: ReplicaID
     /// Version 2: 32 random bytes. Version 3: 32 zero bytes.
-    public var nonce: [UInt8]
+    package var nonce: [UInt8]
     /// Version 2: the largest frame payload the client accepts. Version 3: 0.
-    public var maximumFrameSize: UInt32
+    package var maximumFrameSize: UInt32
     /// Version 2: the client's node name. Version 3: empty.
-    public var name: String
+    package var name: String
 
-    public init(versions: [UInt16], replica: ReplicaID, nonce: [UInt8], maximumFrameSize: UInt32, name: String) {
+    package init(versions: [UInt16], replica: ReplicaID, nonce: [UInt8], maximumFrameSize: UInt32, name: String) {
         self.versions = versions
         self.replica = replica
         self.nonce = nonce
@@ -30,24 +30,24 @@ public struct Hello: Hashable, Sendable {
     }
 
     /// A version 3 hello offering `versions`: nothing but the versions.
-    public init(versions: [UInt16]) {
+    package init(versions: [UInt16]) {
         self.init(versions: versions, replica: ReplicaID(0), nonce: [UInt8](repeating: 0, count: 32),
                   maximumFrameSize: 0, name: "")
     }
 }
 
 /// What a node says of itself inside the sealed channel (`identity`, protocol.md "Handshake").
-public struct PeerInfo: Hashable, Sendable {
+package struct PeerInfo: Hashable, Sendable {
     /// The protocol version the sender runs on this connection.
-    public var version: UInt16
+    package var version: UInt16
     /// The sender's replica ID.
-    public var replica: ReplicaID
+    package var replica: ReplicaID
     /// The largest frame payload the sender accepts.
-    public var maximumFrameSize: UInt32
+    package var maximumFrameSize: UInt32
     /// The sender's node name (at most 255 bytes of UTF-8).
-    public var name: String
+    package var name: String
 
-    public init(version: UInt16, replica: ReplicaID, maximumFrameSize: UInt32, name: String) {
+    package init(version: UInt16, replica: ReplicaID, maximumFrameSize: UInt32, name: String) {
         self.version = version
         self.replica = replica
         self.maximumFrameSize = maximumFrameSize

@@ -2,14 +2,14 @@ import GalleryModel
 
 extension Message {
     /// The message as a frame; an `ops_compact` frame as the first of its direction (empty tables).
-    public var frame: Frame {
+    package var frame: Frame {
         var tables = CompactOpTables()
         return frame(compactTables: &tables)
     }
 
     /// The message as a frame, an `ops_compact` frame written with the sender's tables of the
     /// connection's direction (and adding to them what it names first).
-    public func frame(compactTables: inout CompactOpTables) -> Frame {
+    package func frame(compactTables: inout CompactOpTables) -> Frame {
         var writer = ByteWriter()
         switch self {
         case .hello(let hello):
@@ -92,7 +92,7 @@ extension Message {
     /// - Throws: `WireError.unknownFrameType` for a type this version does not know (the caller
     ///   skips it when it carries `Frame.ignorableFlag`), `WireError.rejectedOp` for an op outside
     ///   the bounds of its fields, `WireError.malformed` for another bad payload.
-    public init(frame: Frame) throws(WireError) {
+    package init(frame: Frame) throws(WireError) {
         var tables = CompactOpTables()
         try self.init(frame: frame, compactTables: &tables)
     }
@@ -100,7 +100,7 @@ extension Message {
     /// Decodes a frame of a known type, an `ops_compact` frame with the receiver's tables of the
     /// connection's direction (adding to them what it names first). Throws as `init(frame:)`;
     /// an index past a table is `WireError.malformed`.
-    public init(frame: Frame, compactTables: inout CompactOpTables) throws(WireError) {
+    package init(frame: Frame, compactTables: inout CompactOpTables) throws(WireError) {
         guard let type = frame.knownType else { throw .unknownFrameType(frame.type) }
         var reader = ByteReader(frame.payload)
         do {

@@ -1,7 +1,7 @@
 import GalleryModel
 
 /// A decoded frame: every message of the protocol (protocol.md, "Messages").
-public enum Message: Hashable, Sendable {
+package enum Message: Hashable, Sendable {
     case hello(Hello)
     /// One Noise handshake message (protocol.md, "Handshake").
     case noiseHandshake([UInt8])
@@ -48,7 +48,7 @@ public enum Message: Hashable, Sendable {
     case addresses(AddressAnnouncement)
 
     /// The frame type that carries this message.
-    public var type: FrameType {
+    package var type: FrameType {
         switch self {
         case .hello: .hello
         case .noiseHandshake: .noiseHandshake

@@ -6,20 +6,20 @@ import GalleryModel
 /// and its parent (the neighbour through which that round came first). Carried by `tree` frames
 /// (ignorable): the root sends one on every link each round, and each node forwards the first
 /// copy of each round it gets.
-public struct TreeBeacon: Hashable, Sendable {
+package struct TreeBeacon: Hashable, Sendable {
     /// The replica ID of the root.
-    public var root: ReplicaID
+    package var root: ReplicaID
     /// When the root became a root (Unix time, milliseconds, by the root's clock).
-    public var since: UInt64
+    package var since: UInt64
     /// The root's round: a root starts each round above every round it sent before.
-    public var round: UInt64
+    package var round: UInt64
     /// Links from the root (0: the sender is the root).
-    public var hops: UInt64
+    package var hops: UInt64
     /// The replica ID of the sender's parent; nil for the root.
-    public var parent: ReplicaID?
+    package var parent: ReplicaID?
 
     /// A beacon.
-    public init(root: ReplicaID, since: UInt64, round: UInt64, hops: UInt64, parent: ReplicaID?) {
+    package init(root: ReplicaID, since: UInt64, round: UInt64, hops: UInt64, parent: ReplicaID?) {
         self.root = root
         self.since = since
         self.round = round
@@ -28,7 +28,7 @@ public struct TreeBeacon: Hashable, Sendable {
     }
 
     /// Whether the root this beacon follows is preferred to `other`'s: older, or as old and smaller.
-    public func prefersRoot(over other: TreeBeacon) -> Bool {
+    package func prefersRoot(over other: TreeBeacon) -> Bool {
         (since, root) < (other.since, other.root)
     }
 

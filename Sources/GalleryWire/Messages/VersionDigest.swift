@@ -5,7 +5,7 @@ import GalleryModel
 /// whole version vector, a node sends a 16-byte digest of it; a peer whose vector hashes the same
 /// holds the same ops and says nothing, one whose vector differs answers `differs`, and only then
 /// does the sender send its full `sync_request`. Carried by `version_digest` frames (ignorable).
-public enum VersionDigest: Hashable, Sendable {
+package enum VersionDigest: Hashable, Sendable {
     /// "I speak `version_digest`": sent once per connection, right after authentication; a node
     /// sends digests only to peers that said so (others get the full `sync_request` as before).
     case speaks
@@ -15,7 +15,7 @@ public enum VersionDigest: Hashable, Sendable {
     case differs
 
     /// The bytes of a digest.
-    public static let byteCount = 16
+    package static let byteCount = 16
 
     /// The kind byte that starts the payload.
     var kind: UInt8 {
@@ -28,7 +28,7 @@ public enum VersionDigest: Hashable, Sendable {
 
     /// The digest of `version`: the first 16 bytes of SHA-256 of its encoding in `sync_request`
     /// (count, then replica and counter per entry, replicas ascending).
-    public static func of(_ version: VersionVector) -> [UInt8] {
+    package static func of(_ version: VersionVector) -> [UInt8] {
         var writer = ByteWriter()
         Message.write(version, into: &writer)
         return Array(SHA256.hash(writer.bytes).prefix(byteCount))

@@ -7,35 +7,35 @@ import GalleryCrypto
 ///
 /// Fails closed: a record that does not open (changed, dropped, replayed, reordered, injected, or
 /// sealed under another key) throws, and every later call throws too.
-public struct RecordOpener: Sendable {
+package struct RecordOpener: Sendable {
     /// The largest record: Noise's 65,535-byte message.
-    public static let maximumRecord = NoiseHandshakeState.maxMessageByteCount
+    package static let maximumRecord = NoiseHandshakeState.maxMessageByteCount
 
     private var cipher: NoiseCipherState
     private var frames: FrameDecoder
     private var failure: SecureChannelError?
     /// Records per key (the peer's `RecordSealer.rekeyInterval`).
-    public let rekeyInterval: UInt64
+    package let rekeyInterval: UInt64
 
     /// An opener on `cipher` (the receiving state of a `HandshakeResult`), accepting inner frames
     /// of up to `maximumPayload` bytes.
-    public init(_ cipher: NoiseCipherState, maximumPayload: Int, rekeyInterval: UInt64 = RecordSealer.defaultRekeyInterval) {
+    package init(_ cipher: NoiseCipherState, maximumPayload: Int, rekeyInterval: UInt64 = RecordSealer.defaultRekeyInterval) {
         self.cipher = cipher
         self.frames = FrameDecoder(maximumPayload: maximumPayload)
         self.rekeyInterval = max(rekeyInterval, 1)
     }
 
     /// Records opened so far.
-    public var count: UInt64 { cipher.nonce }
+    package var count: UInt64 { cipher.nonce }
 
     /// Bytes of an unfinished frame waiting for the next record.
-    public var bufferedCount: Int { frames.bufferedCount }
+    package var bufferedCount: Int { frames.bufferedCount }
 
     /// The frames completed by the record whose ciphertext is `ciphertext`.
     ///
     /// - Throws: `SecureChannelError.recordRejected` for a record that does not open,
     ///   `.innerFrame` for a frame inside that is malformed or too large.
-    public mutating func open(_ ciphertext: [UInt8]) throws(SecureChannelError) -> [Frame] {
+    package mutating func open(_ ciphertext: [UInt8]) throws(SecureChannelError) -> [Frame] {
         if let failure { throw failure }
         do throws(SecureChannelError) {
             let number = cipher.nonce
@@ -77,7 +77,7 @@ public struct RecordOpener: Sendable {
 }
 
 /// Why the sealed channel of a connection ended.
-public enum SecureChannelError: Error, Equatable, Sendable, LocalizedError {
+package enum SecureChannelError: Error, Equatable, Sendable, LocalizedError {
     /// Record `number` (from 0) did not open under the peer's key and that nonce.
     case recordRejected(number: UInt64, reason: String)
     /// A frame inside the records is malformed or too large.
@@ -88,7 +88,7 @@ public enum SecureChannelError: Error, Equatable, Sendable, LocalizedError {
     /// The first sealed frame was not `identity`, or `identity` came again.
     case misplacedIdentity(String)
 
-    public var errorDescription: String? {
+    package var errorDescription: String? {
         switch self {
         case let .recordRejected(number, reason):
             "sealed record \(number) rejected (changed, dropped, replayed, reordered or injected on the link): \(reason)"

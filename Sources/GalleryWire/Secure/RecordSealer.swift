@@ -8,24 +8,24 @@ import GalleryCrypto
 /// Rekey: after every `rekeyInterval` records of a direction (when the nonce reaches a multiple
 /// of it), the sender applies Noise's Rekey() to its key, and the receiver to the same key after
 /// the same record (`RecordOpener`). Nonces keep counting.
-public struct RecordSealer: Sendable {
+package struct RecordSealer: Sendable {
     /// The largest plaintext of one record: Noise's 65,535-byte message less the 16-byte tag.
-    public static let maximumPlaintext = NoiseTransport.maxPlaintextByteCount
+    package static let maximumPlaintext = NoiseTransport.maxPlaintextByteCount
     /// The default rekey interval: every 2^16 records (at most 4 GiB under one key).
-    public static let defaultRekeyInterval: UInt64 = 1 << 16
+    package static let defaultRekeyInterval: UInt64 = 1 << 16
 
     private var cipher: NoiseCipherState
     /// Records per key.
-    public let rekeyInterval: UInt64
+    package let rekeyInterval: UInt64
 
     /// A sealer on `cipher` (the sending state of a `HandshakeResult`).
-    public init(_ cipher: NoiseCipherState, rekeyInterval: UInt64 = defaultRekeyInterval) {
+    package init(_ cipher: NoiseCipherState, rekeyInterval: UInt64 = defaultRekeyInterval) {
         self.cipher = cipher
         self.rekeyInterval = max(rekeyInterval, 1)
     }
 
     /// Records sealed so far.
-    public var count: UInt64 { cipher.nonce }
+    package var count: UInt64 { cipher.nonce }
 
     /// `plaintext` (frames, as encoded) as `record` frames, ready to write.
     ///
@@ -33,7 +33,7 @@ public struct RecordSealer: Sendable {
     /// place after its frame header, its tag after it (no copy of a piece, no array per record).
     /// Throws `NoiseError.nonceExhausted` after 2^64 - 1 records (the connection must end).
     /// - Complexity: O(*n*).
-    public mutating func seal(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
+    package mutating func seal(_ plaintext: [UInt8]) throws(NoiseError) -> [UInt8] {
         let pieces = (plaintext.count + Self.maximumPlaintext - 1) / Self.maximumPlaintext
         let capacity = plaintext.count + pieces * (FrameLimits.headerSize + NoiseCipherState.tagByteCount)
         var failure: NoiseError?

@@ -2,7 +2,7 @@ import Foundation
 import GalleryControl
 import GalleryHost
 import GalleryModel
-@_spi(Measurement) import GalleryNode
+import GalleryNode
 import GalleryStorage
 import GalleryWire
 import Synchronization

@@ -15,7 +15,7 @@ final class TestCluster: Sendable {
     /// Starts one listening node per name; `peers[i]` lists the indices node i dials; `configure`
     /// adjusts node i's configuration last.
     init(_ names: [String], peers: [Int: [Int]] = [:], secrets: [Int: [UInt8]] = [:],
-         catchUpBatchBytes: Int = 1 << 20, peerTimeout: Duration = .seconds(3), io: PeerIO = .eventLoop,
+         catchUpBatchBytes: Int = 1 << 20, peerTimeout: Duration = .seconds(3),
          configure: (Int, inout NodeConfiguration) -> Void = { _, _ in }) throws {
         var nodes: [SyncNode] = []
         let lines = self.lines
@@ -27,7 +27,6 @@ final class TestCluster: Sendable {
                 reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
                 catchUpBatchBytes: catchUpBatchBytes, log: log)
             var configured = configuration
-            configured.io = io
             configure(index, &configured)
             let node = SyncNode(configuration: configured, replica: Replica(id: ReplicaID(deriving: name)))
             try node.start()
