@@ -26,18 +26,18 @@ import Foundation
 ///   gAMA/cHRM/sRGB/iCCP chunks) is not applied, so the pixels are the file's own samples. With
 ///   `.applied` Chromium converts to sRGB as a page would show it.
 /// * An animated GIF or PNG gives its first frame.
-public final class ChromiumImageReference: @unchecked Sendable {
+package final class ChromiumImageReference: @unchecked Sendable {
     /// Decoded pixels: row-major, top-down, 4 bytes a pixel (RGBA, not premultiplied).
-    public struct Image: Sendable, Equatable {
+    package struct Image: Sendable, Equatable {
         /// Width in pixels (after EXIF orientation).
-        public let width: Int
+        package let width: Int
         /// Height in pixels (after EXIF orientation).
-        public let height: Int
+        package let height: Int
         /// `width * height * 4` bytes.
-        public let rgba: [UInt8]
+        package let rgba: [UInt8]
 
         /// Makes an image; `rgba` must hold `width * height * 4` bytes.
-        public init(width: Int, height: Int, rgba: [UInt8]) {
+        package init(width: Int, height: Int, rgba: [UInt8]) {
             self.width = width
             self.height = height
             self.rgba = rgba
@@ -45,7 +45,7 @@ public final class ChromiumImageReference: @unchecked Sendable {
     }
 
     /// What Chromium made of some bytes.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// It decoded them.
         case decoded(Image)
         /// It refused them (the page's error text, e.g. "The source image could not be decoded.").
@@ -53,7 +53,7 @@ public final class ChromiumImageReference: @unchecked Sendable {
     }
 
     /// Whether embedded colour information is applied.
-    public enum ColorProfiles: String, Sendable {
+    package enum ColorProfiles: String, Sendable {
         /// The file's own samples: no ICC, gamma or chromaticity conversion (`colorSpaceConversion: 'none'`).
         case ignored = "none"
         /// Converted to sRGB as a page shows it (`colorSpaceConversion: 'default'`).
@@ -61,14 +61,14 @@ public final class ChromiumImageReference: @unchecked Sendable {
     }
 
     /// The browser that decodes.
-    public let browser: Browser
+    package let browser: Browser
     private let page: BrowserPage
     private let ownsBrowser: Bool
     /// One decode at a time: the page keeps one WebGL context and the calls share it.
     private let lock = NSLock()
 
     /// Starts a browser of its own (closed by `close()`).
-    public static func launch() throws(BrowserError) -> ChromiumImageReference {
+    package static func launch() throws(BrowserError) -> ChromiumImageReference {
         let browser = try Browser.launch()
         do {
             return try ChromiumImageReference(browser: browser, ownsBrowser: true)
@@ -79,7 +79,7 @@ public final class ChromiumImageReference: @unchecked Sendable {
     }
 
     /// Opens a tab of `browser` for decoding; `close()` closes the tab and leaves the browser running.
-    public convenience init(browser: Browser) throws(BrowserError) {
+    package convenience init(browser: Browser) throws(BrowserError) {
         try self.init(browser: browser, ownsBrowser: false)
     }
 
@@ -98,7 +98,7 @@ public final class ChromiumImageReference: @unchecked Sendable {
     /// The RGBA Chromium decodes from `data`.
     /// - Throws: `.javaScript` with Chromium's reason when it cannot decode the bytes; other
     ///   `BrowserError`s when the browser fails.
-    public func decode(_ data: Data, colorProfiles: ColorProfiles = .ignored) throws(BrowserError) -> Image {
+    package func decode(_ data: Data, colorProfiles: ColorProfiles = .ignored) throws(BrowserError) -> Image {
         switch try outcome(of: data, colorProfiles: colorProfiles) {
         case .decoded(let image): return image
         case .rejected(let reason): throw .javaScript("Chromium could not decode the image: \(reason)")
@@ -106,7 +106,7 @@ public final class ChromiumImageReference: @unchecked Sendable {
     }
 
     /// Decodes `data`, telling a refusal (`.rejected`) apart from a browser failure (thrown).
-    public func outcome(of data: Data, colorProfiles: ColorProfiles = .ignored) throws(BrowserError) -> Outcome {
+    package func outcome(of data: Data, colorProfiles: ColorProfiles = .ignored) throws(BrowserError) -> Outcome {
         let expression = "window.__galleryDecodeImage(\"\(data.base64EncodedString())\", \"\(colorProfiles.rawValue)\")"
         lock.lock()
         defer { lock.unlock() }
@@ -121,7 +121,7 @@ public final class ChromiumImageReference: @unchecked Sendable {
     }
 
     /// Closes the tab, and the browser too when `launch()` started it. Idempotent.
-    public func close() {
+    package func close() {
         page.close()
         if ownsBrowser { browser.close() }
     }
