@@ -74,7 +74,6 @@ let package = Package(
         .testTarget(name: "GalleryCryptoTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto"]),
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire"]),
         .testTarget(name: "GalleryIOTests", dependencies: ["GalleryIO"]),
-        // Fixtures are read from #filePath at test time, not bundled as resources.
         .testTarget(name: "GalleryImagingTests", dependencies: ["GalleryImaging", "GalleryTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "GalleryStorageTests", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryTestSupport",

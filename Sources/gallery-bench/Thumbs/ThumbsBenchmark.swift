@@ -63,9 +63,7 @@ enum ThumbsBenchmark {
                 _ = try ExternalHashTools.runToEnd(vips, paths + ["-s", "\(size)", "-o", directory.path + "/%s-thumb.jpg"])
             })
         }
-        if let convert = try? ExternalHashTools.executablePath("convert"),
-           let version = try? ExternalHashTools.runToEnd(convert, ["-version"]),
-           String(decoding: version, as: UTF8.self).contains("ImageMagick") {
+        if let convert = imageMagickConvert() {
             lines.append(try external("convert-thumbnail", images) {
                 for path in paths { _ = try ExternalHashTools.runToEnd(convert, [path, "-thumbnail", "\(size)x\(size)", output]) }
             })
@@ -76,6 +74,19 @@ enum ThumbsBenchmark {
             })
         }
         return lines
+    }
+
+    /// The first `convert` on PATH that is ImageMagick's (a stand-in script may come first).
+    static func imageMagickConvert() -> String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for directory in path.split(separator: ":") where !directory.isEmpty {
+            let candidate = "\(directory)/convert"
+            guard FileManager.default.isExecutableFile(atPath: candidate),
+                  let version = try? ExternalHashTools.runToEnd(candidate, ["-version"]),
+                  String(decoding: version, as: UTF8.self).contains("Version: ImageMagick") else { continue }
+            return candidate
+        }
+        return nil
     }
 
     static func line(_ name: String, _ images: Int, _ seconds: Double, cpu: Double, extra: [String: Double] = [:]) -> String {
