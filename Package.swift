@@ -73,7 +73,7 @@ let package = Package(
         .target(name: "GalleryTestSupport", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
         .executableTarget(name: "gallery-bench", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
-            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryMeshSimulation",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryMeshSimulation", "GalleryImaging",
         ]),
         .testTarget(name: "GalleryMeshSimulationTests", dependencies: ["GalleryMeshSimulation", "GalleryModel", "GalleryNode", "GalleryWire"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel", "GallerySimulation"]),
