@@ -47,10 +47,14 @@ let package = Package(
         .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode"]),
         // Sans-I/O HTTP/1.1 codec for the web adapter; it imports no Gallery module.
         .target(name: "GalleryHTTP"),
-        // The web adapter (http-api.md): HTTP/1.1 on our sockets, the page, the JSON API over the
-        // node's commands and use cases (those of GalleryControl too), blobs, uploads, live events.
+        // The web adapter (http-api.md): HTTP/1.1 on the node's event loops, the page, the JSON API
+        // over the node's commands and use cases (those of GalleryControl too), blobs, uploads, live
+        // events. The page's files are embedded in the binary (`PackageResources`), no bundle beside it.
         .target(name: "GalleryWeb", dependencies: [
             "GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode", "GalleryControl", "GalleryHTTP",
+        ], resources: [
+            .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/core.js"),
+            .embedInCode("Page/grid.js"), .embedInCode("Page/live.js"), .embedInCode("Page/drag.js"),
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [
@@ -69,7 +73,7 @@ let package = Package(
         .target(name: "GalleryTestSupport", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
         .executableTarget(name: "gallery-bench", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
-            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryMeshSimulation",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryMeshSimulation", "GalleryImaging",
         ]),
         .testTarget(name: "GalleryMeshSimulationTests", dependencies: ["GalleryMeshSimulation", "GalleryModel", "GalleryNode", "GalleryWire"]),
         .testTarget(name: "GalleryModelTests", dependencies: ["GalleryModel", "GallerySimulation"]),
@@ -88,7 +92,7 @@ let package = Package(
             "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb",
         ]),
         .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GallerySimulation"]),
-        .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryTestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryWeb", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",
             "GalleryNode", "GalleryControl", "GalleryTestSupport",

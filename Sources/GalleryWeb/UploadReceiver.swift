@@ -6,7 +6,7 @@ import GalleryNode
 /// The bytes of one upload as they arrive: written to a temporary file and hashed on the way
 /// (never the whole file in memory); the first 1 MiB is kept for the image header.
 ///
-/// Used by one connection's thread at a time.
+/// Used by one connection's lane of the web workers at a time.
 final class UploadReceiver: @unchecked Sendable {
     /// The upload's ID.
     let upload: String

@@ -8,31 +8,31 @@ import GalleryWire
 /// and its events are in the stream, with `lastEventId`.
 extension WebAPI {
     /// Carries out one POST.
-    func change(_ path: String, _ json: [String: Any]) throws -> WebResponse {
+    func change(_ change: WebRoute.Change, _ json: [String: Any]) throws -> WebResponse {
         let index = try optionalIndex(json)
-        switch path {
-        case "/api/galleries":
+        switch change {
+        case .newGallery:
             let name = json["name"] as? String ?? ""
             guard !name.isEmpty, name.utf8.count <= 200, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
                 throw WebRefusal(400, "badName", "a gallery's name is 1 to 200 bytes without control characters")
             }
             _ = try ControlCommands.execute(.newGallery(name), on: node)
             return .json(["gallery": name, "lastEventId": feed.advance()], status: 201)
-        case "/api/items/move":
+        case .move:
             let ids = try itemIDs(json["items"])
             try MoveItems.perform(ids, to: json["to"] as? String ?? "", at: index, on: node)
             return .json(["moved": ids.map(\.description), "lastEventId": feed.advance()])
-        case "/api/items/delete":
+        case .delete:
             let ids = try itemIDs(json["items"])
             _ = try ControlCommands.execute(.delete(ids.map(ItemReference.id)), on: node)
             return .json(["deleted": ids.map(\.description), "lastEventId": feed.advance()])
-        case "/api/items/update":
+        case .update:
             let id = try itemIDs([json["item"] ?? NSNull()])[0]
             try update(id, field: json["field"] as? String ?? "", value: json["value"])
             return .json(["updated": id.description, "lastEventId": feed.advance()])
-        case "/api/items/add-url":
+        case .addURL:
             return try addURL(json, index: index)
-        case "/api/transfers/cancel":
+        case .cancelTransfer:
             let id = try itemIDs([json["transfer"] ?? NSNull()])[0]
             guard let transfers = node.transfers else { throw WebRefusal(404, "unknownTransfer", "this node keeps no blobs") }
             do {
@@ -41,7 +41,7 @@ extension WebAPI {
                 throw WebRefusal(404, "unknownTransfer", error.localizedDescription)
             }
             return .json(["cancelled": id.description, "lastEventId": feed.advance()])
-        case "/api/uploads":
+        case .announceUploads:
             let files = (json["files"] as? [[String: Any]] ?? []).map {
                 Upload.File(name: $0["name"] as? String ?? "", size: ($0["size"] as? NSNumber)?.intValue ?? -1,
                             mediaType: $0["mediaType"] as? String ?? "")
@@ -50,7 +50,7 @@ extension WebAPI {
             let made = try uploads.begin(files, into: json["to"] as? String ?? "", at: index)
             return .json(["uploads": made.map { ["upload": $0.upload, "item": $0.item.description] },
                           "lastEventId": feed.advance()], status: 201)
-        default:
+        case .drop:
             return try drop(json, index: index)
         }
     }

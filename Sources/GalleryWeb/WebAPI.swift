@@ -26,92 +26,96 @@ struct WebAPI: Sendable {
     /// The space ID (`SpaceIdentity`).
     let space: String
 
-    /// The methods each path takes (for 404 and 405 with `Allow`); `*` stands for one segment.
-    static let routes: [(pattern: [String], methods: [String])] = [
-        ([""], ["GET"]), (["assets", "app.css"], ["GET"]), (["assets", "app.js"], ["GET"]),
-        (["api", "status"], ["GET"]), (["api", "galleries"], ["GET", "POST"]), (["api", "galleries", "*", "items"], ["GET"]),
-        (["api", "items", "move"], ["POST"]), (["api", "items", "delete"], ["POST"]), (["api", "items", "update"], ["POST"]),
-        (["api", "items", "add-url"], ["POST"]), (["api", "transfers", "cancel"], ["POST"]), (["api", "uploads"], ["POST"]),
-        (["api", "uploads", "*"], ["PUT", "DELETE"]), (["api", "drops"], ["POST"]), (["api", "events"], ["GET"]),
-        (["blobs", "*"], ["GET"]),
-    ]
-
-    /// The path's segments, percent-decoded.
-    static func segments(_ path: Substring) -> [String] {
-        path.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { HTTPQuery.decode($0) }
-    }
-
-    /// nil when `request` names a known path with its method; else the 404 or 405 refusal.
-    static func routeProblem(_ request: HTTPRequestHead) -> WebResponse? {
-        let segments = segments(request.path)
-        guard let route = routes.first(where: { route in
-            route.pattern.count == segments.count && zip(route.pattern, segments).allSatisfy { $0 == "*" || $0 == $1 }
-        }) else { return .refusal(WebRefusal(404, "notFound", "no such path")) }
-        guard route.methods.contains(request.method) else {
-            var response = WebResponse.refusal(WebRefusal(405, "method", "\(request.path) takes \(route.methods.joined(separator: ", "))"))
-            response.headers.add("Allow", route.methods.joined(separator: ", "))
+    /// The refusal of a request without a route: 404, or 405 with `Allow`.
+    static func refusal(_ problem: WebRoute.Problem, path: Substring) -> WebResponse {
+        switch problem {
+        case .notFound:
+            return .refusal(WebRefusal(404, "notFound", "no such path"))
+        case .method(let allowed):
+            var response = WebResponse.refusal(WebRefusal(405, "method", "\(path) takes \(allowed.joined(separator: ", "))"))
+            response.headers.add("Allow", allowed.joined(separator: ", "))
             return response
         }
-        return nil
     }
 
-    /// The answer to a request that passed `WebAccess` and `routeProblem`, with its whole body.
-    func respond(to request: HTTPRequestHead, body: [UInt8]) -> Action {
+    /// The answer to a request that passed `WebAccess`, on its route, with its whole body.
+    func respond(to request: HTTPRequestHead, route: WebRoute, body: [UInt8]) -> Action {
         do {
-            return try route(request, body: body)
+            return try answer(request, route: route, body: body)
         } catch {
             return .complete(.refusal(WebRefusal.from(error)))
         }
     }
 
-    private func route(_ request: HTTPRequestHead, body: [UInt8]) throws -> Action {
-        let segments = Self.segments(request.path)
-        let path = String(request.path)
-        if request.method == "GET", let asset = PageAssets.files.first(where: { $0.path == path }) {
-            return .complete(WebResponse(status: .ok, contentType: asset.contentType, body: Array(asset.body.utf8)))
-        }
-        if segments.first == "blobs" { return .blob(segments[1]) }
-        if path == "/api/events" {
+    private func answer(_ request: HTTPRequestHead, route: WebRoute, body: [UInt8]) throws -> Action {
+        switch route {
+        case .page, .style, .script:
+            return .complete(try asset(request.path))
+        case .status:
+            return .complete(status())
+        case .galleries:
+            return .complete(try galleries())
+        case .items(let gallery):
+            return .complete(try items(in: gallery))
+        case .blob(let hash):
+            return .blob(hash)
+        case .events:
             let resume = request.headers["last-event-id"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 ?? HTTPQuery(request.query)["after"].flatMap { Int($0) }
             return .events(after: resume)
+        case .abandonUpload(let upload):
+            try uploads.abandon(upload, reason: "cancelled")
+            return .complete(.json(["cancelled": upload, "lastEventId": feed.advance()]))
+        case .upload:
+            // An upload's body is streamed by its connection (`WebConnection+Uploads`), never buffered here.
+            throw WebRefusal(500, "internal", "an upload reached the buffered routes")
+        case .change(let change):
+            guard let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+                throw WebRefusal(400, "badJSON", "the body is not a JSON object")
+            }
+            return .complete(try self.change(change, json))
         }
-        if request.method == "GET" { return .complete(try read(segments)) }
-        if request.method == "DELETE" {
-            try uploads.abandon(segments[2], reason: "cancelled")
-            return .complete(.json(["cancelled": segments[2], "lastEventId": feed.advance()]))
-        }
-        guard let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
-            throw WebRefusal(400, "badJSON", "the body is not a JSON object")
-        }
-        return .complete(try change(path, json))
     }
 
-    /// The reading routes: status, galleries, a gallery's items.
-    private func read(_ segments: [String]) throws -> WebResponse {
-        switch segments.count {
-        case 2 where segments[1] == "status":
-            let replica = node.read { $0.id.description }
-            let transfers = node.transferListings.map { listing -> [String: Any] in
-                ["transfer": listing.transfer, "source": listing.source, "hash": listing.hash, "done": listing.done,
-                 "total": listing.total, "move": listing.move, "state": listing.state, "secondsLeft": listing.secondsLeft]
+    /// A file of the page: embedded, or from `GALLERY_WEB_ASSETS` when set.
+    private func asset(_ path: Substring) throws -> WebResponse {
+        if let directory = PageAssets.overrideDirectory {
+            guard let asset = PageAssets.read(path, from: directory) else {
+                throw WebRefusal(500, "assets", "cannot read the page's files from \(directory.path) (\(PageAssets.overrideVariable))")
             }
-            let peers = node.peers.map { peer -> [String: Any] in ["name": peer.name ?? NSNull(), "state": peer.state.rawValue] }
-            return .json(["api": 1, "node": node.configuration.name, "space": space, "replica": replica, "origin": access.origin,
-                          "lastEventId": feed.advance(), "transfers": transfers, "peers": peers])
-        case 2:
-            let (galleries, last) = try feed.snapshot { replica in
-                try replica.galleries.map { ["name": $0, "count": try replica.count(in: $0)] as [String: Any] }
-            }
-            return .json(["galleries": galleries, "lastEventId": last])
-        default:
-            let name = segments[2]
-            let (listing, last) = try feed.snapshot { [node] replica in
-                try ControlCommands.listings(replica, gallery: name, transfers: node.transfers)
-            }
-            // Encoded from `ItemListing` (as `list --json`), not through `JSONSerialization`: for 10,000
-            // items that is ~0.1 s instead of ~0.6 s, most of a large gallery's time to paint.
-            return .json(encoding: WebItems.Listing(gallery: name, items: listing.first?.items ?? [], lastEventId: last))
+            return WebResponse(status: .ok, contentType: asset.contentType, body: asset.body)
         }
+        guard let asset = PageAssets.files.first(where: { $0.path == path }) else { throw WebRefusal(404, "notFound", "no such path") }
+        return WebResponse(status: .ok, contentType: asset.contentType, body: Array(asset.body.utf8))
+    }
+
+    /// `GET /api/status`.
+    private func status() -> WebResponse {
+        let replica = node.read { $0.id.description }
+        let transfers = node.transferListings.map { listing -> [String: Any] in
+            ["transfer": listing.transfer, "source": listing.source, "hash": listing.hash, "done": listing.done,
+             "total": listing.total, "move": listing.move, "state": listing.state, "secondsLeft": listing.secondsLeft]
+        }
+        let peers = node.peers.map { peer -> [String: Any] in ["name": peer.name ?? NSNull(), "state": peer.state.rawValue] }
+        return .json(["api": 1, "node": node.configuration.name, "space": space, "replica": replica, "origin": access.origin,
+                      "lastEventId": feed.advance(), "transfers": transfers, "peers": peers])
+    }
+
+    /// `GET /api/galleries`.
+    private func galleries() throws -> WebResponse {
+        let (galleries, last) = try feed.snapshot { replica in
+            try replica.galleries.map { ["name": $0, "count": try replica.count(in: $0)] as [String: Any] }
+        }
+        return .json(["galleries": galleries, "lastEventId": last])
+    }
+
+    /// `GET /api/galleries/NAME/items`.
+    private func items(in name: String) throws -> WebResponse {
+        let (listing, last) = try feed.snapshot { [node] replica in
+            try ControlCommands.listings(replica, gallery: name, transfers: node.transfers)
+        }
+        // Encoded from `ItemListing` (as `list --json`), not through `JSONSerialization`: for 10,000
+        // items that is ~0.1 s instead of ~0.6 s, most of a large gallery's time to paint.
+        return .json(encoding: WebItems.Listing(gallery: name, items: listing.first?.items ?? [], lastEventId: last))
     }
 }

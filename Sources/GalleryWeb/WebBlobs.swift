@@ -3,25 +3,25 @@ import GalleryHTTP
 import GalleryIO
 import GalleryNode
 
-/// `GET /blobs/HASH` (http-api.md section 4): the bytes streamed from the blob store 256 KiB at a
+/// `GET /blobs/HASH` (http-api.md section 4): the bytes streamed from the blob store a piece at a
 /// time (never the whole blob in memory), with `ETag` = the hash, immutable caching, one `Range`,
 /// `If-None-Match`, and the stored media type. Only PNG, JPEG and GIF are sent as such: any other
 /// type a peer may have named is sent as `application/octet-stream` (with `nosniff`), so that no
 /// blob is ever rendered as a document.
+///
+/// `reply` opens the blob and builds the head; the connection then asks `WebBlobBody` for one
+/// piece at a time as its socket drains. Both touch the disk: on the web workers, never a loop.
 struct WebBlobs {
     let node: SyncNode
 
     /// The media types sent as they are stored.
     static let imageTypes: Set<String> = ["image/png", "image/jpeg", "image/gif"]
 
-    /// Writes the answer; false when the connection must close.
-    ///
-    /// - Parameter progressed: Called after each piece written (the connection's idle clock).
-    func serve(_ hash: String, for request: HTTPRequestHead, to output: OutputStream, progressed: () -> Void = {}) -> Bool {
+    /// The answer to `request` for blob `hash`: a whole refusal or `304`, or a head and the body to stream.
+    func reply(_ hash: String, for request: HTTPRequestHead) -> WebReply {
         let keepAlive = request.keepAlive
-        func refuse(_ status: Int, _ code: String, _ message: String) -> Bool {
-            output.writeAll(WebResponse.refusal(WebRefusal(status, code, message)).serialized(for: request, keepAlive: keepAlive))
-                && keepAlive
+        func refuse(_ status: Int, _ code: String, _ message: String) -> WebReply {
+            .response(WebResponse.refusal(WebRefusal(status, code, message)).serialized(for: request, keepAlive: keepAlive), keepAlive: keepAlive)
         }
         guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
             return refuse(400, "badHash", "a hash is 64 lower-case hex digits")
@@ -30,7 +30,6 @@ struct WebBlobs {
               let size = try? reader.size() else {
             return refuse(404, "unknownBlob", "no blob \(hash) on this node")
         }
-        defer { reader.close() }
         let stored = node.read { $0.item(withContentHash: hash)?.mediaType }
         let type = stored.flatMap { Self.imageTypes.contains($0) ? $0 : nil } ?? "application/octet-stream"
         var head = HTTPResponseHead(status: .ok)
@@ -39,9 +38,10 @@ struct WebBlobs {
         ]))
         head.headers.add("Content-Type", type)
         if request.headers["if-none-match"]?.split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "\"\(hash)\"" }) == true {
+            reader.close()
             head.status = .notModified
             head.setConnection(for: request, keepAlive: keepAlive)
-            return output.writeAll(head.serialized()) && keepAlive
+            return .response(head.serialized(), keepAlive: keepAlive)
         }
         let range = HTTPByteRange(header: request.headers["range"], length: UInt64(size))
         head.status = range.status
@@ -53,14 +53,38 @@ struct WebBlobs {
         }
         head.headers.add("Content-Length", String(span.count))
         head.setConnection(for: request, keepAlive: keepAlive)
-        guard output.writeAll(head.serialized()) else { return false }
-        var offset = span.lowerBound
-        while offset < span.upperBound {
-            guard let bytes = try? reader.read(count: min(WebConnection.chunkSize, span.upperBound - offset), at: offset),
-                  !bytes.isEmpty, output.writeAll(bytes) else { return false }
-            offset += bytes.count
-            progressed()
-        }
-        return keepAlive
+        return .blob(head: head.serialized(), body: WebBlobBody(reader: reader, span: span), keepAlive: keepAlive)
+    }
+}
+
+/// The bytes of a blob answer still to send: an open reader and the span of the blob asked for.
+///
+/// `@unchecked Sendable`: read and closed on one connection's lane, one job at a time.
+final class WebBlobBody: @unchecked Sendable {
+    /// Bytes read at a time.
+    static let pieceSize = 256 << 10
+
+    private let reader: any BlobReader
+    /// The bytes of the blob sent.
+    let span: Range<Int>
+    private var closed = false
+
+    init(reader: any BlobReader, span: Range<Int>) {
+        self.reader = reader
+        self.span = span
+    }
+
+    /// The next piece from `offset` (at most `pieceSize` bytes, never past the span); empty when
+    /// the read fails.
+    func piece(at offset: Int) -> [UInt8] {
+        guard !closed, offset < span.upperBound else { return [] }
+        return (try? reader.read(count: min(Self.pieceSize, span.upperBound - offset), at: offset)) ?? []
+    }
+
+    /// Closes the reader; idempotent.
+    func close() {
+        guard !closed else { return }
+        closed = true
+        reader.close()
     }
 }

@@ -20,11 +20,13 @@ import GalleryWire
 /// at that moment (several published batches may become one message); `index` is read after the
 /// whole message. `progress` messages carry no ID and are not replayed.
 ///
-/// Each stream is written by its connection's thread, which waits on `condition` for messages
-/// past its cursor: the feed never waits for a client, and a client that falls behind the ring
-/// gets `reset`.
+/// Streams are written by their connections on the event loops (`WebConnection`): a stream
+/// subscribes with a wake-up, and on each message pulls the bytes past its cursor
+/// (`messages(after:)`), which takes `ring` only, never a lock held while the node is asked. The
+/// feed never waits for a client, and a client that falls behind the ring gets `reset`.
 ///
-/// `@unchecked Sendable`: mutable state is guarded by `condition`.
+/// `@unchecked Sendable`: `advancing` serializes the reads of the node that append messages;
+/// the ring and the subscribers are guarded by `ring` (taken inside `advancing`, never around it).
 final class WebEventFeed: @unchecked Sendable {
     /// One message of the ring.
     struct Message {
@@ -40,17 +42,23 @@ final class WebEventFeed: @unchecked Sendable {
     static let kept = 10_000
     /// The most ops a catch-up from the op log covers before `reset` is sent instead.
     static let maximumCatchUp = 10_000
-    /// Seconds between keep-alive comments.
-    static let keepAliveSeconds = 15.0
+    /// Nanoseconds between keep-alive comments.
+    static let keepAliveNanoseconds: UInt64 = 15_000_000_000
 
     private let node: SyncNode
     private let reasons: @Sendable (OpID) -> String?
-    private let condition = NSCondition()
-    // Guarded by `condition`.
+    private let advancing = NSLock()
+    private let ring = NSLock()
+    // Guarded by `ring`.
     private var messages: [Message] = []
     private var nextSerial = 0
     private var covered: Int
     private var stopped = false
+    private var streams: [Int: @Sendable () -> Void] = [:]
+    private var nextStream = 0
+    /// Whether a message was appended since the streams were last woken.
+    private var unwoken = false
+    // Set once in `init`.
     private var subscription: NodeEvents.Subscription?
 
     /// Starts following `node`; `reasons` names why a placeholder was deleted, when known.
@@ -75,29 +83,34 @@ final class WebEventFeed: @unchecked Sendable {
     /// Stops: every stream ends, no event is taken.
     func stop() {
         if let subscription { node.events.unsubscribe(subscription) }
-        condition.withLock {
+        let wakes = ring.withLock {
             stopped = true
-            condition.broadcast()
+            return Array(streams.values)
         }
+        wakes.forEach { $0() }
     }
 
     /// Brings the feed up to the node's durable ops (a message for any not covered yet) and
     /// returns the last ID: what a change's answer reports, once its events are in the stream.
     @discardableResult
     func advance() -> Int {
-        condition.withLock {
+        let last = advancing.withLock {
             node.readDurable { replica, durable in appendChanges(upTo: durable, in: replica) }
-            return covered
+            return ring.withLock { covered }
         }
+        wakeStreams()
+        return last
     }
 
     /// Reads a snapshot with the ID of the last change it includes (every change after that ID
     /// comes in the stream): `body` runs on the node's loop.
     func snapshot<T>(_ body: (Replica) throws -> T) throws -> (T, Int) {
-        try condition.withLock {
+        defer { wakeStreams() }
+        return try advancing.withLock {
             try node.readDurable { replica, durable -> Result<(T, Int), any Error> in
                 appendChanges(upTo: durable, in: replica)
-                return Result { (try body(replica), covered) }
+                let last = ring.withLock { covered }
+                return Result { (try body(replica), last) }
             }.get()
         }
     }
@@ -105,75 +118,95 @@ final class WebEventFeed: @unchecked Sendable {
     /// Publishes `progress` events (no ID).
     func publishProgress(_ events: [WatchEvent]) {
         guard !events.isEmpty else { return }
-        condition.withLock {
-            for event in events {
-                let data = WebResponse.encode(Self.json(of: event, progress: true))
-                append(start: nil, ServerSentEvent(event: "progress", data: String(decoding: data, as: UTF8.self)).encoded())
-            }
-            condition.broadcast()
+        let encoded = events.map { event in
+            let data = WebResponse.encode(Self.json(of: event, progress: true))
+            return ServerSentEvent(event: "progress", data: String(decoding: data, as: UTF8.self)).encoded()
         }
+        ring.withLock {
+            for bytes in encoded { append(start: nil, bytes) }
+        }
+        wakeStreams()
     }
 
-    /// Writes the stream to `output` until the client goes, the write fails or the feed stops:
-    /// first what follows `after` (see the type's summary), then every message as it comes, and
-    /// a comment every 15 s.
-    func stream(to output: OutputStream, after: Int?) {
-        guard output.writeAll(Array("retry: 500\n\n".utf8)) else { return }
-        var (cursor, first) = start(after: after)
-        if let first, !output.writeAll(first) { return }
-        while true {
-            let pending: [UInt8]? = condition.withLock {
-                let deadline = Date().addingTimeInterval(Self.keepAliveSeconds)
-                while !stopped && cursor >= nextSerial {
-                    if !condition.wait(until: deadline) { break }
-                }
-                if stopped { return nil }
-                var bytes: [UInt8] = []
-                let oldest = messages.first?.serial ?? nextSerial
-                if cursor < oldest {
-                    bytes = resetMessage()
-                } else {
-                    for message in messages[(cursor - oldest)...] { bytes += message.bytes }
-                }
-                cursor = nextSerial
-                return bytes
-            }
-            guard let pending else { return }
-            guard output.writeAll(pending.isEmpty ? ServerSentEvent.comment("keep-alive") : pending) else { return }
-        }
-    }
-
-    /// The cursor to follow from and the first bytes to send for a client resuming after `after`.
-    private func start(after: Int?) -> (Int, [UInt8]?) {
-        condition.withLock {
+    /// Opens a stream for a client resuming after `after` (see the type's summary): the bytes to
+    /// send first (`retry`, then a `reset` or the missed changes), the cursor to follow from, and
+    /// the stream's ID. `wake` is called, on any thread, whenever messages may wait past a cursor
+    /// and when the feed stops. Asks the node: not on an event loop.
+    func open(after: Int?, wake: @escaping @Sendable () -> Void) -> (first: [UInt8], cursor: Int, stream: Int) {
+        let (cursor, first) = advancing.withLock {
             node.readDurable { replica, durable -> (Int, [UInt8]?) in
                 appendChanges(upTo: durable, in: replica)
-                guard let after, after != covered else { return (nextSerial, nil) }
-                if after > covered || covered - after > Self.maximumCatchUp || after < 0 { return (nextSerial, resetMessage()) }
-                if let held = messages.first(where: { $0.start == after }) { return (held.serial, nil) }
+                let (next, last, held) = ring.withLock {
+                    (nextSerial, covered, after.flatMap { after in messages.first(where: { $0.start == after })?.serial })
+                }
+                guard let after, after != last else { return (next, nil) }
+                if after > last || last - after > Self.maximumCatchUp || after < 0 { return (next, ring.withLock { resetMessage() }) }
+                if let held { return (held, nil) }
                 // Not held (the node restarted, or it is older): the ops since, from the op log.
-                let ops = SyncNode.ops(from: after, to: covered, in: replica)
-                return (nextSerial, changesMessage(ops, id: covered, in: replica))
+                let ops = SyncNode.ops(from: after, to: last, in: replica)
+                return (next, changesMessage(ops, id: last, in: replica))
             }
+        }
+        let stream = ring.withLock { () -> Int in
+            nextStream += 1
+            streams[nextStream] = wake
+            return nextStream
+        }
+        // The new stream pulls from its cursor itself; the others hear of what `open` appended.
+        wakeStreams()
+        return (Array("retry: 500\n\n".utf8) + (first ?? []), cursor, stream)
+    }
+
+    /// Ends stream `stream`: its wake-up is dropped.
+    func close(stream: Int) {
+        _ = ring.withLock { streams.removeValue(forKey: stream) }
+    }
+
+    /// The bytes of the messages past `cursor` and the cursor after them (a `reset` when the
+    /// cursor fell out of the ring); nil once the feed stopped. Quick: any thread, loops included.
+    func messages(after cursor: Int) -> (bytes: [UInt8], cursor: Int)? {
+        ring.withLock {
+            if stopped { return nil }
+            guard cursor < nextSerial else { return ([], cursor) }
+            let oldest = messages.first?.serial ?? nextSerial
+            if cursor < oldest { return (resetMessage(), nextSerial) }
+            var bytes: [UInt8] = []
+            for message in messages[(cursor - oldest)...] { bytes += message.bytes }
+            return (bytes, nextSerial)
         }
     }
 
-    /// Appends a `changes` message for the ops from `covered` to `durable`. Caller holds `condition`.
-    private func appendChanges(upTo durable: Int, in replica: Replica) {
-        guard durable > covered else { return }
-        let ops = SyncNode.ops(from: covered, to: durable, in: replica)
-        let start = covered
-        covered = durable
-        append(start: start, changesMessage(ops, id: durable, in: replica))
-        condition.broadcast()
+    /// Tells every open stream that messages wait, when any was appended since the last time.
+    private func wakeStreams() {
+        let wakes = ring.withLock { () -> [@Sendable () -> Void] in
+            guard unwoken else { return [] }
+            unwoken = false
+            return Array(streams.values)
+        }
+        wakes.forEach { $0() }
     }
 
+    /// Appends a `changes` message for the ops from `covered` to `durable`. Caller holds `advancing`.
+    private func appendChanges(upTo durable: Int, in replica: Replica) {
+        let start = ring.withLock { covered }
+        guard durable > start else { return }
+        let ops = SyncNode.ops(from: start, to: durable, in: replica)
+        let message = changesMessage(ops, id: durable, in: replica)
+        ring.withLock {
+            covered = durable
+            append(start: start, message)
+        }
+    }
+
+    /// Appends a message to the ring. Caller holds `ring`.
     private func append(start: Int?, _ bytes: [UInt8]) {
         messages.append(Message(serial: nextSerial, start: start, bytes: bytes))
         nextSerial += 1
+        unwoken = true
         if messages.count > Self.kept + Self.kept / 4 { messages.removeFirst(messages.count - Self.kept) }
     }
 
+    /// Caller holds `ring`.
     private func resetMessage() -> [UInt8] {
         ServerSentEvent(event: "reset", data: String(decoding: WebResponse.encode(["lastEventId": covered]), as: UTF8.self)).encoded()
     }

@@ -87,6 +87,10 @@ package final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
         }
         if (event.readable || event.hangup) && reading && !isClosed {
             reader.notify(.hasBytesAvailable, from: input)
+        } else if event.hangup && !reading && !isClosed {
+            // Hung up while reading is paused: nothing can be written any more, and the loop,
+            // level-triggered, would report the hangup again on every turn.
+            reader.notify(.endEncountered, from: input)
         }
     }
 

@@ -16,7 +16,8 @@ enum BenchUsage {
                gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
                                    [--drag-timeout S] [--keep]
                gallery-bench flood [--seconds 20] [--attackers 2]
-               gallery-bench web [--items 10000] [--samples 200] [--blob-mib 256]
+               gallery-bench web [--items 10000] [--samples 200] [--blob-mib 256] [--streams 1000]
+               gallery-bench thumbs [--images 8] [--size 320]
                gallery-bench mesh-sim [--seed 1] [--nodes 50] [--topology random|ring|star|sparse] [--degree 4]
                                       [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
                                       [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]
@@ -36,12 +37,17 @@ enum BenchUsage {
         op durable somewhere is missing anywhere and none was stored twice. Prints one line (convergence
         p50/p99 per op, bytes on the wire per op per receiving node, the trace digest, wall time); on a
         failure, what broke and the command that replays the run exactly (exit status 1).
+        thumbs: thumbnails (--size px long edge) of --images generated 6000x4000 JPEGs with our Thumbnailer
+        on one core and on all cores, then with vipsthumbnail and ImageMagick's convert -thumbnail (with and
+        without -define jpeg:size=) when installed; one JSON line each, images per wall and per CPU second.
         flood: hostile connections to a node (garbage, 2 GiB headers, wrong secrets, replayed auths,
         fetch and control requests before the handshake) while a real peer sends it ops: how many it
         survived, whether any got a frame beyond the handshake, and the peer's op latency meanwhile.
         web: real nodes (`gallery serve --http`) in headless Chromium: a gallery of --items painted and
         scrolled (ms, JS heap, renderer memory); --samples moves sent to node B, seen moved on A's page
-        (p50/p99 ms, one clock); GET /blobs of a --blob-mib MiB blob vs raw loopback TCP (ratio).
+        (p50/p99 ms, one clock); GET /blobs of a --blob-mib MiB blob vs raw loopback TCP (ratio);
+        the page's requests and the page in Chromium while --streams event streams are open on A
+        (ms), and A's resident memory per open stream (KiB).
         sync: two nodes on loopback: catch-up of 100,000 ops (time, bytes per op) and the latency
         of one op from A to B, p50 and p99 over 10,000 ops.
         node: a node on a directory driven through its port: 1,000 PNG files added as one command and

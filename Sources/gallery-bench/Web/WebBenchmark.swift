@@ -11,12 +11,16 @@ import GalleryTestSupport
 ///    `performance.timeOrigin + performance.now()` in one browser, so one clock.
 /// 3. `GET /blobs/HASH` of a `--blob-mib` (256) MiB blob against this machine's raw loopback TCP,
 ///    measured in the same run, best of three each.
+/// 4. `--streams` (1,000) event streams held open on node A: the page's requests on a fresh
+///    connection before and while they are open (best of five each), the page opened in Chromium
+///    while they are open, and A's resident memory per open stream.
 /// Prints one JSON line per part. Bounded: every wait has a deadline, every process is stopped.
 enum WebBenchmark {
     struct Options {
         var items = 10_000
         var samples = 200
         var blobMiB = 256
+        var streams = 1_000
     }
 
     static func run(_ arguments: [String]) throws -> [String] {
@@ -35,6 +39,7 @@ enum WebBenchmark {
         var lines = [try grid(browser, nodes, options)]
         lines.append(try liveMoves(browser, nodes, options))
         lines.append(try blob(nodes, options, root: root))
+        lines.append(try openStreams(browser, nodes, options))
         return lines
     }
 
@@ -123,6 +128,29 @@ enum WebBenchmark {
             + "\"loopbackMiBPerSecond\": \(format(rawRate)), \"ratio\": \(String(format: "%.3f", httpRate / rawRate))}"
     }
 
+    /// Part 4: the page while `--streams` event streams are open.
+    private static func openStreams(_ browser: Browser, _ nodes: WebBenchNodes, _ options: Options) throws -> String {
+        let port = nodes.a.webPort, token = nodes.a.token
+        var before = Double.infinity, during = Double.infinity
+        for _ in 0..<5 { before = min(before, try OpenStreams.pageLoad(port: port, token: token)) }
+        let residentBefore = OpenStreams.residentKiB(of: nodes.a.process.processID)
+        let streams = try OpenStreams.open(options.streams, port: port, token: token)
+        defer { streams.forEach { $0.close() } }
+        Thread.sleep(forTimeInterval: 0.5)
+        let residentDuring = OpenStreams.residentKiB(of: nodes.a.process.processID)
+        for _ in 0..<5 { during = min(during, try OpenStreams.pageLoad(port: port, token: token)) }
+        let page = try browser.newPage(url: "about:blank")
+        let started = ContinuousClock.now
+        try page.navigate(to: nodes.a.link, timeout: .seconds(60))
+        try page.waitFor("window.__state && __state.ready && __state.connected && __state.itemCount === \(options.items)", timeout: .seconds(60))
+        let ready = Stopwatch.seconds(started.duration(to: ContinuousClock.now)) * 1000
+        var perStream: Double?
+        if let residentBefore, let residentDuring { perStream = Double(residentDuring - residentBefore) / Double(options.streams) }
+        return "{\"workload\": \"web-streams\", \"streams\": \(options.streams), \"pageRequestsMsBefore\": \(format(before)), "
+            + "\"pageRequestsMsDuring\": \(format(during)), \"browserOpenToReadyMsDuring\": \(format(ready)), "
+            + "\"nodeResidentKiBPerStream\": \(perStream.map(format) ?? "null")}"
+    }
+
     private static func number(_ page: BrowserPage, _ expression: String) throws -> Double {
         guard let value = try page.evaluate(expression) as? Double else {
             throw BenchFailure.failed("web: no number from \(expression.prefix(60))")
@@ -143,6 +171,7 @@ enum WebBenchmark {
             case "--items": options.items = max(value, 20)
             case "--samples": options.samples = value
             case "--blob-mib": options.blobMiB = value
+            case "--streams": options.streams = value
             default: throw BenchFailure.usage("web: unknown option \(flag)")
             }
         }

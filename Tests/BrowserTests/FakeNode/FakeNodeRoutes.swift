@@ -1,5 +1,6 @@
 import Foundation
 import GalleryHTTP
+import GalleryWeb
 
 /// One request's answer from a `FakeNode`: the security checks of http-api.md section 2 in order,
 /// then the route. Pure (no I/O): `FakeNodeServer` writes what it returns.

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryHTTP
+import GalleryWeb
 import GalleryIO
 import Synchronization
 

@@ -1,0 +1,74 @@
+import Foundation
+
+/// The web page a node serves (http-api.md section 3): one HTML file, one style sheet, one script,
+/// vanilla, with no framework, build step or CDN. They are real files beside this one
+/// (`index.html`, `app.css`, and the script in four parts: `core.js` with state, requests and the
+/// galleries; `grid.js` with tiles, placeholders, zoom and FLIP; `live.js` with the event stream,
+/// selection and the keyboard; `drag.js` with drag and drop and uploads), embedded in the binary
+/// at build time (SwiftPM's `.embedInCode`, which generates `PackageResources`), so that a built
+/// `gallery` needs no file beside it. The four script parts are served joined, as `app.js`.
+///
+/// For development, `GALLERY_WEB_ASSETS=DIR` (DIR holding those files, such as
+/// `Sources/GalleryWeb/Page`) serves them from disk instead, read again on every request: edit,
+/// reload, no rebuild.
+///
+/// Everything the page shows from the node, titles and file names above all, is set with
+/// `textContent`, never parsed as HTML, and the Content-Security-Policy allows no inline script or
+/// style.
+package enum PageAssets {
+    /// The environment variable naming a directory to serve the page's files from.
+    package static let overrideVariable = "GALLERY_WEB_ASSETS"
+
+    /// `GET /`: the page.
+    package static let html = String(decoding: PackageResources.index_html, as: UTF8.self)
+    /// `GET /assets/app.css`.
+    package static let css = String(decoding: PackageResources.app_css, as: UTF8.self)
+    /// `GET /assets/app.js`: the script's parts, joined.
+    package static let javascript = [PackageResources.core_js, PackageResources.grid_js, PackageResources.live_js,
+                                     PackageResources.drag_js].map { String(decoding: $0, as: UTF8.self) }.joined()
+
+    /// The script's parts, in the order they are joined.
+    package static let scriptParts = ["core.js", "grid.js", "live.js", "drag.js"]
+
+    /// The path of each asset, its `Content-Type` and its embedded body.
+    package static let files: [(path: String, contentType: String, body: String)] = [
+        ("/", "text/html; charset=utf-8", html),
+        ("/assets/app.css", "text/css; charset=utf-8", css),
+        ("/assets/app.js", "text/javascript; charset=utf-8", javascript),
+    ]
+
+    /// The directory of `GALLERY_WEB_ASSETS`, when set.
+    package static let overrideDirectory: URL? = ProcessInfo.processInfo.environment[overrideVariable]
+        .flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+
+    /// The asset at `path` read from `directory` (the development override): its type and bytes,
+    /// nil when `path` names no asset or a file cannot be read. Reads the disk: not on an event loop.
+    package static func read(_ path: Substring, from directory: URL) -> (contentType: String, body: [UInt8])? {
+        guard let asset = files.first(where: { $0.path == path }) else { return nil }
+        let names = switch asset.path {
+        case "/": ["index.html"]
+        case "/assets/app.css": ["app.css"]
+        default: scriptParts
+        }
+        var body: [UInt8] = []
+        for name in names {
+            guard let data = FileManager.default.contents(atPath: directory.appendingPathComponent(name).path) else { return nil }
+            body += data
+        }
+        return (asset.contentType, body)
+    }
+
+    /// The `Content-Security-Policy` every response carries (http-api.md section 2): scripts and styles
+    /// only from the node's own files, pictures also from http(s) URLs (items added by URL), requests
+    /// only to the node.
+    package static let contentSecurityPolicy =
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: http: https:; connect-src 'self'; "
+        + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+
+    /// The fields every response of the web adapter carries: the CSP, `nosniff`, no referrer.
+    package static let securityHeaders: [(String, String)] = [
+        ("Content-Security-Policy", contentSecurityPolicy),
+        ("X-Content-Type-Options", "nosniff"),
+        ("Referrer-Policy", "no-referrer"),
+    ]
+}

@@ -1,0 +1,184 @@
+'use strict';
+// GallerySync page: one node's space as a live gallery. Vanilla JS, no build step; the contract is
+// http-api.md. Titles, file names and messages are always set with textContent, never as HTML.
+
+const ITEMS_TYPE = 'application/x-gallerysync-items+json';
+const SPACE_PREFIX = 'application/x-gallerysync-space.';
+const GALLERY_PREFIX = 'application/x-gallerysync-gallery.';
+const IMAGE_TYPES = ['image/png', 'image/jpeg', 'image/gif'];
+
+const S = {
+  status: null,          // GET /api/status
+  galleries: [],         // [{name, count}]
+  gallery: null,         // the gallery shown
+  items: [],             // its items in order
+  byId: new Map(),       // id -> item (of the gallery shown)
+  tiles: new Map(),      // id -> tile element
+  selected: new Set(),   // selected item IDs
+  anchor: null,          // where shift-click ranges start
+  focusId: null,         // the tile keyboard focus is on
+  lastEventId: 0,        // the last change batch applied
+  events: null,          // the EventSource
+  uploads: new Map(),    // placeholder id -> {upload, controller}
+  drag: null,            // the drag this page started: {ids, gallery, wholeGallery}
+};
+
+// What tests (and curious people) can read: window.__state.
+const T = window.__state = { ready: false, connected: false, requests: [], toasts: [], batches: 0,
+                             lastBatchAt: 0, renderMs: 0, lastEventId: 0, animated: 0, itemCount: 0 };
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+// A request to the node: JSON in, JSON out. Throws an Error whose message is the node's `message`.
+async function api(method, path, body) {
+  const init = { method, headers: {}, credentials: 'same-origin' };
+  if (body !== undefined) {
+    init.headers['Content-Type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  T.requests.push({ method, path, body: body === undefined ? null : body });
+  const response = await fetch(path, init);
+  let reply = null;
+  try { reply = await response.json(); } catch (_) { reply = null; }
+  if (response.status === 401) signedOut();
+  if (!response.ok) {
+    const error = new Error((reply && reply.message) || `${method} ${path}: ${response.status}`);
+    error.status = response.status;
+    error.code = reply && reply.error;
+    throw error;
+  }
+  return reply;
+}
+
+function toast(message, kind) {
+  T.toasts.push(message);
+  const box = el('div', 'toast' + (kind ? ' ' + kind : ''), message);
+  box.setAttribute('role', kind === 'error' ? 'alert' : 'status');
+  $('toasts').appendChild(box);
+  setTimeout(() => box.classList.add('leaving'), 5200);
+  setTimeout(() => box.remove(), 5600);
+}
+
+function signedOut() {
+  setConnection('signed-out', 'Signed out: open the link `gallery open` prints');
+}
+
+function setConnection(state, label) {
+  const dot = $('connection');
+  dot.className = 'connection ' + state;
+  dot.title = label;
+  $('connection-label').textContent = label;
+  T.connected = state === 'live';
+}
+
+// ---- Galleries (sidebar) ----
+
+async function loadGalleries() {
+  const reply = await api('GET', '/api/galleries');
+  S.galleries = reply.galleries;
+  renderGalleries();
+  return reply;
+}
+
+function renderGalleries() {
+  const list = $('galleries');
+  list.replaceChildren();
+  for (const gallery of S.galleries) {
+    const row = el('li', 'gallery-row');
+    row.setAttribute('role', 'option');
+    row.setAttribute('aria-selected', String(gallery.name === S.gallery));
+    row.dataset.gallery = gallery.name;
+    row.draggable = true;
+    row.tabIndex = 0;
+    row.appendChild(el('span', 'gallery-name', gallery.name));
+    row.appendChild(el('span', 'gallery-count', gallery.count));
+    row.addEventListener('click', () => selectGallery(gallery.name));
+    row.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); selectGallery(gallery.name); } });
+    wireGalleryDrop(row, gallery.name);
+    list.appendChild(row);
+  }
+}
+
+let galleriesRefresh = null;
+function refreshGalleriesSoon() {
+  clearTimeout(galleriesRefresh);
+  galleriesRefresh = setTimeout(() => loadGalleries().catch(() => {}), 250);
+}
+
+async function createGallery(name) {
+  name = name.trim();
+  if (!name) return;
+  try {
+    await api('POST', '/api/galleries', { name });
+    $('new-gallery-name').value = '';
+    await loadGalleries();
+    await selectGallery(name);
+  } catch (error) {
+    toast(`Cannot create “${name}”: ${error.message}`, 'error');
+  }
+}
+
+async function selectGallery(name) {
+  if (location.hash !== '#' + encodeURIComponent(name)) history.replaceState(null, '', '#' + encodeURIComponent(name));
+  S.gallery = name;
+  S.selected.clear();
+  S.anchor = null;
+  renderGalleries();
+  await loadItems();
+}
+
+// ---- Items of the gallery shown ----
+
+async function loadItems() {
+  const started = performance.now();
+  const reply = await api('GET', `/api/galleries/${encodeURIComponent(S.gallery)}/items`);
+  if (reply.gallery !== S.gallery) return;
+  const fetched = performance.now();
+  S.items = reply.items;
+  S.byId = new Map(S.items.map((item) => [item.id, item]));
+  renderGrid();
+  T.fetchMs = fetched - started;
+  T.renderMs = performance.now() - fetched;
+  return reply;
+}
+
+// Loads everything again and resumes the stream after what was loaded (start, `reset`).
+async function resync() {
+  const status = await api('GET', '/api/status');
+  S.status = status;
+  $('node-name').textContent = status.node;
+  document.title = `${status.node} · Gallery`;
+  const reply = await loadGalleries();
+  if (!S.gallery || !S.galleries.some((g) => g.name === S.gallery)) {
+    const wanted = decodeURIComponent(location.hash.slice(1));
+    S.gallery = S.galleries.some((g) => g.name === wanted) ? wanted
+      : (S.galleries.some((g) => g.name === status.node) ? status.node : (S.galleries[0] || {}).name);
+  }
+  renderGalleries();
+  const items = S.gallery ? await loadItems() : null;
+  // Both snapshots were taken at or after these IDs; start after the smaller one (a repeated change is
+  // recognised by its ID and skipped, so nothing is applied twice).
+  S.lastEventId = Math.min(reply.lastEventId, items ? items.lastEventId : reply.lastEventId);
+  T.lastEventId = S.lastEventId;
+}
+
+async function boot() {
+  wireChrome();
+  try {
+    await resync();
+  } catch (error) {
+    toast(`Cannot load the gallery: ${error.message}`, 'error');
+    return;
+  }
+  connectEvents();
+  T.ready = true;
+}
+
+document.addEventListener('DOMContentLoaded', boot);
