@@ -1,4 +1,10 @@
 import Foundation
+import Synchronization
+#if canImport(Darwin)
+import Darwin
+#elseif canImport(Glibc)
+import Glibc
+#endif
 
 /// A serial executor on one dedicated thread: jobs run one at a time, in the order they were
 /// queued. The node's inbox (`SyncNode.loop`), its group-commit writer and each `NodeEvents`
@@ -30,6 +36,9 @@ final class WorkThread: @unchecked Sendable {
     private var idle = false
     /// Producers waiting for room in the queue.
     private var blocked = 0
+    /// The running thread's `pthread_self()`, 0 while none runs: `isCurrent` without a lock, cheap
+    /// enough to check on every access to the state the executor owns.
+    private let owner = Atomic<UInt>(0)
 
     /// Creates an executor; its thread starts with the first job.
     init(name: String, limit: Int = 4_096, idleTimeout: TimeInterval = 2) {
@@ -40,13 +49,22 @@ final class WorkThread: @unchecked Sendable {
 
     /// Whether the caller runs on this executor's thread.
     var isCurrent: Bool {
-        condition.withLock { thread != nil && thread === Thread.current }
+        owner.load(ordering: .acquiring) == Self.currentThreadID
+    }
+
+    /// The calling thread's `pthread_self()` as a number.
+    private static var currentThreadID: UInt {
+        #if canImport(Darwin)
+        UInt(bitPattern: pthread_self())
+        #else
+        UInt(pthread_self())
+        #endif
     }
 
     /// Queues a job; waits first while the queue is full, unless called from the executor itself.
     func async(_ job: @escaping @Sendable () -> Void) {
         condition.withLock {
-            let onThread = thread != nil && thread === Thread.current
+            let onThread = isCurrent
             while !onThread && jobs.count >= limit {
                 blocked += 1
                 condition.wait()
@@ -98,6 +116,7 @@ final class WorkThread: @unchecked Sendable {
     /// Runs what is queued, a batch at a time (one lock round per batch), until idle for
     /// `idleTimeout`.
     private func run() {
+        owner.store(Self.currentThreadID, ordering: .releasing)
         while true {
             let batch = condition.withLock { () -> [@Sendable () -> Void]? in
                 if jobs.isEmpty {
@@ -108,6 +127,7 @@ final class WorkThread: @unchecked Sendable {
                         idle = false
                         if !woken && jobs.isEmpty {
                             thread = nil
+                            owner.store(0, ordering: .releasing)
                             return nil
                         }
                     }

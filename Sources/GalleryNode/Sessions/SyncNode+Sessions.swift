@@ -158,9 +158,13 @@ extension SyncNode: ConnectionDelegate {
             connection.send(.fetchError(id: request.id, code: .notFound, message: "no such blob here"))
             // An item here names those bytes: fetch them, so that the peer finds them on a retry
             // (bytes cross any number of hops, one hop per retry).
+            // Looked up on the loop, queued: the connection's event loop never waits for the inbox.
             let hash = SHA256.hex(request.hash)
-            if let transfers, let item = read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size >= 0 {
-                transfers.relay(item, hash: hash, size: Int(size))
+            if let transfers {
+                loop.async { [self] in
+                    guard let item = replica.item(withContentHash: hash), let size = item.byteSize, size >= 0 else { return }
+                    transfers.relay(item, hash: hash, size: Int(size))
+                }
             }
         } catch {
             connection.send(.fetchError(id: request.id, code: .protocolError, message: error.localizedDescription))

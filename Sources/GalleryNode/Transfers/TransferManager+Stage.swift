@@ -2,8 +2,8 @@ import Foundation
 import GalleryModel
 import GalleryWire
 
-/// The stage of a download: its own thread (`Download.stage`, a `WorkThread`) hashes and stores
-/// the chunks in the order they arrived, so that the connection's thread only decodes them and the
+/// The stage of a download: a thread of the manager's `StagePool` (`Download.stage`) hashes and
+/// stores the chunks in the order they arrived, so that the connection's thread only decodes them and the
 /// peer, the network, the hash and the disk work at the same time.
 ///
 /// The stage is where a decrypting step would sit too: it receives each chunk's bytes once and

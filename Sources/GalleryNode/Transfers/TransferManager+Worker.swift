@@ -193,7 +193,7 @@ extension TransferManager {
         let finished = lock.withLock { () -> Bool? in
             guard var download = downloads[hash], download.writer == nil else { return nil }
             download.writer = writer
-            download.stage = WorkThread(name: "transfer \(hash.prefix(8))", limit: 1_024)
+            download.stage = stages.next()
             download.done = writer.receivedCount
             download.written = download.done
             download.checkpointed = download.done

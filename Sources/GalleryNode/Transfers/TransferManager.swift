@@ -69,6 +69,10 @@ package final class TransferManager: @unchecked Sendable {
     let journalLock = NSLock()
     private let workerFinished = DispatchSemaphore(value: 0)
 
+    /// The threads that hash and store received chunks, shared by every download: a drag of a
+    /// thousand items costs these few threads, not one per download.
+    let stages = StagePool(count: StagePool.defaultCount)
+
     /// Bytes done / total per placeholder in flight, readable without waiting on `lock` (which a
     /// chunk being written may hold).
     let progressLock = NSLock()
