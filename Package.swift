@@ -38,8 +38,8 @@ let package = Package(
         // The node's directory: op log, snapshot, blob store, checkpoints, transfer journal.
         .target(name: "GalleryStorage", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryIO"]),
         // Image codecs for thumbnails, sans I/O: JPEG (scaled decoding, baseline encoding), PNG with
-        // our own inflate, GIF's first frame, EXIF orientation, downscaling. Imports no Gallery module.
-        .target(name: "GalleryImaging"),
+        // our own inflate, GIF's first frame, EXIF orientation, downscaling; only CRC-32 from GalleryCrypto.
+        .target(name: "GalleryImaging", dependencies: ["GalleryCrypto"]),
         // The node core: event loops and handler pipelines, sync sessions, relay, transfers, use
         // cases; no storage types.
         .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "GalleryWireTests", dependencies: ["GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire"]),
         .testTarget(name: "GalleryIOTests", dependencies: ["GalleryIO"]),
         // Fixtures are read from #filePath at test time, not bundled as resources.
-        .testTarget(name: "GalleryImagingTests", dependencies: ["GalleryImaging", "GalleryTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "GalleryImagingTests", dependencies: ["GalleryImaging", "GalleryCrypto", "GalleryTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "GalleryStorageTests", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryIO", "GalleryStorage", "GalleryTestSupport",
         ]),

@@ -1,3 +1,5 @@
+import GalleryCrypto
+
 /// Walks a PNG's chunks (length, type, data, CRC), checking each CRC.
 struct PNGChunkReader {
     /// A chunk type: four ASCII letters as a big-endian word.
@@ -59,7 +61,7 @@ struct PNGChunkReader {
         guard length <= bytes.count - offset - 12 else { throw .truncated("the \(type.name) chunk at byte \(offset)") }
         let data = UnsafeRawBufferPointer(rebasing: bytes[offset + 8..<offset + 8 + length])
         let stored = word(at: offset + 8 + length)
-        let computed = CRC32.checksum(UnsafeRawBufferPointer(rebasing: bytes[offset + 4..<offset + 8 + length]))
+        let computed = CRC32.checksum(of: UnsafeRawBufferPointer(rebasing: bytes[offset + 4..<offset + 8 + length]))
         guard stored == computed else { throw .malformed("bad CRC on the \(type.name) chunk at byte \(offset)") }
         offset += 12 + length
         return Chunk(type: type, data: data)

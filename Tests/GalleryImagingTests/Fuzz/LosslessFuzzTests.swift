@@ -1,3 +1,4 @@
+import GalleryCrypto
 import Foundation
 import Testing
 @testable import GalleryImaging
@@ -185,7 +186,7 @@ import Testing
         while offset + 12 <= bytes.count {
             let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
             guard length <= bytes.count - offset - 12 else { return }
-            let crc = bytes[offset + 4..<offset + 8 + length].withUnsafeBytes { CRC32.checksum($0) }
+            let crc = bytes[offset + 4..<offset + 8 + length].withUnsafeBytes { CRC32.checksum(of: $0) }
             bytes.replaceSubrange(offset + 8 + length..<offset + 12 + length, with: bigEndian(crc))
             offset += 12 + length
         }

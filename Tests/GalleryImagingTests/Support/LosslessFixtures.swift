@@ -1,3 +1,4 @@
+import GalleryCrypto
 import Foundation
 @testable import GalleryImaging
 
@@ -99,7 +100,7 @@ extension RasterImage {
 /// A PNG chunk with its length and CRC, for building hostile files in tests.
 func pngChunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
     let body = Array(type.utf8) + data
-    let crc = body.withUnsafeBytes { CRC32.checksum($0) }
+    let crc = body.withUnsafeBytes { CRC32.checksum(of: $0) }
     return bigEndian(UInt32(data.count)) + body + bigEndian(crc)
 }
 
