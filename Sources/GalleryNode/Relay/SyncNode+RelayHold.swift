@@ -52,8 +52,8 @@ extension SyncNode {
         relay(batches, corking: corking)
     }
 
-    /// Runs `task` on the node's loop `nanoseconds` from now, on the environment's clock.
+    /// Runs `task` on the node's loop `nanoseconds` from now (`scheduleTimer`).
     func scheduleOnLoop(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) {
-        clock.schedule(after: nanoseconds) { [loop] in loop.async(task) }
+        scheduleTimer(after: nanoseconds) { [loop] in loop.async(task) }
     }
 }

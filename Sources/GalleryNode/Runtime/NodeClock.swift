@@ -11,8 +11,8 @@ package protocol NodeClock: Sendable {
     func schedule(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void)
 }
 
-/// The production clock: `DispatchTime` uptime; timers on Dispatch's global queue (no thread per
-/// timer). What a timer runs hops to the node's inbox.
+/// The production clock: `DispatchTime` uptime. The node's own timers run on its event loops
+/// (`SyncNode.scheduleTimer`); these, on Dispatch's global queue, serve a node without loops.
 package struct SystemClock: NodeClock {
     package init() {}
 

@@ -66,12 +66,23 @@ extension SyncNode {
         return connection
     }
 
-    /// Requests the liveness pass ten times per heartbeat interval on `clock`, until the node stops.
+    /// Requests the liveness pass ten times per heartbeat interval, until the node stops.
     private func scheduleLiveness(on clock: any NodeClock) {
-        clock.schedule(after: livenessInterval) { [self] in
+        scheduleTimer(after: livenessInterval) { [self] in
             guard isRunning else { return }
             requestLivenessPass()
             scheduleLiveness(on: clock)
+        }
+    }
+
+    /// Runs `task` `nanoseconds` from now: on the first event loop's timers over TCP (no Dispatch
+    /// timer: libdispatch traps when it cannot make its descriptors, which a node at its descriptor
+    /// limit would hit), on the environment's clock on a simulated network.
+    func scheduleTimer(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) {
+        if let loops = ioLoops {
+            _ = loops.loops[0].schedule(after: nanoseconds, task)
+        } else {
+            clock.schedule(after: nanoseconds, task)
         }
     }
 }
