@@ -87,6 +87,25 @@ struct BytesOnDemandTests {
         #expect(!FileManager.default.fileExists(atPath: blobPath(picture.hash, on: alice)))
     }
 
+    @Test("with bob paused (SIGSTOP) while still connected, alice answers within the peer timeout, not never")
+    func holderSilent() throws {
+        defer { try? FileManager.default.removeItem(at: base) }
+        let (alice, bob) = try pair()
+        defer { bob.stop(); alice.stop() }
+        let picture = try add("b.png", size: 50_000, on: bob, seenBy: alice)
+        let pid = try #require(bob.process?.processID)
+        kill(pid, SIGSTOP)
+        defer { kill(pid, SIGCONT) }
+        let started = Date()
+        let reply = try alice.get("/blobs/\(picture.hash)")
+        let waited = Date().timeIntervalSince(started)
+        // The peer timeout is 5 s: by then bob is either taken as gone or taken as silent.
+        #expect(waited < 9, "answered after \(waited) s")
+        #expect([404, 504].contains(reply.status), "\(reply.status) \(reply.text)")
+        #expect(reply.json["error"] as? String == "notHeld", "\(reply.text)")
+        #expect(!FileManager.default.fileExists(atPath: blobPath(picture.hash, on: alice)))
+    }
+
     private func waitUntil(timeout: TimeInterval = 20, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
