@@ -45,12 +45,13 @@ struct WebBlobs {
     /// The refusal for bytes that could not be had from a peer (http-api.md section 4).
     static func refusal(_ failure: DemandFailure) -> WebRefusal {
         let message = failure.localizedDescription
-        return switch failure {
+        return switch failure.cause {
         case .noPeerConnected, .notHeld, .hashMismatch: WebRefusal(404, "notHeld", message)
         case .timedOut: WebRefusal(504, "notHeld", message)
         case .stopped: WebRefusal(503, "notHeld", message)
         case .busy: WebRefusal(503, "busy", message)
         case .storage: WebRefusal(500, "storage", message)
+        case .offline: WebRefusal(404, "notHeld", message)
         }
     }
 

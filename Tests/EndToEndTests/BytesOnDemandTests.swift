@@ -75,14 +75,14 @@ struct BytesOnDemandTests {
         #expect(reply.status == 404)
         #expect(reply.headers["content-type"]?.hasPrefix("application/json") == true)
         #expect(reply.json["error"] as? String == "notHeld", "\(reply.text)")
-        #expect((reply.json["message"] as? String)?.contains("no peer is connected") == true, "\(reply.text)")
+        #expect((reply.json["message"] as? String)?.hasPrefix("on bob, offline: no peer is connected") == true, "\(reply.text)")
 
         let destination = base.appendingPathComponent("exported.png")
         started = Date()
         let exported = try alice.gallery("export", "bob:0", destination.path)
         #expect(Date().timeIntervalSince(started) < 3, "answered after \(Date().timeIntervalSince(started)) s")
         #expect(exported.status == 1)
-        #expect(exported.stderr.contains("no peer is connected"), "\(exported.stderr)")
+        #expect(exported.stderr.contains("on bob, offline: no peer is connected"), "\(exported.stderr)")
         #expect(!FileManager.default.fileExists(atPath: destination.path))
         #expect(!FileManager.default.fileExists(atPath: blobPath(picture.hash, on: alice)))
     }

@@ -151,7 +151,8 @@ extension NodeSuites {
             mesh["alice"].stop()
             #expect(mesh["bob"].waitForPeers(timeout: .seconds(20)) { !$0.contains { $0.state == .live } })
             started = ContinuousClock.now
-            #expect(throws: DemandFailure.noPeerConnected) { try mesh["bob"].demandBytes(of: held) }
+            // bob knows alice (she added the item) by name: the reason says where the bytes are.
+            #expect(throws: DemandFailure.offline(holder: "alice", .noPeerConnected)) { try mesh["bob"].demandBytes(of: held) }
             #expect(ContinuousClock.now - started < .seconds(2), "answered after \(ContinuousClock.now - started)")
             // No download is left behind (a relay bob started for alice's first request ends too).
             let transfers = try #require(mesh["bob"].transfers)

@@ -18,6 +18,13 @@ package enum DemandFailure: Error, Hashable, Sendable, LocalizedError {
     case storage(String)
     /// The node is stopping.
     case stopped
+    /// The node that added the item, known here by name, is not connected: why no one else sent them.
+    indirect case offline(holder: String, DemandFailure)
+
+    /// The failure without the name of an offline holder.
+    package var cause: DemandFailure {
+        if case .offline(_, let cause) = self { cause.cause } else { self }
+    }
 
     package var errorDescription: String? {
         switch self {
@@ -28,6 +35,7 @@ package enum DemandFailure: Error, Hashable, Sendable, LocalizedError {
         case .busy: "too many pictures are being fetched from peers at once; try again shortly"
         case .storage(let reason): "cannot store the bytes: \(reason)"
         case .stopped: "the node is stopping"
+        case .offline(let holder, let cause): "on \(holder), offline: \(cause.localizedDescription)"
         }
     }
 }
@@ -134,8 +142,24 @@ extension SyncNode {
     /// no blobs. Waits for the node's inbox: not on a loop.
     package func demandBytes(named hash: String, answer: @escaping TransferManager.DemandAnswer) -> Bool {
         guard let transfers, let item = read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size >= 0 else { return false }
-        transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item), answer: answer)
+        transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item)) { [weak self] result in
+            answer(result.mapError { self?.namingOfflineHolder($0, of: item) ?? $0 })
+        }
         return true
+    }
+
+    /// `failure`, when no connected peer had the bytes, with the name of the node that added the
+    /// item if this node knows it (its address book) and it is not connected: a reader learns where
+    /// the picture is ("on alice, offline"). Not on the loop.
+    private func namingOfflineHolder(_ failure: DemandFailure, of item: Item) -> DemandFailure {
+        switch failure {
+        case .noPeerConnected, .notHeld: break
+        default: return failure
+        }
+        let adder = item.id.replica.description
+        guard let known = knownPeers.first(where: { $0.replica == adder }), known.connectedSince == nil,
+              let name = known.name else { return failure }
+        return .offline(holder: name, failure)
     }
 
     /// Fetches the bytes of `item` from a peer unless this node holds them, and waits until they are
@@ -150,6 +174,6 @@ extension SyncNode {
             answered.signal()
         }
         answered.wait()
-        try outcome.withLock { $0 }.get()
+        try outcome.withLock { $0 }.mapError { namingOfflineHolder($0, of: item) }.get()
     }
 }

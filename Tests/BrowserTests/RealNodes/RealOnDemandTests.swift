@@ -32,7 +32,7 @@ struct RealOnDemandTests {
             try #require(alice.waitUntil { try $0.ids("bob").count == 2 }, "the nodes did not sync")
             bob.stop()
             try page.click(".gallery-row[data-gallery=bob]")
-            try page.waitFor(Self.explains("no peer is connected", at: 1), timeout: .seconds(10))
+            try page.waitFor(Self.explains("on bob, offline: no peer is connected", at: 1), timeout: .seconds(10))
             // The first picture's bytes stayed on alice: still shown.
             try page.waitFor(RealCrossNodeTests.showsImage(RealNodeLiveTests.sha256(first), at: 0), timeout: .seconds(10))
         }
