@@ -3,6 +3,7 @@ import GalleryCrypto
 import GalleryModel
 @testable import GalleryNode
 @testable import GalleryStorage
+import GalleryWire
 import Synchronization
 import Testing
 
@@ -117,6 +118,26 @@ extension NodeSuites {
             #expect(mesh.bytesReceivedByBob(from: "alice") - before - received < 4_096)
             // A hash no item names is not fetched at all.
             #expect(!mesh["bob"].demandBytes(named: String(repeating: "0", count: 64)) { _ in })
+        }
+
+        @Test("a reader joins a drag already fetching the same bytes; cancelling the drag leaves the reader's fetch going")
+        func readerOutlivesDrag() throws {
+            let mesh = try Mesh(["alice", "bob"])
+            let bytes = TransferTests.random(32 << 20, seed: 9)
+            let item = try mesh.add(bytes, on: "alice")
+            let hash = try #require(item.contentHash)
+            let before = mesh.bytesReceivedByBob(from: "alice")
+            let drops = try Drop.perform(DragRequest(items: [.item(.id(item.id))], gallery: "bob"), on: mesh["bob"])
+            let placeholder = try #require(drops.first.flatMap { OpID($0.item) })
+            let answers = Answers()
+            #expect(mesh["bob"].demandBytes(named: hash, answer: answers.answer))
+            try #require(mesh["bob"].transfers).cancel([placeholder])
+            let results = answers.wait(for: 1)
+            #expect(results.count == 1 && (try? results[0].get()) != nil, "\(results)")
+            #expect(try mesh.store("bob").read(hash, offset: 0, length: bytes.count) == bytes)
+            #expect(mesh["bob"].read { $0.item(placeholder)?.isDeleted } == true, "the cancelled placeholder is deleted")
+            let received = mesh.bytesReceivedByBob(from: "alice") - before
+            #expect(received >= bytes.count && received < 2 * bytes.count, "bob received \(received) bytes for one blob")
         }
 
         @Test("a holder whose bytes do not hash to the item's hash is passed over: another holder's verified bytes are stored")
