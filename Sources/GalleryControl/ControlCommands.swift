@@ -64,7 +64,9 @@ package enum ControlCommands {
     }
 
     /// `export`: the node only names the item's bytes; the command line reads them from the blob
-    /// store and writes the file with its user's rights. The node writes no path it is sent.
+    /// store and writes the file with its user's rights. The node writes no path it is sent. Bytes
+    /// this node lacks are fetched from a connected peer that holds them first (verified before
+    /// they are stored); with none, the refusal says why, as soon as that is known.
     private static func export(_ reference: ItemReference, on node: SyncNode) throws -> ItemListing {
         guard let blobs = node.configuration.blobs else { throw ActionFailure("this node keeps no blobs") }
         let found = try node.read { replica -> Item in
@@ -72,7 +74,14 @@ package enum ControlCommands {
             guard let found = replica.item(id), found.contentHash != nil else { throw ActionFailure("item \(id) has no bytes (a URL?)") }
             return found
         }
-        guard let hash = found.contentHash, blobs.contains(hash) else { throw ActionFailure("the bytes of \(reference) are not on this node") }
+        guard let hash = found.contentHash else { throw ActionFailure("the bytes of \(reference) are not on this node") }
+        if !blobs.contains(hash) {
+            do {
+                try node.demandBytes(of: found)
+            } catch {
+                throw ActionFailure("the bytes of \(reference) are not on this node and cannot be fetched: \(error.localizedDescription)")
+            }
+        }
         return listing(found, transfers: nil)
     }
 }

@@ -9,6 +9,10 @@ import GalleryNode
 /// type a peer may have named is sent as `application/octet-stream` (with `nosniff`), so that no
 /// blob is ever rendered as a document.
 ///
+/// Bytes this node lacks but one of its items names are fetched from a connected peer that holds
+/// them first (`SyncNode.demandBytes`: verified before they are stored, shared by every request
+/// for them), then served; with no holder, the answer is at once a `notHeld` refusal saying why.
+///
 /// `reply` opens the blob and builds the head; the connection then asks `WebBlobBody` for one
 /// piece at a time as its socket drains. Both touch the disk: on the web workers, never a loop.
 struct WebBlobs {
@@ -17,18 +21,52 @@ struct WebBlobs {
     /// The media types sent as they are stored.
     static let imageTypes: Set<String> = ["image/png", "image/jpeg", "image/gif"]
 
-    /// The answer to `request` for blob `hash`: a whole refusal or `304`, or a head and the body to stream.
-    func reply(_ hash: String, for request: HTTPRequestHead) -> WebReply {
-        let keepAlive = request.keepAlive
-        func refuse(_ status: Int, _ code: String, _ message: String) -> WebReply {
-            .response(WebResponse.refusal(WebRefusal(status, code, message)).serialized(for: request, keepAlive: keepAlive), keepAlive: keepAlive)
-        }
+    /// Answers `request` for blob `hash` through `done`, once: a whole refusal or `304`, or a head
+    /// and the body to stream. Bytes fetched from a peer are served from `lane` once stored.
+    func reply(_ hash: String, for request: HTTPRequestHead, lane: WebWorkers.Lane, done: @escaping @Sendable (WebReply) -> Void) {
         guard hash.utf8.count == 64, hash.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
-            return refuse(400, "badHash", "a hash is 64 lower-case hex digits")
+            return done(Self.refuse(WebRefusal(400, "badHash", "a hash is 64 lower-case hex digits"), request))
         }
+        if let held = reply(held: hash, for: request) { return done(held) }
+        let asked = node.demandBytes(named: hash) { result in
+            lane.submit {
+                switch result {
+                case .success:
+                    done(reply(held: hash, for: request)
+                        ?? Self.refuse(WebRefusal(404, "notHeld", "the bytes arrived but cannot be read"), request))
+                case .failure(let failure):
+                    done(Self.refuse(Self.refusal(failure), request))
+                }
+            }
+        }
+        if !asked { done(Self.refuse(WebRefusal(404, "unknownBlob", "no item on this node names blob \(hash)"), request)) }
+    }
+
+    /// The refusal for bytes that could not be had from a peer (http-api.md section 4).
+    static func refusal(_ failure: DemandFailure) -> WebRefusal {
+        let message = failure.localizedDescription
+        return switch failure.cause {
+        case .noPeerConnected, .notHeld, .hashMismatch: WebRefusal(404, "notHeld", message)
+        case .timedOut: WebRefusal(504, "notHeld", message)
+        case .stopped: WebRefusal(503, "notHeld", message)
+        case .busy: WebRefusal(503, "busy", message)
+        case .storage: WebRefusal(500, "storage", message)
+        case .offline: WebRefusal(404, "notHeld", message)
+        }
+    }
+
+    /// A refusal as a whole reply.
+    private static func refuse(_ refusal: WebRefusal, _ request: HTTPRequestHead) -> WebReply {
+        .response(WebResponse.refusal(refusal).serialized(for: request, keepAlive: request.keepAlive), keepAlive: request.keepAlive)
+    }
+
+    /// The answer from the blob store: `304`, a range refusal, or a head and the body to stream;
+    /// nil when the store does not hold the blob.
+    private func reply(held hash: String, for request: HTTPRequestHead) -> WebReply? {
+        let keepAlive = request.keepAlive
         guard let blobs = node.configuration.blobs, blobs.contains(hash), let reader = try? blobs.openForReading(hash),
               let size = try? reader.size() else {
-            return refuse(404, "unknownBlob", "no blob \(hash) on this node")
+            return nil
         }
         let stored = node.read { $0.item(withContentHash: hash)?.mediaType }
         let type = stored.flatMap { Self.imageTypes.contains($0) ? $0 : nil } ?? "application/octet-stream"

@@ -54,6 +54,6 @@ struct WebResponse {
          400: "Bad Request", 401: "Unauthorized", 403: "Forbidden", 404: "Not Found", 405: "Method Not Allowed",
          409: "Conflict", 413: "Content Too Large", 415: "Unsupported Media Type", 416: "Range Not Satisfiable",
          421: "Misdirected Request", 431: "Request Header Fields Too Large", 500: "Internal Server Error",
-         503: "Service Unavailable"][code] ?? "Status"
+         503: "Service Unavailable", 504: "Gateway Timeout"][code] ?? "Status"
     }
 }

@@ -57,6 +57,18 @@ struct Download {
     /// For a relay (bytes a peer asked for and this node lacks, with no placeholder of its own
     /// waiting): when to give up.
     var relayDeadline: Date?
+    /// Readers waiting for these bytes (`TransferManager.demand`), answered once when they are
+    /// stored or cannot be had.
+    var demanders: [TransferManager.DemandAnswer] = []
+    /// Uptime (nanoseconds) when the first reader waiting asked, or when bytes last arrived since:
+    /// the readers are answered when nothing arrives for the manager's `demandPatience`.
+    var demandedAt: UInt64?
+    /// Peers whose bytes hashed to something else: never asked again for this blob.
+    var mismatchedBy: Set<ReplicaID> = []
+    /// Peers that sent bytes of the attempt in progress (blamed if the whole does not verify).
+    var suppliers: Set<ReplicaID> = []
+    /// Why the last attempt's bytes were discarded, when they did not match the hash.
+    var mismatch: String?
 
     init(hash: String, size: Int, placeholders: [OpID], preferred: [ReplicaID]) {
         self.hash = hash
@@ -69,6 +81,12 @@ struct Download {
     mutating func noteActivity(on connection: Connection, now: UInt64) {
         lastActivity = now
         receivedAtActivity = connection.byteCounts.received
+    }
+
+    /// Whether anyone still wants these bytes: a placeholder, a reader, or a relay before its
+    /// deadline.
+    func isWanted(at date: Date) -> Bool {
+        !placeholders.isEmpty || !demanders.isEmpty || (relayDeadline.map { $0 > date } ?? false)
     }
 
     /// The name of the peer being asked, if any.

@@ -29,7 +29,10 @@ extension TransferManager {
                 return hash
             }
             download.done = end
-            download.noteActivity(on: connection, now: Self.now)
+            download.suppliers.insert(peer)
+            let now = Self.now
+            download.noteActivity(on: connection, now: now)
+            if download.demandedAt != nil { download.demandedAt = now }
             if end == download.requestEnd {
                 // The fetch is answered in full: ask for the next bytes before this chunk is
                 // hashed, so that the peer sends while this node hashes and writes.
@@ -98,8 +101,20 @@ extension TransferManager {
             try writer.finish()
         } catch .hashMismatch(let expected, let actual) {
             let retry = lock.withLock { () -> Bool in
-                guard var download = downloads[hash], writer.resumeOffset > 0, !download.restartedFromZero else { return false }
-                download.restartedFromZero = true
+                guard var download = downloads[hash] else { return false }
+                if writer.resumeOffset > 0 && !download.restartedFromZero {
+                    // The partial file kept from before may be what is wrong: once more from 0.
+                    download.restartedFromZero = true
+                } else {
+                    // The peers that sent these bytes hold something else under this hash:
+                    // another holder may have the real bytes.
+                    guard !download.suppliers.isEmpty else { return false }
+                    download.mismatchedBy.formUnion(download.suppliers)
+                    download.mismatch = "hash mismatch: the bytes received hash to \(actual), not \(expected)"
+                    node?.configuration.log("\(node?.configuration.name ?? "?"): the bytes of \(hash.prefix(12)) from "
+                        + "\(download.suppliers.count) peer(s) hash to \(actual.prefix(12)); asking another")
+                }
+                download.suppliers = []
                 download.writer = nil
                 download.stage = nil
                 download.done = 0
@@ -114,13 +129,13 @@ extension TransferManager {
             if !retry {
                 let placeholders = lock.withLock { downloads[hash]?.placeholders ?? [] }
                 fail(placeholders, reason: "hash mismatch: the bytes received hash to \(actual), not \(expected)")
-                lock.withLock { dropUnwanted(hash) }
+                lock.withLock { dropUnwanted(hash, failure: .hashMismatch) }
             }
             return
         } catch {
             let placeholders = lock.withLock { downloads[hash]?.placeholders ?? [] }
             fail(placeholders, reason: "cannot store the bytes: \(error.localizedDescription)")
-            lock.withLock { dropUnwanted(hash) }
+            lock.withLock { dropUnwanted(hash, failure: .storage(error.localizedDescription)) }
             return
         }
         complete(hash)

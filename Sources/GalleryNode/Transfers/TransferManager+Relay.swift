@@ -22,10 +22,12 @@ extension TransferManager {
         }
     }
 
-    /// Forgets a download no placeholder waits for any more (a relay that ended or failed): stops
-    /// its fetch and deletes its partial file. Caller holds `lock`.
-    func dropUnwanted(_ hash: String) {
-        guard let download = downloads[hash], download.placeholders.isEmpty else { return }
+    /// Forgets a download no placeholder waits for any more (a relay or a demand that ended or
+    /// failed): answers its readers with `failure`, stops its fetch and deletes its partial file.
+    /// Caller holds `lock`.
+    func dropUnwanted(_ hash: String, failure: DemandFailure = .notHeld) {
+        guard var download = downloads[hash], download.placeholders.isEmpty else { return }
+        answerDemands(&download, .failure(failure))
         downloads[hash] = nil
         if case .fetching(let connection, let request, _, _) = download.phase {
             requests[request] = nil

@@ -31,7 +31,8 @@ extension TransferManager {
                 callbacks += finalize(transfer.placeholder, outcome)
             }
             // Placeholders that joined the download meanwhile: the worker commits them next. A relay
-            // (no placeholder) is done: the bytes are in the store.
+            // or a demand (no placeholder) is done: the bytes are in the store.
+            if downloads[hash] != nil { answerDemands(&downloads[hash]!, .success(())) }
             if downloads[hash]?.placeholders.isEmpty == true {
                 downloads[hash] = nil
             } else if downloads[hash] != nil {
@@ -154,7 +155,8 @@ extension TransferManager {
         progressLock.withLock { _ = progressTable.removeValue(forKey: placeholder) }
         if var download = downloads[transfer.hash] {
             download.placeholders.removeAll { $0 == placeholder }
-            if download.placeholders.isEmpty {
+            // Readers waiting for the bytes keep the download going.
+            if download.placeholders.isEmpty && download.demanders.isEmpty {
                 downloads[transfer.hash] = nil
                 if case .fetching(let connection, let request, _, _) = download.phase {
                     requests[request] = nil

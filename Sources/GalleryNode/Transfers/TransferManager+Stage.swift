@@ -53,7 +53,7 @@ extension TransferManager {
         if let (connection, request) = next { connection.send(.fetch(request)) }
         if let failed, let failure {
             fail(failed, reason: "cannot store the bytes: \(failure)")
-            lock.withLock { dropUnwanted(hash) }
+            lock.withLock { dropUnwanted(hash, failure: .storage(failure)) }
             return
         }
         if checkpoint { try? writer.checkpoint() }

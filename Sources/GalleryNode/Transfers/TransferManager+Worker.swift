@@ -67,7 +67,10 @@ extension TransferManager {
             if case .fetching(let connection, _, _, _) = download.phase { fetching[connection.id, default: 0] += 1 }
         }
         let order = downloads.keys.sorted { a, b in
-            switch (downloads[a]?.placeholders.min(), downloads[b]?.placeholders.min()) {
+            // Bytes a reader waits for (a page, an export) take a free slot before a drag's.
+            let (readA, readB) = (downloads[a]?.demanders.isEmpty == false, downloads[b]?.demanders.isEmpty == false)
+            if readA != readB { return readA }
+            return switch (downloads[a]?.placeholders.min(), downloads[b]?.placeholders.min()) {
             case let (first?, second?): first < second
             case (nil, _): false
             case (_, nil): true
@@ -75,7 +78,8 @@ extension TransferManager {
         }
         for hash in order {
             guard var download = downloads[hash] else { continue }
-            if download.placeholders.isEmpty && (download.relayDeadline ?? date) <= date {
+            if answerIfImpatient(&download, now: now) { downloads[hash] = download }
+            if !download.isWanted(at: date) {
                 dropUnwanted(hash)
                 continue
             }
@@ -91,15 +95,25 @@ extension TransferManager {
                 plan.completions.append(hash)
                 continue
             }
+            let candidates = peers.filter {
+                !download.refusedBy.contains($0.replica) && !download.mismatchedBy.contains($0.replica)
+            }.sorted { a, b in
+                let rankA = download.preferred.firstIndex(of: a.replica) ?? Int.max
+                let rankB = download.preferred.firstIndex(of: b.replica) ?? Int.max
+                return rankA != rankB ? rankA < rankB : a.connection.id < b.connection.id
+            }
+            if candidates.isEmpty && download.placeholders.isEmpty {
+                // A relay or the readers asked every connected peer once (or no peer is
+                // connected): none has the bytes, and the readers are told so now.
+                answerUnheld(&download, peers: peers)
+                downloads[hash] = download
+                dropUnwanted(hash)
+                continue
+            }
             guard download.writer != nil else {
                 download.phase = .opening
                 plan.opens.append(hash)
                 continue
-            }
-            let candidates = peers.filter { !download.refusedBy.contains($0.replica) }.sorted { a, b in
-                let rankA = download.preferred.firstIndex(of: a.replica) ?? Int.max
-                let rankB = download.preferred.firstIndex(of: b.replica) ?? Int.max
-                return rankA != rankB ? rankA < rankB : a.connection.id < b.connection.id
             }
             if let peer = candidates.first {
                 guard fetching[peer.connection.id, default: 0] < Connection.maximumServedFetches else { continue }
@@ -108,19 +122,19 @@ extension TransferManager {
                 download.phase = .fetching(peer.connection, request: request.id, peer: peer.replica, name: peer.name)
                 download.noteActivity(on: peer.connection, now: now)
                 plan.fetches.append((peer.connection, request))
-            } else if download.placeholders.isEmpty {
-                // A relay asked every connected peer once: none has the bytes.
-                downloads[hash] = download
-                dropUnwanted(hash)
-            } else if !peers.isEmpty && download.refusedBy.isSuperset(of: download.preferred) {
+            } else if !peers.isEmpty && download.refusedBy.union(download.mismatchedBy).isSuperset(of: download.preferred) {
                 // Every connected peer, the nodes that added the items among them, said it does not
-                // hold the bytes: no one does (rule 13 when the source was deleted meanwhile).
+                // hold the bytes (or sent bytes of another hash): no one does (rule 13 when the
+                // source was deleted meanwhile).
+                answerUnheld(&download, peers: peers)
                 let deleted = download.placeholders.allSatisfy { !liveSources.contains(transfers[$0]?.source ?? $0) }
                 download.phase = .finishing
-                plan.failures.append((download.placeholders, deleted
+                plan.failures.append((download.placeholders, download.mismatch ?? (deleted
                     ? "the source item was deleted and no peer holds its bytes"
-                    : "no peer holds the bytes, not even the node that added the item"))
+                    : "no peer holds the bytes, not even the node that added the item")))
             } else {
+                // Readers do not wait for the adding nodes to come back: they are told now.
+                answerUnheld(&download, peers: peers)
                 // The nodes that added the items are not connected now (a source node that died is
                 // waited for until the deadline): ask everyone again a little later.
                 download.refusedBy = []
@@ -187,7 +201,7 @@ extension TransferManager {
             return
         } catch {
             fail(lock.withLock { downloads[hash]?.placeholders ?? [] }, reason: "cannot store the bytes: \(error.localizedDescription)")
-            lock.withLock { dropUnwanted(hash) }
+            lock.withLock { dropUnwanted(hash, failure: .storage(error.localizedDescription)) }
             return
         }
         let finished = lock.withLock { () -> Bool? in

@@ -102,6 +102,7 @@ package final class TransferManager: @unchecked Sendable {
     func stop() {
         let (wasRunning, writers, stages) = lock.withLock { () -> (Bool, [any BlobSink], [WorkThread]) in
             defer { running = false }
+            for hash in Array(downloads.keys) { answerDemands(&downloads[hash]!, .failure(.stopped)) }
             lock.broadcast()
             return (running, downloads.values.compactMap(\.writer), downloads.values.compactMap(\.stage))
         }

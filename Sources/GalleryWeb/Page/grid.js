@@ -51,9 +51,27 @@ function fillTile(tile, item) {
   image.draggable = false;
   image.dataset.src = source;
   image.referrerPolicy = 'no-referrer';
-  image.addEventListener('error', () => frame.replaceChildren(el('div', 'missing', 'image unavailable')), { once: true });
+  image.addEventListener('error', () => explainMissing(frame, image, source), { once: true });
   image.src = source;
   frame.replaceChildren(image);
+}
+
+// An image that did not load: the node says why (e.g. no connected peer holds its bytes) in a JSON
+// refusal, shown on the tile in place of a broken image. Bytes that arrived meanwhile are shown.
+async function explainMissing(frame, image, source) {
+  const missing = el('div', 'missing', 'image unavailable');
+  frame.replaceChildren(missing);
+  if (!source.startsWith('/blobs/')) return;
+  try {
+    const response = await fetch(source, { credentials: 'same-origin' });
+    if (response.ok) {
+      image.addEventListener('load', () => { if (missing.isConnected) frame.replaceChildren(image); }, { once: true });
+      image.src = source;
+      return;
+    }
+    const reply = await response.json();
+    if (reply && reply.message) missing.textContent = reply.message;
+  } catch (_) { /* the generic text stays */ }
 }
 
 function makeRing(item) {

@@ -16,20 +16,24 @@ extension WebAPI {
         return WebResponse(status: .ok, contentType: asset.contentType, body: Array(asset.body.utf8))
     }
 
-    /// The reply to a request that passed the checks, with its whole body. Asks the node and may
-    /// open a blob: on a web worker, never a loop. `wake` is the event stream's wake-up, if the
-    /// request opens one.
-    func reply(to request: HTTPRequestHead, route: WebRoute, body: [UInt8], wake: @escaping @Sendable () -> Void) -> WebReply {
+    /// Answers a request that passed the checks, with its whole body: calls `done` with the reply
+    /// once (at once, or for a blob fetched from a peer once it has arrived, from `lane`). Asks the
+    /// node and may open a blob: on a web worker (`lane`'s), never a loop. `wake` is the event
+    /// stream's wake-up, if the request opens one.
+    func reply(
+        to request: HTTPRequestHead, route: WebRoute, body: [UInt8], lane: WebWorkers.Lane,
+        wake: @escaping @Sendable () -> Void, done: @escaping @Sendable (WebReply) -> Void
+    ) {
         switch respond(to: request, route: route, body: body) {
         case .complete(let response):
-            return .response(response.serialized(for: request, keepAlive: request.keepAlive), keepAlive: request.keepAlive)
+            done(.response(response.serialized(for: request, keepAlive: request.keepAlive), keepAlive: request.keepAlive))
         case .blob(let hash):
-            return WebBlobs(node: node).reply(hash, for: request)
+            WebBlobs(node: node).reply(hash, for: request, lane: lane, done: done)
         case .events(let after):
             var head = HTTPResponseHead(status: .ok, headers: WebResponse.withCommonFields(ServerSentEvent.streamHeaders))
             head.setConnection(for: request, keepAlive: true)
             let opened = feed.open(after: after, wake: wake)
-            return .events(first: head.serialized() + opened.first, cursor: opened.cursor, stream: opened.stream)
+            done(.events(first: head.serialized() + opened.first, cursor: opened.cursor, stream: opened.stream))
         }
     }
 }

@@ -244,8 +244,11 @@ final class WebConnection: @unchecked Sendable {
         }
         let api = api
         lane.submit { [self] in
-            let reply = api.reply(to: head, route: route, body: body) { [weak self] in self?.wake() }
-            channel.execute { self.answered(reply) }
+            // A blob fetched from a peer is answered later: the connection stays `answering`
+            // meanwhile, holding no worker.
+            api.reply(to: head, route: route, body: body, lane: lane, wake: { [weak self] in self?.wake() }) { [self] reply in
+                channel.execute { self.answered(reply) }
+            }
         }
     }
 
