@@ -28,8 +28,12 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
     /// A received op carries the ID of an op this replica holds (applied or waiting) but differs
     /// from it: two versions of one op ID exist in the space. The op is refused.
     case divergentOp(OpID)
-    /// The early-op buffer is full; the op must be delivered again later.
+    /// The early-op buffer is full, and the op's source holds at least as many early ops as any
+    /// other; the op must be delivered again later.
     case bufferFull(OpID)
+    /// The op's source already holds its quota of early ops (`BufferLimits.opsPerSource`,
+    /// `bytesPerSource`): a correct peer sends ops in causal order and never gets near it.
+    case sourceQuotaExceeded(OpID, source: Int)
     /// The op's counter does not fit in 48 bits.
     case counterOverflow(OpID)
     /// The op's last counter is more than `Replica.maxCounterLead` (2^32) beyond the greatest counter
@@ -54,6 +58,7 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
         case .conflictingHistory(let id): "op \(id) conflicts with ops already applied from its replica"
         case .divergentOp(let id): "op \(id) differs from the op held here under that ID: two versions of one op ID"
         case .bufferFull(let id): "buffer of early ops is full; op \(id) must be sent again"
+        case .sourceQuotaExceeded(let id, _): "too many ops of this peer wait for their dependencies; op \(id) refused"
         case .counterOverflow(let id): "op \(id) has a counter beyond 2^48"
         case .counterTooFarAhead(let id, let highestKnown):
             "op \(id) has a counter more than 2^32 beyond the greatest counter known here (\(highestKnown))"

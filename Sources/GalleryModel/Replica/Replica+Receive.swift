@@ -9,16 +9,19 @@ extension Replica {
     /// Takes an op from a peer: applies it (and any held ops it unblocks), holds it until its
     /// dependencies arrive, drops it as a duplicate, or refuses it.
     ///
+    /// - Parameter source: Who sent the op, a key the caller chooses (a node, its connection): an
+    ///   op that must wait counts against that source's quota of early ops, and goes with
+    ///   `dropWaitingOps(from:)`. Nil for ops that come from no peer (the node's own files).
     /// - Complexity: that of applying the op and the ops it releases; O(1) expected to buffer.
     @discardableResult
-    package mutating func receive(_ op: Op) -> ReceiveOutcome {
-        receive(op) { _ in }
+    package mutating func receive(_ op: Op, from source: Int? = nil) -> ReceiveOutcome {
+        receive(op, from: source) { _ in }
     }
 
-    /// Takes an op from a peer like `receive(_:)`, and calls `applied` with each op applied because
-    /// of it, in order: the op itself, then the held ops it released (what to relay to others).
+    /// Takes an op from a peer like `receive(_:from:)`, and calls `applied` with each op applied
+    /// because of it, in order: the op itself, then the held ops it released (what to relay to others).
     @discardableResult
-    package mutating func receive(_ op: Op, applied: (Op) -> Void) -> ReceiveOutcome {
+    package mutating func receive(_ op: Op, from source: Int? = nil, applied: (Op) -> Void) -> ReceiveOutcome {
         // Before anything else, so that no arithmetic below meets a counter near 2^64.
         if op.lastCounter > PackedID.maxCounter { return .rejected(.counterOverflow(op.id)) }
         if op.lastCounter > clock, op.lastCounter - clock > Self.maxCounterLead {
@@ -29,11 +32,20 @@ extension Replica {
         }
         switch readiness(of: op) {
         case .duplicate:
-            return holdsDifferentVersion(of: op) ? .rejected(.divergentOp(op.id)) : .duplicate
+            if holdsDifferentVersion(of: op) { return .rejected(.divergentOp(op.id)) }
+            // A second sender of a waiting op shares it: the op stays if the first one leaves.
+            if let source, buffer.count > 0 { buffer.claim(op.id, for: source) }
+            return .duplicate
         case .conflicting:
             return .rejected(.conflictingHistory(op.id))
         case .waiting(let dependency):
-            guard buffer.hold(op, until: dependency) else { return .rejected(.bufferFull(op.id)) }
+            do {
+                try buffer.hold(op, until: dependency, source: source ?? CausalBuffer.unattributed)
+            } catch .sourceFull {
+                return .rejected(.sourceQuotaExceeded(op.id, source: source ?? CausalBuffer.unattributed))
+            } catch {
+                return .rejected(.bufferFull(op.id))
+            }
             return .buffered(waitingFor: dependency)
         case .ready:
             let before = opCount
@@ -53,7 +65,8 @@ extension Replica {
     private mutating func releaseHeldOps(after op: Op, applied: (Op) -> Void) -> Int {
         var released = 0
         var queue = buffer.release(replica: op.id.replica, counters: op.id.counter...op.lastCounter)
-        while let next = queue.popLast() {
+        while let entry = queue.popLast() {
+            let next = entry.op
             switch readiness(of: next) {
             case .ready:
                 // A held op that turns out malformed is dropped: it was refused, not lost.
@@ -62,12 +75,28 @@ extension Replica {
                 released += 1
                 queue += buffer.release(replica: next.id.replica, counters: next.id.counter...next.lastCounter)
             case .waiting(let dependency):
-                _ = buffer.hold(next, until: dependency)
+                buffer.rehold(entry, until: dependency)
             case .duplicate, .conflicting:
                 continue
             }
         }
         return released
+    }
+
+    /// Forgets `source`'s early ops (a peer that left): those no other source sent leave the
+    /// buffer. Returns how many left. Ops a correct peer sent come again from the others: the
+    /// caller asks them for what its version vector lacks.
+    ///
+    /// - Complexity: O(h) for the h ops held for `source`.
+    @discardableResult
+    package mutating func dropWaitingOps(from source: Int) -> Int {
+        buffer.drop(source: source)
+    }
+
+    /// Sets the limits of early ops held from now on; the ops already held stay (a replay of the
+    /// node's own files may hold more than a running node takes from its peers).
+    package mutating func limitBuffer(to limits: BufferLimits) {
+        buffer.limits = limits
     }
 
     private enum Readiness {

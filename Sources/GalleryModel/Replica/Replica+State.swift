@@ -76,7 +76,7 @@ extension Replica {
         let version = try reader.fixed16()
         guard version == Self.stateFormatVersion else { throw .invalidValue("state format version \(version)") }
         self.id = ReplicaID(try reader.fixed64())
-        self.buffer = CausalBuffer(limit: bufferLimit)
+        self.buffer = CausalBuffer(limits: BufferLimits(ops: bufferLimit))
         clock = try reader.fixed64()
         // Counters fit in 48 bits (`PackedID`); a larger clock is damage, and would overflow the next op's counter.
         guard clock <= PackedID.maxCounter else { throw .invalidValue("clock beyond 2^48") }

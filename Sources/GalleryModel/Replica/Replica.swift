@@ -32,10 +32,15 @@ package struct Replica: Sendable {
     ///
     /// - Parameters:
     ///   - id: The replica's ID, unique in the space and never reused.
-    ///   - bufferLimit: The most early ops held while their dependencies are missing.
+    ///   - bufferLimit: The most early ops held in all while their dependencies are missing.
     package init(id: ReplicaID, bufferLimit: Int = 100_000) {
+        self.init(id: id, bufferLimits: BufferLimits(ops: bufferLimit))
+    }
+
+    /// Creates an empty replica that holds early ops within `bufferLimits`, in all and per source.
+    package init(id: ReplicaID, bufferLimits: BufferLimits) {
         self.id = id
-        self.buffer = CausalBuffer(limit: bufferLimit)
+        self.buffer = CausalBuffer(limits: bufferLimits)
         _ = table.register(id)
     }
 
@@ -97,6 +102,12 @@ package struct Replica: Sendable {
 
     /// Number of early ops held until their dependencies arrive.
     package var bufferedCount: Int { buffer.count }
+
+    /// Number of early ops held for `source` (`receive(_:from:applied:)`).
+    package func bufferedCount(from source: Int) -> Int { buffer.count(from: source) }
+
+    /// Bytes of early ops held, by the bound of their encoded size.
+    package var bufferedBytes: Int { buffer.byteCount }
 
     /// The op IDs that held ops wait for: what to ask peers for.
     package var missingDependencies: [OpID] { buffer.missing }

@@ -112,6 +112,7 @@ extension SyncNode: ConnectionDelegate {
             deferredCatchUps[connection.id] = nil
             addressConnectionClosed(connection)
             if first { releaseDeferredRequests(now: clock.now) }
+            forgetWaitingOps(of: connection)
             notifyChange()
             if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
         }
@@ -178,7 +179,7 @@ extension SyncNode: ConnectionDelegate {
         var failure: (Op, ModelError)?
         var duplicates: [ReplicaID: Int] = [:]
         for op in ops {
-            let outcome = replica.receive(op) { applied.append($0) }
+            let outcome = replica.receive(op, from: connection.id) { applied.append($0) }
             if case .rejected(let error) = outcome {
                 failure = (op, error)
                 break
@@ -193,11 +194,29 @@ extension SyncNode: ConnectionDelegate {
         if let (op, error) = failure {
             if case .divergentOp = error {
                 reportDivergentOp(op, from: connection)
+            } else if case .sourceQuotaExceeded = error {
+                // Its ops go now, not when the close completes: no other peer waits for the room.
+                replica.dropWaitingOps(from: connection.id)
+                connection.close(.internalError, "too many of your ops wait for their dependencies")
             } else if case .bufferFull = error {
-                connection.close(.internalError, "too many ops waiting for their dependencies")
+                replica.dropWaitingOps(from: connection.id)
+                connection.close(.internalError, "too many ops wait for their dependencies, yours the most")
             } else {
                 connection.close(.rejectedOp, "op \(op.id): \(error.localizedDescription)")
             }
         }
+    }
+
+    /// Forgets the early ops that only a closed connection sent (protocol.md, section 6), and when
+    /// some went, asks the live peers that have caught this node up for what its version vector
+    /// lacks: what a correct peer sent comes again from them, duplicates of the rest are dropped.
+    /// On the loop.
+    private func forgetWaitingOps(of connection: Connection) {
+        let dropped = replica.dropWaitingOps(from: connection.id)
+        guard dropped > 0 else { return }
+        let peers = sessions.compactMap { id, session in session.live && session.syncedUpTo != nil ? connections[id] : nil }
+        for peer in peers { requestCatchUp(from: peer) }
+        configuration.log("\(configuration.name): forgot \(dropped) waiting ops of \(connection.peer?.label ?? connection.remote); "
+            + "asking \(peers.count) peers for what is missing")
     }
 }

@@ -175,9 +175,11 @@ package final class NodeStorage: @unchecked Sendable {
         if let restored {
             replica = restored
         } else {
-            var fresh = Replica(id: replicaID, bufferLimit: replayLimit)
+            // Bytes unbounded too: a lost record can leave every later op of the files waiting.
+            var fresh = Replica(id: replicaID, bufferLimits: BufferLimits(ops: replayLimit, bytes: .max))
             try replay(compactOps, into: &fresh, from: files.compactLog)
             try replay(logOps, into: &fresh, from: files.opLog)
+            fresh.limitBuffer(to: BufferLimits(ops: bufferLimit))
             replica = fresh
         }
 
