@@ -42,7 +42,7 @@ let package = Package(
         .target(name: "GalleryImaging", dependencies: ["GalleryCrypto"]),
         // The node core: event loops and handler pipelines, sync sessions, relay, transfers, use
         // cases; no storage types.
-        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO"]),
+        .target(name: "GalleryNode", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryImaging"]),
         // The adapter of `gallery -C DIR`: control socket, commands, client.
         .target(name: "GalleryControl", dependencies: ["GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryNode"]),
         // Sans-I/O HTTP/1.1 codec for the web adapter; it imports no Gallery module.

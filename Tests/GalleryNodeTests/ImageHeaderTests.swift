@@ -1,3 +1,4 @@
+import Foundation
 @testable import GalleryNode
 import GallerySimulation
 import Testing
@@ -26,6 +27,19 @@ struct ImageHeaderTests {
         let jpeg = ImageHeader(Self.jpeg(width: 1920, height: 1080))
         #expect(jpeg?.mediaType == "image/jpeg" && jpeg?.width == 1920 && jpeg?.height == 1080)
         #expect(abs((jpeg?.aspectRatio ?? 0) - 16.0 / 9.0) < 1e-9)
+    }
+
+    /// A JPEG stored 48x32 whose EXIF orientation 5-8 turns it: its sides as shown are swapped,
+    /// so an item's aspect ratio (grid, placeholders, `list --json`) is the picture's as seen.
+    @Test("A JPEG's EXIF orientation gives the size as shown", arguments: 1...8)
+    func exifOrientation(orientation: Int) throws {
+        let fixture = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../GalleryImagingTests/Fixtures/orientation-\(orientation).jpg").standardized
+        let bytes = try #require(FileManager.default.contents(atPath: fixture.path))
+        let header = try #require(ImageHeader([UInt8](bytes)))
+        #expect(header.mediaType == "image/jpeg")
+        let turned = orientation >= 5
+        #expect(header.width == (turned ? 32 : 48) && header.height == (turned ? 48 : 32), "\(header)")
     }
 
     @Test("Other bytes, truncated headers and zero sizes give nil, never a crash", arguments: [
