@@ -13,4 +13,7 @@ struct LivenessState {
     /// After the first catch-up of a joining node ended: the held-back requests wait until then
     /// (`SyncNode.joinSettle`).
     var joinSettleUntil: UInt64?
+    /// Whether some session may hold its first `sync_request` back: set when one does, recomputed
+    /// by each release, so that an idle pass does not look at every session for it.
+    var requestsDeferred = false
 }

@@ -78,6 +78,7 @@ extension SyncNode {
         let busy = sessions.contains { $0.key != connection.id && $0.value.relay.firstCatchUpPending }
         if busy && configuration.relayTrees {
             sessions[connection.id]?.relay.deferredRequestSince = now
+            liveness.requestsDeferred = true
             return
         }
         sessions[connection.id]?.relay.firstCatchUpPending = true
@@ -95,14 +96,24 @@ extension SyncNode {
     /// pending any more and `joinSettle` has passed since the last ended (or they waited
     /// `deferredRequestLimit`). On the loop.
     func releaseDeferredRequests(now: UInt64) {
-        let settling = liveness.joinSettleUntil.map { now < $0 } ?? false
-        let pending = settling || sessions.contains { $0.value.relay.firstCatchUpPending && connections[$0.key] != nil }
+        guard liveness.requestsDeferred else { return }
+        // One look at the sessions: those held back, and whether a first catch-up is pending.
+        var held: [(id: Int, since: UInt64)] = []
+        var pending = liveness.joinSettleUntil.map { now < $0 } ?? false
         for (id, session) in sessions {
-            guard let since = session.relay.deferredRequestSince, let connection = connections[id] else { continue }
-            guard !pending || now - since >= Self.deferredRequestLimit else { continue }
+            if let since = session.relay.deferredRequestSince { held.append((id, since)) }
+            if !pending && session.relay.firstCatchUpPending && connections[id] != nil { pending = true }
+        }
+        var still = 0
+        for (id, since) in held {
+            guard let connection = connections[id], !pending || now - since >= Self.deferredRequestLimit else {
+                still += 1
+                continue
+            }
             sessions[id]?.relay.deferredRequestSince = nil
             requestCatchUp(from: connection)
         }
+        liveness.requestsDeferred = still > 0
     }
 
     /// Sends `sync_request` with the replica's version vector: the peer answers with what it lacks.
@@ -221,8 +232,12 @@ extension SyncNode {
         let timeout = UInt64(max(configuration.graftTimeout.nanoseconds, 1_000_000))
         var candidate: (id: Int, since: UInt64, lacking: [ReplicaID])?
         let announcing = UInt64(max(configuration.announcementInterval.nanoseconds, 0))
+        // Once per pass, not per session: the loop changes no session's first catch-up or
+        // deferred request, and asking per session made the pass quadratic in the peers.
+        let joining = joining
         for id in sessions.keys.sorted() {
-            guard var policy = sessions[id]?.relay, sessions[id]?.live == true, let connection = connections[id] else { continue }
+            guard let session = sessions[id], session.live, let connection = connections[id] else { continue }
+            var policy = session.relay
             if now >= policy.lastAnnounced + announcing,
                let total = policy.takeAnnouncement(total: durability.total, branch: relayTree.isBranch(id, now: now)) {
                 policy.lastAnnounced = now
