@@ -12,28 +12,34 @@ extension SyncNode {
     }
 
     package var replica: Replica {
-        get { assertOnLoop(); return _replica }
+        _read { assertOnLoop(); yield _replica }
         _modify { assertOnLoop(); yield &_replica }
     }
 
     var connections: [Int: Connection] {
-        get { assertOnLoop(); return _connections }
+        _read { assertOnLoop(); yield _connections }
         _modify { assertOnLoop(); yield &_connections }
     }
 
+    /// The keys of `sessions`, ascending, kept as sessions begin and end.
+    var sessionOrder: [Int] {
+        _read { assertOnLoop(); yield _sessionOrder }
+        _modify { assertOnLoop(); yield &_sessionOrder }
+    }
+
     var sessions: [Int: Session] {
-        get { assertOnLoop(); return _sessions }
+        _read { assertOnLoop(); yield _sessions }
         _modify { assertOnLoop(); yield &_sessions }
     }
 
     var nextConnectionID: Int {
-        get { assertOnLoop(); return _nextConnectionID }
+        _read { assertOnLoop(); yield _nextConnectionID }
         _modify { assertOnLoop(); yield &_nextConnectionID }
     }
 
     /// What the liveness pass carries from one run to the next.
     var liveness: LivenessState {
-        get { assertOnLoop(); return _liveness }
+        _read { assertOnLoop(); yield _liveness }
         _modify { assertOnLoop(); yield &_liveness }
     }
 
@@ -41,61 +47,61 @@ extension SyncNode {
     /// changes are refused, and nothing more is sent to peers until storing works again
     /// (`SyncNode+StorageFault`).
     package var storageFault: String? {
-        get { assertOnLoop(); return _storageFault }
+        _read { assertOnLoop(); yield _storageFault }
         _modify { assertOnLoop(); yield &_storageFault }
     }
 
     /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
     var deferredCatchUps: [Int: VersionVector] {
-        get { assertOnLoop(); return _deferredCatchUps }
+        _read { assertOnLoop(); yield _deferredCatchUps }
         _modify { assertOnLoop(); yield &_deferredCatchUps }
     }
 
     /// Ops received under an ID this node holds with other content, most recent last.
     var divergentOps: [DivergentOp] {
-        get { assertOnLoop(); return _divergentOps }
+        _read { assertOnLoop(); yield _divergentOps }
         _modify { assertOnLoop(); yield &_divergentOps }
     }
 
     /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
     var divergentOpCount: Int {
-        get { assertOnLoop(); return _divergentOpCount }
+        _read { assertOnLoop(); yield _divergentOpCount }
         _modify { assertOnLoop(); yield &_divergentOpCount }
     }
 
     /// The keys of peers: pinned per dialed address, and per name (`SyncNode+Identity`).
     var peerKeys: PeerKeyBook {
-        get { assertOnLoop(); return _peerKeys }
+        _read { assertOnLoop(); yield _peerKeys }
         _modify { assertOnLoop(); yield &_peerKeys }
     }
 
     /// What is durable, and the batches, commands and progress waiting for it (`Durability`).
     var durability: Durability {
-        get { assertOnLoop(); return _durability }
+        _read { assertOnLoop(); yield _durability }
         _modify { assertOnLoop(); yield &_durability }
     }
 
     /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
     var relayTree: RelayTree {
-        get { assertOnLoop(); return _relayTree }
+        _read { assertOnLoop(); yield _relayTree }
         _modify { assertOnLoop(); yield &_relayTree }
     }
 
     /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
     var addresses: AddressState {
-        get { assertOnLoop(); return _addresses }
+        _read { assertOnLoop(); yield _addresses }
         _modify { assertOnLoop(); yield &_addresses }
     }
 
     /// What the relay received and sent (`SyncNode+Relay`).
     var relayCountsOnLoop: RelayCounts {
-        get { assertOnLoop(); return _relayCountsOnLoop }
+        _read { assertOnLoop(); yield _relayCountsOnLoop }
         _modify { assertOnLoop(); yield &_relayCountsOnLoop }
     }
 
     /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
     var relayHold: RelayHold {
-        get { assertOnLoop(); return _relayHold }
+        _read { assertOnLoop(); yield _relayHold }
         _modify { assertOnLoop(); yield &_relayHold }
     }
 }

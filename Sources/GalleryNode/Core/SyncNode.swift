@@ -74,6 +74,8 @@ package final class SyncNode: @unchecked Sendable {
     var _replica: Replica
     var _connections: [Int: Connection] = [:]
     var _sessions: [Int: SyncNode.Session] = [:]
+    /// The keys of `sessions`, ascending: the order passes visit them in (kept, not sorted per pass).
+    var _sessionOrder: [Int] = []
     var _nextConnectionID: Int = 0
     /// What the liveness pass carries from one run to the next.
     var _liveness: LivenessState

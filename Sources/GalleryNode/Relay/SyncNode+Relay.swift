@@ -184,7 +184,7 @@ extension SyncNode {
     /// Sends this node's beacon on every authenticated link (its place in the tree changed).
     func sendBeacons() {
         let beacon = Message.tree(relayTree.beacon)
-        for id in sessions.keys.sorted() { connections[id]?.send(beacon) }
+        for id in sessionOrder { connections[id]?.send(beacon) }
         relayCountsOnLoop.beaconsSent += sessions.count
     }
 
@@ -235,7 +235,8 @@ extension SyncNode {
         // Once per pass, not per session: the loop changes no session's first catch-up or
         // deferred request, and asking per session made the pass quadratic in the peers.
         let joining = joining
-        for id in sessions.keys.sorted() {
+        assert(sessionOrder.count == sessions.count, "every session is in the order, once")
+        for id in sessionOrder {
             guard let session = sessions[id], session.live, let connection = connections[id] else { continue }
             var policy = session.relay
             if now >= policy.lastAnnounced + announcing,

@@ -33,6 +33,10 @@ extension SyncNode: ConnectionDelegate {
                 }
                 other.close(.duplicateConnection, "replaced by a connection from the preferred side")
             }
+            if sessions[connection.id] == nil {
+                let place = sessionOrder.firstIndex { $0 > connection.id } ?? sessionOrder.endIndex
+                sessionOrder.insert(connection.id, at: place)
+            }
             sessions[connection.id] = Session(
                 lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees))
             // Before the first `sync_request`: the peer knows what this node accepts before it answers.
@@ -107,6 +111,7 @@ extension SyncNode: ConnectionDelegate {
             connections[connection.id] = nil
             liveness.deadlines.remove(connection.id)
             let ended = sessions.removeValue(forKey: connection.id)
+            if ended != nil { sessionOrder.removeAll { $0 == connection.id } }
             let first = ended?.relay.firstCatchUpPending == true
             if ended != nil { relayDisconnected(connection.id) }
             deferredCatchUps[connection.id] = nil
