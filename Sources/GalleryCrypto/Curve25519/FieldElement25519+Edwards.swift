@@ -47,17 +47,6 @@ extension FieldElement25519 {
     /// self^((p - 5) / 8) = self^(2^252 - 3), the exponent of RFC 8032 section 5.1.3's square
     /// root, with the fixed chain of `inverted()` up to 2^250 - 1.
     func raisedToPMinus5Over8() -> Self {
-        let z2 = squared()
-        let z9 = z2.squared(times: 2) * self
-        let z11 = z9 * z2
-        let z2_5_0 = z11.squared() * z9
-        let z2_10_0 = z2_5_0.squared(times: 5) * z2_5_0
-        let z2_20_0 = z2_10_0.squared(times: 10) * z2_10_0
-        let z2_40_0 = z2_20_0.squared(times: 20) * z2_20_0
-        let z2_50_0 = z2_40_0.squared(times: 10) * z2_10_0
-        let z2_100_0 = z2_50_0.squared(times: 50) * z2_50_0
-        let z2_200_0 = z2_100_0.squared(times: 100) * z2_100_0
-        let z2_250_0 = z2_200_0.squared(times: 50) * z2_50_0
-        return z2_250_0.squared(times: 2) * self  // 2^252 - 4 + 1
+        raisedTo2Pow250Minus1().0.squared(times: 2) * self  // 2^252 - 4 + 1
     }
 }

@@ -185,6 +185,13 @@ struct FieldElement25519: Sendable {
     /// self^(p - 2) = self⁻¹ (0 for 0), by Fermat, with the fixed addition chain of curve25519's
     /// reference code: 254 squarings and 11 multiplications whatever the value.
     func inverted() -> Self {
+        let (z2_250_0, z11) = raisedTo2Pow250Minus1()
+        return z2_250_0.squared(times: 5) * z11  // 2^255 - 2^5 + 11 = p - 2
+    }
+
+    /// The chain both `inverted()` and `raisedToPMinus5Over8()` start with: self^(2^250 - 1), and
+    /// self^11 on the way.
+    func raisedTo2Pow250Minus1() -> (Self, eleven: Self) {
         let z2 = squared()                       // 2
         let z9 = z2.squared(times: 2) * self     // 9
         let z11 = z9 * z2                        // 11
@@ -195,8 +202,7 @@ struct FieldElement25519: Sendable {
         let z2_50_0 = z2_40_0.squared(times: 10) * z2_10_0
         let z2_100_0 = z2_50_0.squared(times: 50) * z2_50_0
         let z2_200_0 = z2_100_0.squared(times: 100) * z2_100_0
-        let z2_250_0 = z2_200_0.squared(times: 50) * z2_50_0
-        return z2_250_0.squared(times: 5) * z11  // 2^255 - 2^5 + 11 = p - 2
+        return (z2_200_0.squared(times: 50) * z2_50_0, z11)
     }
 }
 
