@@ -61,6 +61,7 @@ extension SyncNode {
     package func stop() {
         transfers?.stop()
         thumbnails?.stop()
+        thumbnailReplicator?.stop()
         let transport = condition.withLock { () -> (any NodeTransport)? in
             running = false
             condition.broadcast()

@@ -14,6 +14,7 @@ extension SyncNode {
             switch event {
             case .applied(let ops): contentArrived(Self.contentHashes(in: ops))
             case .resyncNeeded: sweepThumbnails()
+            case .peerChanged(_, let status?) where status.state == .live: thumbnailReplicator?.peerJoined()
             case .transferProgress, .peerChanged: break
             }
         }
@@ -55,12 +56,15 @@ extension SyncNode {
         return hashes.filter { seen.insert($0).inserted }
     }
 
-    /// Originals that items name arrived or may have: those held get their thumbnails made.
+    /// Originals that items name arrived or may have: those held get their thumbnails made, the
+    /// others' thumbnails are fetched from peers.
     func contentArrived(_ hashes: [String]) {
         guard let thumbnails, let blobs = configuration.blobs else { return }
-        for hash in hashes where blobs.contains(hash) && !thumbnails.isComplete(hash) {
-            thumbnails.make(hash)
+        var fetched: [String] = []
+        for hash in hashes where !thumbnails.isComplete(hash) {
+            if blobs.contains(hash) { thumbnails.make(hash) } else { fetched.append(hash) }
         }
+        thumbnailReplicator?.want(fetched)
     }
 
     /// An original is now held (a download finished): its thumbnails are made.
