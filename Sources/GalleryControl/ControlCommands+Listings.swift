@@ -50,6 +50,7 @@ extension ControlCommands {
         status.peers = peerListings(node)
         status.transfers = node.transferListings
         status.health = node.health
+        status.storage = node.storageStatus()
         return status
     }
 

@@ -104,6 +104,8 @@ package final class GalleryServer: @unchecked Sendable {
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
             configuration.derived = try DerivedBlobStore(directory: directory)
+            configuration.cacheRecords = ChecksummedFile<[CachedOriginal]>(
+                file: directory.appendingPathComponent("blobs").appendingPathComponent("cache"))
             configuration.announce = announce
             configure(&configuration)
             self.node = SyncNode(configuration: configuration, replica: replica)

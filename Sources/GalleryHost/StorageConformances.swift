@@ -16,6 +16,18 @@ extension BlobStore: BlobSource {
 /// The thumbnails of `DIR/blobs/derived/`.
 extension DerivedBlobStore: DerivedBlobSource {}
 
+/// `DIR/blobs/cache`: which originals are a cache.
+extension ChecksummedFile: OriginalCacheRecords where Value == [CachedOriginal] {
+    package func loadCache() -> [CachedOriginal] {
+        if case .loaded(let entries) = load() { return entries }
+        return []
+    }
+
+    package func saveCache(_ entries: [CachedOriginal]) throws {
+        try save(entries)
+    }
+}
+
 /// A blob being received.
 extension BlobWriter: BlobSink {}
 

@@ -68,6 +68,7 @@ struct WebBlobs {
               let size = try? reader.size() else {
             return nil
         }
+        node.originalRead(hash)
         let stored = node.read { $0.item(withContentHash: hash)?.mediaType }
         let type = stored.flatMap { Self.imageTypes.contains($0) ? $0 : nil } ?? "application/octet-stream"
         var head = HTTPResponseHead(status: .ok)

@@ -62,6 +62,8 @@ extension SyncNode {
         transfers?.stop()
         thumbnails?.stop()
         thumbnailReplicator?.stop()
+        policies.eager?.stop()
+        policies.cache?.save()
         let transport = condition.withLock { () -> (any NodeTransport)? in
             running = false
             condition.broadcast()

@@ -46,6 +46,8 @@ package final class SyncNode: @unchecked Sendable {
     package let thumbnails: ThumbnailMaker?
     /// Fetches the thumbnails of the pictures whose originals this node lacks from its peers.
     package let thumbnailReplicator: ThumbnailReplicator?
+    /// What the node keeps of its originals and who holds them (`Policies/`).
+    package let policies: NodePolicies
     /// Which inbound connections are kept before they authenticate, and shed first.
     let admission: AdmissionController
     /// The pause after accept failures, growing while descriptors stay exhausted.
@@ -170,9 +172,11 @@ package final class SyncNode: @unchecked Sendable {
             configuration.derived.map { ThumbnailMaker(originals: blobs, derived: $0, log: configuration.log) }
         }
         self.thumbnailReplicator = thumbnails.map { ThumbnailReplicator(maker: $0) }
+        self.policies = NodePolicies(configuration: configuration)
         report.value = self
         transfers?.node = self
         thumbnailReplicator?.node = self
+        policies.attach(self)
         watchForThumbnails()
         if let transfers {
             events.subscribe { [weak transfers] event in

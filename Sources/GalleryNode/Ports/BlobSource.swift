@@ -20,6 +20,8 @@ package protocol BlobSource: AnyObject, Sendable {
     func makeWriter(expecting hash: String, size: Int) throws(StorageError) -> Writer
     /// Opens a stored blob to read it.
     func openForReading(_ hash: String) throws(StorageError) -> Reader
+    /// Removes a stored blob (an original evicted from the cache); nothing when it is not stored.
+    func remove(_ hash: String) throws(StorageError)
     /// Stores a copy of a file; returns its SHA-256 (hex) and size.
     func put(contentsOf source: URL) throws(StorageError) -> (hash: String, size: Int)
     /// Where the transfers into this store are recorded, to be resumed after a restart.

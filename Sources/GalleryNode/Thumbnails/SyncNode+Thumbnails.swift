@@ -14,7 +14,10 @@ extension SyncNode {
             switch event {
             case .applied(let ops): contentArrived(Self.contentHashes(in: ops))
             case .resyncNeeded: sweepThumbnails()
-            case .peerChanged(_, let status?) where status.state == .live: thumbnailReplicator?.peerJoined()
+            case .peerChanged(_, let status?) where status.state == .live:
+                thumbnailReplicator?.peerJoined()
+                policies.eager?.peerJoined()
+                policies.cache?.evictIfOverBudget()
             case .transferProgress, .peerChanged: break
             }
         }
@@ -40,6 +43,7 @@ extension SyncNode {
     /// Makes the thumbnails of every held original some item names and that has none: at start
     /// (originals stored before this node made thumbnails) and after dropped events.
     package func sweepThumbnails() {
+        policies.cache?.evictIfOverBudget()
         guard thumbnails != nil else { return }
         DispatchQueue.global(qos: .utility).async { [weak self] in
             guard let self, condition.withLock({ running }) else { return }
@@ -61,10 +65,15 @@ extension SyncNode {
     func contentArrived(_ hashes: [String]) {
         guard let thumbnails, let blobs = configuration.blobs else { return }
         var fetched: [String] = []
-        for hash in hashes where !thumbnails.isComplete(hash) {
-            if blobs.contains(hash) { thumbnails.make(hash) } else { fetched.append(hash) }
+        var unheld: [String] = []
+        for hash in hashes {
+            let held = blobs.contains(hash)
+            if !held { unheld.append(hash) }
+            guard !thumbnails.isComplete(hash) else { continue }
+            if held { thumbnails.make(hash) } else { fetched.append(hash) }
         }
         thumbnailReplicator?.want(fetched)
+        policies.eager?.want(unheld)
     }
 
     /// An original is now held (a download finished): its thumbnails are made.

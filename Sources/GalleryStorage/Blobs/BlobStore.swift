@@ -241,6 +241,16 @@ package final class BlobStore: @unchecked Sendable {
         }
     }
 
+    /// Removes a stored blob (an original evicted from a node's cache); nothing when it is not
+    /// stored. A reader that has it open keeps reading it.
+    package func remove(_ hash: String) throws(StorageError) {
+        guard Self.isValidHash(hash) else { throw .invalidHash(hash) }
+        lock.lock()
+        defer { lock.unlock() }
+        guard StorageFile.fileSize(path(of: hash)) != nil else { return }
+        guard unlink(path(of: hash)) == 0 || errno == ENOENT else { throw .io(operation: "unlink", path: path(of: hash), errno: errno) }
+    }
+
     /// Opens a stored blob to read it (for fetches served from it).
     ///
     /// - Throws: `StorageError.io` when the store holds no such blob (or it cannot be opened).

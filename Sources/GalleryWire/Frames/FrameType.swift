@@ -51,6 +51,10 @@ package enum FrameType: UInt8, CaseIterable, Sendable {
     case thumbnailFetch = 0x24
     /// A thumbnail, or none (empty), in answer to `thumbnailFetch` (sent with the ignorable flag).
     case thumbnail = 0x25
+    /// "Which of these blobs do you hold?" (protocol.md, section 8.2; sent with the ignorable flag).
+    case holdsQuery = 0x26
+    /// The answer to `holdsQuery`: one bit per blob asked (sent with the ignorable flag).
+    case holds = 0x27
     /// A command from the command line to the node (JSON).
     case controlRequest = 0x30
     /// The node's answer to a command (JSON).

@@ -25,6 +25,7 @@ struct StatusCommand: NodeSubcommand {
                 status.treeHops == 0 ? "relay tree: this node is the root\n" : "relay tree: root \(root), \(status.treeHops ?? 0) links away\n"
             } ?? "")
             + (status.health.map(Self.healthLines) ?? "")
+            + (status.storage.map(Self.storageLines) ?? "")
             + status.peers.map {
                 "peer \(TerminalText.escaped($0.name ?? "?")) [\($0.nodeID ?? "?")] \($0.address) \($0.direction) \($0.state)"
                     + ($0.relay.map { " \($0)" } ?? "") + "\n"
