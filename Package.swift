@@ -89,7 +89,7 @@ let package = Package(
         // with the other node suites (NodeSuites).
         .testTarget(name: "GalleryNodeTests", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
-            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb", "GalleryImaging",
         ]),
         .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GallerySimulation"]),
         .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryWeb", "GalleryTestSupport"]),

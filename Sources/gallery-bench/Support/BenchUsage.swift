@@ -18,6 +18,7 @@ enum BenchUsage {
                gallery-bench flood [--seconds 20] [--attackers 2]
                gallery-bench web [--items 10000] [--samples 200] [--blob-mib 256] [--streams 1000]
                gallery-bench thumbs [--images 8] [--size 320]
+               gallery-bench thumbs-arrival [--images 8]
                gallery-bench mesh-sim [--seed 1] [--nodes 50] [--topology random|ring|star|sparse] [--degree 4]
                                       [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
                                       [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]
@@ -40,6 +41,9 @@ enum BenchUsage {
         thumbs: thumbnails (--size px long edge) of --images generated 6000x4000 JPEGs with our Thumbnailer
         on one core and on all cores, then with vipsthumbnail and ImageMagick's convert -thumbnail (with and
         without -define jpeg:size=) when installed; one JSON line each, images per wall and per CPU second.
+        thumbs-arrival: what a node pays when --images such JPEGs arrive: both thumbnails (320, 1280) of each
+        made by the node's ThumbnailMaker from its blob store into its derived store, with one thread and with
+        the node's pool; images per wall and per CPU second, and the thumbnail bytes replicated per item.
         flood: hostile connections to a node (garbage, 2 GiB headers, wrong secrets, replayed auths,
         fetch and control requests before the handshake) while a real peer sends it ops: how many it
         survived, whether any got a frame beyond the handshake, and the peer's op latency meanwhile.
