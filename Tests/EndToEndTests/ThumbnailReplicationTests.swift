@@ -50,6 +50,41 @@ struct ThumbnailReplicationTests {
         #expect(try alice.get("/thumbnails/\(pictures[0].hash)/320").body == Array(bobsThumbnail))
     }
 
+    @Test("alice joins a space where bob holds 60 pictures: she gets all 120 thumbnails (8 pictures asked at a time), no original")
+    func joinerGetsEveryThumbnail() throws {
+        defer { try? FileManager.default.removeItem(at: base) }
+        let bob = try WebNode("bob", base: base)
+        defer { bob.stop() }
+        let folder = base.appendingPathComponent("pictures")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var hashes: [String] = []
+        for index in 0..<60 {
+            let bytes = PictureFiles.jpeg(width: 160, height: 120, seed: 100 + index)
+            try Data(bytes).write(to: folder.appendingPathComponent("p\(index).jpg"))
+            hashes.append(SHA256.hex(SHA256.hash(bytes)))
+        }
+        let added = try bob.gallery("add", folder.path)
+        #expect(added.status == 0, "\(added.stderr)")
+        let listening = try #require(bob.process?.endpoint)
+        let alice = try WebNode("alice", base: base, arguments: [
+            "--peer", listening.description, "--secret-file", bob.directory.appendingPathComponent("secret").path,
+        ])
+        defer { alice.stop() }
+        let all = waitUntil {
+            hashes.allSatisfy { hash in
+                [320, 1280].allSatisfy { FileManager.default.fileExists(atPath: ThumbnailRouteTests.derivedPath(hash, $0, on: alice)) }
+            }
+        }
+        #expect(all, "alice lacks thumbnails of \(hashes.filter { !FileManager.default.fileExists(atPath: ThumbnailRouteTests.derivedPath($0, 320, on: alice)) }.count) pictures")
+        let held = try FileManager.default.contentsOfDirectory(atPath: alice.directory.appendingPathComponent("blobs").path)
+            .filter { $0.count == 2 }
+        #expect(held.isEmpty, "alice holds originals: \(held)")
+        let status = try alice.gallery("status", "--json")
+        let storage = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["storage"] as? [String: Any]
+        #expect(storage?["thumbnailsMissing"] as? Int == 0, "\(status.stdout)")
+        #expect((storage?["thumbnailBytes"] as? Int ?? 0) > 0)
+    }
+
     private func waitUntil(timeout: TimeInterval = 30, _ condition: () -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {

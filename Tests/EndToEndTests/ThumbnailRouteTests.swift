@@ -88,7 +88,7 @@ struct ThumbnailRouteTests {
         #expect(bad.json["error"] as? String == "badHash")
     }
 
-    @Test("a picture only bob holds: alice serves its thumbnail; with bob stopped, a picture only he held is 404 notHeld, on bob, offline")
+    @Test("a picture only bob holds: alice serves its thumbnail (bob's, not made from his original); with bob stopped, a picture only he held is 404 notHeld, on bob, offline")
     func fromPeer() throws {
         defer { try? FileManager.default.removeItem(at: base) }
         let alice = try WebNode("alice", base: base)
@@ -103,6 +103,8 @@ struct ThumbnailRouteTests {
         let reply = try alice.get("/thumbnails/\(picture.hash)/320")
         #expect(reply.status == 200, "\(reply.text.prefix(200))")
         #expect(PictureFiles.size(ofJPEG: reply.body).map { [$0.width, $0.height] } == [320, 240])
+        // bob's thumbnail travelled, not his original.
+        #expect(!FileManager.default.fileExists(atPath: alice.directory.appendingPathComponent("blobs/\(picture.hash.prefix(2))/\(picture.hash)").path))
 
         // bob cannot decode this one, so no thumbnail of it exists anywhere; alice holds neither it nor its bytes.
         let broken = try add(WebAPITests.png(width: 640, height: 480, size: 20_000), named: "c.png", on: bob)

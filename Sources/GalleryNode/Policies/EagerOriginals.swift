@@ -16,6 +16,8 @@ package final class EagerOriginals: @unchecked Sendable {
     private var inFlight: Set<String> = []
     private var parked: Set<String> = []
     private var stopped = false
+    /// The connections whose sessions went live.
+    private var livePeers: Set<Int> = []
 
     /// Originals waiting: queued or being fetched, and parked.
     package var waiting: (fetching: Int, parked: Int) {
@@ -32,13 +34,21 @@ package final class EagerOriginals: @unchecked Sendable {
         pump()
     }
 
-    /// A peer connected: parked originals are asked again.
-    func peerJoined() {
-        lock.withLock {
+    /// A peer's session went live: when it is a connection not seen live before, parked originals
+    /// are asked again.
+    func peerJoined(_ connection: Int) {
+        let new = lock.withLock { () -> Bool in
+            guard livePeers.insert(connection).inserted else { return false }
             for hash in parked where queued.insert(hash).inserted { queue.append(hash) }
             parked = []
+            return true
         }
-        pump()
+        if new { pump() }
+    }
+
+    /// A peer's connection closed.
+    func peerLeft(_ connection: Int) {
+        lock.withLock { _ = livePeers.remove(connection) }
     }
 
     func stop() {

@@ -14,10 +14,11 @@ extension SyncNode {
             switch event {
             case .applied(let ops): contentArrived(Self.contentHashes(in: ops))
             case .resyncNeeded: sweepThumbnails()
-            case .peerChanged(_, let status?) where status.state == .live:
-                thumbnailReplicator?.peerJoined()
-                policies.eager?.peerJoined()
+            case .peerChanged(let connection, let status?) where status.state == .live:
+                thumbnailReplicator?.peerJoined(connection)
+                policies.eager?.peerJoined(connection)
                 policies.cache?.evictIfOverBudget()
+            case .peerChanged(let connection, nil): policies.eager?.peerLeft(connection)
             case .transferProgress, .peerChanged: break
             }
         }
@@ -83,7 +84,7 @@ extension SyncNode {
     }
 
     /// The thumbnail of `hash` at `size`: from the derived store, else made now from the held
-    /// original, else from the original fetched from a peer; `answer` is called once with its
+    /// original, else fetched from a peer, else made from the original fetched from a peer; `answer` is called once with its
     /// JPEG bytes or why there is none (on another thread, or at once). Not on the loop: it reads
     /// the replica and the disk.
     package func demandThumbnail(of hash: String, size: ThumbnailSize, answer: @escaping @Sendable (Result<[UInt8], ThumbnailFailure>) -> Void) {
@@ -98,12 +99,21 @@ extension SyncNode {
             })
         }
         if blobs.contains(hash) { return thumbnails.make(hash, urgent: true, answer: stored) }
-        let asked = demandBytes(named: hash) { result in
-            switch result {
-            case .success: thumbnails.make(hash, urgent: true, answer: stored)
-            case .failure(let failure): answer(.failure(.unavailable(failure)))
+        guard read({ $0.item(withContentHash: hash) }) != nil else { return answer(.failure(.unknown)) }
+        // A peer's thumbnail first (a few hundred KB); the original only when no peer has one.
+        let fromOriginal: @Sendable () -> Void = { [weak self] in
+            guard let self else { return answer(.failure(.stopped)) }
+            let asked = demandBytes(named: hash) { result in
+                switch result {
+                case .success: thumbnails.make(hash, urgent: true, answer: stored)
+                case .failure(let failure): answer(.failure(.unavailable(failure)))
+                }
             }
+            if !asked { answer(.failure(.unknown)) }
         }
-        if !asked { answer(.failure(.unknown)) }
+        guard let thumbnailReplicator else { return fromOriginal() }
+        thumbnailReplicator.fetchNow(hash) { got in
+            if got, let bytes = derived.thumbnail(of: hash, size: size.rawValue) { answer(.success(bytes)) } else { fromOriginal() }
+        }
     }
 }

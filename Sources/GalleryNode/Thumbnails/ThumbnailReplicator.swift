@@ -10,8 +10,8 @@ import GalleryWire
 ///
 /// A wanted picture is asked of one peer at a time (both sizes); a peer that answers "none", or
 /// nothing within `answerTimeout`, or disconnects, is replaced by another; when every connected
-/// peer answered "none" the picture is parked and asked again when a peer connects or after
-/// `parkedRetry`. A received thumbnail is stored only if it answers a request of this node to
+/// peer answered "none" the picture is parked and asked again when a peer connects, or after
+/// 15 s, 30 s, ... up to 10 minutes. A received thumbnail is stored only if it answers a request of this node to
 /// that peer, and is a JPEG at most `maximumThumbnailBytes` long whose long edge is at most the
 /// size asked (a member can send a wrong picture, never a large or undecodable one).
 ///
@@ -24,8 +24,10 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     /// A peer that has not answered a request within this long is taken as not holding it (it
     /// may not know the frame, which is ignorable).
     static let answerTimeout: TimeInterval = 10
-    /// Parked pictures are asked again this often while any is parked.
-    static let parkedRetry: TimeInterval = 15
+    /// Parked pictures are asked again after this long, then twice as long each time, up to
+    /// `lastParkedRetry`, while no new peer connects.
+    static let firstParkedRetry: TimeInterval = 15
+    static let lastParkedRetry: TimeInterval = 600
     /// The largest thumbnail taken from a peer.
     package static let maximumThumbnailBytes = 2 << 20
 
@@ -45,7 +47,13 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     /// The connections that answered "none" for a picture, until it is parked.
     private var refusedBy: [String: Set<Int>] = [:]
     private var parked: Set<String> = []
+    /// Readers waiting for a picture's thumbnails (`fetchNow`): told true once both are stored,
+    /// false once no connected peer has them.
+    private var waiters: [String: [@Sendable (Bool) -> Void]] = [:]
     private var lastRetry = Date()
+    private var parkedRetry = ThumbnailReplicator.firstParkedRetry
+    /// The connections whose sessions went live.
+    private var livePeers: Set<Int> = []
     private var ticking = false
     private var stopped = false
     /// Thumbnails received and stored, and their bytes, since start (for `status` and benchmarks).
@@ -77,10 +85,42 @@ package final class ThumbnailReplicator: @unchecked Sendable {
         work.async { self.pump() }
     }
 
-    /// A peer connected: parked pictures are asked again.
-    func peerJoined() {
-        lock.withLock { unpark() }
+    /// A reader waits for the thumbnails of `hash`: asked of the peers first, ahead of the rest
+    /// (also when parked: a peer may hold them by now); `answer` is called once, on another
+    /// thread: true once both are stored, false when no connected peer has them.
+    func fetchNow(_ hash: String, answer: @escaping @Sendable (Bool) -> Void) {
+        guard let node, !node.fetchPeers().isEmpty else { return answer(false) }
+        let refused = lock.withLock { () -> Bool in
+            guard !stopped else { return true }
+            waiters[hash, default: []].append(answer)
+            guard flights[hash] == nil else { return false }
+            parked.remove(hash)
+            refusedBy[hash] = nil
+            if queued.contains(hash) { queue.removeAll { $0 == hash } }
+            queued.insert(hash)
+            queue.insert(hash, at: 0)
+            return false
+        }
+        if refused { return answer(false) }
         work.async { self.pump() }
+    }
+
+    /// Tells the readers waiting for `hash`. Caller holds `lock`: the answers run on another thread.
+    private func answerWaiters(_ hash: String, _ got: Bool) {
+        guard let answers = waiters.removeValue(forKey: hash) else { return }
+        DispatchQueue.global().async { for answer in answers { answer(got) } }
+    }
+
+    /// A peer's session went live: when it is a connection not seen live before, parked pictures
+    /// are asked again (a `caught_up` of the periodic version exchange is not a new peer).
+    func peerJoined(_ connection: Int) {
+        let new = lock.withLock { () -> Bool in
+            guard livePeers.insert(connection).inserted else { return false }
+            unpark()
+            parkedRetry = Self.firstParkedRetry
+            return true
+        }
+        if new { work.async { self.pump() } }
     }
 
     /// Stops asking; answers no more.
@@ -90,6 +130,7 @@ package final class ThumbnailReplicator: @unchecked Sendable {
             queue = []
             queued = []
             flights = [:]
+            for hash in Array(waiters.keys) { answerWaiters(hash, false) }
         }
     }
 
@@ -107,13 +148,23 @@ package final class ThumbnailReplicator: @unchecked Sendable {
         let peers = node.fetchPeers()
         var sends: [(Connection, ThumbnailName)] = []
         lock.withLock {
-            guard !stopped, !peers.isEmpty else { return }
+            guard !stopped else { return }
+            guard !peers.isEmpty else {
+                for hash in Array(waiters.keys) { answerWaiters(hash, false) }
+                return
+            }
             var index = 0
             while flights.count < Self.maximumInFlight, index < queue.count {
                 let hash = queue[index]
                 index += 1
-                if blobs.contains(hash) || maker.isComplete(hash) || maker.derived.failure(of: hash) != nil {
+                if maker.isComplete(hash) {
                     queued.remove(hash)
+                    answerWaiters(hash, true)
+                    continue
+                }
+                if blobs.contains(hash) || maker.derived.failure(of: hash) != nil {
+                    queued.remove(hash)
+                    answerWaiters(hash, false)
                     continue
                 }
                 let refused = refusedBy[hash] ?? []
@@ -122,6 +173,7 @@ package final class ThumbnailReplicator: @unchecked Sendable {
                     .min(by: { load[$0.connection.id, default: 0] < load[$1.connection.id, default: 0] }) else {
                     queued.remove(hash)
                     parked.insert(hash)
+                    answerWaiters(hash, false)
                     continue
                 }
                 queued.remove(hash)
@@ -152,7 +204,10 @@ package final class ThumbnailReplicator: @unchecked Sendable {
                 for (hash, flight) in flights where now.timeIntervalSince(flight.sentAt) > Self.answerTimeout {
                     refuse(hash, by: flight.connection.id)
                 }
-                if !parked.isEmpty, now.timeIntervalSince(lastRetry) > Self.parkedRetry { unpark() }
+                if !parked.isEmpty, now.timeIntervalSince(lastRetry) > parkedRetry {
+                    unpark()
+                    parkedRetry = min(parkedRetry * 2, Self.lastParkedRetry)
+                }
             }
             pump()
         }
@@ -168,6 +223,7 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     /// A connection closed: its requests are asked of another peer.
     func connectionClosed(_ connection: Connection) {
         lock.withLock {
+            livePeers.remove(connection.id)
             for (hash, flight) in flights where flight.connection === connection {
                 flights[hash] = nil
                 if queued.insert(hash).inserted { queue.insert(hash, at: 0) }
@@ -208,7 +264,10 @@ package final class ThumbnailReplicator: @unchecked Sendable {
                 receivedBytes += data.count
                 flight.sizes.remove(name.size)
                 flights[hash] = flight.sizes.isEmpty ? nil : flight
-                if flight.sizes.isEmpty { refusedBy[hash] = nil }
+                if flight.sizes.isEmpty {
+                    refusedBy[hash] = nil
+                    answerWaiters(hash, true)
+                }
             }
             pump()
         }

@@ -34,6 +34,7 @@ package final class DerivedBlobStore: @unchecked Sendable {
     package init(directory: URL) throws(StorageError) {
         path = directory.appendingPathComponent("blobs").appendingPathComponent("derived").path
         temporaryPath = path + "/tmp"
+        try StorageFile.makeDirectory(directory.path)
         try StorageFile.makeDirectory(directory.appendingPathComponent("blobs").path)
         try StorageFile.makeDirectory(path)
         try StorageFile.makeDirectory(temporaryPath)

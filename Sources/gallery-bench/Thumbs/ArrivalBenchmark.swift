@@ -41,6 +41,7 @@ enum ArrivalBenchmark {
         var smallBytes = 0
         for (name, width) in [("one-core", 1), ("all-cores", min(4, ProcessInfo.processInfo.activeProcessorCount))] {
             let derivedDirectory = directory.appendingPathComponent(name)
+            try FileManager.default.createDirectory(at: derivedDirectory, withIntermediateDirectories: true)
             let derived = try DerivedBlobStore(directory: derivedDirectory)
             let maker = ThumbnailMaker(originals: blobs, derived: derived, width: width, log: .silent)
             let group = DispatchGroup()
