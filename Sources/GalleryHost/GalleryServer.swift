@@ -107,6 +107,8 @@ package final class GalleryServer: @unchecked Sendable {
             configuration.cacheRecords = ChecksummedFile<[CachedOriginal]>(
                 file: directory.appendingPathComponent("blobs").appendingPathComponent("cache"))
             configuration.announce = announce
+            // No sealed heartbeat a second on an idle link (protocol.md, section 10).
+            configuration.quiet = .standard
             configure(&configuration)
             self.node = SyncNode(configuration: configuration, replica: replica)
         } catch {
