@@ -9,16 +9,20 @@ import GalleryImaging
 /// on arrival. An original that yields none (not an image, hostile, too large) gets its reason
 /// recorded in the derived store, and is not tried again.
 ///
-/// **Memory bound.** A job holds the original (at most `maximumOriginalBytes`, 64 MiB; a larger
-/// file is refused unread) and the decoder's working memory, bounded by `limits` (64 megapixels
-/// after scaling, 256 MiB: `ImageLimits.standard`, checked against the headers before any buffer
-/// is allocated); at most `width` jobs run at once (the cores, at most 4). A hostile picture costs
-/// an error and a recorded reason, never more than that bound.
+/// **Memory bound.** A job holds the original once (at most `maximumOriginalBytes`, 64 MiB, read
+/// 1 MiB at a time into one buffer; a larger file is refused unread) and the decoder's working
+/// memory, bounded by `limits` (`ImageLimits.standard`: 256 MiB, the decoded raster of at most 64
+/// megapixels after scaling included, checked against the headers before any buffer is
+/// allocated), then the resampled rasters (a few MiB): under 330 MiB a job. At most `width` jobs run
+/// at once (the cores, at most 4). A hostile picture costs an error and a recorded reason, never
+/// more than that bound.
 ///
 /// `@unchecked Sendable`: the queues and job table are guarded by `lock`.
 package final class ThumbnailMaker: @unchecked Sendable {
     /// The largest original a thumbnail is made of.
     package static let maximumOriginalBytes = 64 << 20
+    /// The bytes of the original read at a time.
+    static let readPiece = 1 << 20
     /// What a job is told: both thumbnails are stored, or why not.
     package typealias Answer = @Sendable (Result<Void, ThumbnailFailure>) -> Void
 
@@ -170,7 +174,14 @@ package final class ThumbnailMaker: @unchecked Sendable {
             guard size <= Self.maximumOriginalBytes else {
                 return refuse(hash, "the file is \(size) bytes, more than the \(Self.maximumOriginalBytes) bytes thumbnails are made of")
             }
-            data = Data(try reader.read(count: size, at: 0))
+            // A piece at a time into one buffer: the original is held once, not twice.
+            var bytes = Data(capacity: size)
+            while bytes.count < size {
+                let piece = try reader.read(count: min(Self.readPiece, size - bytes.count), at: bytes.count)
+                if piece.isEmpty { break }
+                bytes.append(contentsOf: piece)
+            }
+            data = bytes
         } catch {
             return .failure(.unreadable(error.localizedDescription))
         }
