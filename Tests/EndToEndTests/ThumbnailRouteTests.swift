@@ -62,6 +62,27 @@ struct ThumbnailRouteTests {
         #expect(decoded.width == 200 && decoded.height == 100)
     }
 
+    @Test("a JPEG uploaded from a page gets both thumbnails when its bytes are in, with no request")
+    func madeOnUpload() throws {
+        defer { try? FileManager.default.removeItem(at: base) }
+        let node = try WebNode("alice", base: base)
+        defer { node.stop() }
+        let bytes = PictureFiles.jpeg(width: 900, height: 600, seed: 7)
+        let begun = try node.post("/api/uploads", ["to": "alice", "files": [["name": "up.jpg", "size": bytes.count, "mediaType": "image/jpeg"]]])
+        #expect(begun.status == 201, "\(begun.text)")
+        let upload = try #require((begun.json["uploads"] as? [[String: Any]])?.first?["upload"] as? String)
+        let client = try node.client()
+        client.send("PUT", "/api/uploads/\(upload)", host: node.host, headers: node.fields(change: "application/octet-stream"), body: bytes)
+        let done = try #require(client.response(timeout: 60))
+        #expect(done.status == 200, "\(done.text)")
+        let hash = SHA256.hex(SHA256.hash(bytes))
+        for size in [320, 1280] {
+            #expect(waitUntil { FileManager.default.fileExists(atPath: Self.derivedPath(hash, size, on: node)) }, "no \(size) thumbnail")
+        }
+        let thumbnail = try #require(FileManager.default.contents(atPath: Self.derivedPath(hash, 320, on: node)))
+        #expect(PictureFiles.size(ofJPEG: Array(thumbnail)).map { [$0.width, $0.height] } == [320, 213])
+    }
+
     @Test("a file this node cannot decode: 404 notAnImage with the decoder's reason, the reason kept on disk; an unknown hash: 404 unknownBlob; a bad hash: 400")
     func refusals() throws {
         defer { try? FileManager.default.removeItem(at: base) }
@@ -79,6 +100,13 @@ struct ThumbnailRouteTests {
         #expect(FileManager.default.fileExists(atPath: node.directory.appendingPathComponent(
             "blobs/derived/\(broken.hash.prefix(2))/\(broken.hash).failed").path))
         #expect(!FileManager.default.fileExists(atPath: Self.derivedPath(broken.hash, 320, on: node)))
+        // status --json names the item and says why.
+        let status = try node.gallery("status", "--json")
+        let storage = try #require((try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["storage"] as? [String: Any])
+        #expect(storage["noThumbnailCount"] as? Int == 1, "\(storage)")
+        let listed = try #require((storage["noThumbnail"] as? [[String: Any]])?.first)
+        #expect(listed["item"] as? String == broken.item)
+        #expect(listed["reason"] as? String == message, "\(listed)")
 
         let unknown = try node.get("/thumbnails/\(String(repeating: "ab", count: 32))/320")
         #expect(unknown.status == 404)

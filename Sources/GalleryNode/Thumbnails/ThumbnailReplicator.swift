@@ -54,7 +54,8 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     private var parkedRetry = ThumbnailReplicator.firstParkedRetry
     /// The connections whose sessions went live.
     private var livePeers: Set<Int> = []
-    private var ticking = false
+    /// When the next tick is scheduled, if one is.
+    private var tickDue: Date?
     private var stopped = false
     /// Thumbnails received and stored, and their bytes, since start (for `status` and benchmarks).
     private var receivedCount = 0
@@ -188,18 +189,24 @@ package final class ThumbnailReplicator: @unchecked Sendable {
         scheduleTick()
     }
 
-    /// Checks timeouts and parked pictures each second while any request is out or any picture parked.
+    /// Checks timeouts each second while any request is out, and parked pictures when their
+    /// retry is due. A tick due sooner than the one scheduled is scheduled too; a tick that finds
+    /// a sooner one already ran, or a later one due, does nothing.
     private func scheduleTick() {
-        let start = lock.withLock { () -> Bool in
-            guard !ticking, !stopped, !flights.isEmpty || !parked.isEmpty else { return false }
-            ticking = true
-            return true
+        let delay = lock.withLock { () -> TimeInterval? in
+            guard !stopped, !flights.isEmpty || !parked.isEmpty else { return nil }
+            let delay = flights.isEmpty ? max(1, parkedRetry - Date().timeIntervalSince(lastRetry) + 0.01) : 1
+            let due = Date().addingTimeInterval(delay)
+            if let scheduled = tickDue, scheduled <= due { return nil }
+            tickDue = due
+            return delay
         }
-        guard start else { return }
-        work.asyncAfter(deadline: .now() + 1) { [weak self] in
+        guard let delay else { return }
+        work.asyncAfter(deadline: .now() + delay) { [weak self] in
             guard let self else { return }
-            lock.withLock {
-                ticking = false
+            let due = lock.withLock { () -> Bool in
+                guard let scheduled = tickDue, scheduled <= Date().addingTimeInterval(0.005) else { return false }
+                tickDue = nil
                 let now = Date()
                 for (hash, flight) in flights where now.timeIntervalSince(flight.sentAt) > Self.answerTimeout {
                     refuse(hash, by: flight.connection.id)
@@ -208,8 +215,9 @@ package final class ThumbnailReplicator: @unchecked Sendable {
                     unpark()
                     parkedRetry = min(parkedRetry * 2, Self.lastParkedRetry)
                 }
+                return true
             }
-            pump()
+            if due { pump() }
         }
     }
 

@@ -76,14 +76,16 @@ package final class DerivedBlobStore: @unchecked Sendable {
 
     /// Why no thumbnail of `hash` can be made, if recorded.
     package func failure(of hash: String) -> String? {
-        guard let file = failurePath(of: hash), let contents = FileManager.default.contents(atPath: file) else { return nil }
+        guard let file = failurePath(of: hash), let contents = FileManager.default.contents(atPath: file), !contents.isEmpty else { return nil }
         return String(decoding: contents, as: UTF8.self)
     }
 
     /// Records why no thumbnail of `hash` can be made (cut to `maximumReasonLength` bytes).
     package func recordFailure(_ reason: String, of hash: String) throws(StorageError) {
         guard let destination = failurePath(of: hash) else { throw .invalidHash(hash) }
-        try write(Array(String(reason.prefix(Self.maximumReasonLength)).utf8), to: destination)
+        // Not fsynced: a record lost in a crash only means the picture is tried once more (and an
+        // empty one, torn, counts as none).
+        try write(Array(String(reason.prefix(Self.maximumReasonLength)).utf8), to: destination, sync: false)
     }
 
     /// The bytes of the thumbnails stored: counted once by listing the store, then kept.
@@ -102,8 +104,9 @@ package final class DerivedBlobStore: @unchecked Sendable {
         }
     }
 
-    /// Writes `contents` to a temporary file (0600), fsyncs it and renames it to `destination`.
-    private func write(_ contents: [UInt8], to destination: String) throws(StorageError) {
+    /// Writes `contents` to a temporary file (0600), fsyncs it (unless `sync` is false) and renames
+    /// it to `destination`.
+    private func write(_ contents: [UInt8], to destination: String, sync: Bool = true) throws(StorageError) {
         let fanOut = String(destination[..<destination.lastIndex(of: "/")!])
         try StorageFile.makeDirectory(fanOut)
         let temporary = "\(temporaryPath)/\(UUID().uuidString).tmp"
@@ -111,7 +114,7 @@ package final class DerivedBlobStore: @unchecked Sendable {
         do throws(StorageError) {
             defer { file.close() }
             try file.write(contents, at: 0)
-            try file.sync()
+            if sync { try file.sync() }
         } catch {
             StorageFile.remove(temporary)
             throw error
