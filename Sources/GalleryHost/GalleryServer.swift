@@ -103,6 +103,7 @@ package final class GalleryServer: @unchecked Sendable {
                 blobs: try BlobStore(directory: directory),
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
+            configuration.repairedAtStart = report.repairs
             configuration.announce = announce
             // No sealed heartbeat a second on an idle link (protocol.md, section 10).
             configuration.quiet = .standard
