@@ -14,7 +14,9 @@ import GalleryModel
 /// second copy; if its bytes differ, the first is kept and the difference reported). A byte range
 /// that no intact record covers, from the first file's head to the longer file's end, is damaged
 /// in both or exists in neither: whatever records it held are lost. Only then are records lost,
-/// and the report's `damage` lists those ranges.
+/// and the report's `damage` lists those ranges. One exception: a tail where one file ends and the
+/// other ends inside the record that starts there is a write cut by a crash; what it held was never
+/// whole in both files, so never synced in both, acknowledged or sent: it is dropped, not lost.
 ///
 /// - Complexity: O(n log n) in the records of both files, and their bytes copied once.
 struct LogMerge {
@@ -69,12 +71,23 @@ struct LogMerge {
             if piece.inLog { keptFrom.log.insert(piece.op.id) } else { keptFrom.mirror.insert(piece.op.id) }
             if !lost.isEmpty { afterFirstLoss += 1 }
         }
-        if end > cursor { lost.append(cursor..<end) }
+        // A tail where one file ends and the other ends inside a record is a write that a crash
+        // cut: never whole in both files, so never synced in both, acknowledged nor sent. Dropped,
+        // not lost. Both cut inside a record is two faults, or acknowledged records cut from both.
+        var torn = 0
+        if end > cursor {
+            let tails = (Self.tail(of: log, at: cursor), Self.tail(of: mirror, at: cursor + shift))
+            if tails == (.absent, .torn) || tails == (.torn, .absent) {
+                torn = end - cursor
+            } else {
+                lost.append(cursor..<end)
+            }
+        }
 
         let lostBytes = lost.reduce(0) { $0 + $1.count }
-        let reason = lost.isEmpty ? nil : (log.scan.reason ?? mirror.scan.reason ?? "records missing from both files")
+        let reason = lost.isEmpty && torn == 0 ? nil : (log.scan.reason ?? mirror.scan.reason ?? "records missing from both files")
         report = RecoveryReport(
-            records: ops.count, validBytes: header + bytes.count, droppedBytes: lostBytes, reason: reason,
+            records: ops.count, validBytes: header + bytes.count, droppedBytes: lostBytes + torn, reason: reason,
             damage: lost, recordsAfterDamage: afterFirstLoss)
 
         let logOps = Set(log.scan.ops.map(\.id)), mirrorOps = Set(mirror.scan.ops.map(\.id))
@@ -98,6 +111,26 @@ struct LogMerge {
             repairs.append("\(names.log) and \(names.mirror) hold two versions of op \(divergent.map(\.description).prefix(3).joined(separator: ", ")); "
                 + "the first in the log kept")
         }
+    }
+
+    /// What a file holds from `offset` on, where no intact record starts.
+    private enum Tail {
+        /// Nothing: the file ends there.
+        case absent
+        /// A record whose header or declared length runs past the end of the file.
+        case torn
+        /// Anything else.
+        case damaged
+    }
+
+    /// What `side` holds from `offset` to its end.
+    private static func tail(of side: Side, at offset: Int) -> Tail {
+        let left = side.size - offset
+        if left <= 0 { return .absent }
+        guard offset >= OpLogFile.headerLength else { return .damaged }
+        if left < OpLogFile.recordHeaderLength { return .torn }
+        let length = (0..<4).reduce(0) { $0 | Int(side.bytes[offset + $1]) << (8 * $1) }
+        return length > left - OpLogFile.recordHeaderLength ? .torn : .damaged
     }
 
     /// How far the mirror's offsets run past the log's: from the first record intact in both.
