@@ -16,8 +16,9 @@ import GalleryModel
 ///
 /// Without a mirror (`mirror` nil: benchmarks comparing the cost) it is the log alone.
 ///
-/// `@unchecked Sendable`: `lastSynced` and `mirrorSyncs` are guarded by `lock`; the two files are
-/// thread-safe themselves, and one writer (the node's group commit) appends and syncs.
+/// `@unchecked Sendable`: `lastSynced` is guarded by `lock`, and every change to the files is made
+/// holding `lock`: a checkpoint's rewrite on its thread never falls between
+/// the writer's changes to the two files, so both change in the same order.
 package final class MirroredOpLog: @unchecked Sendable {
     /// The record log, `oplog`.
     let primary: OpLogFile
@@ -26,7 +27,7 @@ package final class MirroredOpLog: @unchecked Sendable {
     /// Where the mirror's fsyncs run, beside the log's.
     private let mirrorQueue = DispatchQueue(label: "oplog-mirror-sync")
     private let lock = NSLock()
-    /// Where both files ended at their last common sync (guarded by `lock`).
+    /// Where both files ended at their last common sync.
     private var lastSynced: (byteCount: Int, records: Int, ops: Int)
 
     /// Wraps two open files that hold the same bytes (or one file alone).
@@ -55,6 +56,8 @@ package final class MirroredOpLog: @unchecked Sendable {
     func append(_ ops: [Op]) throws(StorageError) {
         guard !ops.isEmpty else { return }
         let bytes = try OpLogFile.encodeRecords(ops)
+        lock.lock()
+        defer { lock.unlock() }
         let before = primary.position
         try primary.append(encoded: bytes, records: ops.count, ops: ops.count)
         guard let mirror else { return }
@@ -69,6 +72,8 @@ package final class MirroredOpLog: @unchecked Sendable {
     /// Fsyncs both files at once and returns when both are durable. On a failure of either, both
     /// are cut back to their last common sync and the error is thrown.
     func sync() throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
         guard let mirror else { return try primary.sync() }
         let outcome = MirrorSyncOutcome()
         let group = DispatchGroup()
@@ -87,14 +92,12 @@ package final class MirroredOpLog: @unchecked Sendable {
         }
         group.wait()
         if let error = failure ?? outcome.error {
-            let back = lock.withLock { lastSynced }
-            try? primary.cut(to: back)
-            try? mirror.cut(to: back)
+            try? primary.cut(to: lastSynced)
+            try? mirror.cut(to: lastSynced)
             throw error
         }
-        let now = primary.position
-        assert(mirror.byteCount == now.byteCount, "the mirror stays the log's copy")
-        lock.withLock { lastSynced = now }
+        lastSynced = primary.position
+        assert(mirror.byteCount == lastSynced.byteCount, "the mirror stays the log's copy")
     }
 
     /// Appends and fsyncs both files.
@@ -107,20 +110,26 @@ package final class MirroredOpLog: @unchecked Sendable {
     /// (`OpLogFile.discardRecords`): a crash between the two leaves the mirror holding records the
     /// log no longer has, ops of the compacted file that the next start finds there again.
     func discardRecords(upTo offset: Int, count: Int, opCount: Int) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
         try primary.discardRecords(upTo: offset, count: count, opCount: opCount)
         try mirror?.discardRecords(upTo: offset, count: count, opCount: opCount)
-        lock.withLock { lastSynced = primary.position }
+        lastSynced = primary.position
     }
 
     /// Replaces both files by ones holding exactly `ops`, the log first.
     func replaceRecords(with ops: [Op]) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
         try primary.replaceRecords(with: ops)
         try mirror?.replaceRecords(with: ops)
-        lock.withLock { lastSynced = primary.position }
+        lastSynced = primary.position
     }
 
     /// Syncs what is pending and closes both files.
     func close() throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
         defer { try? mirror?.close() }
         try primary.close()
     }

@@ -247,7 +247,9 @@ package final class OpLogFile: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { throw .closed(path: url.path) }
-        precondition(position.byteCount >= Self.headerLength && position.byteCount <= end, "not an earlier position")
+        guard position.byteCount >= Self.headerLength && position.byteCount <= end else {
+            throw .io(operation: "cut back to \(position.byteCount) of \(end) bytes", path: url.path, errno: EINVAL)
+        }
         try file.truncate(to: position.byteCount)
         (end, records, ops) = position
         if synced.end > position.byteCount { synced = (position.byteCount, position.records, position.ops) }

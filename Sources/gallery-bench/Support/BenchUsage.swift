@@ -9,6 +9,7 @@ enum BenchUsage {
                gallery-bench import [--files 1000] [--bytes 4194304]
                gallery-bench node
                gallery-bench startup
+               gallery-bench commit [--commits 1000] [--rounds 3]
                gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1] [--flood] [--relay-hold 5]
                                   [--plain-ops]
                gallery-bench scale [--items 1000000] [--galleries 100] [--seed 1]
@@ -68,6 +69,10 @@ enum BenchUsage {
         1 MiB images at once. --sweep: the 256 MiB drag with each chunk size and chunks per fetch.
         import: gallery add FOLDER of --files image files of --bytes each (read from the disk) against a
         gallery serve child, against the disk's write rate and SHA-256 on every core in the same run.
+        commit: what the op log's mirror costs: a node's storage on a directory of the current
+        directory's disk persists --commits single ops (an append and fsync each, p50/p99) and 200
+        batches of 64, then starts from it; with the log alone and with oplog.mirror, alternated over
+        --rounds rounds; one JSON line each.
         startup: a node directory with 1,000,000 ops in its log restored by replay, then from a
         snapshot, then from a snapshot and 50,000 ops in the log.
 
