@@ -245,6 +245,20 @@ struct MirroredOpLogTests {
         }
     }
 
+    @Test("A log deleted while its mirror stays: the mirror is copied back as the log, and said so")
+    func logRestoredFromTheMirror() throws {
+        try StorageFixtures.withScratchDirectory { dir in
+            let ops = try Self.makeDirectory(dir)
+            let files = NodeDirectory(url: dir)
+            let original = try StorageFixtures.contents(files.opLog)
+            try FileManager.default.removeItem(at: files.opLog)
+            let (replica, report) = try Self.restart(dir)
+            #expect(replica.ops.map(\.id) == ops.map(\.id))
+            #expect(report.repairs == ["oplog: missing; restored from oplog.mirror"])
+            #expect(try StorageFixtures.contents(files.opLog) == original)
+        }
+    }
+
     @Test("A crash between a checkpoint's two rewrites (the log cut, its mirror not yet) and a flipped byte in the log: nothing lost")
     func crashBetweenTheCheckpointRewrites() throws {
         try StorageFixtures.withScratchDirectory { dir in

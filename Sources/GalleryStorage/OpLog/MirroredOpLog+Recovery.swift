@@ -28,7 +28,7 @@ extension MirroredOpLog {
     /// - Both files intact and of one length (the usual start): they are the same; the mirror is
     ///   checked (length, CRC32) but not decoded.
     /// - No mirror (a directory of an older version): the log is opened as `OpLogFile.open` does and
-    ///   the mirror is made from it.
+    ///   the mirror is made from it. No log but a mirror: the mirror is copied back as the log.
     /// - Otherwise (damage in either, a torn tail, one file longer): `merge` lays both files' intact
     ///   records side by side and keeps each record intact in either. Only bytes damaged in both
     ///   (or that exist in neither) lose records: then, and only then, `beforeRepair` is told
@@ -42,8 +42,20 @@ extension MirroredOpLog {
             let (log, ops, report) = try OpLogFile.open(at: url, format: .records, skipping: 0, beforeRepair: beforeRepair)
             return Opened(log: MirroredOpLog(primary: log, mirror: nil), ops: ops, report: report, repairs: [])
         }
-        let logExists = StorageFile.fileSize(url.path) != nil
-        guard logExists, StorageFile.fileSize(mirrorURL.path) != nil else {
+        var logExists = StorageFile.fileSize(url.path) != nil
+        let mirrorExists = StorageFile.fileSize(mirrorURL.path) != nil
+        var restoredLog: [String] = []
+        if !logExists && mirrorExists {
+            // The log is gone and its copy is not: the copy comes back as the log, then both are
+            // read as usual.
+            let reader = try StorageFile.open(mirrorURL.path, flags: O_RDONLY)
+            defer { reader.close() }
+            let bytes = try reader.read(count: try reader.size(), at: 0)
+            try OpLogFile.writeReplacement(bytes, for: url, syncingDirectory: true).close()
+            restoredLog = ["\(url.lastPathComponent): missing; restored from \(mirrorURL.lastPathComponent)"]
+            logExists = true
+        }
+        guard logExists, mirrorExists else {
             return try openCreatingMirror(at: url, mirror: mirrorURL, logExisted: logExists, beforeRepair: beforeRepair)
         }
         let primary = try StorageFile.open(url.path, flags: O_RDWR)
@@ -71,7 +83,7 @@ extension MirroredOpLog {
             let log = OpLogFile(url: url, format: .records, file: primary, end: sides.0.size, records: scan.records, ops: scan.opCount)
             let copy = OpLogFile(url: mirrorURL, format: .records, file: mirror, end: sides.1.size, records: scan.records, ops: scan.opCount)
             let report = RecoveryReport(records: scan.records, validBytes: sides.0.size, droppedBytes: 0, reason: nil)
-            return Opened(log: MirroredOpLog(primary: log, mirror: copy), ops: scan.ops, report: report, repairs: [])
+            return Opened(log: MirroredOpLog(primary: log, mirror: copy), ops: scan.ops, report: report, repairs: restoredLog)
         }
         var primarySide = sides.0
         try primarySide.loadBytes(from: primary)
@@ -95,7 +107,7 @@ extension MirroredOpLog {
         let mirrorFile = fresh[mirrorURL].map { file in mirror.close(); return file } ?? mirror
         let log = OpLogFile(url: url, format: .records, file: logFile, end: contents.count, records: merge.ops.count, ops: merge.ops.count)
         let copy = OpLogFile(url: mirrorURL, format: .records, file: mirrorFile, end: contents.count, records: merge.ops.count, ops: merge.ops.count)
-        return Opened(log: MirroredOpLog(primary: log, mirror: copy), ops: merge.ops, report: merge.report, repairs: merge.repairs)
+        return Opened(log: MirroredOpLog(primary: log, mirror: copy), ops: merge.ops, report: merge.report, repairs: restoredLog + merge.repairs)
     }
 
     /// Opens the log alone (`OpLogFile.open`: damage skipped, `beforeRepair` told) and writes its
