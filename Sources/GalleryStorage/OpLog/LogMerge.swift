@@ -40,9 +40,9 @@ struct LogMerge {
         var op: Op
     }
 
-    /// Merges the two files read at start (`Side`s with their bytes loaded and ops decoded);
+    /// Merges the two files read at start (`LogCopy`s with their bytes loaded and ops decoded);
     /// `names` are the log's and the mirror's file names, for the report.
-    init(primary log: Side, mirror: Side, names: (log: String, mirror: String)) {
+    init(primary log: LogCopy, mirror: LogCopy, names: (log: String, mirror: String)) {
         precondition(log.scan.ops.count == log.scan.intactRecords.count && mirror.scan.ops.count == mirror.scan.intactRecords.count,
                      "one op per record, every record decoded")
         let shift = Self.shift(log, mirror)
@@ -124,7 +124,7 @@ struct LogMerge {
     }
 
     /// What `side` holds from `offset` to its end.
-    private static func tail(of side: Side, at offset: Int) -> Tail {
+    private static func tail(of side: LogCopy, at offset: Int) -> Tail {
         let left = side.size - offset
         if left <= 0 { return .absent }
         guard offset >= OpLogFile.headerLength else { return .damaged }
@@ -134,7 +134,7 @@ struct LogMerge {
     }
 
     /// How far the mirror's offsets run past the log's: from the first record intact in both.
-    private static func shift(_ log: Side, _ mirror: Side) -> Int {
+    private static func shift(_ log: LogCopy, _ mirror: LogCopy) -> Int {
         var inMirror: [OpID: Int] = [:]
         for (index, op) in mirror.scan.ops.enumerated() where inMirror[op.id] == nil { inMirror[op.id] = index }
         for (index, op) in log.scan.ops.enumerated() {
@@ -145,14 +145,14 @@ struct LogMerge {
     }
 
     /// The intact records of one file, at offsets moved back by `shift`.
-    private static func pieces(of side: Side, inLog: Bool, shift: Int) -> [Piece] {
+    private static func pieces(of side: LogCopy, inLog: Bool, shift: Int) -> [Piece] {
         zip(side.scan.intactRecords, side.scan.ops).enumerated().map { index, record in
             Piece(start: record.0.lowerBound - shift, end: record.0.upperBound - shift, inLog: inLog, index: index, op: record.1)
         }
     }
 
     /// What was wrong with a file, in a few words.
-    private static func damage(of side: Side) -> String {
+    private static func damage(of side: LogCopy) -> String {
         guard side.scan.damagedBytes > 0 else { return "they were missing from it" }
         return "damaged bytes \(list(side.scan.damage)): \(side.scan.reason ?? "damaged")"
     }

@@ -68,7 +68,7 @@ extension MirroredOpLog {
         }
         var keep: [StorageFile] = [primary, mirror]
         defer { for file in keep { file.close() } }
-        let sides = (try Side.read(primary), try Side.read(mirror, decoding: false))
+        let sides = (try LogCopy.read(primary), try LogCopy.read(mirror, decoding: false))
         guard sides.0.headerIntact || sides.1.headerIntact else {
             // Neither file has this format's header: the log is judged alone (refused if it is not
             // an op log, repaired if its header was cut), and the mirror made again from it.
@@ -85,16 +85,16 @@ extension MirroredOpLog {
             let report = RecoveryReport(records: scan.records, validBytes: sides.0.size, droppedBytes: 0, reason: nil)
             return Opened(log: MirroredOpLog(primary: log, mirror: copy), ops: scan.ops, report: report, repairs: restoredLog)
         }
-        var primarySide = sides.0
-        try primarySide.loadBytes(from: primary)
-        var mirrorSide = try Side.read(mirror)
-        try mirrorSide.loadBytes(from: mirror)
-        let merge = LogMerge(primary: primarySide, mirror: mirrorSide, names: (url.lastPathComponent, mirrorURL.lastPathComponent))
+        var logCopy = sides.0
+        try logCopy.loadBytes(from: primary)
+        var mirrorCopy = try LogCopy.read(mirror)
+        try mirrorCopy.loadBytes(from: mirror)
+        let merge = LogMerge(primary: logCopy, mirror: mirrorCopy, names: (url.lastPathComponent, mirrorURL.lastPathComponent))
         if merge.report.lostRecords { try beforeRepair(merge.report) }
         let contents = OpLogFile.expectedHeader + merge.bytes
         var fresh: [URL: StorageFile] = [:]
         do throws(StorageError) {
-            for (target, side) in [(mirrorURL, mirrorSide), (url, primarySide)] where side.bytes != contents {
+            for (target, side) in [(mirrorURL, mirrorCopy), (url, logCopy)] where side.bytes != contents {
                 fresh[target] = try OpLogFile.writeReplacement(contents, for: target, syncingDirectory: false)
             }
             if !fresh.isEmpty { try StorageFile.syncDirectory(url.deletingLastPathComponent().path) }
@@ -103,8 +103,11 @@ extension MirroredOpLog {
             throw error
         }
         keep = []
-        let logFile = fresh[url].map { file in primary.close(); return file } ?? primary
-        let mirrorFile = fresh[mirrorURL].map { file in mirror.close(); return file } ?? mirror
+        // A file renamed over is replaced by the fresh one; the old descriptor goes.
+        if fresh[url] != nil { primary.close() }
+        if fresh[mirrorURL] != nil { mirror.close() }
+        let logFile = fresh[url] ?? primary
+        let mirrorFile = fresh[mirrorURL] ?? mirror
         let log = OpLogFile(url: url, format: .records, file: logFile, end: contents.count, records: merge.ops.count, ops: merge.ops.count)
         let copy = OpLogFile(url: mirrorURL, format: .records, file: mirrorFile, end: contents.count, records: merge.ops.count, ops: merge.ops.count)
         return Opened(log: MirroredOpLog(primary: log, mirror: copy), ops: merge.ops, report: merge.report, repairs: restoredLog + merge.repairs)
@@ -132,49 +135,5 @@ extension MirroredOpLog {
             try? log.close()
             throw error
         }
-    }
-}
-
-/// One of the two files as read at start, unchanged.
-struct Side {
-    /// The file's bytes (`loadBytes`: only when the two files differ), else empty.
-    var bytes: [UInt8]
-    /// The file's length.
-    var size: Int
-    /// Whether its first bytes are the record log's header.
-    var headerIntact: Bool
-    /// Its records, damaged and intact (with their ops when decoded).
-    var scan: OpLogFile.Scan
-    /// Whether the scan decoded its ops.
-    var decoded: Bool
-
-    /// Reads `file`: its header and a scan of its records, decoding their ops when `decoding`.
-    static func read(_ file: StorageFile, decoding: Bool = true) throws(StorageError) -> Side {
-        let size = try file.size()
-        let header = try file.read(count: min(size, OpLogFile.headerLength), at: 0)
-        // A skip past every op: records checked (length, CRC32), not decoded.
-        let skip = decoding ? 0 : Int.max / 2
-        let scan = size >= OpLogFile.headerLength
-            ? try OpLogFile.scanRecords(in: file, size: size, skipping: skip)
-            : OpLogFile.Scan(ops: [], validEnd: size)
-        return Side(bytes: [], size: size, headerIntact: header == OpLogFile.expectedHeader, scan: scan, decoded: decoding)
-    }
-
-    /// Reads the whole file into `bytes` (when the two files differ and are merged).
-    mutating func loadBytes(from file: StorageFile) throws(StorageError) {
-        bytes = try file.read(count: size, at: 0)
-        guard bytes.count == size else { throw .io(operation: "read", path: "the op log", errno: EIO) }
-    }
-
-    /// The bytes of the `index`th intact record (header and payload); `bytes` must be loaded.
-    func record(_ index: Int) -> ArraySlice<UInt8> {
-        bytes[scan.intactRecords[index]]
-    }
-
-    /// Whether this file and `other` are both wholly intact and end alike: the same records.
-    func isIntactCopy(of other: Side) -> Bool {
-        headerIntact && other.headerIntact && scan.damage.isEmpty && other.scan.damage.isEmpty
-            && size == other.size && scan.records == other.scan.records
-            && scan.intactRecords.last == other.scan.intactRecords.last
     }
 }
