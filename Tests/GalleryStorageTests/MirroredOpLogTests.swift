@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryModel
 import GallerySimulation
 @testable import GalleryStorage
@@ -242,6 +243,30 @@ struct MirroredOpLogTests {
             try Self.flip(files.opLog, at: Self.records(try StorageFixtures.contents(files.opLog))[5].lowerBound + 9)
             let again = try Self.restart(dir)
             #expect(again.replica.opCount == ops.count && again.report.replica == Self.replicaID)
+        }
+    }
+
+    @Test("A failed fsync or write of the mirror cuts the log back to their last common sync, so that the batch is written again at the same place in both")
+    func mirrorFailureCutsBothBack() throws {
+        var replica = Replica(id: Self.replicaID)
+        let first = [try replica.createGallery("g")]
+        let second = [try replica.insert([.titled("a")], into: "g", at: 0)]
+        for failing in ["fsync", "write"] {
+            try StorageFixtures.withScratchDirectory { dir in
+                let files = NodeDirectory(url: dir)
+                let log = try MirroredOpLog.open(at: files.opLog, mirror: files.opLogMirror, beforeRepair: { _ in }).log
+                try log.appendAndSync(first)
+                let synced = log.byteCount
+                if failing == "fsync" { try log.append(second) }
+                // The mirror's descriptor is gone from under it: its next call fails.
+                try log.mirror?.close()
+                #expect(throws: StorageError.closed(path: files.opLogMirror.path)) {
+                    if failing == "fsync" { try log.sync() } else { try log.append(second) }
+                }
+                #expect(log.byteCount == synced && log.recordCount == 1, "\(failing): the log is cut back with its mirror")
+                try log.close()
+                #expect(try StorageFixtures.contents(files.opLog).count == synced, "\(failing)")
+            }
         }
     }
 
