@@ -62,12 +62,14 @@ package final class GalleryServer: @unchecked Sendable {
     ///   - checkpoints: When to take checkpoints.
     ///   - http: Where to serve the web page, or nil.
     ///   - announce: The addresses told to peers; nil: the bound one.
+    ///   - mirrorsOpLog: Keeps the op log twice (`oplog.mirror`); false only for benchmarks that
+    ///     measure what the copy costs.
     ///   - configure: Changes the node's configuration before the node is made (benchmarks, tests).
     package init(
         directory: URL, name: String? = nil, listen: Endpoint? = nil,
         peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
         checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil, announce: [Endpoint]? = nil,
-        configure: (inout NodeConfiguration) -> Void = { _ in }
+        mirrorsOpLog: Bool = true, configure: (inout NodeConfiguration) -> Void = { _ in }
     ) throws {
         self.http = http
         try FileManager.default.createDirectory(
@@ -79,7 +81,7 @@ package final class GalleryServer: @unchecked Sendable {
             let staticKey = try files.nodeKey()
             let logExisted = FileManager.default.fileExists(atPath: files.opLog.path)
             let (storage, replica, report) = try NodeStorage.open(
-                files, replicaID: try files.replicaID(logExisted: logExisted),
+                files, replicaID: try files.replicaID(logExisted: logExisted), mirrored: mirrorsOpLog,
                 renewReplicaID: { () throws(StorageError) -> ReplicaID in
                     do {
                         return try files.renewReplicaID()
@@ -103,6 +105,7 @@ package final class GalleryServer: @unchecked Sendable {
                 blobs: try BlobStore(directory: directory),
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
+            configuration.repairedAtStart = report.repairs
             configuration.announce = announce
             // No sealed heartbeat a second on an idle link (protocol.md, section 10).
             configuration.quiet = .standard
