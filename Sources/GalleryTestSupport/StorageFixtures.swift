@@ -60,6 +60,7 @@ package enum StorageFixtures {
             case .aspectRatio: return .number(Double(generator.next() % 1000) / 7)
             case .byteSize: return .integer(Int64(generator.next() % 100_000) - 50)
             case .origin: return .id(OpID(counter: generator.next() % 500 + 1, replica: ReplicaID(0xB2)))
+            case .trashed: return .integer(Int64(generator.next() % 1_000_000))
             }
         }
 
@@ -73,7 +74,7 @@ package enum StorageFixtures {
             case 3..<33:
                 let drafts = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
                     var fields: [ItemField: FieldValue] = [.title: .text("t\(generator.next() % 1000)")]
-                    for field in ItemField.allCases where Bool.random(using: &generator) && field != .title {
+                    for field in ItemField.allCases where field != .trashed && Bool.random(using: &generator) && field != .title {
                         fields[field] = randomValue(for: field)
                     }
                     return ItemDraft(isPlaceholder: Bool.random(using: &generator), fields: fields)

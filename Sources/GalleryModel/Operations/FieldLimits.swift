@@ -98,8 +98,10 @@ package enum FieldLimits {
             for item in items {
                 if let problem = problem(with: item) { return problem }
             }
-        case .move(_, let gallery, _, _):
+        case .move(_, let gallery, _, _), .deleteGallery(let gallery):
             if let problem = problem(withGalleryName: gallery) { return problem }
+        case .renameGallery(let gallery, let name):
+            if let problem = problem(withGalleryName: gallery) ?? problem(withGalleryName: name) { return problem }
         case .update(_, let field, let value):
             if let problem = problem(with: value, for: field) { return problem }
         case .delete, .commit:
