@@ -70,7 +70,12 @@ package enum StorageFixtures {
             let gallery = replica.galleries.randomElement(using: &generator) ?? "g0"
             switch Int.random(in: 0..<100, using: &generator) {
             case 0..<3:
-                _ = try? replica.createGallery("g\(Int.random(in: 0..<4, using: &generator))")
+                let name = "g\(Int.random(in: 0..<4, using: &generator))"
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: _ = try? replica.renameGallery(gallery, to: name)
+                case 1 where replica.galleries.count > 1: _ = try? replica.deleteGallery(gallery)
+                default: _ = try? replica.createGallery(name)
+                }
             case 3..<33:
                 let drafts = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
                     var fields: [ItemField: FieldValue] = [.title: .text("t\(generator.next() % 1000)")]

@@ -33,6 +33,7 @@ extension Replica {
             // What the op log could not decode again is refused, so that reading the log never fails.
             guard drafts.count <= OpCodec.maxItemsPerInsert else { throw .malformedOp(op.id, "more than \(OpCodec.maxItemsPerInsert) items") }
             for draft in drafts where !draft.fields.isEmpty {
+                guard draft.fields[.trashed] == nil else { throw .malformedOp(op.id, "a new item in the Trash") }
                 for (field, value) in draft.fields {
                     guard field.accepts(value) else { throw .malformedOp(op.id, "wrong type of value for \(field)") }
                     if let problem = OpCodec.encodingProblem(with: value) { throw .malformedOp(op.id, "\(field): \(problem)") }
