@@ -64,6 +64,12 @@ extension Replica {
         return table.unpack(slots[items[Int(item)].slot].key)
     }
 
+    /// The identity of the gallery an item stands in (or left, when in the Trash).
+    package func galleryIdentity(ofItem id: OpID) -> String? {
+        guard let item = itemIndex(of: id) else { return nil }
+        return galleryNames[Int(slots[items[Int(item)].slot].gallery)]
+    }
+
     /// The ID of the op that last set a field of an item (its insert, when no update did).
     package func lastWriter(of field: ItemField, of id: OpID) -> OpID? {
         guard let item = itemIndex(of: id) else { return nil }
