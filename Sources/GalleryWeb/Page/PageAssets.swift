@@ -25,10 +25,12 @@ package enum PageAssets {
     package static let css = String(decoding: PackageResources.app_css, as: UTF8.self)
     /// `GET /assets/app.js`: the script's parts, joined.
     package static let javascript = [PackageResources.core_js, PackageResources.grid_js, PackageResources.live_js,
-                                     PackageResources.drag_js].map { String(decoding: $0, as: UTF8.self) }.joined()
+                                     PackageResources.drag_js, PackageResources.undo_js,
+                                     PackageResources.trash_js].map { String(decoding: $0, as: UTF8.self) }.joined()
 
-    /// The script's parts, in the order they are joined.
-    package static let scriptParts = ["core.js", "grid.js", "live.js", "drag.js"]
+    /// The script's parts, in the order they are joined (`undo.js`: Ctrl+Z and the Undo toast;
+    /// `trash.js`: the Trash as a place, gallery rename and delete, titles edited in place).
+    package static let scriptParts = ["core.js", "grid.js", "live.js", "drag.js", "undo.js", "trash.js"]
 
     /// The path of each asset, its `Content-Type` and its embedded body.
     package static let files: [(path: String, contentType: String, body: String)] = [
