@@ -28,9 +28,7 @@ package enum TrashItems {
         guard !ids.isEmpty else { throw ActionFailure("name at least one item to move to the Trash") }
         let time = now()
         let steps = try node.perform { replica -> [UndoStep] in
-            try check(ids, in: replica, verb: "moved to the Trash") { item in
-                item.isInTrash ? "is in the Trash already" : nil
-            }
+            try check(ids, in: replica, verb: "moved to the Trash") { item in item.isInTrash ? .itemInTrash(item.id) : nil }
             return try ids.map { id in
                 let before = replica.lastWriter(of: .trashed, of: id)
                 return .trashed(item: id, by: try replica.trash(id, at: time).id, before: before)
@@ -45,7 +43,7 @@ package enum TrashItems {
     package static func restore(_ ids: [OpID], on node: SyncNode, scope: String? = nil) throws -> UndoJournal.Entry? {
         guard !ids.isEmpty else { throw ActionFailure("name at least one item to restore") }
         let steps = try node.perform { replica -> [UndoStep] in
-            try check(ids, in: replica, verb: "restored") { item in item.isInTrash ? nil : "is not in the Trash" }
+            try check(ids, in: replica, verb: "restored") { item in item.isInTrash ? nil : .notInTrash(item.id) }
             var steps: [UndoStep] = []
             for id in ids { steps += try restoreSteps(id, in: &replica) }
             return steps
@@ -71,7 +69,7 @@ package enum TrashItems {
         try node.perform { replica -> Int in
             let targets = ids ?? replica.trash.map(\.id)
             if let ids {
-                try check(ids, in: replica, verb: "deleted") { item in item.isInTrash ? nil : "is not in the Trash" }
+                try check(ids, in: replica, verb: "deleted") { item in item.isInTrash ? nil : .notInTrash(item.id) }
             }
             for id in targets { try replica.delete(id) }
             return targets.count
@@ -105,14 +103,14 @@ package enum TrashItems {
     }
 
     /// Refuses the batch at its first item that is unknown, deleted, named twice, or for which
-    /// `problem` gives a reason.
-    static func check(_ ids: [OpID], in replica: Replica, verb: String, _ problem: (Item) -> String?) throws {
+    /// `problem` gives the model's refusal (in the Trash, or not).
+    static func check(_ ids: [OpID], in replica: Replica, verb: String, _ problem: (Item) -> ModelError?) throws {
         var seen: Set<OpID> = []
         for id in ids {
             guard let item = replica.item(id) else { throw ActionFailure("no item \(id); nothing was \(verb)") }
             guard !item.isDeleted else { throw ActionFailure("item \(id) was deleted; nothing was \(verb)") }
             guard seen.insert(id).inserted else { throw ActionFailure("item \(id) is named twice; nothing was \(verb)") }
-            if let reason = problem(item) { throw ActionFailure("item \(id) \(reason); nothing was \(verb)") }
+            if let refusal = problem(item) { throw refusal }
         }
     }
 }
