@@ -220,7 +220,10 @@ function decorateGalleryRow(row, name) {
   remove.setAttribute('aria-label', `Delete ${name}`);
   remove.addEventListener('click', (e) => { e.stopPropagation(); deleteGallery(name); });
   row.append(rename, remove);
-  row.querySelector('.gallery-name').addEventListener('dblclick', (e) => { e.stopPropagation(); renameInPlace(row, name); });
+  // A double click on the name (its second click: the first one re-renders the sidebar).
+  row.querySelector('.gallery-name').addEventListener('click', (e) => {
+    if (e.detail >= 2) { e.stopPropagation(); renameInPlace(row, name); }
+  });
   row.addEventListener('keydown', (e) => { if (e.key === 'F2') { e.preventDefault(); renameInPlace(row, name); } });
 }
 
