@@ -34,8 +34,7 @@ extension ControlCommands {
     static func delete(_ items: [ItemReference], on node: SyncNode) throws -> String {
         guard !items.isEmpty else { throw ActionFailure("delete needs at least one ITEM") }
         let ids = try node.read { replica in try items.resolveLive(in: replica, verb: "moved to the Trash") }
-        let entry = try TrashItems.trash(ids, on: node, scope: UndoJournal.commandLine)
-        return entry?.label ?? ""
+        return try TrashItems.trash(ids, on: node, scope: UndoJournal.commandLine).message
     }
 
     /// `update`: every item and both fields are checked before the first op, so that a refused

@@ -25,8 +25,8 @@ extension WebAPI {
         case .delete:
             // Into the Trash (http-api.md): `deleted` names what left the gallery, `undo` takes it back.
             let ids = try itemIDs(json["items"])
-            let entry = try TrashItems.trash(ids, on: node)
-            return .json(["deleted": ids.map(\.description), "undo": entry?.id ?? NSNull(), "message": entry?.label ?? "",
+            let (entry, message) = try TrashItems.trash(ids, on: node)
+            return .json(["deleted": ids.map(\.description), "undo": entry?.id ?? NSNull(), "message": message,
                           "lastEventId": feed.advance()])
         case .update:
             let id = try itemIDs([json["item"] ?? NSNull()])[0]

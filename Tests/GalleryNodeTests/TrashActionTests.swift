@@ -82,7 +82,7 @@ struct TrashActionTests {
     @Test("An undo skips what someone else changed since and says so")
     func undoSkipsOthers() throws {
         let (node, ids) = try node()
-        let entry = try #require(try TrashItems.trash([ids[0], ids[1]], on: node))
+        let entry = try #require(try TrashItems.trash([ids[0], ids[1]], on: node).entry)
         // Another replica restores one of them, then moves it: its ops arrive here.
         var other = Replica(id: ReplicaID(deriving: "other"))
         for op in node.read({ $0.ops }) { other.receive(op) }

@@ -19,22 +19,35 @@ package enum TrashItems {
     }
 
     /// Moves items to the Trash, all or none; the journal entry that undoes it, recorded in
-    /// `scope` (nil: the caller keeps the entry's ID, as the page does).
+    /// `scope` (nil: the caller keeps the entry's ID, as the page does), and the line that says
+    /// what was done. Placeholders are deleted instead, which cancels their transfers (there is no
+    /// picture to restore; rule 10), and no undo brings them back.
     ///
     /// - Throws: `ActionFailure` naming the first item that is unknown, deleted, in the Trash
     ///   already, or named twice.
     @discardableResult
-    package static func trash(_ ids: [OpID], on node: SyncNode, scope: String? = nil) throws -> UndoJournal.Entry? {
+    package static func trash(_ ids: [OpID], on node: SyncNode, scope: String? = nil) throws -> (entry: UndoJournal.Entry?, message: String) {
         guard !ids.isEmpty else { throw ActionFailure("name at least one item to move to the Trash") }
         let time = now()
-        let steps = try node.perform { replica -> [UndoStep] in
+        let (steps, cancelled) = try node.perform { replica -> ([UndoStep], Int) in
             try check(ids, in: replica, verb: "moved to the Trash") { item in item.isInTrash ? .itemInTrash(item.id) : nil }
-            return try ids.map { id in
+            var steps: [UndoStep] = []
+            var cancelled = 0
+            for id in ids {
+                // A placeholder holds no picture yet: deleting it cancels its transfer (rule 10).
+                if replica.item(id)?.state == .placeholder {
+                    try replica.delete(id)
+                    cancelled += 1
+                    continue
+                }
                 let before = replica.lastWriter(of: .trashed, of: id)
-                return .trashed(item: id, by: try replica.trash(id, at: time).id, before: before)
+                steps.append(.trashed(item: id, by: try replica.trash(id, at: time).id, before: before))
             }
+            return (steps, cancelled)
         }
-        return node.undo.record("Moved \(count(ids.count)) to Trash", steps, scope: scope)
+        var label = steps.isEmpty ? "" : "Moved \(count(steps.count)) to Trash"
+        if cancelled > 0 { label += (label.isEmpty ? "Cancelled " : "; cancelled ") + (cancelled == 1 ? "1 transfer" : "\(cancelled) transfers") }
+        return (node.undo.record(label, steps, scope: scope), label)
     }
 
     /// Takes items out of the Trash, each back to the gallery and place it left (its gallery

@@ -9,7 +9,12 @@ T.undo = U;
 
 // Records what an action answered; with `toastIt`, says it in a toast with an Undo button.
 function recordUndo(reply, label, toastIt) {
-  if (!reply || reply.undo == null) return;
+  if (!reply) return;
+  if (reply.undo == null) {
+    // Nothing to undo (a loading placeholder deleted: its transfer cancelled); still say what happened.
+    if (toastIt && reply.message) toast(reply.message);
+    return;
+  }
   const entry = { entry: reply.undo, label: label || reply.message || 'Change' };
   U.undo.push(entry);
   U.redo = [];
