@@ -18,7 +18,7 @@ function recordUndo(reply, label, toastIt) {
   const entry = { entry: reply.undo, label: label || reply.message || 'Change' };
   U.undo.push(entry);
   U.redo = [];
-  if (toastIt) toastWithAction(entry.label, 'Undo', () => undoEntry(entry, false));
+  if (toastIt) entry.toast = toastWithAction(entry.label, 'Undo', () => undoEntry(entry, false));
 }
 
 // A toast with one action button; it stays longer than a plain one, and the button ends it.
@@ -41,7 +41,9 @@ function toastWithAction(message, action, run) {
 async function undoEntry(entry, redo) {
   const stack = redo ? U.redo : U.undo;
   const at = stack.indexOf(entry);
-  if (at >= 0) stack.splice(at, 1);
+  if (at < 0) return;   // undone already (by Ctrl+Z, or a click on its toast)
+  stack.splice(at, 1);
+  if (entry.toast) entry.toast.remove();
   try {
     const reply = await api('POST', '/api/undo', { entry: entry.entry, redo });
     if (reply.undo != null) (redo ? U.undo : U.redo).push({ entry: reply.undo, label: entry.label });

@@ -151,4 +151,31 @@ struct RealTrashTests {
             try bobPage.waitFor("[...document.querySelectorAll('.gallery-row')].map(r => r.dataset.gallery).join() === 'alice,bob,holiday'", timeout: .seconds(20))
         }
     }
+
+    @Test("Two nodes, two windows: trashed on alice's page, restored from bob's Trash; both pages and both nodes converge")
+    func trashOnOneRestoreOnTheOther() throws {
+        try RealSpace.run("real-trash-two") { space in
+            let alice = try space.node("alice")
+            let bob = try space.node("bob", peers: [alice])
+            try alice.gallery(["add"] + (0..<3).map { try space.file("s\($0).png", RealPictures.png(palette: $0 + 2)) })
+            let ids = try alice.ids("alice")
+            #expect(try bob.waitUntil { try $0.ids("alice") == ids })
+            let alicePage = try space.open(alice)
+            let bobPage = try space.open(bob)
+            try alicePage.waitFor("document.querySelectorAll('#grid .tile').length === 3")
+
+            try alicePage.click(BrowserPage.tile(ids[1]))
+            try alicePage.press(.backspace)
+            #expect(try bob.waitUntil { try Self.trash($0) == [ids[1]] })
+            try bobPage.waitFor("document.getElementById('trash-count').textContent === '1'", timeout: .seconds(20))
+            try bobPage.click("#trash")
+            try bobPage.waitFor("document.querySelectorAll('#trash-items .trash-card').length === 1")
+            try bobPage.click(".trash-card[data-id=\"\(ids[1])\"] .card-restore")
+            #expect(try alice.waitUntil { try $0.ids("alice") == ids && Self.trash($0).isEmpty })
+            try alicePage.waitFor(RealNodePageTests.titlesAre("s0.png,s1.png,s2.png"), timeout: .seconds(20))
+            try alicePage.waitFor("document.getElementById('trash-count').textContent === ''")
+            try bobPage.waitFor("!document.getElementById('trash-none').hidden")
+            try bobPage.screenshot(to: Self.shots.appendingPathComponent("trash-restored-on-bob.png"))
+        }
+    }
 }
