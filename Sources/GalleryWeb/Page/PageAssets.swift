@@ -2,11 +2,12 @@ import Foundation
 
 /// The web page a node serves (http-api.md section 3): one HTML file, one style sheet, one script,
 /// vanilla, with no framework, build step or CDN. They are real files beside this one
-/// (`index.html`, `app.css`, and the script in four parts: `core.js` with state, requests and the
+/// (`index.html`, `app.css`, and the script in parts: `core.js` with state, requests and the
 /// galleries; `grid.js` with tiles, placeholders, zoom and FLIP; `live.js` with the event stream,
-/// selection and the keyboard; `drag.js` with drag and drop and uploads), embedded in the binary
-/// at build time (SwiftPM's `.embedInCode`, which generates `PackageResources`), so that a built
-/// `gallery` needs no file beside it. The four script parts are served joined, as `app.js`.
+/// selection and the keyboard; `drag.js` with drag and drop and uploads; `undo.js` and `trash.js`,
+/// `scriptParts`), embedded in the binary at build time (SwiftPM's `.embedInCode`, which generates
+/// `PackageResources`), so that a built `gallery` needs no file beside it. The script parts are
+/// served joined, as `app.js`.
 ///
 /// For development, `GALLERY_WEB_ASSETS=DIR` (DIR holding those files, such as
 /// `Sources/GalleryWeb/Page`) serves them from disk instead, read again on every request: edit,
