@@ -309,11 +309,13 @@ function wireTrashPlace() {
   trash.setAttribute('aria-label', 'Trash');
   trash.addEventListener('click', () => openTrash());
   trash.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); openTrash(); } });
+  // In the capture phase: a double click on a caption edits the title and goes no further (a double
+  // click elsewhere on a tile is the grid's own).
   $('grid').addEventListener('dblclick', (e) => {
     const caption = e.target.closest('.caption');
     const tile = caption && caption.closest('.tile');
     if (tile) { e.stopPropagation(); editTitle(tile.dataset.id); }
-  });
+  }, true);
   $('grid').addEventListener('keydown', (e) => { if (e.key === 'F2' && S.focusId) { e.preventDefault(); editTitle(S.focusId); } });
   loadTrash().then(() => { if (location.hash === '#trash') openTrash(); }).catch(() => {});
 }
