@@ -20,7 +20,12 @@ extension SyncNode {
                 on: listen, accepted: { [self] link in acceptedLink(link) }, failed: { [self] error in acceptFailed(error) })
         }
         condition.withLock { boundEndpoint = bound }
-        scheduleLiveness(on: clock)
+        if configuration.quiet != nil {
+            // Passes that slow down to one a second while nothing is due (`SyncNode+Liveness`).
+            loop.async { [self] in schedulePass(after: livenessInterval) }
+        } else {
+            scheduleLiveness(on: clock)
+        }
         return bound
     }
 
