@@ -30,7 +30,14 @@ extension ControlCommands {
             guard let entry = node.undo.pop(scope, redo: redo) else {
                 throw ActionFailure(redo ? "nothing to redo" : "nothing to undo: no action of this node's command line is kept")
             }
-            let outcome = try UndoAction.perform(entry, redo: redo, on: node)
+            let outcome: UndoAction.Outcome
+            do {
+                outcome = try UndoAction.perform(entry, redo: redo, on: node)
+            } catch {
+                // Nothing was done (the node could not store it): the action stays the next to undo.
+                node.undo.push(entry, scope, redo: redo)
+                throw error
+            }
             if let back = outcome.entry { node.undo.push(back, scope, redo: !redo) }
             return .message(outcome.message)
         default:
