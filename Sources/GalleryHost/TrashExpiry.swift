@@ -8,10 +8,12 @@ import GalleryNode
 final class TrashExpiry: @unchecked Sendable {
     private let timer: DispatchSourceTimer
 
-    /// Starts the timer; `log` gets one line per run that deleted something, or failed.
-    init(node: SyncNode, name: String, log: @escaping @Sendable (String) -> Void) {
+    /// Starts the timer: a first run after `firstRun` seconds, then one every `interval`; `log` gets
+    /// one line per run that deleted something, or failed.
+    init(node: SyncNode, name: String, firstRun: Double = 60, interval: Double = 3600,
+         log: @escaping @Sendable (String) -> Void) {
         timer = DispatchSource.makeTimerSource(queue: DispatchQueue(label: "gallery.trash-expiry", qos: .utility))
-        timer.schedule(deadline: .now() + 60, repeating: 3600, leeway: .seconds(30))
+        timer.schedule(deadline: .now() + firstRun, repeating: interval, leeway: .milliseconds(Int(interval * 10)))
         timer.setEventHandler { [weak node] in
             guard let node else { return }
             do {
