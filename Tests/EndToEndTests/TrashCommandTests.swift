@@ -111,16 +111,21 @@ struct TrashCommandTests {
         #expect(try ids(bob, "alice") == [all[2]])
         #expect(try gallery(bob, "restore", all[1]).status == 0)
         #expect(try gallery(bob, "rename-gallery", "alice", "Alice’s").status == 0)
-        #expect(try waitUntil { try ids(alice, "Alice’s") == [all[1], all[2]] })
+        #expect(try waitUntil { try gallery(alice, "galleries").stdout.contains("Alice’s") })
+        // alice's own gallery, renamed: `add` without --to still adds to it.
+        let more = try gallery(alice, "add", "https://example.org/4.png")
+        #expect(more.status == 0, "\(more.stderr)")
+        let fourth = more.stdout.trimmingCharacters(in: .newlines)
+        #expect(try waitUntil { try ids(alice, "Alice’s") == [all[1], all[2], fourth] })
         #expect(try trash(alice).map { $0["id"] as? String } == [all[0]])
         #expect(try trash(alice).first?["from"] as? String == "Alice’s")
         #expect(try gallery(alice, "galleries").stdout == gallery(bob, "galleries").stdout)
-        #expect(try ids(bob, "Alice’s") == [all[1], all[2]])
+        #expect(try waitUntil { try ids(bob, "Alice’s") == [all[1], all[2], fourth] })
 
         // Bob's undo takes back bob's rename only; alice's trash is not bob's to undo.
         #expect(try gallery(bob, "undo").stdout == "Undid: Renamed “alice” to “Alice’s”\n")
         #expect(try gallery(bob, "undo").stdout == "Undid: Restored 1 item\n")
-        #expect(try waitUntil { try trash(alice).count == 2 && ids(alice, "alice") == [all[2]] })
+        #expect(try waitUntil { try trash(alice).count == 2 && ids(alice, "alice") == [all[2], fourth] })
         let nothing = try gallery(bob, "undo")
         #expect(nothing.status == 1 && nothing.stderr.contains("nothing to undo"))
     }
