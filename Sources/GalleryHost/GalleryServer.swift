@@ -47,6 +47,8 @@ package final class GalleryServer: @unchecked Sendable {
     private let http: Endpoint?
     /// The web adapter, once started (guarded by `controlLock`).
     private var webServer: WebServer?
+    /// Deletes for good what stayed 30 days in the Trash, while the node runs.
+    private var trashExpiry: TrashExpiry?
 
     /// The web adapter, when the node serves one (`--http`).
     package var web: WebServer? { controlLock.withLock { webServer } }
@@ -140,9 +142,12 @@ package final class GalleryServer: @unchecked Sendable {
             throw error
         }
         controlLock.withLock { self.control = control }
-        if !node.read({ $0.hasGallery(name) }) {
+        // By identity: the node's own gallery may have been renamed (or deleted) since.
+        if !node.read({ $0.knowsGallery(identity: name) }) {
             try node.perform { try $0.createGallery(name) }
         }
+        let expiry = TrashExpiry(node: node, name: name) { [nodeLog] in nodeLog($0) }
+        controlLock.withLock { trashExpiry = expiry }
         if let http {
             let web = try WebServer(
                 node: node, directory: directory, listen: http,
@@ -177,6 +182,7 @@ package final class GalleryServer: @unchecked Sendable {
         // No command is taken once the node begins to stop.
         controlLock.withLock { control }?.stop()
         web?.stop()
+        controlLock.withLock { trashExpiry }?.stop()
         node.stop()
         let unstored = node.health.unstoredOps
         if unstored > 0 {
