@@ -48,6 +48,8 @@ package final class SyncNode: @unchecked Sendable {
     package let thumbnailReplicator: ThumbnailReplicator?
     /// What the node keeps of its originals and who holds them (`Policies/`).
     package let policies: NodePolicies
+    /// What this node's people did that `gallery undo` and the page's Ctrl+Z can take back.
+    package let undo = UndoJournal()
     /// Which inbound connections are kept before they authenticate, and shed first.
     let admission: AdmissionController
     /// The pause after accept failures, growing while descriptors stay exhausted.
