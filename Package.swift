@@ -96,7 +96,7 @@ let package = Package(
         .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryWeb", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",
-            "GalleryNode", "GalleryControl", "GalleryTestSupport",
+            "GalleryNode", "GalleryControl", "GalleryImaging", "GalleryTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

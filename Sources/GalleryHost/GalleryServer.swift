@@ -103,6 +103,7 @@ package final class GalleryServer: @unchecked Sendable {
                 blobs: try BlobStore(directory: directory),
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
+            configuration.derived = try DerivedBlobStore(directory: directory)
             configuration.announce = announce
             configure(&configuration)
             self.node = SyncNode(configuration: configuration, replica: replica)

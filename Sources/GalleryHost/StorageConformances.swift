@@ -13,6 +13,9 @@ extension BlobStore: BlobSource {
     }
 }
 
+/// The thumbnails of `DIR/blobs/derived/`.
+extension DerivedBlobStore: DerivedBlobSource {}
+
 /// A blob being received.
 extension BlobWriter: BlobSink {}
 

@@ -72,6 +72,9 @@ package struct NodeConfiguration: Sendable {
     package var log: NodeLog
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
     package var blobs: (any BlobSource)?
+    /// Where the node keeps the thumbnails it makes of its originals or fetches from peers
+    /// (`Thumbnails/`); nil: it makes none.
+    package var derived: (any DerivedBlobSource)?
     /// Where applied ops are made durable before they are sent to any peer or acknowledged: the
     /// node's group-commit writer hands it every op waiting, in batches, off the node's loop. Nil
     /// for a node that keeps nothing (ops count as durable once applied).

@@ -42,6 +42,10 @@ package final class SyncNode: @unchecked Sendable {
     package let events = NodeEvents()
     /// Fills this node's placeholders, when it keeps blobs.
     package let transfers: TransferManager?
+    /// Makes the thumbnails of the originals held here (`Thumbnails/`); nil without blob stores.
+    package let thumbnails: ThumbnailMaker?
+    /// Fetches the thumbnails of the pictures whose originals this node lacks from its peers.
+    package let thumbnailReplicator: ThumbnailReplicator?
     /// Which inbound connections are kept before they authenticate, and shed first.
     let admission: AdmissionController
     /// The pause after accept failures, growing while descriptors stay exhausted.
@@ -162,8 +166,14 @@ package final class SyncNode: @unchecked Sendable {
             }
         }
         self.transfers = configuration.blobs.map { TransferManager(blobs: $0, maximumFrameSize: configuration.maximumFrameSize) }
+        self.thumbnails = configuration.blobs.flatMap { blobs in
+            configuration.derived.map { ThumbnailMaker(originals: blobs, derived: $0, log: configuration.log) }
+        }
+        self.thumbnailReplicator = thumbnails.map { ThumbnailReplicator(maker: $0) }
         report.value = self
         transfers?.node = self
+        thumbnailReplicator?.node = self
+        watchForThumbnails()
         if let transfers {
             events.subscribe { [weak transfers] event in
                 switch event {

@@ -77,6 +77,13 @@ extension Message {
             writer.string(message)
         case .cancel(let id):
             writer.varint(id)
+        case .thumbnailFetch(let name):
+            name.write(into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .thumbnail(let name, let data):
+            name.write(into: &writer)
+            writer.append(data)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .controlRequest(let json), .controlResponse(let json):
             return Frame(type, payload: json)
         case .addresses(let announcement):
@@ -178,6 +185,10 @@ extension Message {
             return .fetchError(id: try reader.varint(), code: try code(&reader), message: try reader.string(limit: 1_024))
         case .cancel:
             return .cancel(id: try reader.varint())
+        case .thumbnailFetch:
+            return .thumbnailFetch(try ThumbnailName.read(from: &reader))
+        case .thumbnail:
+            return .thumbnail(try ThumbnailName.read(from: &reader), data: Array(try reader.bytes(reader.remaining)))
         case .controlRequest:
             return .controlRequest(Array(try reader.bytes(reader.remaining)))
         case .controlResponse:
