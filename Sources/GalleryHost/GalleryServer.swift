@@ -105,6 +105,8 @@ package final class GalleryServer: @unchecked Sendable {
             configuration.addressBook = book
             configuration.derived = try DerivedBlobStore(directory: directory)
             configuration.announce = announce
+            // No sealed heartbeat a second on an idle link (protocol.md, section 10).
+            configuration.quiet = .standard
             configure(&configuration)
             self.node = SyncNode(configuration: configuration, replica: replica)
         } catch {

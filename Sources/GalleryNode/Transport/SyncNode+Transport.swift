@@ -59,7 +59,8 @@ extension SyncNode {
         nextConnectionID += 1
         let connection = Connection(
             id: nextConnectionID, role: role, link: link, settings: settings,
-            queueLimit: configuration.outboundQueueLimit, clock: clock, tally: configuration.environment.wireTally, delegate: self,
+            queueLimit: configuration.outboundQueueLimit, clock: clock, tally: configuration.environment.wireTally,
+            withheld: configuration.environment.withheldFrames, delegate: self,
             dialed: dialed, expectedNode: expectedNode(at: dialed))
         hold(connection)
         connection.start(onFinished: onFinished)
