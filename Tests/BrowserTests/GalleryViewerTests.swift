@@ -80,10 +80,12 @@ struct GalleryViewerTests {
                                       + " && document.getElementById(d.getAttribute('aria-labelledby')).textContent === 'harbour.png'"
                                       + " && d.contains(document.activeElement) && document.getElementById('app').inert)"
                                       + "(document.getElementById('viewer'))") as? Bool == true)
-            try page.waitFor(Self.viewer("v.showing === 'original' && v.progress === null"), timeout: .seconds(15))
+            try page.waitFor(Self.viewer("v.showing === 'original' && v.originalMs !== null && v.progress === null"), timeout: .seconds(15))
             // The original came in pieces: the progress bar moved through values short of the whole.
             let steps = try page.evaluate("window.__progress.filter(d => d > 0 && d < \(Self.large.count)).length") as? Int ?? 0
             #expect(steps >= 2, "progress updates while the original arrived: \(steps)")
+            // Painted: the thumbnail that stayed under the original while it decoded is gone.
+            #expect(try page.evaluate("document.querySelectorAll('.viewer-stage img').length") as? Int == 1)
             #expect(try page.evaluate("(i => i.naturalWidth)(document.querySelector('.viewer-image'))") as? Int == 1600)
             // Fitted: the 1600x1000 picture fits the 1440 px wide stage.
             let fitted = try #require(try page.evaluate("document.querySelector('.viewer-image').getBoundingClientRect().width") as? Double)
@@ -112,7 +114,7 @@ struct GalleryViewerTests {
 
             // Arrows step through the gallery; the position says where.
             try page.press(.arrowRight)
-            try page.waitFor(Self.viewer("v.id === '\(ids[1])' && v.showing === 'original'"))
+            try page.waitFor(Self.viewer("v.id === '\(ids[1])' && v.showing === 'original' && v.originalMs !== null"))
             #expect(try page.evaluateString("document.querySelector('.viewer-position').textContent") == "2 of 3")
             // A 150x100 original is not enlarged past its own pixels.
             #expect(try page.evaluate("Math.round(document.querySelector('.viewer-image').getBoundingClientRect().width)") as? Int == 150)
@@ -159,7 +161,7 @@ struct GalleryViewerTests {
             try page.emulateViewport(width: 390, height: 844, scale: 2, mobile: true)
             try page.waitFor("[...document.querySelectorAll('#grid img')].filter(i => i.complete && i.naturalWidth > 0).length === 3")
             try page.tap(BrowserPage.tile(ids[0]))
-            try page.waitFor(Self.viewer("v.open && v.id === '\(ids[0])' && v.showing === 'original'"), timeout: .seconds(10))
+            try page.waitFor(Self.viewer("v.open && v.id === '\(ids[0])' && v.showing === 'original' && v.originalMs !== null"), timeout: .seconds(10))
             // At 2 device pixels per CSS pixel, a fitted 600x400 original is drawn at most 300 CSS px wide.
             #expect(try page.evaluate("Math.round(document.querySelector('.viewer-image').getBoundingClientRect().width)") as? Int == 300)
             Self.keep(page, "viewer-390")

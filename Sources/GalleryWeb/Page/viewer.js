@@ -17,6 +17,7 @@ const V = {
   kind: 'none',               // what the stage shows: 'none', 'thumbnail' or 'original'
   natural: null,              // {w, h} of the image shown, in image pixels
   zoom: false, cx: 0.5, cy: 0.5,   // actual size, and the image point (0...1) at the stage's centre
+  under: null,                // the thumbnail left under the original until the original is painted
   controller: null, objectURL: null, pointer: null, openedAt: 0,
 };
 
@@ -164,6 +165,7 @@ function closeViewer() {
   $('app').inert = false;
   document.body.classList.remove('viewing');
   V.image.removeAttribute('src');
+  if (V.under) { V.under.remove(); V.under = null; }
   V.kind = 'none';
   T.viewer.open = false;
   T.viewer.showing = 'none';
@@ -201,7 +203,8 @@ function showInViewer(id) {
   V.title.textContent = title || 'Untitled';
   V.position.textContent = `${V.index + 1} of ${S.items.length}`;
   setViewerStatus('');
-  Object.assign(T.viewer, { id, showing: 'none', zoom: false, progress: null, reason: null, thumbnailMs: null, originalMs: null });
+  Object.assign(T.viewer, { id, showing: 'none', zoom: false, progress: null, reason: null, thumbnailMs: null, originalMs: null,
+                            originalResponseMs: null, originalBytesMs: null });
   const started = performance.now();
   const thumbnail = viewerSource(item, item.hash ? VIEWER_THUMBNAIL : 0);
   if (thumbnail) {
@@ -216,6 +219,10 @@ function showInViewer(id) {
 // Decodes `source` off the main thread, then puts it on the stage, unless something better (the
 // original) or another item is there by then.
 async function presentImage(source, kind, token, started) {
+  if (kind === 'original' && V.kind === 'thumbnail' && window.PerformanceObserver
+      && (PerformanceObserver.supportedEntryTypes || []).includes('element')) {
+    return presentOverThumbnail(source, token, started);
+  }
   const image = viewerImage();
   image.alt = V.title.textContent;
   image.src = source;
@@ -235,12 +242,50 @@ async function presentImage(source, kind, token, started) {
   if (kind === 'thumbnail' && V.kind === 'original') { record(); return; }
   requestAnimationFrame(record);
   V.stage.replaceChild(image, V.image);
+  if (V.under) { V.under.remove(); V.under = null; }
   V.image = image;
   V.kind = kind;
   V.natural = { w: image.naturalWidth, h: image.naturalHeight };
   V.reason.hidden = true;
   placeViewerImage();
   T.viewer.showing = kind;
+}
+
+// The original over the thumbnail on screen: put in the stage as soon as its bytes are parsed, at
+// the thumbnail's place and above it, and decoded by the compositor (off the main thread, and for a
+// JPEG drawn smaller than its pixels at a reduced scale, which a full decode with `decode()` cannot
+// do). The thumbnail underneath stays until the original has been painted (Element Timing), so the
+// picture never blinks.
+async function presentOverThumbnail(source, token, started) {
+  const image = viewerImage();
+  image.alt = V.title.textContent;
+  image.setAttribute('elementtiming', 'viewer-original');
+  const loaded = new Promise((resolve) => {
+    image.addEventListener('load', () => resolve(true), { once: true });
+    image.addEventListener('error', () => resolve(false), { once: true });
+  });
+  image.src = source;
+  if (!await loaded || token !== V.token) return;
+  const under = V.image;
+  const painted = new Promise((resolve) => {
+    const observer = new PerformanceObserver((list) => {
+      const entry = list.getEntries().find((e) => e.element === image);
+      if (entry) { observer.disconnect(); resolve(entry.renderTime || entry.loadTime); }
+    });
+    observer.observe({ type: 'element', buffered: true });
+    setTimeout(() => { observer.disconnect(); resolve(performance.now()); }, 5000);   // never painted (closed meanwhile)
+  });
+  V.stage.insertBefore(image, V.reason);
+  V.under = under;
+  V.image = image;
+  V.kind = 'original';
+  V.natural = { w: image.naturalWidth, h: image.naturalHeight };
+  placeViewerImage();
+  T.viewer.showing = 'original';
+  const at = await painted;
+  if (token !== V.token) return;
+  if (T.viewer.originalMs === null) T.viewer.originalMs = at - started;
+  if (V.under === under) { under.remove(); V.under = null; }
 }
 
 // The node's reason (its JSON refusal's `message`) for a same-origin URL that did not load.
@@ -269,6 +314,7 @@ async function loadOriginal(item, token, started) {
       try { const reply = await response.json(); if (reply && reply.message) message = String(reply.message); } catch (_) { /* kept */ }
       throw new Error(message);
     }
+    T.viewer.originalResponseMs = performance.now() - started;
     const total = Number(response.headers.get('Content-Length')) || Number(item.bytes) || 0;
     const reader = response.body.getReader();
     const chunks = [];
@@ -281,6 +327,7 @@ async function loadOriginal(item, token, started) {
       if (token === V.token) setOriginalProgress(total ? { done: received, total } : null);
     }
     if (token !== V.token) return;
+    T.viewer.originalBytesMs = performance.now() - started;
     V.objectURL = URL.createObjectURL(new Blob(chunks, { type: item.mediaType || 'application/octet-stream' }));
     setOriginalProgress(undefined);
     await presentImage(V.objectURL, 'original', token, started);
@@ -324,6 +371,7 @@ function setViewerStatus(text) {
 
 function showViewerReason(text) {
   V.image.removeAttribute('src');
+  if (V.under) { V.under.remove(); V.under = null; }
   V.natural = null;
   V.reason.textContent = text;
   V.reason.hidden = false;
@@ -365,6 +413,7 @@ function placeViewerImage() {
   V.image.style.width = `${w}px`;
   V.image.style.height = `${h}px`;
   V.image.style.transform = `translate(${left}px, ${top}px)`;
+  if (V.under) V.under.style.cssText = V.image.style.cssText;
   V.stage.classList.toggle('pannable', V.zoom && (w > stage.width || h > stage.height));
 }
 

@@ -19,8 +19,17 @@ final class ViewerBenchNodes {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         // Three generated photos (a 24 MP picture costs seconds to make), each written many times
         // with a numbered JPEG comment, so that every file is a distinct picture to the nodes.
-        let bases = (0..<min(photos, 3)).map {
-            JPEGEncoder.encode(ThumbsBenchmark.syntheticPhoto(width: pixels.width, height: pixels.height, seed: UInt64($0 + 11)), quality: 90)
+        // Film grain (independent per channel) makes them as large as a camera's: about 8 MB at 24 MP.
+        let bases = (0..<min(photos, 3)).map { index in
+            var photo = ThumbsBenchmark.syntheticPhoto(width: pixels.width, height: pixels.height, seed: UInt64(index + 11))
+            var state = UInt64(index + 1) &* 0x2545_F491_4F6C_DD1D
+            photo.pixels.withUnsafeMutableBufferPointer { bytes in
+                for at in bytes.indices {
+                    state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                    bytes[at] = UInt8(clamping: Int(bytes[at]) + Int(state % 29) - 14)
+                }
+            }
+            return JPEGEncoder.encode(photo, quality: 90)
         }
         var paths: [String] = [], sizes: [Int] = []
         for index in 0..<photos {

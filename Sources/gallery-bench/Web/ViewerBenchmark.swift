@@ -14,7 +14,8 @@ import GalleryTestSupport
 /// 2. `viewer-open`: `--samples` photos, each opened from the grid with Enter on its tile (a real
 ///    key event) and only alice holding its original: milliseconds until the 1280 px thumbnail is
 ///    on screen and until the original is (fetched by bob from alice, read with progress, decoded),
-///    both as the page measures them from the key's handler; p50, p90 and max.
+///    both as the page measures them from the key's handler; p50, p90 and max; and the p50s of
+///    the parts (the thumbnail's request, the original's response head and last byte).
 /// One JSON line each, with the load average before and after. Every wait is bounded; every process
 /// is stopped.
 enum ViewerBenchmark {
@@ -53,6 +54,8 @@ enum ViewerBenchmark {
         defer { browser.close() }
         let page = try browser.newPage(url: "about:blank")
         try page.recordRequests()
+        // Room for every picture's resource timing (the default keeps 250 entries).
+        try page.send("Page.addScriptToEvaluateOnNewDocument", ["source": "performance.setResourceTimingBufferSize(100000);"])
         let ledger = NetworkLedger(page: page)
         let grid = try gridLine(page, ledger, browser, nodes, photos: photos, load: loadBefore)
         let open = try openLine(page, ledger, nodes, photos: photos, samples: samples)
@@ -117,7 +120,8 @@ enum ViewerBenchmark {
     /// Part 2: the viewer opened on photos only alice holds.
     private static func openLine(_ page: BrowserPage, _ ledger: NetworkLedger, _ nodes: ViewerBenchNodes,
                                  photos: Int, samples: Int) throws -> String {
-        var thumbnails: [Double] = [], originals: [Double] = []
+        var thumbnails: [Double] = [], originals: [Double] = [], responses: [Double] = [], bodies: [Double] = []
+        var thumbnailRequests: [Double] = []
         let held = nodes.originalsOnBob()
         // Spread out, never neighbours: the viewer fetches its neighbours' 1280 px thumbnails ahead.
         let stride = max(3, photos / samples)
@@ -130,6 +134,13 @@ enum ViewerBenchmark {
                              + " && __state.viewer.thumbnailMs !== null", timeout: .seconds(120))
             thumbnails.append(try page.evaluate("__state.viewer.thumbnailMs") as? Double ?? -1)
             originals.append(try page.evaluate("__state.viewer.originalMs") as? Double ?? -1)
+            responses.append(try page.evaluate("__state.viewer.originalResponseMs") as? Double ?? -1)
+            bodies.append(try page.evaluate("__state.viewer.originalBytesMs") as? Double ?? -1)
+            // The 1280 px thumbnail's request, from the resource timing of its URL.
+            thumbnailRequests.append(try page.evaluate("""
+                (u => { const e = performance.getEntriesByName(u).pop(); return e ? e.responseEnd - e.startTime : -1; })
+                (location.origin + '/thumbnails/' + S.items[\(index)].hash + '/1280')
+                """) as? Double ?? -1)
             try page.press(.escape)
             try page.waitFor("!__state.viewer.open")
             ledger.drain()
@@ -145,6 +156,11 @@ enum ViewerBenchmark {
         fields.append("\"thumbnail1280MaxMs\": \(format(thumbnails.max() ?? -1))")
         fields.append("\"originalP50Ms\": \(format(percentile(originals, 0.5))), \"originalP90Ms\": \(format(percentile(originals, 0.9)))")
         fields.append("\"originalMaxMs\": \(format(originals.max() ?? -1))")
+        // Where the time goes (p50s): the 1280 px thumbnail's request; the original's response head
+        // (bob fetching it from alice, then serving it) and its last byte read by the page; the rest
+        // is making the blob: URL and decoding.
+        fields.append("\"thumbnail1280RequestP50Ms\": \(format(percentile(thumbnailRequests, 0.5)))")
+        fields.append("\"originalResponseP50Ms\": \(format(percentile(responses, 0.5))), \"originalBytesP50Ms\": \(format(percentile(bodies, 0.5)))")
         return "{" + fields.joined(separator: ", ")
     }
 

@@ -35,12 +35,12 @@ struct RealViewerTests {
 
             // The viewer: the 1280 px thumbnail, then the original, which only alice held.
             try page.doubleClick(BrowserPage.tile(ids[0]))
-            try page.waitFor(GalleryViewerTests.viewer("v.open && v.id === '\(ids[0])' && v.showing === 'original'"), timeout: .seconds(30))
+            try page.waitFor(GalleryViewerTests.viewer("v.open && v.id === '\(ids[0])' && v.showing === 'original' && v.originalMs !== null"), timeout: .seconds(30))
             #expect(try page.evaluate("document.querySelector('.viewer-image').naturalWidth") as? Int == 640)
             #expect(try page.evaluateString("document.getElementById('viewer-title').textContent") == "p0.png")
             GalleryViewerTests.keep(page, "real-viewer-1440")
             try page.press(.arrowRight)
-            try page.waitFor(GalleryViewerTests.viewer("v.id === '\(ids[1])' && v.showing === 'original'"), timeout: .seconds(30))
+            try page.waitFor(GalleryViewerTests.viewer("v.id === '\(ids[1])' && v.showing === 'original' && v.originalMs !== null"), timeout: .seconds(30))
             #expect(try page.evaluate("document.querySelector('.viewer-image').naturalHeight") as? Int == 800)
             let viewer = page.takeRequests()
             #expect(Set(Self.paths(viewer, "/blobs/")) == Set([hashes[0], hashes[1]].map { "/blobs/\($0)" }), "\(viewer.map(\.url))")
@@ -58,7 +58,7 @@ struct RealViewerTests {
             try phone.waitFor(RealCrossNodeTests.showsImage(hashes[2], at: 2), timeout: .seconds(30))
             GalleryViewerTests.keep(phone, "real-grid-390")
             try phone.tap(BrowserPage.tile(ids[2]))
-            try phone.waitFor(GalleryViewerTests.viewer("v.open && v.id === '\(ids[2])' && v.showing === 'original'"), timeout: .seconds(30))
+            try phone.waitFor(GalleryViewerTests.viewer("v.open && v.id === '\(ids[2])' && v.showing === 'original' && v.originalMs !== null"), timeout: .seconds(30))
             GalleryViewerTests.keep(phone, "real-viewer-390")
         }
     }
