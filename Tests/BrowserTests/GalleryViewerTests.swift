@@ -81,9 +81,10 @@ struct GalleryViewerTests {
                                       + " && d.contains(document.activeElement) && document.getElementById('app').inert)"
                                       + "(document.getElementById('viewer'))") as? Bool == true)
             try page.waitFor(Self.viewer("v.showing === 'original' && v.originalMs !== null && v.progress === null"), timeout: .seconds(15))
-            // The original came in pieces: the progress bar moved through values short of the whole.
+            // The original came in pieces: the progress bar showed a part of the whole (it moves at
+            // most every 100 ms, and the first piece shows at once).
             let steps = try page.evaluate("window.__progress.filter(d => d > 0 && d < \(Self.large.count)).length") as? Int ?? 0
-            #expect(steps >= 2, "progress updates while the original arrived: \(steps)")
+            #expect(steps >= 1, "progress updates while the original arrived: \(steps)")
             // Painted: the thumbnail that stayed under the original while it decoded is gone.
             #expect(try page.evaluate("document.querySelectorAll('.viewer-stage img').length") as? Int == 1)
             #expect(try page.evaluate("(i => i.naturalWidth)(document.querySelector('.viewer-image'))") as? Int == 1600)

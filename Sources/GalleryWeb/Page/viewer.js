@@ -318,13 +318,17 @@ async function loadOriginal(item, token, started) {
     const total = Number(response.headers.get('Content-Length')) || Number(item.bytes) || 0;
     const reader = response.body.getReader();
     const chunks = [];
-    let received = 0;
+    let received = 0, shown = 0;
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       chunks.push(value);
       received += value.byteLength;
-      if (token === V.token) setOriginalProgress(total ? { done: received, total } : null);
+      // The bar moves at most every 100 ms: a piece costs the main thread no more than a push.
+      if (token === V.token && performance.now() - shown >= 100) {
+        shown = performance.now();
+        setOriginalProgress(total ? { done: received, total } : null);
+      }
     }
     if (token !== V.token) return;
     T.viewer.originalBytesMs = performance.now() - started;
