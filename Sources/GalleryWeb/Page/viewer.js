@@ -219,9 +219,8 @@ function showInViewer(id) {
 // Decodes `source` off the main thread, then puts it on the stage, unless something better (the
 // original) or another item is there by then.
 async function presentImage(source, kind, token, started) {
-  if (kind === 'original' && V.kind === 'thumbnail' && window.PerformanceObserver
-      && (PerformanceObserver.supportedEntryTypes || []).includes('element')) {
-    return presentOverThumbnail(source, token, started);
+  if (window.PerformanceObserver && (PerformanceObserver.supportedEntryTypes || []).includes('element')) {
+    return presentPainted(source, kind, token, started);
   }
   const image = viewerImage();
   image.alt = V.title.textContent;
@@ -251,22 +250,31 @@ async function presentImage(source, kind, token, started) {
   T.viewer.showing = kind;
 }
 
-// The original over the thumbnail on screen: put in the stage as soon as its bytes are parsed, at
-// the thumbnail's place and above it, and decoded by the compositor (off the main thread, and for a
-// JPEG drawn smaller than its pixels at a reduced scale, which a full decode with `decode()` cannot
-// do). The thumbnail underneath stays until the original has been painted (Element Timing), so the
-// picture never blinks.
-async function presentOverThumbnail(source, token, started) {
+// Puts `source` on stage as soon as its bytes are parsed, decoded by the compositor (off the main
+// thread, and for a JPEG drawn smaller than its pixels at a reduced scale, which a full decode with
+// `decode()` cannot do). The original goes above the thumbnail, at its place, and the thumbnail
+// stays until the original has been painted (Element Timing), so the picture never blinks.
+async function presentPainted(source, kind, token, started) {
   const image = viewerImage();
   image.alt = V.title.textContent;
-  image.setAttribute('elementtiming', 'viewer-original');
+  image.setAttribute('elementtiming', 'viewer-' + kind);
   const loaded = new Promise((resolve) => {
     image.addEventListener('load', () => resolve(true), { once: true });
     image.addEventListener('error', () => resolve(false), { once: true });
   });
   image.src = source;
-  if (!await loaded || token !== V.token) return;
-  const under = V.image;
+  if (!await loaded) {
+    if (token !== V.token || kind === 'original') return;
+    const reason = await reasonFor(source);
+    if (token === V.token && V.kind === 'none') showViewerReason(reason || 'image unavailable');
+    return;
+  }
+  if (token !== V.token) return;
+  const key = kind === 'thumbnail' ? 'thumbnailMs' : 'originalMs';
+  if (kind === 'thumbnail' && V.kind === 'original') {
+    if (T.viewer[key] === null) T.viewer[key] = performance.now() - started;
+    return;
+  }
   const painted = new Promise((resolve) => {
     const observer = new PerformanceObserver((list) => {
       const entry = list.getEntries().find((e) => e.element === image);
@@ -275,17 +283,24 @@ async function presentOverThumbnail(source, token, started) {
     observer.observe({ type: 'element', buffered: true });
     setTimeout(() => { observer.disconnect(); resolve(performance.now()); }, 5000);   // never painted (closed meanwhile)
   });
-  V.stage.insertBefore(image, V.reason);
+  const under = kind === 'original' && V.kind === 'thumbnail' ? V.image : null;
+  if (under) {
+    V.stage.insertBefore(image, V.reason);
+  } else {
+    V.stage.replaceChild(image, V.image);
+    if (V.under) { V.under.remove(); V.under = null; }
+  }
   V.under = under;
   V.image = image;
-  V.kind = 'original';
+  V.kind = kind;
   V.natural = { w: image.naturalWidth, h: image.naturalHeight };
+  V.reason.hidden = true;
   placeViewerImage();
-  T.viewer.showing = 'original';
+  T.viewer.showing = kind;
   const at = await painted;
   if (token !== V.token) return;
-  if (T.viewer.originalMs === null) T.viewer.originalMs = at - started;
-  if (V.under === under) { under.remove(); V.under = null; }
+  if (T.viewer[key] === null) T.viewer[key] = at - started;
+  if (under && V.under === under) { under.remove(); V.under = null; }
 }
 
 // The node's reason (its JSON refusal's `message`) for a same-origin URL that did not load.
