@@ -20,6 +20,7 @@ enum BenchUsage {
                gallery-bench web [--items 10000] [--samples 200] [--blob-mib 256] [--streams 1000]
                gallery-bench thumbs [--images 8] [--size 320]
                gallery-bench thumbs-arrival [--images 8]
+               gallery-bench viewer [--photos 300] [--samples 15] [--pixels 6000x4000]
                gallery-bench mesh-sim [--seed 1] [--nodes 50] [--topology random|ring|star|sparse] [--degree 4]
                                       [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
                                       [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]
@@ -39,6 +40,9 @@ enum BenchUsage {
         op durable somewhere is missing anywhere and none was stored twice. Prints one line (convergence
         p50/p99 per op, bytes on the wire per op per receiving node, the trace digest, wall time); on a
         failure, what broke and the command that replays the run exactly (exit status 1).
+        viewer: --photos generated JPEGs (--pixels) added on one node, its peer's page in Chromium: bytes for the
+        first screen and for scrolling the whole gallery, frame times while scrolling, renderer memory; then the
+        viewer opened on --samples photos only the first node holds: ms to the 1280 px thumbnail and to the original.
         thumbs: thumbnails (--size px long edge) of --images generated 6000x4000 JPEGs with our Thumbnailer
         on one core and on all cores, then with vipsthumbnail and ImageMagick's convert -thumbnail (with and
         without -define jpeg:size=) when installed; one JSON line each, images per wall and per CPU second.
