@@ -45,15 +45,15 @@ struct AddCommand: NodeSubcommand {
             print(output(try node.send(command), skipped: []), terminator: "")
             return
         }
-        let store: BlobStore
+        let importer: BlobImporter
         do {
-            store = try BlobStore(directory: node.directory, removingTemporaryFiles: false)
+            importer = BlobImporter(store: try BlobStore(directory: node.directory, removingTemporaryFiles: false))
         } catch {
             throw .failed(TerminalText.escaped(error.localizedDescription))
         }
         let workers = max(2, ProcessInfo.processInfo.activeProcessorCount * 4)
         let stored = try sources.store(
-            in: store, workers: workers, aspectGiven: request.aspect != nil, progress: json ? nil : ImportProgress())
+            with: importer, workers: workers, aspectGiven: request.aspect != nil, progress: json ? nil : ImportProgress())
         if !json {
             for skipped in stored.skipped {
                 FileHandle.standardError.write(Data("skipped \(TerminalText.escaped(skipped.path)): \(skipped.reason)\n".utf8))
@@ -63,10 +63,9 @@ struct AddCommand: NodeSubcommand {
         guard !added.isEmpty else { throw .failed("nothing to add: no PNG, JPEG or GIF image among the files given") }
         do {
             // The blobs are durable and in place before the command that names them.
-            try store.syncFileSystem()
-            try store.install(batch: stored.temporaries)
+            try importer.install(stored.files)
         } catch {
-            for (temporary, _) in stored.temporaries { try? FileManager.default.removeItem(atPath: temporary) }
+            importer.discard(stored.files)
             throw .failed(TerminalText.escaped(error.localizedDescription))
         }
         var request = request

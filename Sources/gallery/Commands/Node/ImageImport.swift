@@ -79,14 +79,7 @@ struct ImageImport {
 
     /// The regular files under a folder, hidden names skipped, sorted by path.
     private static func files(under folder: String) -> [String] {
-        let root = URL(fileURLWithPath: folder)
-        guard let walker = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
-        var files: [String] = []
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
-            files.append(url.standardizedFileURL.path)
-        }
-        return files.sorted()
+        FolderWalk.regularFiles(under: folder)
     }
 
     /// The paths matching a shell pattern, sorted (none when nothing matches).
@@ -104,21 +97,25 @@ struct ImageImport {
     struct Stored {
         var sources: [AddSource?]
         var skipped: [Skipped]
-        var temporaries: [(temporary: String, hash: String)]
+        var files: [BlobImporter.Stored]
         var bytes: Int
     }
 
-    /// Hashes and stores every file in `store` on `workers` threads, reporting to `progress`;
-    /// returns the sources of the command. A named file that is not an image (or cannot be read)
-    /// fails the whole import, after removing what was written.
+    /// Hashes and stores every file through `importer` on `workers` threads, reporting to
+    /// `progress`; returns the sources of the command. A named file that is not an image (or
+    /// cannot be read) fails the whole import, after removing what was written.
     ///
     /// Without `aspectGiven`, a header whose aspect ratio is outside `FieldLimits` refuses the file
     /// before its bytes are stored (as the node would).
-    func store(in store: BlobStore, workers: Int, aspectGiven: Bool, progress: ImportProgress?) throws(CommandFailure) -> Stored {
+    func store(with importer: BlobImporter, workers: Int, aspectGiven: Bool, progress: ImportProgress?) throws(CommandFailure) -> Stored {
         let files = sources.enumerated().compactMap { index, source -> (Int, String, Bool)? in
             if case .file(let path, let explicit) = source { (index, path, explicit) } else { nil }
         }
-        let results = Mutex<[Int: Result<(temporary: String, hash: String, size: Int), Skipped>]>([:])
+        // One slot per file, each written by the one worker that took the file.
+        let results = UnsafeMutableBufferPointer<Result<BlobImporter.Stored, Skipped>?>.allocate(capacity: files.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let slots = SendableSlots(results)
         let next = Atomic<Int>(0)
         let failed = Atomic<Bool>(false)
         progress?.begin(files: files.count)
@@ -129,31 +126,33 @@ struct ImageImport {
             done.enter()
             Thread.detachNewThread {
                 defer { done.leave() }
+                let buffer = BlobImporter.Buffer()
                 while !failed.load(ordering: .relaxed) {
                     let position = next.add(1, ordering: .relaxed).oldValue
                     guard position < files.count else { return }
-                    let (index, path, explicit) = files[position]
-                    let outcome = Self.storeOne(path, in: store, aspectGiven: aspectGiven)
+                    let (_, path, explicit) = files[position]
+                    let outcome = Self.storeOne(path, with: importer, buffer: buffer, aspectGiven: aspectGiven)
                     if case .failure(let skipped) = outcome, explicit || skipped.fatal { failed.store(true, ordering: .relaxed) }
-                    results.withLock { $0[index] = outcome }
+                    slots.buffer[position] = outcome
                     progress?.stored(bytes: (try? outcome.get().size) ?? 0)
                 }
             }
         }
         done.wait()
         progress?.end()
-        var stored = Stored(sources: Array(repeating: nil, count: sources.count), skipped: [], temporaries: [], bytes: 0)
+        var stored = Stored(sources: Array(repeating: nil, count: sources.count), skipped: [], files: [], bytes: 0)
         var refusal: String?
-        let all = results.withLock { $0 }
+        var position = 0
         for (index, source) in sources.enumerated() {
             switch source {
             case .url(let url):
                 stored.sources[index] = .url(url)
             case .file(let path, let explicit):
-                switch all[index] {
+                defer { position += 1 }
+                switch results[position] {
                 case .success(let file)?:
-                    stored.sources[index] = .blob(hash: file.hash, name: URL(fileURLWithPath: path).lastPathComponent)
-                    stored.temporaries.append((file.temporary, file.hash))
+                    stored.sources[index] = .blob(hash: file.hash, name: Self.lastComponent(of: path))
+                    stored.files.append(file)
                     stored.bytes += file.size
                 case .failure(let skipped)?:
                     if (explicit || skipped.fatal) && refusal == nil { refusal = "\(skipped.path): \(skipped.reason)" }
@@ -164,32 +163,54 @@ struct ImageImport {
             }
         }
         if let refusal {
-            for (temporary, _) in stored.temporaries { try? FileManager.default.removeItem(atPath: temporary) }
+            importer.discard(stored.files)
             throw .failed(TerminalText.escaped(refusal))
         }
         return stored
     }
 
-    /// Checks one file's header, then copies it into the store unsynced.
+    /// The last component of a path (the item's title).
+    static func lastComponent(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// Checks one file's header in its first bytes, then copies it into the store unsynced.
     private static func storeOne(
-        _ path: String, in store: BlobStore, aspectGiven: Bool
-    ) -> Result<(temporary: String, hash: String, size: Int), Skipped> {
+        _ path: String, with importer: BlobImporter, buffer: BlobImporter.Buffer, aspectGiven: Bool
+    ) -> Result<BlobImporter.Stored, Skipped> {
         do {
-            var head = try RegularFile.prefix(of: path, maximumLength: 64 << 10)
-            if ImageHeader(head) == nil && head.count == 64 << 10 {
-                head = try RegularFile.prefix(of: path, maximumLength: AddImage.headerLength)
+            let outcome = try importer.store(path, buffer: buffer) { head in
+                guard let header = ImageImport.header(of: head) else { return "not a PNG, JPEG or GIF image" }
+                if !aspectGiven, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
+                    return problem
+                }
+                return nil
             }
-            guard let header = ImageHeader(head) else { return .failure(Skipped(path: path, reason: "not a PNG, JPEG or GIF image")) }
-            if !aspectGiven, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
-                return .failure(Skipped(path: path, reason: problem))
+            switch outcome {
+            case .stored(let file): return .success(file)
+            case .skipped(let reason): return .failure(Skipped(path: path, reason: reason))
             }
-        } catch {
-            return .failure(Skipped(path: path, reason: error.localizedDescription))
-        }
-        do {
-            return .success(try store.store(contentsOf: URL(fileURLWithPath: path), sync: false))
         } catch {
             return .failure(Skipped(path: path, reason: error.localizedDescription, fatal: true))
         }
+    }
+
+    /// The image header in a file's first bytes: looked for in the first 64 KiB, then in all of
+    /// them (a JPEG's SOF may follow large metadata).
+    static func header(of head: UnsafeRawBufferPointer) -> ImageHeader? {
+        let short = min(head.count, 64 << 10)
+        if let header = ImageHeader(Array(head[0..<short])) { return header }
+        guard head.count > short else { return nil }
+        return ImageHeader(Array(head))
+    }
+}
+
+/// The result slots of the import's workers: each slot is written by one worker and read after
+/// they all ended (`DispatchGroup.wait` orders the writes before the reads).
+private struct SendableSlots<Element>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Element>
+
+    init(_ buffer: UnsafeMutableBufferPointer<Element>) {
+        self.buffer = buffer
     }
 }
