@@ -24,6 +24,15 @@ package enum AddImage {
         let drafts = try ParallelMap.ordered(request.sources) { source in
             try draft(for: source, header: try header(of: source, aspect: request.aspect, blobs: blobs), request: request, blobs: blobs)
         }
+        // Files kept in place are recorded (durably) before any item names them.
+        let kept = request.sources.compactMap { source -> KeptFile? in
+            guard case .inPlace(let path, let hash, let size, let modified) = source else { return nil }
+            return KeptFile(hash: hash, path: path, size: size, modified: modified)
+        }
+        if !kept.isEmpty {
+            guard let blobs else { throw ActionFailure("this node keeps no blobs") }
+            try blobs.keep(kept)
+        }
         let ops = try node.perform { replica in
             try replica.insertRun(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
         }
@@ -53,6 +62,12 @@ package enum AddImage {
             guard let blobs else { throw ActionFailure("this node keeps no blobs") }
             (head, size) = try storedPrefix(of: hash, in: blobs, name: name)
             path = name
+        case .inPlace(let file, let hash, let expectedSize, let modified):
+            guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
+            guard FieldLimits.isContentHash(hash), file.hasPrefix("/") else { throw ActionFailure("\(file): not an absolute path and a SHA-256") }
+            head = try KeptFileCheck.prefix(of: file, size: expectedSize, modified: modified, maximumLength: headerLength)
+            path = file
+            size = expectedSize
         }
         guard let header = ImageHeader(head) else { throw ActionFailure("\(path) is not a PNG, JPEG or GIF image") }
         if aspect == nil, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
@@ -76,6 +91,9 @@ package enum AddImage {
         case .blob(let hash, let name):
             guard let header else { throw ActionFailure("this node keeps no blobs") }
             fields = imageFields(title: request.title ?? name, hash: hash, size: header.size, header: header.image)
+        case .inPlace(let path, let hash, _, _):
+            guard let header else { throw ActionFailure("this node keeps no blobs") }
+            fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: header.size, header: header.image)
         }
         if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
         return ItemDraft(fields: fields)

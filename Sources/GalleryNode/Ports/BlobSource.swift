@@ -6,7 +6,7 @@ import GalleryIO
 ///
 /// GalleryNode never imports GalleryStorage: GalleryHost conforms its `BlobStore` to this protocol,
 /// so that the node core holds no files and a test can give it any store.
-package protocol BlobSource: AnyObject, Sendable {
+package protocol BlobSource: AnyObject, Sendable, KeptFileStore {
     /// What receives the bytes of one blob (`makeWriter`).
     associatedtype Writer: BlobSink
     /// What reads a stored blob (`openForReading`).
@@ -24,4 +24,19 @@ package protocol BlobSource: AnyObject, Sendable {
     func put(contentsOf source: URL) throws(StorageError) -> (hash: String, size: Int)
     /// Where the transfers into this store are recorded, to be resumed after a restart.
     var transferRecords: any TransferRecords { get }
+}
+
+/// A store that keeps no file in place (test stores): `keep` refuses, nothing is reported.
+extension BlobSource {
+    package func keep(_ files: [KeptFile]) throws(StorageError) {
+        throw .io(operation: "keep files in place (this store keeps none)", path: files.first?.path ?? "", errno: ENOTSUP)
+    }
+
+    package func keptFiles() -> (count: Int, problems: [KeptFileProblem]) {
+        (0, [])
+    }
+
+    package func keptFileProblem(for hash: String) -> String? {
+        nil
+    }
 }

@@ -121,6 +121,55 @@ package final class BlobImporter: Sendable {
         return .stored(Stored(temporary: temporary, hash: SHA256.hex(hasher.finalize()), size: size))
     }
 
+    /// A file to keep where it is (`gallery add --in-place`): what it held when hashed.
+    package struct Fingerprint: Sendable, Hashable {
+        package var hash: String
+        package var size: Int
+        /// Its modification time, nanoseconds since 1970 (`InPlaceFiles.modified`).
+        package var modified: Int64
+    }
+
+    /// What became of one file to keep in place.
+    package enum FingerprintOutcome: Sendable {
+        case hashed(Fingerprint)
+        /// The file could not be read, or `inspect` refused it (the reason).
+        case skipped(String)
+    }
+
+    /// Hashes the regular file at `path` where it is (nothing is written), reading it once in
+    /// pieces of the buffer's size; `inspect` sees its first bytes first and returns why it is
+    /// refused, or nil. The size and modification time are those of the `fstat` made when it was
+    /// opened; a file that changed while it was read is skipped.
+    package static func fingerprint(_ path: String, buffer: Buffer, inspect: (UnsafeRawBufferPointer) -> String?) -> FingerprintOutcome {
+        let input: (fd: Int32, status: stat)
+        do {
+            input = try RegularFile.openWithStatus(path)
+        } catch {
+            return .skipped(error.localizedDescription)
+        }
+        defer { close(input.fd) }
+        let source = StorageFile(fd: input.fd, path: path)
+        var hasher = SHA256()
+        var size = 0
+        do throws(StorageError) {
+            while true {
+                let read = try source.read(into: buffer.bytes, at: size)
+                if size == 0, let refusal = inspect(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<read])) { return .skipped(refusal) }
+                if read == 0 { break }
+                hasher.update(UnsafeRawBufferPointer(rebasing: buffer.bytes[0..<read]))
+                size += read
+            }
+        } catch {
+            return .skipped(error.localizedDescription)
+        }
+        var after = stat()
+        guard fstat(input.fd, &after) == 0, size == Int(input.status.st_size), Int(after.st_size) == size,
+              InPlaceFiles.modified(after) == InPlaceFiles.modified(input.status) else {
+            return .skipped("changed while it was read")
+        }
+        return .hashed(Fingerprint(hash: SHA256.hex(hasher.finalize()), size: size, modified: InPlaceFiles.modified(input.status)))
+    }
+
     /// Makes the batch durable (one `syncfs`), renames every file into place as its blob (a blob
     /// already there is replaced by the same bytes) and syncs the renames (one more `syncfs`):
     /// on return every blob of the batch is durable under its name.
