@@ -104,6 +104,22 @@ package final class BlobStore: @unchecked Sendable {
         return (stored.hash, stored.size)
     }
 
+    /// Takes a file of the store's `tmp/` that the caller wrote, fsynced and hashed as the blob
+    /// `hash` of `size` bytes: renamed into place (no copy) and its directory fsynced. A file
+    /// elsewhere is copied and checked; one of another size is refused.
+    package func adopt(_ file: URL, hash: String, size: Int) throws(StorageError) {
+        guard Self.isValidHash(hash) else { throw .invalidHash(hash) }
+        guard file.path.hasPrefix(temporaryPath + "/") else {
+            let stored = try put(contentsOf: file)
+            guard stored.hash == hash, stored.size == size else { throw .hashMismatch(expected: hash, actual: stored.hash) }
+            return
+        }
+        guard let actual = StorageFile.fileSize(file.path), actual == size else {
+            throw .sizeMismatch(hash: hash, expected: size, actual: StorageFile.fileSize(file.path) ?? 0)
+        }
+        try install(file.path, as: hash)
+    }
+
     /// Copies a regular file into a new temporary file of the store, hashing it on the way, and
     /// returns the temporary file's path, the hash and the size. With `sync`, the copy is fsynced;
     /// without, the caller makes it durable (`syncFileSystem`) before `install`ing it.
