@@ -103,6 +103,13 @@ struct InPlaceFilesTests {
             #expect(throws: StorageError.self) { try reader.read(count: 10, at: 0) }
             #expect(!store.contains(record.hash))
             #expect(store.inPlace.problems().first?.reason.hasPrefix("changed on disk (its bytes no longer hash to") == true)
+
+            // The original bytes put back (size and time as recorded): looked at anew, served again.
+            bytes[1_234_567] ^= 0xFF
+            try Data(bytes).write(to: URL(fileURLWithPath: record.path))
+            restoreTime(of: record)
+            #expect(store.inPlace.problems().isEmpty)
+            #expect(try readWhole(store, record.hash) == bytes)
         }
     }
 

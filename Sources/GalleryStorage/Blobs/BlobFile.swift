@@ -117,7 +117,9 @@ package final class BlobFile: @unchecked Sendable {
 
     /// Records the file as changed and returns the error every read gives from now on (lock held).
     private func fail(_ record: InPlaceFiles.Record, _ index: InPlaceFiles, actual: String) -> StorageError {
-        index.markChanged(record, reason: "changed on disk (its bytes no longer hash to \(record.hash.prefix(12))…)")
+        var status = stat()
+        _ = fstat(file.fd, &status)
+        index.markChanged(record, reason: "changed on disk (its bytes no longer hash to \(record.hash.prefix(12))…)", status: status)
         let error = StorageError.hashMismatch(expected: record.hash, actual: actual)
         failure = error
         return error

@@ -52,7 +52,9 @@ package final class InPlaceFiles: @unchecked Sendable {
     private var loaded = false
     private var byHash: [String: [Record]] = [:]
     private var recordCount = 0
-    private var failedHashes: [Record: String] = [:]
+    /// Files found to hold other bytes than their hash's: why, and their identity then (device,
+    /// inode, size, modification and change times), so that a file changed again is looked at anew.
+    private var failedHashes: [Record: (reason: String, identity: [Int64])] = [:]
 
     package init(file: URL) {
         self.file = file
@@ -117,18 +119,34 @@ package final class InPlaceFiles: @unchecked Sendable {
         }
     }
 
-    /// Records that `record`'s file did not hash to its record's hash when read.
-    package func markChanged(_ record: Record, reason: String) {
-        lock.withLock { failedHashes[record] = reason }
+    /// Records that `record`'s file, as `status` describes it, did not hash to its record's hash
+    /// when read.
+    package func markChanged(_ record: Record, reason: String, status: stat) {
+        lock.withLock { failedHashes[record] = (reason, Self.identity(status)) }
     }
 
     /// Why `record`'s file cannot serve its bytes now (it is gone, its size or modification time
-    /// changed, or its bytes were found to differ), or nil when it is as added.
+    /// changed, or the same file's bytes were found to differ), or nil when it is as added.
     package func problem(with record: Record) -> String? {
-        if let failed = lock.withLock({ failedHashes[record] }) { return failed }
         var status = stat()
         guard stat(record.path, &status) == 0 else { return errno == ENOENT ? "gone" : "unreadable (\(String(cString: strerror(errno))))" }
+        if let failed = lock.withLock({ failedHashes[record] }) {
+            if failed.identity == Self.identity(status) { return failed.reason }
+            // Changed again since: looked at anew (its next read hashes it again).
+            lock.withLock { _ = failedHashes.removeValue(forKey: record) }
+        }
         return Self.difference(record, status)
+    }
+
+    /// What tells one state of a file from another: device, inode, size, modification time and
+    /// change time (which every write and every setting of the times moves on).
+    private static func identity(_ status: stat) -> [Int64] {
+        #if canImport(Darwin)
+        let changed = Int64(status.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(status.st_ctimespec.tv_nsec)
+        #else
+        let changed = Int64(status.st_ctim.tv_sec) * 1_000_000_000 + Int64(status.st_ctim.tv_nsec)
+        #endif
+        return [Int64(status.st_dev), Int64(status.st_ino), Int64(status.st_size), modified(status), changed]
     }
 
     /// How a file's `stat` differs from its record, or nil.
