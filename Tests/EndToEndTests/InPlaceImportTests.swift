@@ -73,6 +73,13 @@ struct InPlaceImportTests {
             #expect(message.contains(files[index]) && message.contains(expected), "\(message)")
         }
         #expect(try node.get("/blobs/\(hashes[3])").status == 200, "the intact files still serve")
+        // export copies a kept file checked against its hash; a changed one writes nothing.
+        let exported = base.appendingPathComponent("exported.png")
+        #expect(try node.gallery("export", "keeper:3", exported.path).status == 0)
+        #expect(try self.hash(exported.path) == hashes[3])
+        let refusedExport = try node.gallery("export", "keeper:0", base.appendingPathComponent("changed.png").path)
+        #expect(refusedExport.status == 1 && !FileManager.default.fileExists(atPath: base.appendingPathComponent("changed.png").path),
+                "\(refusedExport.stderr)")
 
         status = try node.gallery("status", "--json")
         kept = (try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])?["keptInPlace"] as? [String: Any]
