@@ -167,4 +167,33 @@ struct InPlaceFilesTests {
             #expect(try FileManager.default.contentsOfDirectory(atPath: dir.appendingPathComponent("node/blobs/tmp").path).isEmpty)
         }
     }
+
+    @Test("adopt: an upload's file in tmp/ becomes the blob by a rename; one elsewhere is copied and checked; a wrong size is refused")
+    func adopt() throws {
+        try StorageFixtures.withScratchDirectory { dir in
+            let store = try BlobStore(directory: dir.appendingPathComponent("node"))
+            let bytes = StorageFixtures.randomBytes(70_000, seed: 10), hash = SHA256.hex(SHA256.hash(bytes))
+            let received = dir.appendingPathComponent("node/blobs/tmp/upload-1.tmp")
+            try Data(bytes).write(to: received)
+            var before = stat()
+            #expect(stat(received.path, &before) == 0)
+            try store.adopt(received, hash: hash, size: bytes.count)
+            var after = stat()
+            #expect(stat(dir.appendingPathComponent("node/blobs/\(hash.prefix(2))/\(hash)").path, &after) == 0)
+            #expect(after.st_ino == before.st_ino, "moved, not copied")
+            #expect(!FileManager.default.fileExists(atPath: received.path))
+
+            let elsewhere = dir.appendingPathComponent("elsewhere.bin"), other = StorageFixtures.randomBytes(5_000, seed: 11)
+            try Data(other).write(to: elsewhere)
+            try store.adopt(elsewhere, hash: SHA256.hex(SHA256.hash(other)), size: other.count)
+            #expect(try store.read(SHA256.hex(SHA256.hash(other)), offset: 0, length: 10_000) == other)
+            #expect(throws: StorageError.self) { try store.adopt(elsewhere, hash: String(repeating: "a", count: 64), size: other.count) }
+
+            let short = dir.appendingPathComponent("node/blobs/tmp/upload-2.tmp")
+            try Data(other).write(to: short)
+            #expect(throws: StorageError.sizeMismatch(hash: SHA256.hex(SHA256.hash(other)), expected: 6_000, actual: 5_000)) {
+                try store.adopt(short, hash: SHA256.hex(SHA256.hash(other)), size: 6_000)
+            }
+        }
+    }
 }
