@@ -10,7 +10,11 @@ enum KeptFileCheck {
     static func prefix(of path: String, size: Int, modified: Int64, maximumLength: Int) throws -> [UInt8] {
         let opened = try RegularFile.openWithStatus(path)
         defer { close(opened.fd) }
+        #if canImport(Darwin)
+        let time = Int64(opened.status.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(opened.status.st_mtimespec.tv_nsec)
+        #else
         let time = Int64(opened.status.st_mtim.tv_sec) * 1_000_000_000 + Int64(opened.status.st_mtim.tv_nsec)
+        #endif
         guard Int(opened.status.st_size) == size, time == modified else {
             throw ActionFailure("\(path) changed while it was being added: add it again")
         }
