@@ -34,7 +34,10 @@ package enum AddImage {
             try blobs.keep(kept)
         }
         let ops = try node.perform { replica in
-            try replica.insertRun(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
+            // The node's own gallery by its identity: it may have been renamed.
+            var gallery = gallery
+            if request.gallery == nil, let shown = replica.shownName(ofIdentity: gallery), !shown.isDeleted { gallery = shown.name }
+            return try replica.insertRun(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
         }
         return (0..<drafts.count).map { ops[0].id.advanced(by: $0) }
     }

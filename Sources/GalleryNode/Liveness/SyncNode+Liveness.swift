@@ -83,7 +83,8 @@ extension SyncNode {
 
     /// Quiet liveness: whether nothing is due for a second: no connection's deadline, no relay or
     /// version decision, no op waiting for a dependency, no held request or join settling, no
-    /// redial or gossip, and nothing changed during the pass. On the loop.
+    /// redial due (an attempt under way, or a connection it made, ends with an event) or gossip,
+    /// and nothing changed during the pass. On the loop.
     private func nothingDueSoon(now: UInt64, changesAtStart: UInt64) -> Bool {
         let soon = now &+ Self.slowLivenessInterval
         return sessionsChanges == changesAtStart
@@ -92,7 +93,7 @@ extension SyncNode {
             && liveness.versionLook.nextDue >= soon
             && replica.bufferedCount == 0 && !liveness.requestsDeferred
             && (liveness.joinSettleUntil.map { now >= $0 } ?? true)
-            && addresses.targets.isEmpty && !addresses.gossipWanted
+            && addresses.targets.values.allSatisfy { $0.dialing || $0.due >= soon } && !addresses.gossipWanted
     }
 
     /// One liveness pass: relay (tree beat, announcements, grafts), then heartbeats, silence and
