@@ -27,6 +27,8 @@ package struct NodeStatus: Codable, Hashable, Sendable {
     /// Originals and thumbnails held, the keep policy, and the pictures not available (absent
     /// from a node without a blob store, or an older one).
     package var storage: StorageStatus?
+    /// The files served from where they are (`add --in-place`); absent when there are none.
+    package var keptInPlace: KeptInPlaceListing?
 
     package init(name: String, replica: String, address: String?, version: [String: UInt64], ops: Int, buffered: Int,
                 peers: [PeerListing], transfers: [TransferListing], health: NodeHealth?, nodeID: String? = nil) {
