@@ -132,6 +132,11 @@ package enum OpCodec {
 
     /// An upper bound of the encoded size of an op, cheap to compute.
     static func maxEncodedSize(of op: Op) -> Int {
+        maxUnsealedSize(of: op) + (op.seal == nil ? 0 : OpSeal.maxEncodedBytes)
+    }
+
+    /// An upper bound of the encoded size of an op without its seal.
+    private static func maxUnsealedSize(of op: Op) -> Int {
         let header = 1 + 10 + 8 + 10
         let reference = 19
         func string(_ text: String) -> Int { 10 + text.utf8.count }
@@ -180,7 +185,8 @@ package enum OpCodec {
         case .update: 5
         case .commit: 6
         }
-        writer.byte(kind)
+        let sealed = op.seal.map { !$0.isEmpty } ?? false
+        writer.byte(sealed ? kind | sealedKindFlag : kind)
         writer.varint(op.id.counter)
         names.writeReplica(op.id.replica, into: &writer)
         writer.varint(op.id.counter &- op.previous)
@@ -221,6 +227,7 @@ package enum OpCodec {
             writer.byte(field.rawValue)
             self.value(value, from: op.id, into: &writer, names: &names)
         }
+        if sealed, let seal = op.seal { encode(seal, into: &writer) }
     }
 
     /// Reads one op; with `checkingBounds`, throws `.outOfBounds` for an op outside `FieldLimits`.
@@ -235,8 +242,9 @@ package enum OpCodec {
     static func decode(from reader: inout ByteReader, names: inout some OpNameCoding,
                        checkingBounds: Bool) throws(DecodingError) -> Op {
         let start = reader.offset
-        let op = try decodeStructure(from: &reader, names: &names)
+        var (op, sealed) = try decodeStructure(from: &reader, names: &names)
         let size = reader.offset - start + names.takeCanonicalSurplus()
+        if sealed { op.seal = try decodeSeal(from: &reader, firstOfReplica: op.previous == 0) }
         if checkingBounds, let problem = FieldLimits.problem(with: op, encodedSize: size) {
             throw .outOfBounds("op \(op.id): \(problem)")
         }
@@ -244,8 +252,9 @@ package enum OpCodec {
     }
 
     /// Reads one op as the encoding allows it, without `FieldLimits`.
-    private static func decodeStructure(from reader: inout ByteReader, names: inout some OpNameCoding) throws(DecodingError) -> Op {
-        let kind = try reader.byte()
+    private static func decodeStructure(from reader: inout ByteReader, names: inout some OpNameCoding) throws(DecodingError) -> (Op, sealed: Bool) {
+        let flaggedKind = try reader.byte()
+        let kind = flaggedKind & ~sealedKindFlag
         let counter = try reader.varint()
         guard counter > 0 else { throw .invalidValue("op counter 0") }
         let id = OpID(counter: counter, replica: try names.readReplica(from: &reader))
@@ -296,7 +305,7 @@ package enum OpCodec {
         default:
             throw .unknownTag("op kind", kind)
         }
-        return Op(id: id, previous: counter - gap, action: action)
+        return (Op(id: id, previous: counter - gap, action: action), flaggedKind & sealedKindFlag != 0)
     }
 
     // MARK: Parts

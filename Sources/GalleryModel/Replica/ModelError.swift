@@ -42,6 +42,9 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
     case counterTooFarAhead(OpID, highestKnown: UInt64)
     /// This replica already knows the maximum number of replicas (65,536).
     case tooManyReplicas
+    /// A received op that its replica's key did not sign (or a replica bound to another key), with
+    /// the reason: a member forging another's ops (protocol.md, "Signed ops").
+    case forgedOp(OpID, String)
 
     package var errorDescription: String? {
         switch self {
@@ -63,6 +66,7 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
         case .counterTooFarAhead(let id, let highestKnown):
             "op \(id) has a counter more than 2^32 beyond the greatest counter known here (\(highestKnown))"
         case .tooManyReplicas: "too many replicas in one space (65,536)"
+        case .forgedOp(let id, let reason): "op \(id) is not signed by its replica's key: \(reason)"
         }
     }
 }
