@@ -58,3 +58,13 @@ extension Replica {
         table.index(of: replica).map { log.ops(ofReplicaIndex: $0) } ?? []
     }
 }
+
+extension Replica {
+    /// The first applied op of `replica`, if any.
+    ///
+    /// - Complexity: O(log n + b) for an op of b bytes.
+    package func firstOp(of replica: ReplicaID) -> Op? {
+        guard let index = table.index(of: replica) else { return nil }
+        return log.ops(ofReplicaIndex: index, first: 1).first
+    }
+}

@@ -50,6 +50,9 @@ package struct OpSignatures: OpAuthenticator {
     /// Per connection, the ops held back until a signature covering them arrives (a frame may end
     /// in the middle of a run).
     var tails: [Int: [Op]] = [:]
+    /// The replicas of this node's own files that sign nothing (made before version 4): kept,
+    /// never sent.
+    var unsignedReplicas: Set<ReplicaID> = []
     /// The most ops held back per connection.
     static let maximumTail = 10_000
     /// Signatures checked, and ops whose signature was covered by another's (for benchmarks).

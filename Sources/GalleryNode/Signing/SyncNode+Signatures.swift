@@ -13,6 +13,7 @@ extension SyncNode {
             signingKey: OpSigning.signingKey(fromNodeKey: configuration.staticKey), salt: salt)
         precondition(signatures.replicaID == replica.id, "the replica ID is not the one bound to the node's key")
         signatures.loadHead(of: replica.id, from: replica)
+        signatures.unsignedReplicas = Set(replica.version.counters.keys.filter { replica.firstOp(of: $0)?.seal?.keyClaim == nil })
         var signed = replica
         signed.authenticator = signatures
         return signed
@@ -49,6 +50,19 @@ extension SyncNode {
                 + "\(reason); refused, connection closed")
             connection.close(.forgedOp, "op \(id) is not signed by its replica's key: \(reason)")
         }
+    }
+
+    /// `version` with the ops of replicas that sign nothing counted as held: a catch-up never
+    /// sends them (ops this node made or stored before it signed ops, kept in its own files:
+    /// every peer would refuse them as forged). On the loop.
+    func withoutUnsignedReplicas(_ version: VersionVector) -> VersionVector {
+        guard let signatures = replica.authenticator as? OpSignatures, !signatures.unsignedReplicas.isEmpty else { return version }
+        var merged = version
+        let own = replica.version
+        for unsigned in signatures.unsignedReplicas where own[unsigned] > merged[unsigned] {
+            merged[unsigned] = own[unsigned]
+        }
+        return merged
     }
 
     /// Forgets the ops a closed connection left waiting for a signature. On the loop.
