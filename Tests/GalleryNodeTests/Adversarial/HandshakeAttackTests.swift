@@ -64,7 +64,7 @@ extension NodeSuites.AdversarialPeerTests {
         let beforeHandshake: [(String, [UInt8], ErrorCode)] = [
             ("ops before the handshake", goldenOps, .protocolError),
             ("Noise message before hello", Message.noiseHandshake(Array(repeating: 1, count: 32)).frame.encoded, .protocolError),
-            ("identity before the handshake", Message.identity(PeerInfo(version: 3, replica: ReplicaID(9), maximumFrameSize: 1 << 20,
+            ("identity before the handshake", Message.identity(PeerInfo(version: 4, replica: ReplicaID(9), maximumFrameSize: 1 << 20,
                                                                         name: "x")).frame.encoded, .protocolError),
             ("version 2 auth frame", Frame(rawType: 0x03, flags: 0, payload: Array(repeating: 1, count: 32)).encoded, .unsupportedVersion),
             ("caught_up before the handshake", Message.caughtUp(VersionVector([ReplicaID(3): 4])).frame.encoded, .protocolError),
