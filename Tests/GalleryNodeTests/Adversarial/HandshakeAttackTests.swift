@@ -89,7 +89,7 @@ extension NodeSuites.AdversarialPeerTests {
         wrongMagic[6] = UInt8(ascii: "X")
         let badHellos: [(String, [UInt8], ErrorCode)] = [
             ("hello with a wrong magic", wrongMagic, .protocolError),
-            ("hello with no common version", Message.hello(Hello(versions: [4, 5])).frame.encoded, .unsupportedVersion),
+            ("hello with no common version (version 3, unsigned ops, and 5)", Message.hello(Hello(versions: [3, 5])).frame.encoded, .unsupportedVersion),
             // Versions 1 and 2 sent everything in the clear: refused, so that no one can downgrade a link.
             ("hello of a version 2 peer", Message.hello(Hello(
                 versions: [2], replica: ReplicaID(0xBAD0_0003), nonce: Array(repeating: 5, count: 32),
