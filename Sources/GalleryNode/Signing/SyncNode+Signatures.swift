@@ -19,6 +19,14 @@ extension SyncNode {
         return signed
     }
 
+    /// An empty replica for a node that signs its ops: under the replica ID bound to its key and
+    /// salt (`configuration.replicaSalt`, which must be set), sealing what it makes.
+    package static func signedReplica(for configuration: NodeConfiguration) -> Replica {
+        precondition(configuration.replicaSalt != nil, "a signed replica needs a salt")
+        let binding = ReplicaBinding(secret: configuration.secret, nodeKey: configuration.staticKey)
+        return signing(Replica(id: binding.replicaID(salt: configuration.replicaSalt ?? 0)), configuration)
+    }
+
     /// The ops of a frame from `connection` that may go to the replica now (those whose
     /// signature is checked, or will be when their predecessor arrives), or nil when one is
     /// forged: the connection is then closed. On the loop.

@@ -24,10 +24,13 @@ final class LoadMesh: Sendable {
     /// - Parameter flood: In-memory nodes push every op to every peer (no relay trees): the
     ///   baseline of `--flood`.
     /// - Parameter plainOps: The nodes send ops in `ops` frames only (`NodeConfiguration.compactOps` off).
-    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false) throws {
+    /// - Parameter unsigned: The disk nodes neither sign nor check ops (the baseline of signed ops).
+    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false,
+         unsigned: Bool = false) throws {
         let configure = { (configuration: inout NodeConfiguration) in
             if let relayHold { configuration.relayHold = .milliseconds(relayHold) }
             if plainOps { configuration.compactOps = false }
+            if unsigned { configuration.replicaSalt = nil }
         }
         let names = (0..<count).map { "n\($0)" }
         self.names = names
