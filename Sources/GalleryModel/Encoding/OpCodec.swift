@@ -269,7 +269,7 @@ package enum OpCodec {
             let after = try reference(from: id, in: &reader, names: &names)
             let before = try reference(from: id, in: &reader, names: &names)
             let count = try reader.count(limit: min(maxItemsPerInsert, reader.remaining / 2))
-            guard count > 0 else { throw .invalidValue("empty insert") }
+            guard count > 0 else { throw .outOfBounds("an insert of 0 items (1 to 4,096)") }
             var items: [ItemDraft] = []
             items.reserveCapacity(count)
             for _ in 0..<count {
@@ -338,7 +338,7 @@ package enum OpCodec {
             return OpID(counter: id.counter - delta, replica: id.replica)
         case 2:
             let counter = try reader.varint()
-            guard counter > 0 else { throw .invalidValue("reference counter 0") }
+            guard counter > 0 else { throw .outOfBounds("a reference to counter 0 (references name counters 1 and up)") }
             return OpID(counter: counter, replica: try names.readReplica(from: &reader))
         default:
             throw .unknownTag("reference tag", tag)

@@ -10,6 +10,19 @@ package struct HandshakeSettings: Sendable {
     /// `unsupported_version` both ways, so that no one on the path can downgrade a link.
     package static let supportedVersions: [UInt16] = [4]
 
+    /// The length of each Noise message, whose payloads are empty: 48 (-> e), 96 (<- e, ee, s, es)
+    /// and 64 (-> s, se, psk) bytes (protocol.md section 4).
+    package static let noiseMessageLengths = [48, 96, 64]
+
+    /// Refuses a Noise message of another length than its place allows, with `protocol_error`,
+    /// before any cryptography: a payload, even one that opens, is not part of the protocol.
+    static func checkLength(of message: [UInt8], message index: Int) throws(HandshakeFailure) {
+        guard index < noiseMessageLengths.count, message.count == noiseMessageLengths[index] else {
+            throw HandshakeFailure(.protocolError,
+                "Noise message \(index + 1) of \(message.count) bytes, not \(noiseMessageLengths[min(index, 2)])")
+        }
+    }
+
     /// The Noise protocol this version runs.
     package static let pattern = NoiseHandshakePattern.xxPSK3
 
