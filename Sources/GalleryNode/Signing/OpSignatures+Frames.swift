@@ -56,7 +56,7 @@ extension OpSignatures {
                     if let reason = check(covered) { return FrameCheck(ops: [], forged: (all[indices[lastSigned]], reason)) }
                     chainEnd = covered.last?.lastCounter ?? chainEnd
                 } else if first.previous > chainEnd {
-                    proofs[replica, default: [:]][first.id.counter] = Proof(ops: covered)
+                    keep(Proof(ops: covered, source: source), replica: replica, first: first.id.counter)
                 } else {
                     // It contradicts the chain applied here: the replica refuses it as conflicting.
                     continue
@@ -91,5 +91,18 @@ extension OpSignatures {
     /// Forgets what a closed connection left waiting for a signature.
     mutating func forgetTail(of source: Int) {
         tails[source] = nil
+    }
+
+    /// Keeps a run that waits for its predecessor. The runs kept hold at most `maximumProofOps`
+    /// ops in all (the buffer of early ops holds at most 100,000): past it they are forgotten, and
+    /// ops of theirs released later are refused (their senders closed, their ops asked again).
+    /// A run is not forgotten when its sender closes: another connection may have sent its ops.
+    private mutating func keep(_ proof: Proof, replica: ReplicaID, first: UInt64) {
+        if proofOpCount + proof.ops.count > Self.maximumProofOps {
+            proofs = [:]
+            proofOpCount = 0
+        }
+        if let replaced = proofs[replica, default: [:]].updateValue(proof, forKey: first) { proofOpCount -= replaced.ops.count }
+        proofOpCount += proof.ops.count
     }
 }

@@ -31,6 +31,8 @@ package struct OpSignatures: OpAuthenticator {
     /// last op: checked when its first op is about to be applied.
     struct Proof: Sendable {
         var ops: [Op]
+        /// The connection that sent it.
+        var source: Int
     }
 
     let space: [UInt8]
@@ -47,12 +49,17 @@ package struct OpSignatures: OpAuthenticator {
     static let maximumExpected = 1_000_000
     /// Runs waiting for their predecessor, by replica and the counter of their first op.
     var proofs: [ReplicaID: [UInt64: Proof]] = [:]
+    /// The ops of the runs in `proofs`.
+    var proofOpCount = 0
+    static let maximumProofOps = 200_000
     /// Per connection, the ops held back until a signature covering them arrives (a frame may end
     /// in the middle of a run).
     var tails: [Int: [Op]] = [:]
     /// The replicas of this node's own files that sign nothing (made before version 4): kept,
     /// never sent.
     var unsignedReplicas: Set<ReplicaID> = []
+    /// The op `admit` let through last and its chain hash, which `didApply` then takes as is.
+    private var admitted: (id: OpID, hash: [UInt8])?
     /// The most ops held back per connection.
     static let maximumTail = 10_000
     /// Signatures checked, and ops whose signature was covered by another's (for benchmarks).
@@ -66,12 +73,11 @@ package struct OpSignatures: OpAuthenticator {
         self.space = space
         self.signingKey = signingKey
         self.salt = salt
+        replicaID = OpSigning.replicaID(space: space, publicKey: signingKey.publicKey.rawRepresentation, salt: salt)
     }
 
     /// The replica ID this node's ops are made under.
-    package var replicaID: ReplicaID {
-        OpSigning.replicaID(space: space, publicKey: signingKey.publicKey.rawRepresentation, salt: salt)
-    }
+    package let replicaID: ReplicaID
 
     // MARK: OpAuthenticator
 
@@ -93,6 +99,8 @@ package struct OpSignatures: OpAuthenticator {
 
     package mutating func didApply(_ op: Op) {
         let replica = op.id.replica
+        let known = admitted?.id == op.id ? admitted?.hash : nil
+        admitted = nil
         if op.previous == 0 {
             let key = op.seal?.keyClaim.flatMap { try? Ed25519.PublicKey(rawRepresentation: $0.publicKey) }
             let genesis = key.map { OpSigning.genesis(space: space, replica: replica, publicKey: $0.rawRepresentation) } ?? []
@@ -105,7 +113,7 @@ package struct OpSignatures: OpAuthenticator {
             heads[replica] = nil
             return
         }
-        head.hash = OpSigning.chain(head.hash, op)
+        head.hash = known ?? OpSigning.chain(head.hash, op)
         head.counter = op.lastCounter
         heads[replica] = head
     }
@@ -114,6 +122,7 @@ package struct OpSignatures: OpAuthenticator {
         let replica = op.id.replica
         if expected[replica]?[op.id.counter] == nil {
             if let proof = proofs[replica]?.removeValue(forKey: op.id.counter) {
+                proofOpCount -= proof.ops.count
                 if let failure = check(proof.ops) { return failure }
             } else if op.seal?.signature != nil {
                 if let failure = check([op]) { return failure }
@@ -126,6 +135,7 @@ package struct OpSignatures: OpAuthenticator {
         guard let before = chainHash(before: op), OpSigning.chain(before, op) == want else {
             return "it differs from the op its replica signed under that ID"
         }
+        admitted = (op.id, want)
         return nil
     }
 
