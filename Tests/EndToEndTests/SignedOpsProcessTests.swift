@@ -18,11 +18,12 @@ struct SignedOpsProcessTests {
         try space.start("bob", peers: ["alice"])
         try space.start("carol", peers: ["bob"])
         #expect(try space.gallery("alice", "add", "https://example.org/one.png", "--aspect", "1.5", "--title", "real").status == 0)
-        #expect(space.waitUntil { try space.column("title", on: "carol", "alice") == ["real"] })
+        #expect(try space.waitUntil { try space.column("title", on: "carol", "alice") == ["real"] })
         let status = try space.gallery("bob", "status", "--json")
         let object = try #require(try JSONSerialization.jsonObject(with: Data(status.stdout.utf8)) as? [String: Any])
         let aliceStatus = try JSONSerialization.jsonObject(with: Data(try space.gallery("alice", "status", "--json").stdout.utf8)) as? [String: Any]
-        let alice = try #require(ReplicaID(try #require(aliceStatus?["replica"] as? String)))
+        let aliceText = try #require(aliceStatus?["replica"] as? String)
+        let alice = try #require(ReplicaID(aliceText))
         let version = try #require(object["version"] as? [String: Any])
         let last = try #require((version[alice.description] as? NSNumber)?.uint64Value)
         let itemText = try #require(try space.items(on: "bob", "alice")?.first?["id"] as? String)
@@ -48,7 +49,7 @@ struct SignedOpsProcessTests {
         #expect(space.waitUntil(timeout: 10) { space.standardError(of: "bob").contains("FORGED OP \(forged.id)") })
         // alice's next real op reaches carol through bob; the forgery never did.
         #expect(try space.gallery("alice", "update", itemText, "--title", "real again").status == 0)
-        #expect(space.waitUntil { try space.column("title", on: "carol", "alice") == ["real again"] })
+        #expect(try space.waitUntil { try space.column("title", on: "carol", "alice") == ["real again"] })
         for node in ["alice", "bob", "carol"] { #expect(!space.standardError(of: node).contains("forged\"")) }
     }
 }

@@ -48,11 +48,8 @@ extension OpCodec {
     /// two copies of one op are compared in.
     package static func unsealedEncoding(of op: Op) -> [UInt8] {
         var writer = ByteWriter(capacity: maxEncodedSize(of: op))
-        if op.seal == nil {
-            encode(op, into: &writer)
-        } else {
-            encode(op.unsealed, into: &writer)
-        }
+        var names = CanonicalOpNames()
+        encode(op, into: &writer, names: &names, withSeal: false)
         return writer.bytes
     }
 

@@ -176,7 +176,7 @@ package enum OpCodec {
     }
 
     /// Writes one op to any sink, its replica IDs and gallery names as `names` writes them.
-    static func encode(_ op: Op, into writer: inout some ByteSink, names: inout some OpNameCoding) {
+    static func encode(_ op: Op, into writer: inout some ByteSink, names: inout some OpNameCoding, withSeal: Bool = true) {
         let kind: UInt8 = switch op.action {
         case .createGallery: 1
         case .insert: 2
@@ -185,7 +185,7 @@ package enum OpCodec {
         case .update: 5
         case .commit: 6
         }
-        let sealed = op.seal.map { !$0.isEmpty } ?? false
+        let sealed = withSeal && op.seal.map { !$0.isEmpty } ?? false
         writer.byte(sealed ? kind | sealedKindFlag : kind)
         writer.varint(op.id.counter)
         names.writeReplica(op.id.replica, into: &writer)

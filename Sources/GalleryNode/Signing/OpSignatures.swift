@@ -40,9 +40,9 @@ package struct OpSignatures: OpAuthenticator {
     /// The salt of this node's replica ID.
     let salt: UInt64
     var heads: [ReplicaID: Head] = [:]
-    /// Per replica, the chain hash after each op a checked signature covers and that is not
-    /// applied yet: the op is admitted only if it is that op (same content, same place).
-    var expected: [ReplicaID: [UInt64: [UInt8]]] = [:]
+    /// Per replica, each op a checked signature covers and that is not applied yet (without its
+    /// seal), with the chain hash after it: an op is admitted only if it is that op.
+    var expected: [ReplicaID: [UInt64: (op: Op, hash: [UInt8])]] = [:]
     /// How many entries `expected` holds; past `maximumExpected` it is cleared (the ops then
     /// need a signature of their own, or another frame).
     private var expectedCount = 0
@@ -132,10 +132,12 @@ package struct OpSignatures: OpAuthenticator {
         }
         guard let want = expected[replica]?.removeValue(forKey: op.id.counter) else { return "no signature covers it" }
         expectedCount -= 1
-        guard let before = chainHash(before: op), OpSigning.chain(before, op) == want else {
+        // The op the signature covered (compared as values: cheaper than hashing it again), at
+        // the place it covered (its predecessor is the one hashed before it).
+        guard want.op == op.unsealed, chainHash(before: op) != nil else {
             return "it differs from the op its replica signed under that ID"
         }
-        admitted = (op.id, want)
+        admitted = (op.id, want.hash)
         return nil
     }
 
@@ -201,7 +203,7 @@ package struct OpSignatures: OpAuthenticator {
             expected = [:]
             expectedCount = 0
         }
-        for (op, hash) in zip(run, hashes) where expected[replica, default: [:]].updateValue(hash, forKey: op.id.counter) == nil {
+        for (op, hash) in zip(run, hashes) where expected[replica, default: [:]].updateValue((op.unsealed, hash), forKey: op.id.counter) == nil {
             expectedCount += 1
         }
         return nil
