@@ -181,7 +181,7 @@ extension SyncNode: ConnectionDelegate {
     /// Applies received ops and hands the ones that were new to the writer; once durable they go
     /// to every other live peer. On the loop.
     private func receive(_ ops: [Op], from connection: Connection) {
-        guard let ops = checkSignatures(ops, from: connection) else { return }
+        let ops = checkSignatures(ops, from: connection)
         var applied: [Op] = []
         var failure: (Op, ModelError)?
         var duplicates: [ReplicaID: Int] = [:]

@@ -53,7 +53,11 @@ extension OpSignatures {
                 }
                 let covered = run[run.startIndex...lastSigned].map { all[$0] }
                 if first.previous == chainEnd {
-                    if let reason = check(covered) { return FrameCheck(ops: [], forged: (all[indices[lastSigned]], reason)) }
+                    if let reason = check(covered) {
+                        // The ops before the first one the author did not sign still count.
+                        let valid = longestSignedPrefix(of: covered)
+                        return FrameCheck(ops: valid, forged: (covered[valid.count], reason))
+                    }
                     chainEnd = covered.last?.lastCounter ?? chainEnd
                 } else if first.previous > chainEnd {
                     keep(Proof(ops: covered, source: source), replica: replica, first: first.id.counter)
@@ -86,6 +90,28 @@ extension OpSignatures {
             return "replica \(op.id.replica) signs nothing (its ops predate signed ops): refused from peers"
         }
         return nil
+    }
+
+    /// The longest prefix of `run` (whose last signature does not hold) that one of its own
+    /// signatures covers, found by bisection over its signed ops: signatures hold up to the first
+    /// op that is not its author's and fail from there on, so at most about log2 of them are checked.
+    private mutating func longestSignedPrefix(of run: [Op]) -> [Op] {
+        let signed = run.indices.filter { run[$0].seal?.signature != nil }.dropLast()
+        var low = 0, high = signed.count  // signed[..<low] hold, signed[high...] do not
+        while low < high {
+            let middle = (low + high) / 2
+            if check(Array(run[...signed[signed.startIndex + middle]])) == nil { low = middle + 1 } else { high = middle }
+        }
+        guard low > 0 else { return [] }
+        let prefix = Array(run[...signed[signed.startIndex + low - 1]])
+        return prefix.enumerated().map { index, op in
+            var stripped = op
+            if index < prefix.count - 1 {
+                stripped.seal?.signature = nil
+                if stripped.seal?.isEmpty == true { stripped.seal = nil }
+            }
+            return stripped
+        }
     }
 
     /// Forgets what a closed connection left waiting for a signature.

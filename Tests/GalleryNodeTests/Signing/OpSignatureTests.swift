@@ -78,6 +78,7 @@ struct OpSignatureTests {
         var bob = SignedReplicaFixture(seed: 2)
         let result = bob.receive(replayed)
         #expect(result.forged?.contains("not the replica of the key it claims in this space") == true)
+        #expect(result.outcomes.isEmpty)
         #expect(bob.receive(ops, from: 2).forged == nil)
         // Alice's first op with Mallory's key claimed: refused.
         var stolen = ops[0]
@@ -92,14 +93,18 @@ struct OpSignatureTests {
         let ops = try Self.aliceOps(&alice, count: 3)
         var flipped = ops
         flipped[3].seal?.signature?[10] ^= 0x01
+        // The ops before it are its author's (their own signatures hold): they are applied.
         var bob = SignedReplicaFixture(seed: 2)
         #expect(bob.receive(flipped).forged?.contains("signature") == true)
-        #expect(bob.replica.opCount == 0)
+        #expect(bob.replica.opCount == 3)
+        var carol = SignedReplicaFixture(seed: 3)
         var changed = ops
         changed[2].action = .insert(gallery: "g", after: nil, before: nil, items: [.titled("changed")])
-        #expect(bob.receive(changed, from: 2).forged != nil)
-        #expect(bob.receive(ops, from: 3).forged == nil)
-        #expect(bob.replica.opCount == 4)
+        #expect(carol.receive(changed).forged != nil)
+        #expect(carol.replica.opCount == 2)
+        #expect(carol.receive(ops, from: 2).forged == nil)
+        #expect(carol.replica.opCount == 4)
+        #expect(carol.replica.item(ops[3].id)?.title == "i2")
     }
 
     @Test("A run that arrives before its predecessor is checked when the predecessor arrives; a forged one is then refused")

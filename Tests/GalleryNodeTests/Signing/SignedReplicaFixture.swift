@@ -29,13 +29,12 @@ struct SignedReplicaFixture {
     var signatures: OpSignatures { replica.authenticator as! OpSignatures }
 
     /// Checks a frame of ops from `source` as the node does, then gives what passed to the replica.
-    /// Returns the forged reason, or the outcomes.
+    /// Returns the forged reason, if any, and the outcomes of the ops given to the replica.
     mutating func receive(_ ops: [Op], from source: Int = 1) -> (forged: String?, outcomes: [ReceiveOutcome]) {
         var signatures = self.signatures
         replica.authenticator = nil
         let checked = signatures.check(frame: ops, from: source, state: replica)
         replica.authenticator = signatures
-        if let forged = checked.forged { return (forged.reason, []) }
-        return (nil, checked.ops.map { replica.receive($0, from: source) })
+        return (checked.forged?.reason, checked.ops.map { replica.receive($0, from: source) })
     }
 }
