@@ -101,6 +101,10 @@ package struct NodeConfiguration: Sendable {
     /// The clock, executors and transport the node runs on: the system's clock and TCP on event
     /// loops, unless a simulation supplies its own (`NodeEnvironment`).
     package var environment = NodeEnvironment.production
+    /// The salt of the node's replica ID when its ops are signed (protocol.md, "Signed ops"): the
+    /// replica must then be `OpSigning.replicaID` of the space, the signing key derived from
+    /// `staticKey`, and this salt. Nil: ops are neither signed nor checked (tests, simulations).
+    package var replicaSalt: UInt64?
 
     package init(
         name: String, secret: [UInt8], staticKey: X25519.PrivateKey = X25519.PrivateKey(), listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),

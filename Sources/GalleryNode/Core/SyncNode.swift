@@ -144,7 +144,7 @@ package final class SyncNode: @unchecked Sendable {
     /// Creates a node serving `replica`; call `start()` to listen and dial.
     package init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
-        self._replica = replica
+        self._replica = Self.signing(replica, configuration)
         self._liveness = LivenessState(
             previous: configuration.environment.clock.now,
             gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))

@@ -132,6 +132,7 @@ extension SyncNode: ConnectionDelegate {
             addressConnectionClosed(connection)
             if first { releaseDeferredRequests(now: clock.now) }
             forgetWaitingOps(of: connection)
+            forgetUnsignedTail(of: connection)
             notifyChange()
             if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
         }
@@ -200,6 +201,7 @@ extension SyncNode: ConnectionDelegate {
     /// Applies received ops and hands the ones that were new to the writer; once durable they go
     /// to every other live peer. On the loop.
     private func receive(_ ops: [Op], from connection: Connection) {
+        let ops = checkSignatures(ops, from: connection)
         var applied: [Op] = []
         var failure: (Op, ModelError)?
         var duplicates: [ReplicaID: Int] = [:]
@@ -216,6 +218,7 @@ extension SyncNode: ConnectionDelegate {
         }
         if failure == nil { noteReceived(ops, duplicates: duplicates, from: connection) }
         _ = self.applied(applied, source: connection.id, waits: false)
+        reportForgedHeldOps()
         if let (op, error) = failure {
             if case .divergentOp = error {
                 reportDivergentOp(op, from: connection)
@@ -223,6 +226,8 @@ extension SyncNode: ConnectionDelegate {
                 // Its ops go now, not when the close completes: no other peer waits for the room.
                 replica.dropWaitingOps(from: connection.id)
                 connection.close(.internalError, "too many of your ops wait for their dependencies")
+            } else if case .forgedOp(_, let reason) = error {
+                reportForgedOp(op.id, reason: reason, on: [connection])
             } else if case .bufferFull = error {
                 replica.dropWaitingOps(from: connection.id)
                 connection.close(.internalError, "too many ops wait for their dependencies, yours the most")
