@@ -55,6 +55,8 @@ let package = Package(
         ], resources: [
             .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/core.js"),
             .embedInCode("Page/grid.js"), .embedInCode("Page/live.js"), .embedInCode("Page/drag.js"),
+            .embedInCode("Page/view.js"), .embedInCode("Page/selection.js"), .embedInCode("Page/offline.js"),
+            .embedInCode("Page/access.js"), .embedInCode("Page/touch.js"),
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [
