@@ -14,7 +14,7 @@ function onBandDown(e) {
   if (e.target.closest('.tile, button, input, select, a, #empty')) return;
   if (!e.target.closest('#scroller')) return;
   e.preventDefault();   // no text selection; the grid takes the focus instead
-  $('grid').focus({ preventScroll: true });
+  $('grid').focus({ preventScroll: true, focusVisible: false });
   BAND.start = gridPoint(e);
   BAND.additive = e.shiftKey || e.ctrlKey || e.metaKey;
   BAND.base = BAND.additive ? new Set(S.selected) : new Set();

@@ -6,7 +6,15 @@ const PHONE = window.matchMedia('(max-width: 720px)');
 const LONG_PRESS_MS = 450;
 const TOUCH = { press: null, drag: null, pinch: null };
 
+// Marks the drawer as moving for its slide (CSS animates only then).
+function slideDrawer() {
+  document.body.classList.add('drawer-moving');
+  clearTimeout(slideDrawer.timer);
+  slideDrawer.timer = setTimeout(() => document.body.classList.remove('drawer-moving'), 260);
+}
+
 function openDrawer() {
+  slideDrawer();
   document.body.classList.add('drawer-open');
   $('scrim').hidden = false;
   $('drawer-open').setAttribute('aria-expanded', 'true');
@@ -18,6 +26,7 @@ function openDrawer() {
 
 function closeDrawer(returnFocus) {
   if (!document.body.classList.contains('drawer-open')) return;
+  slideDrawer();
   document.body.classList.remove('drawer-open');
   $('scrim').hidden = true;
   $('drawer-open').setAttribute('aria-expanded', 'false');
