@@ -53,8 +53,21 @@ function wirePicker() {
 // says otherwise.
 
 const localAspects = new Map();   // item ID -> width / height measured here
+// Files announced, not yet answered: their placeholders can arrive on the event stream before the
+// announcement's reply names their IDs, so they are known by file name and size meanwhile.
+const announcedAspects = new Map();   // `name\u0000size` -> width / height
 
-function localAspect(item) { return localAspects.get(item.id) || 0; }
+function localAspect(item) {
+  const known = localAspects.get(item.id);
+  if (known) return known;
+  if (item.state !== 'placeholder' || !announcedAspects.size) return 0;
+  return announcedAspects.get(`${item.title}\u0000${item.bytes}`) || 0;
+}
+
+// Before announcing `files` whose shapes are `ratios`.
+function announceAspects(files, ratios) {
+  files.forEach((file, index) => { if (ratios[index]) announcedAspects.set(`${file.name}\u0000${file.size}`, ratios[index]); });
+}
 
 // Width / height of each image file (null when it cannot be decoded within 2 s; at most 200 measured).
 async function measureAspects(files) {
@@ -73,7 +86,8 @@ async function measureAspects(files) {
   }));
 }
 
-function rememberAspects(itemIds, ratios) {
+function rememberAspects(files, itemIds, ratios) {
+  for (const file of files) announcedAspects.delete(`${file.name}\u0000${file.size}`);
   let placed = false;
   itemIds.forEach((id, index) => {
     if (!ratios[index]) return;

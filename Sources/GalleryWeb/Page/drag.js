@@ -183,6 +183,7 @@ async function uploadFiles(files, gallery, index) {
   }
   if (!images.length) return;
   const ratios = await measureAspects(images);   // placeholders take the picture's shape at once
+  announceAspects(images, ratios);
   let reply;
   try {
     reply = await api('POST', '/api/uploads', {
@@ -191,9 +192,10 @@ async function uploadFiles(files, gallery, index) {
     });
   } catch (error) {
     toast(`Cannot upload: ${error.message}`, 'error');
+    rememberAspects(images, [], ratios);
     return;
   }
-  rememberAspects(reply.uploads.map((entry) => entry.item), ratios);
+  rememberAspects(images, reply.uploads.map((entry) => entry.item), ratios);
   await Promise.all(reply.uploads.map(async (entry, n) => {
     const controller = new AbortController();
     S.uploads.set(entry.item, { upload: entry.upload, controller });
