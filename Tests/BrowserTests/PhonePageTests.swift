@@ -41,6 +41,38 @@ struct PhonePageTests {
         }
     }
 
+    @Test("Dark mode follows prefers-color-scheme: every surface and text colour switches (the README's phone picture)")
+    func darkMode() throws {
+        try PageScenario.run("phone-schemes") { scenario in
+            let server = try scenario.node("alice", pictures: 14)
+            for name in ["Summer trip", "Family", "Screenshots"] { try server.node.createGallery(name) }
+            let page = try scenario.open(server)
+            let ids = server.node.items("alice").map(\.id)
+            try PageLooks.apply(PageLooks.phone, dark: false, to: page)
+            try page.evaluate("setZoom(112); true")
+            try page.settle()
+            try page.tap(BrowserPage.tile(ids[1]))
+            try page.tap(BrowserPage.tile(ids[2]))
+            try page.settle()
+            let probe = "(() => { const s = getComputedStyle(document.documentElement), h = getComputedStyle(document.getElementById('gallery-title')), "
+                + "p = getComputedStyle(document.querySelector('.add-photos')); return [s.backgroundColor, h.color, p.backgroundColor]; })()"
+            let light = try page.evaluate(probe) as? [String] ?? []
+            let lightShot = try PageLooks.capture(page)
+            try page.tap("#drawer-open")
+            try page.waitFor("__state.drawerOpen")
+            try page.settle()
+            let drawerShot = try PageLooks.capture(page)
+            try page.tap("#scrim")
+            try page.waitFor("!__state.drawerOpen")
+            try PageLooks.apply(PageLooks.phone, dark: true, to: page)
+            try page.settle()
+            let dark = try page.evaluate(probe) as? [String] ?? []
+            #expect(light == ["rgb(246, 245, 242)", "rgb(31, 35, 40)", "rgb(31, 35, 40)"], "\(light)")
+            #expect(dark == ["rgb(20, 21, 24)", "rgb(231, 232, 235)", "rgb(231, 232, 235)"], "\(dark)")
+            try PageLooks.keepSideBySide([lightShot, drawerShot, PageLooks.capture(page)], in: scenario.browser, as: "phone")
+        }
+    }
+
     @Test("Touch: a tap selects and a second tap unselects; a long press drags the tile to a new place; a pinch zooms")
     func touch() throws {
         try PageScenario.run("phone-touch") { scenario in

@@ -35,6 +35,36 @@ enum PageLooks {
         }
     }
 
+    /// The viewport of `page` as PNG bytes.
+    static func capture(_ page: BrowserPage) throws -> Data {
+        Data(base64Encoded: try page.send("Page.captureScreenshot", ["format": "png"])["data"] as? String ?? "") ?? Data()
+    }
+
+    /// Composes `shots` side by side on a dark ground in a new window of `browser`, and keeps it as NAME.png.
+    static func keepSideBySide(_ shots: [Data], in browser: Browser, as name: String) throws {
+        let canvas = try browser.newPage(url: "about:blank", newWindow: true)
+        defer { canvas.close() }
+        try canvas.send("Emulation.setDeviceMetricsOverride", ["width": 2400, "height": 1000, "deviceScaleFactor": 1, "mobile": false])
+        let sources = shots.map { BrowserPage.jsString($0.base64EncodedString()) }.joined(separator: ", ")
+        let size = (try canvas.evaluate("""
+            (async () => { document.body.style.cssText = 'margin:0;background:#3a3d42;display:flex;gap:24px;padding:24px;align-items:flex-start;width:max-content';
+              for (const data of [\(sources)]) { const img = new Image(); img.src = 'data:image/png;base64,' + data;
+                img.style.cssText = 'border-radius:18px;box-shadow:0 8px 30px #0007'; document.body.appendChild(img); await img.decode(); }
+              const images = [...document.images].map((i) => i.getBoundingClientRect());
+              return [Math.ceil(Math.max(...images.map((r) => r.right)) + 24), Math.ceil(Math.max(...images.map((r) => r.bottom)) + 24)]; })()
+            """) as? [NSNumber])?.map(\.doubleValue) ?? [2400, 1000]
+        let shot = try canvas.send("Page.captureScreenshot", ["format": "png", "clip": ["x": 0, "y": 0, "width": size[0], "height": size[1], "scale": 1]])
+        let png = Data(base64Encoded: shot["data"] as? String ?? "") ?? Data()
+        var targets = [FileManager.default.temporaryDirectory.appendingPathComponent("gallery-\(name).png")]
+        if ProcessInfo.processInfo.environment["GALLERY_DOCS_SCREENSHOTS"] != nil {
+            targets.append(GalleryProcess.repositoryRoot.appendingPathComponent("docs/screenshots/\(name).png"))
+        }
+        for target in targets {
+            try png.write(to: target)
+            print("page test: screenshot \(name) saved to \(target.path)")
+        }
+    }
+
     /// Writes a PNG of `width` x `height` to a temporary file and returns its path.
     static func pictureFile(_ name: String, width: Int, height: Int) throws -> String {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-page-files-\(UUID().uuidString)")
