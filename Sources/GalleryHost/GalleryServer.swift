@@ -104,6 +104,8 @@ package final class GalleryServer: @unchecked Sendable {
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
             configuration.announce = announce
+            // No sealed heartbeat a second on an idle link (protocol.md, section 10).
+            configuration.quiet = .standard
             configure(&configuration)
             self.node = SyncNode(configuration: configuration, replica: replica)
         } catch {

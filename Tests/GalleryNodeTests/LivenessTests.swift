@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
@@ -55,6 +58,83 @@ extension NodeSuites {
                 if case .error(_, let text) = $0 { text } else { nil }
             } ?? ""))
             #expect(elapsed >= .milliseconds(500) && elapsed < .seconds(5), "\(elapsed)")
+        }
+
+        /// Reads what a quiet-liveness node sends a raw peer until it closes the connection, with
+        /// the peer offering quiet liveness (`features` bit 1) or not.
+        private func quietNodeConversation(peerOffersQuiet: Bool) throws -> (messages: [Message], elapsed: Duration) {
+            let secret = Array("quiet".utf8)
+            var configuration = NodeConfiguration(
+                name: "node", secret: secret, heartbeatInterval: .milliseconds(100), peerTimeout: .milliseconds(600), log: .silent)
+            configuration.quiet = QuietLiveness(heartbeatInterval: .milliseconds(1_500), peerTimeout: .milliseconds(2_500))
+            let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "node")))
+            try node.start()
+            defer { node.stop() }
+            let streams = try Connector.connect(to: node.endpoint!)
+            defer { streams.close() }
+            var raw = RawPeer(streams)
+            try raw.authenticate(HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(98), name: "quiet"))
+            if peerOffersQuiet { raw.send(.features(.quietLiveness)) }
+            let start = ContinuousClock.now
+            #if os(Linux)
+            // The node's end of this connection (accepted on its event loop) has TCP keep-alive on.
+            #expect(Self.keepAliveOfAcceptedSocket(port: node.endpoint!.port) == 1)
+            #endif
+            var received: [Message] = []
+            while let message = try raw.receiveOrEnd() { received.append(message) }
+            return (received, ContinuousClock.now - start)
+        }
+
+        #if os(Linux)
+        /// `SO_KEEPALIVE` of this process's connected socket whose local port is `port`, if any.
+        static func keepAliveOfAcceptedSocket(port: UInt16) -> Int32? {
+            for fd in Int32(3)..<Int32(4_096) {
+                var address = sockaddr_in()
+                var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let named = withUnsafeMutablePointer(to: &address) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+                }
+                guard named == 0, address.sin_family == sa_family_t(AF_INET), UInt16(bigEndian: address.sin_port) == port else { continue }
+                var peer = sockaddr_in()
+                var peerLength = socklen_t(MemoryLayout<sockaddr_in>.size)
+                let connected = withUnsafeMutablePointer(to: &peer) {
+                    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getpeername(fd, $0, &peerLength) }
+                }
+                guard connected == 0 else { continue }
+                var value: Int32 = -1
+                var size = socklen_t(MemoryLayout<Int32>.size)
+                guard getsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &value, &size) == 0 else { continue }
+                return value
+            }
+            return nil
+        }
+        #endif
+
+        @Test("Quiet liveness: a peer that offers it gets a heartbeat only after the quiet interval, and its silence is taken for the longer limit")
+        func quietPeerGetsFewHeartbeats() throws {
+            let (received, elapsed) = try quietNodeConversation(peerOffersQuiet: true)
+            let heartbeats = received.filter { $0 == .heartbeat }.count
+            #expect(received.contains { if case .features(let bits) = $0 { bits.contains(.quietLiveness) } else { false } },
+                    "the node offers quiet liveness")
+            // 100 ms heartbeats would make about 25 in 2.5 s; quiet ones, one per 1.5 s of quiet
+            // (and perhaps one sent before the peer's features arrived).
+            let quietOnes = Int(elapsed / .milliseconds(1_500))
+            #expect(heartbeats <= quietOnes + 1, "\(heartbeats) heartbeats in \(elapsed)")
+            #expect(elapsed >= .milliseconds(2_400) && elapsed < .seconds(8), "dropped after \(elapsed), not after the 600 ms limit")
+            guard case .error(.timeout, _)? = received.last else {
+                Issue.record("ended with \(String(describing: received.last))")
+                return
+            }
+        }
+
+        @Test("Quiet liveness: a peer that does not offer it still gets a heartbeat every interval")
+        func peerWithoutQuietKeepsHeartbeats() throws {
+            let (received, elapsed) = try quietNodeConversation(peerOffersQuiet: false)
+            let heartbeats = received.filter { $0 == .heartbeat }.count
+            // The node offered quiet liveness, so it takes the peer's silence for 2.5 s; its own
+            // heartbeats keep the one-interval pace the peer expects.
+            #expect(heartbeats >= 10, "\(heartbeats) heartbeats in \(elapsed)")
+            #expect(elapsed >= .milliseconds(2_400), "\(elapsed)")
         }
 
         @Test("Heartbeats keep two idle nodes connected well past the timeout")

@@ -27,9 +27,20 @@ extension SyncNode {
         _modify { assertOnLoop(); yield &_sessionOrder }
     }
 
+    /// Every write counts in `sessionsChanges`.
     var sessions: [Int: Session] {
         _read { assertOnLoop(); yield _sessions }
-        _modify { assertOnLoop(); yield &_sessions }
+        _modify {
+            assertOnLoop()
+            _sessionsChanges &+= 1
+            yield &_sessions
+        }
+    }
+
+    /// How many times `sessions` was written.
+    var sessionsChanges: UInt64 {
+        assertOnLoop()
+        return _sessionsChanges
     }
 
     var nextConnectionID: Int {

@@ -74,6 +74,9 @@ package final class SyncNode: @unchecked Sendable {
     var _replica: Replica
     var _connections: [Int: Connection] = [:]
     var _sessions: [Int: SyncNode.Session] = [:]
+    /// How many times `sessions` was written: a pass that finds it unchanged since its last look,
+    /// and nothing due by time, skips its scan of the sessions (`LivenessState.Look`).
+    var _sessionsChanges: UInt64 = 0
     /// The keys of `sessions`, ascending: the order passes visit them in (kept, not sorted per pass).
     var _sessionOrder: [Int] = []
     var _nextConnectionID: Int = 0

@@ -58,7 +58,7 @@ extension SyncNode {
         // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
         // meanwhile, so peers' silence over that time is not theirs.
         if now > liveness.previous && now - liveness.previous > interval {
-            for connection in connections.values { connection.excuseSilence(until: now) }
+            for connection in connections.values { connection.excuseSilence(until: now, afterPassGap: now - liveness.previous, interval: interval) }
         }
         liveness.previous = now
         // The relay first: an announcement due on an idle link goes instead of its heartbeat.

@@ -87,6 +87,20 @@ struct RelayPolicy: Equatable {
         return total
     }
 
+    /// When the link's relay decisions may next change with time alone, holding `total`, after
+    /// the pass's `takeAnnouncement` and `dueGraft`: the end of the announcement interval
+    /// while an announcement waits for it, the graft's timeout while something is lacking;
+    /// `.max` when only a new event (ops, a frame from the peer) can change them.
+    func nextDecision(total: UInt64, branch: Bool, announcing: UInt64, graftTimeout: UInt64) -> UInt64 {
+        guard trees else { return .max }
+        var next = UInt64.max
+        if total != announcedTotal && (owesAnnouncement || (!branch && !isGrafted)) {
+            next = lastAnnounced &+ announcing
+        }
+        if awaitedCatchUps == 0, lacking != nil { next = min(next, lackingSince &+ graftTimeout) }
+        return next
+    }
+
     /// Ops arrived from the peer though this node held them: true when the link is to be pruned
     /// (a grafted link that is not a branch, no catch-up awaited, whose answer may repeat what is
     /// held): it is lazy again on this side at once; the caller sends `prune`. A branch is never
@@ -146,7 +160,7 @@ struct RelayPolicy: Equatable {
         let missing = known.counters.filter { version[$0.key] < $0.value }
         lacking = missing.isEmpty && peerTotal <= total
             ? nil : Lacking(version: VersionVector(missing), total: peerTotal > total ? peerTotal : 0)
-        lackingSince = now
+        if lacking != nil { lackingSince = now }
         return nil
     }
 }

@@ -63,6 +63,10 @@ final class Connection: @unchecked Sendable {
     /// When `close` was first called (uptime, nanoseconds); the channel is closed a second later
     /// at the latest, even if the peer does not read the farewell.
     var closingSince: UInt64?
+    /// Quiet liveness (`Connection+Liveness`): the silence this node told the peer it takes, and
+    /// the heartbeat interval the peer's `features` allow; nil: the configuration's.
+    var silenceTolerated: UInt64?
+    var quietHeartbeatInterval: UInt64?
     /// Called once the connection has closed and the node was told (after `finished`).
     private var onFinished: (@Sendable (Connection) -> Void)?
     /// Signalled once the channel has closed and the node was told.
