@@ -30,7 +30,6 @@ struct PhonePageTests {
             // The menu button opens the drawer; choosing a gallery there shows it and closes the drawer.
             try page.tap("#drawer-open")
             try page.waitFor("__state.drawerOpen && document.querySelector('#sidebar').getBoundingClientRect().left >= 0")
-            try page.waitFor("document.getAnimations().length === 0 || true")
             try page.waitFor("document.querySelector('#sidebar').getBoundingClientRect().left === 0")
             #expect(try page.evaluateString("document.querySelector('#drawer-open').getAttribute('aria-expanded')") == "true")
             try PageLooks.keep(page, as: "phone-drawer-\(dark ? "dark" : "light")")

@@ -210,7 +210,7 @@ async function uploadFiles(files, gallery, index) {
         toast(`${images[n].name}: ${(body && body.message) || response.status}`, 'error');
       }
     } catch (error) {
-      if (error.name !== 'AbortError') toast(`${images[n].name}: ${error.message}`, 'error');
+      if (error.name !== 'AbortError') toast(`${images[n].name}: ${unreachable(error).message}`, 'error');
     } finally {
       S.uploads.delete(entry.item);
     }
