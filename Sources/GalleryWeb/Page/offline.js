@@ -6,7 +6,7 @@
 // have changed meanwhile. Nothing is lost: the page asked for nothing.
 
 const RETRY_SECONDS = 3;
-const O = { offline: false, timer: null, ticker: null, retryAt: 0, probing: false };
+const OFFLINE = { offline: false, timer: null, ticker: null, retryAt: 0, probing: false };
 
 function nodeLabel() { return (S.status && S.status.node) || location.host; }
 
@@ -20,7 +20,7 @@ function unreachable(error) {
 }
 
 function refuseWhileOffline() {
-  if (!O.offline) return;
+  if (!OFFLINE.offline) return;
   const refused = new Error(`Not connected to ${nodeLabel()}. Nothing was changed: changes are refused until it is back.`);
   refused.code = 'offline';
   throw refused;
@@ -31,15 +31,15 @@ async function streamDropped(source) {
   if (S.events !== source) return;
   source.close();
   setConnection('offline', 'Reconnecting…');
-  if (O.probing) return;
-  O.probing = true;
+  if (OFFLINE.probing) return;
+  OFFLINE.probing = true;
   let status = 0;
   try {
     status = (await fetch('/api/status', { credentials: 'same-origin', cache: 'no-store' })).status;
   } catch (_) {
     status = 0;
   } finally {
-    O.probing = false;
+    OFFLINE.probing = false;
   }
   if (S.events !== source) return;              // someone reconnected meanwhile
   if (status === 401) { signedOut(); return; }  // no retrying: a new link is needed
@@ -48,27 +48,27 @@ async function streamDropped(source) {
 }
 
 function goOffline() {
-  if (!O.offline) {
-    O.offline = true;
+  if (!OFFLINE.offline) {
+    OFFLINE.offline = true;
     T.offline = true;
     document.body.classList.add('offline');
     $('offline').hidden = false;
     setConnection('offline', `Not connected to ${nodeLabel()}`);
   }
-  if (!O.timer) scheduleRetry();
+  if (!OFFLINE.timer) scheduleRetry();
 }
 
 function scheduleRetry() {
-  clearTimeout(O.timer);
-  clearInterval(O.ticker);
-  O.retryAt = Date.now() + RETRY_SECONDS * 1000;
-  O.timer = setTimeout(retryNow, RETRY_SECONDS * 1000);
-  O.ticker = setInterval(renderBanner, 250);
+  clearTimeout(OFFLINE.timer);
+  clearInterval(OFFLINE.ticker);
+  OFFLINE.retryAt = Date.now() + RETRY_SECONDS * 1000;
+  OFFLINE.timer = setTimeout(retryNow, RETRY_SECONDS * 1000);
+  OFFLINE.ticker = setInterval(renderBanner, 250);
   renderBanner();
 }
 
 function renderBanner() {
-  const seconds = Math.max(0, Math.ceil((O.retryAt - Date.now()) / 1000));
+  const seconds = Math.max(0, Math.ceil((OFFLINE.retryAt - Date.now()) / 1000));
   $('offline-text').textContent = seconds > 0
     ? `Not connected to ${nodeLabel()}. Retrying in ${seconds} s ·`
     : `Not connected to ${nodeLabel()}. Connecting… ·`;
@@ -77,10 +77,10 @@ function renderBanner() {
 // Reconnects now: the stream from what the page has (its `open` clears the banner); on failure the
 // stream's error comes back here through streamDropped, and the next retry is scheduled.
 function retryNow() {
-  clearTimeout(O.timer);
-  clearInterval(O.ticker);
-  O.timer = null;
-  O.retryAt = 0;
+  clearTimeout(OFFLINE.timer);
+  clearInterval(OFFLINE.ticker);
+  OFFLINE.timer = null;
+  OFFLINE.retryAt = 0;
   renderBanner();
   T.retries = (T.retries || 0) + 1;
   if (!T.ready) { location.reload(); return; }   // it never loaded: load it all
@@ -88,12 +88,12 @@ function retryNow() {
 }
 
 function nodeReachable() {
-  if (!O.offline) return;
-  O.offline = false;
+  if (!OFFLINE.offline) return;
+  OFFLINE.offline = false;
   T.offline = false;
-  clearTimeout(O.timer);
-  clearInterval(O.ticker);
-  O.timer = null;
+  clearTimeout(OFFLINE.timer);
+  clearInterval(OFFLINE.ticker);
+  OFFLINE.timer = null;
   document.body.classList.remove('offline');
   $('offline').hidden = true;
   toast(`Connected to ${nodeLabel()} again.`);

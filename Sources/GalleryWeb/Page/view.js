@@ -4,10 +4,10 @@
 // first). While a view is on, reordering (drag within the grid, Alt+arrows, long-press) is off and
 // the page says so; dropping files or items still adds them, at the gallery's end.
 
-const V = { query: '', sort: '' };
+const VIEW = { query: '', sort: '' };
 const titleCollator = new Intl.Collator(undefined, { numeric: true, sensitivity: 'base' });
 
-function viewActive() { return V.query !== '' || V.sort !== ''; }
+function viewActive() { return VIEW.query !== '' || VIEW.sort !== ''; }
 
 // An item's ID is `counter@replica`: the counter of the op that added it, so a later addition has a larger one.
 function addedKey(item) {
@@ -23,9 +23,9 @@ const SORTS = {
 
 function shownItems() {
   if (!viewActive()) return S.items;
-  const query = V.query.toLocaleLowerCase();
+  const query = VIEW.query.toLocaleLowerCase();
   const matching = query ? S.items.filter((item) => String(item.title || '').toLocaleLowerCase().includes(query)) : S.items;
-  const compare = SORTS[V.sort];
+  const compare = SORTS[VIEW.sort];
   if (!compare) return matching;
   // Stable: equal keys keep the gallery's order.
   return matching.map((item, index) => [item, index]).sort(([a, i], [b, j]) => compare(a, b) || i - j).map(([item]) => item);
@@ -33,9 +33,9 @@ function shownItems() {
 
 // Why reordering is off, or '' when it is on.
 function viewNote() {
-  const sortName = { added: 'date added', title: 'title', size: 'size' }[V.sort];
-  if (V.query && sortName) return `Searching, sorted by ${sortName}: drag to reorder is off (clear the search, choose Gallery order).`;
-  if (V.query) return 'Searching: drag to reorder is off until the search is cleared.';
+  const sortName = { added: 'date added', title: 'title', size: 'size' }[VIEW.sort];
+  if (VIEW.query && sortName) return `Searching, sorted by ${sortName}: drag to reorder is off (clear the search, choose Gallery order).`;
+  if (VIEW.query) return 'Searching: drag to reorder is off until the search is cleared.';
   if (sortName) return `Sorted by ${sortName}: a view, the gallery keeps its order. Drag to reorder is off (choose Gallery order).`;
   return '';
 }
@@ -45,11 +45,11 @@ function refusedWhileViewed() {
 }
 
 function applyView() {
-  V.query = $('search').value.trim();
-  V.sort = $('sort').value;
+  VIEW.query = $('search').value.trim();
+  VIEW.sort = $('sort').value;
   $('view-note').textContent = viewNote();
   document.body.classList.toggle('viewing', viewActive());
-  T.view = { query: V.query, sort: V.sort };
+  T.view = { query: VIEW.query, sort: VIEW.sort };
   $('scroller').scrollTop = 0;
   layout();
   renderWindow();
