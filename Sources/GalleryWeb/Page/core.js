@@ -160,11 +160,11 @@ async function loadItems() {
 
 // Loads everything again and resumes the stream after what was loaded (start, `reset`).
 async function resync() {
-  const status = await api('GET', '/api/status');
+  // The node's status and its galleries in parallel: one round trip less before the grid paints.
+  const [status, reply] = await Promise.all([api('GET', '/api/status'), loadGalleries()]);
   S.status = status;
   $('node-name').textContent = status.node;
   document.title = `${status.node} · Gallery`;
-  const reply = await loadGalleries();
   if (!S.gallery || !S.galleries.some((g) => g.name === S.gallery)) {
     const wanted = decodeURIComponent(location.hash.slice(1));
     S.gallery = S.galleries.some((g) => g.name === wanted) ? wanted
