@@ -137,6 +137,51 @@ extension NodeSuites {
             #expect(elapsed >= .milliseconds(2_400), "\(elapsed)")
         }
 
+        @Test("Quiet liveness: an idle node's passes slow to one a second, and the next change brings the usual pace back at once")
+        func idlePassesSlowDown() throws {
+            let secret = Array("quiet pace".utf8)
+            var configuration = NodeConfiguration(
+                name: "node", secret: secret, heartbeatInterval: .milliseconds(200), peerTimeout: .seconds(1), log: .silent)
+            configuration.quiet = QuietLiveness(heartbeatInterval: .seconds(20), peerTimeout: .seconds(60))
+            let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: "pace")))
+            try node.start()
+            defer { node.stop() }
+            let streams = try Connector.connect(to: node.endpoint!)
+            defer { streams.close() }
+            var raw = RawPeer(streams)
+            try raw.authenticate(HandshakeSettings(secret: secret, staticKey: X25519.PrivateKey(), replica: ReplicaID(97), name: "quiet"))
+            raw.send(.features(.quietLiveness))
+            // Settled: at the usual pace (a pass each 20 ms) 2 s would hold 100 passes.
+            let settled = Date().addingTimeInterval(10)
+            var idle = Int.max
+            while Date() < settled {
+                let before = node.livenessPasses
+                Thread.sleep(forTimeInterval: 2)
+                idle = node.livenessPasses - before
+                if idle <= 4 { break }
+            }
+            #expect(idle <= 4, "\(idle) passes in 2 s while idle")
+            // A change on the loop: the next pass comes within the usual interval (20 ms), not a
+            // second later. Three times, each from the slow pace (a slowed pass falling within
+            // 250 ms by chance, three times in a row, is under 2%).
+            var waits: [TimeInterval] = []
+            for round in 0..<3 {
+                let slowed = Date().addingTimeInterval(5)
+                while Date() < slowed {
+                    let before = node.livenessPasses
+                    Thread.sleep(forTimeInterval: 1.2)
+                    if node.livenessPasses - before <= 2 { break }
+                }
+                let before = node.livenessPasses
+                let changed = Date()
+                _ = try node.perform { try $0.createGallery("wake \(round)") }
+                while node.livenessPasses == before && Date().timeIntervalSince(changed) < 2 { usleep(2_000) }
+                waits.append(Date().timeIntervalSince(changed))
+            }
+            #expect(waits.allSatisfy { $0 < 0.25 },
+                    "the first pass after a change came after \(waits.map { String(format: "%.3f s", $0) })")
+        }
+
         @Test("Heartbeats keep two idle nodes connected well past the timeout")
         func heartbeatsKeepIdleConnectionsAlive() throws {
             let cluster = try TestCluster(["a", "b"], peers: [1: [0]], peerTimeout: .milliseconds(400))

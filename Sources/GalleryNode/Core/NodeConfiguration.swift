@@ -75,6 +75,8 @@ package struct NodeConfiguration: Sendable {
     package var catchUpBatchBytes: Int
     /// Where the node reports connections, failures and sync progress.
     package var log: NodeLog
+    /// What its storage repaired when the node started (`StartupReport.repairs`), for `status`.
+    package var repairedAtStart: [String] = []
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
     package var blobs: (any BlobSource)?
     /// Where applied ops are made durable before they are sent to any peer or acknowledged: the

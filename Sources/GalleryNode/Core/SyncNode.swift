@@ -42,6 +42,8 @@ package final class SyncNode: @unchecked Sendable {
     package let events = NodeEvents()
     /// Fills this node's placeholders, when it keeps blobs.
     package let transfers: TransferManager?
+    /// What this node's people did that `gallery undo` and the page's Ctrl+Z can take back.
+    package let undo = UndoJournal()
     /// Which inbound connections are kept before they authenticate, and shed first.
     let admission: AdmissionController
     /// The pause after accept failures, growing while descriptors stay exhausted.

@@ -16,6 +16,16 @@ struct LivenessState {
     /// Whether some session may hold its first `sync_request` back: set when one does, recomputed
     /// by each release, so that an idle pass does not look at every session for it.
     var requestsDeferred = false
+    /// Quiet liveness: the last pass found nothing due for a while, so the next comes after
+    /// `SyncNode.slowLivenessInterval`; anything that happens on the loop meanwhile brings the
+    /// usual pace back (`SyncNode.wakeLiveness`).
+    var slow = false
+    /// Passes run so far (tests: an idle node's pace).
+    var passes = 0
+    /// Quiet liveness: the chain of pass timers that counts; a wake starts a new one.
+    var passGeneration: UInt64 = 0
+    /// Quiet liveness: how long after the previous pass this one was planned (nanoseconds).
+    var plannedDelay: UInt64 = 0
     /// The relay scan's last look at the sessions (`SyncNode.relayPass`).
     var relayLook = Look()
     /// The version exchange's last look at the sessions (`SyncNode.exchangeVersions`).

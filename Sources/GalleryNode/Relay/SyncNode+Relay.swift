@@ -75,13 +75,14 @@ extension SyncNode {
     /// mesh): then this one waits for that catch-up to end, and asks for what is still missing,
     /// so that the log crosses once, not once per peer (protocol.md, "Relay").
     func beginSync(with connection: Connection, now: UInt64) {
-        let busy = sessions.contains { $0.key != connection.id && $0.value.relay.firstCatchUpPending }
+        let busy = sessions.contains { $0.key != connection.id && $0.value.relay.awaitsFirstCatchUp(now: now) }
         if busy && configuration.relayTrees {
             sessions[connection.id]?.relay.deferredRequestSince = now
             liveness.requestsDeferred = true
             return
         }
         sessions[connection.id]?.relay.firstCatchUpPending = true
+        sessions[connection.id]?.relay.firstCatchUpProgress = now
         requestCatchUp(from: connection)
     }
 
@@ -102,7 +103,7 @@ extension SyncNode {
         var pending = liveness.joinSettleUntil.map { now < $0 } ?? false
         for (id, session) in sessions {
             if let since = session.relay.deferredRequestSince { held.append((id, since)) }
-            if !pending && session.relay.firstCatchUpPending && connections[id] != nil { pending = true }
+            if !pending && session.relay.awaitsFirstCatchUp(now: now) && connections[id] != nil { pending = true }
         }
         var still = 0
         for (id, since) in held {
@@ -163,8 +164,8 @@ extension SyncNode {
 
     /// A node being caught up (its first catch-up, the others' requests held back) lacks what
     /// every peer holds: that catch-up brings it, no graft is due meanwhile.
-    var joining: Bool {
-        sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
+    func joining(now: UInt64) -> Bool {
+        sessions.values.contains { $0.relay.awaitsFirstCatchUp(now: now) || $0.relay.deferredRequestSince != nil }
     }
 
     /// What the link to a session is in the relay tree, as `PeerStatus.relay` says it: `eager`
@@ -209,6 +210,7 @@ extension SyncNode {
     func noteReceived(_ ops: [Op], duplicates: [ReplicaID: Int], from connection: Connection) {
         guard var policy = sessions[connection.id]?.relay else { return }
         for op in ops { policy.holds(op.id) }
+        if policy.firstCatchUpPending { policy.firstCatchUpProgress = clock.now }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
         let prune = !duplicates.isEmpty && policy.receivedDuplicates(branch: relayTree.isBranch(connection.id, now: clock.now))
@@ -243,8 +245,9 @@ extension SyncNode {
         let announcing = UInt64(max(configuration.announcementInterval.nanoseconds, 0))
         // Once per pass, not per session: the loop changes no session's first catch-up or
         // deferred request, and asking per session made the pass quadratic in the peers.
-        let joining = joining
-        var nextDue = relayTree.lingerEnd(after: now) ?? .max
+        let joining = joining(now: now)
+        // While joining, grafts wait on the first catch-up, whose stall is a matter of time.
+        var nextDue = joining ? now &+ 1 : relayTree.lingerEnd(after: now) ?? .max
         assert(sessionOrder.count == sessions.count, "every session is in the order, once")
         for id in sessionOrder {
             guard let session = sessions[id], session.live, let connection = connections[id] else { continue }

@@ -45,6 +45,9 @@ final class Connection: @unchecked Sendable {
     let clock: any NodeClock
     /// What waits to be written to the peer.
     let outbox: PeerOutbox
+    /// Frame types this connection never sends (`NodeEnvironment.withheldFrames`: a hostile
+    /// member in a simulation); empty in production.
+    private let withheld: Set<UInt8>
     private weak var delegate: (any ConnectionDelegate)?
     /// Guards the mutable state below.
     let lock = NSLock()
@@ -75,17 +78,18 @@ final class Connection: @unchecked Sendable {
     /// A connection over a link of the node's `NodeTransport` (TCP on an event loop, or a
     /// simulated network).
     convenience init(id: Int, role: Role, link: any TransportLink, settings: HandshakeSettings, queueLimit: Int,
-                     clock: any NodeClock, tally: WireTally? = nil, delegate: any ConnectionDelegate, dialed: Endpoint? = nil,
-                     expectedNode: NodeID? = nil) {
+                     clock: any NodeClock, tally: WireTally? = nil, withheld: Set<FrameType> = [], delegate: any ConnectionDelegate,
+                     dialed: Endpoint? = nil, expectedNode: NodeID? = nil) {
         self.init(id: id, role: role, remote: link.remote, dialed: dialed, queueLimit: queueLimit, clock: clock, tally: tally,
-                  delegate: delegate)
+                  withheld: withheld, delegate: delegate)
         let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
         install(link.makeChannel(source: outbox, handlers: handlers))
     }
 
     private init(id: Int, role: Role, remote: String, dialed: Endpoint?, queueLimit: Int, clock: any NodeClock = SystemClock(),
-                 tally: WireTally? = nil, delegate: any ConnectionDelegate) {
+                 tally: WireTally? = nil, withheld: Set<FrameType> = [], delegate: any ConnectionDelegate) {
         self.id = id
+        self.withheld = Set(withheld.map(\.rawValue))
         self.role = role
         self.remote = remote
         self.dialed = dialed
@@ -178,6 +182,7 @@ final class Connection: @unchecked Sendable {
     ///   against the slow-peer limit, which bounds what piles up on top of it.
     @discardableResult
     func send(_ frame: Frame, priority: FramePriority, backlog: Bool = false) -> Bool {
+        if !withheld.isEmpty && withheld.contains(frame.type) { return true }
         switch outbox.push(frame, priority: priority, backlog: backlog) {
         case .queued(let wake):
             if wake { flushChannel() }

@@ -110,6 +110,7 @@ function renderGalleries() {
     row.addEventListener('click', () => selectGallery(gallery.name));
     row.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); selectGallery(gallery.name); } });
     wireGalleryDrop(row, gallery.name);
+    decorateGalleryRow(row, gallery.name);
     list.appendChild(row);
   }
   settleGalleryFocus(focused);
@@ -135,6 +136,7 @@ async function createGallery(name) {
 }
 
 async function selectGallery(name) {
+  closeTrash();
   if (location.hash !== '#' + encodeURIComponent(name)) history.replaceState(null, '', '#' + encodeURIComponent(name));
   S.gallery = name;
   S.selected.clear();
