@@ -25,7 +25,7 @@ function thumbnailSizeOf(source) {
 }
 
 function aspectOf(item) {
-  const ratio = Number(item.aspectRatio);
+  const ratio = Number(item.aspectRatio) || localAspect(item);
   return ratio > 0.05 && ratio < 20 ? ratio : 1;
 }
 
@@ -169,16 +169,18 @@ async function cancelPlaceholder(id) {
 const GAP = 14;        // between tiles, both ways
 const CAPTION = 24;    // the caption under the image, with its gap
 const OVERSCAN = 900;  // pixels rendered above and below the viewport
-const L = { xs: [], ys: [], ws: [], rows: [], h: 160, height: 0 };
+// L.items: what is laid out, the gallery or a view of it (view.js); layout indices count in it.
+const L = { items: [], xs: [], ys: [], ws: [], rows: [], h: 160, height: 0 };
 
 function layout() {
   const width = Math.max(120, $('grid').clientWidth);
   const h = L.h;
-  L.xs = new Array(S.items.length); L.ys = new Array(S.items.length); L.ws = new Array(S.items.length);
+  const items = L.items = shownItems();
+  L.xs = new Array(items.length); L.ys = new Array(items.length); L.ws = new Array(items.length);
   L.rows = [];
   let x = 0, y = 0;
-  for (let i = 0; i < S.items.length; i++) {
-    const w = Math.min(width, Math.round(h * aspectOf(S.items[i])));
+  for (let i = 0; i < items.length; i++) {
+    const w = Math.min(width, Math.round(h * aspectOf(items[i])));
     if (i === 0 || x + w > width) {
       if (i > 0) y += h + CAPTION + GAP;
       x = 0;
@@ -187,7 +189,7 @@ function layout() {
     L.xs[i] = x; L.ys[i] = y; L.ws[i] = w;
     x += w + GAP;
   }
-  L.height = S.items.length ? y + h + CAPTION : 0;
+  L.height = items.length ? y + h + CAPTION : 0;
   $('grid').style.height = `${L.height}px`;
 }
 
@@ -201,14 +203,14 @@ function rowAt(y) {
   return Math.max(0, low);
 }
 
-function rowEnd(row) { return row + 1 < L.rows.length ? L.rows[row + 1] : S.items.length; }
+function rowEnd(row) { return row + 1 < L.rows.length ? L.rows[row + 1] : L.items.length; }
 
 // Renders the tiles near the viewport (and the focused one), in gallery order; returns the new ones.
 function renderWindow() {
   const grid = $('grid'), scroller = $('scroller');
   const fresh = new Set();
   const wanted = [];
-  if (S.items.length) {
+  if (L.items.length) {
     const top = scroller.scrollTop - grid.offsetTop - OVERSCAN;
     const bottom = scroller.scrollTop - grid.offsetTop + scroller.clientHeight + OVERSCAN;
     const from = L.rows[rowAt(top)], to = rowEnd(rowAt(bottom));
@@ -217,13 +219,13 @@ function renderWindow() {
     if (focused >= 0 && (focused < from || focused >= to)) wanted.push(focused);
     wanted.sort((a, b) => a - b);
   }
-  const keep = new Set(wanted.map((i) => S.items[i].id));
+  const keep = new Set(wanted.map((i) => L.items[i].id));
   for (const [id, tile] of S.tiles) {
     if (!keep.has(id)) { tile.remove(); S.tiles.delete(id); }
   }
   let previous = null;
   for (const i of wanted) {
-    const item = S.items[i];
+    const item = L.items[i];
     let tile = S.tiles.get(item.id);
     if (!tile) { tile = makeTile(item); S.tiles.set(item.id, tile); fresh.add(item.id); }
     else if (tile.dataset.h !== String(L.h) && item.state !== 'placeholder') showThumbnail(tile.querySelector('.frame'), item);
@@ -254,10 +256,13 @@ function renderWindowSoon() {
   requestAnimationFrame(() => { windowQueued = false; renderWindow(); });
 }
 
+const EMPTY_TEXT = 'No images yet. Drop pictures here, use Add photos, or drag them from another node’s window.';
 function updateCount() {
-  const n = S.items.length;
-  $('count').textContent = n === 1 ? '1 item' : `${n.toLocaleString('en')} items`;
-  $('empty').hidden = n > 0;
+  const n = S.items.length, shown = L.items.length;
+  const total = n === 1 ? '1 item' : `${n.toLocaleString('en')} items`;
+  $('count').textContent = shown === n ? total : `${shown.toLocaleString('en')} of ${total}`;
+  $('empty').hidden = shown > 0;
+  $('empty').textContent = n > 0 ? 'No titles match the search.' : EMPTY_TEXT;
   T.itemCount = n;
 }
 

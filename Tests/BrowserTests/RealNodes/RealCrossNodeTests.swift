@@ -100,6 +100,7 @@ struct RealCrossNodeTests {
                 try page.waitFor("[...document.querySelectorAll('.gallery-count')].map(c => c.textContent).join() === '3,6'")
                 #expect(try page.evaluate("__state.connected") as? Bool == true)
                 #expect(try page.evaluate("fetch('/api/galleries').then(r => r.status)") as? Int == 200)
+                try page.evaluate("document.getElementById('scroller').scrollTop = 0; new Promise((r) => requestAnimationFrame(r))")
             }
             try SideBySide.save(pageA, pageB, in: space.browser, width: options.windowSize.width, height: options.windowSize.height)
         }
