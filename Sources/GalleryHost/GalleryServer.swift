@@ -104,6 +104,7 @@ package final class GalleryServer: @unchecked Sendable {
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
             configuration.announce = announce
+            configuration.environment.releaseFreedMemory = MallocArenas.releaseFreed
             configure(&configuration)
             self.node = SyncNode(configuration: configuration, replica: replica)
         } catch {

@@ -22,6 +22,10 @@ package struct NodeEnvironment: Sendable {
     /// Where the node's connections count what they write, by frame type (a simulation's
     /// report); nil in production.
     package var wireTally: WireTally?
+    /// Hands memory freed by the process back to the system; called when a transfer burst ends
+    /// (every download done, many bytes received since the last call). The host sets it (glibc's
+    /// `malloc_trim`, `MallocArenas.releaseFreed`); nothing by default.
+    package var releaseFreedMemory: @Sendable () -> Void = {}
 
     package init(
         clock: any NodeClock, makeInbox: @escaping @Sendable (String) -> any NodeExecutor,

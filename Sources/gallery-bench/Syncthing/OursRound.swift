@@ -60,6 +60,7 @@ struct OursRound {
         let known = try Stopwatch.time { try b.waitForCount(set.files, in: set.name) }
         let threadsBefore = ProcessProbe.threads(b.pid) ?? 0
         let residentBefore = ProcessProbe.residentBytes(b.pid) ?? 0
+        let anonymousBefore = ProcessProbe.anonymousResidentBytes(b.pid) ?? 0
         ProcessProbe.resetPeak(a.pid)
         ProcessProbe.resetPeak(b.pid)
         let sampler = ProcessSampler(b.pid)
@@ -81,6 +82,8 @@ struct OursRound {
         record("drag.receiverRSSBeforeMiB", Double(residentBefore) / 1_048_576)
         record("drag.receiverRSSAfterMiB", Double(after.resident) / 1_048_576)
         record("drag.receiverRSSAfterOverBefore", Double(after.resident) / Double(max(1, residentBefore)))
+        record("drag.receiverAnonBeforeMiB", Double(anonymousBefore) / 1_048_576)
+        record("drag.receiverAnonAfterMiB", Double(after.anonymous) / 1_048_576)
         record("drag.settleSeconds", after.seconds)
     }
 
@@ -120,16 +123,16 @@ struct OursRound {
 
 /// The receiver after a drag: waits until its thread count is back where it was before the drag
 /// (transfer stages and command threads end after an idle spell), at most 20 s, then reads its
-/// resident size.
+/// resident size and the anonymous part of it.
 enum ReceiverSettling {
-    static func wait(pid: Int32, threadsBefore: Int) -> (resident: Int, seconds: Double) {
+    static func wait(pid: Int32, threadsBefore: Int) -> (resident: Int, anonymous: Int, seconds: Double) {
         let timed = Stopwatch.time {
             let deadline = Date().addingTimeInterval(20)
             while Date() < deadline, (ProcessProbe.threads(pid) ?? 0) > threadsBefore { usleep(50_000) }
             // The threads' stacks and the last buffers go when the threads end: a moment more.
             usleep(500_000)
         }
-        return (ProcessProbe.residentBytes(pid) ?? 0, timed.seconds)
+        return (ProcessProbe.residentBytes(pid) ?? 0, ProcessProbe.anonymousResidentBytes(pid) ?? 0, timed.seconds)
     }
 }
 

@@ -32,6 +32,12 @@ enum ProcessProbe {
         read("/proc/\(pid)/status").flatMap { statusValue($0, field: "VmRSS") }.map { $0 * 1024 }
     }
 
+    /// The anonymous part of the resident set (`RssAnon`: heap, stacks; not the program's code and
+    /// other file pages, which a first use of a code path faults in), in bytes.
+    static func anonymousResidentBytes(_ pid: Int32) -> Int? {
+        read("/proc/\(pid)/status").flatMap { statusValue($0, field: "RssAnon") }.map { $0 * 1024 }
+    }
+
     /// The peak resident set size (`VmHWM`) since the start or the last `resetPeak`, in bytes.
     static func peakResidentBytes(_ pid: Int32) -> Int? {
         read("/proc/\(pid)/status").flatMap { statusValue($0, field: "VmHWM") }.map { $0 * 1024 }

@@ -65,6 +65,7 @@ struct SyncthingRound {
         let names = Set(set.names)
         let threadsBefore = ProcessProbe.threads(b.pid) ?? 0
         let residentBefore = ProcessProbe.residentBytes(b.pid) ?? 0
+        let anonymousBefore = ProcessProbe.anonymousResidentBytes(b.pid) ?? 0
         ProcessProbe.resetPeak(a.pid)
         ProcessProbe.resetPeak(b.pid)
         let sampler = ProcessSampler(b.pid)
@@ -90,6 +91,8 @@ struct SyncthingRound {
         record("drag.receiverRSSBeforeMiB", Double(residentBefore) / 1_048_576)
         record("drag.receiverRSSAfterMiB", Double(after.resident) / 1_048_576)
         record("drag.receiverRSSAfterOverBefore", Double(after.resident) / Double(max(1, residentBefore)))
+        record("drag.receiverAnonBeforeMiB", Double(anonymousBefore) / 1_048_576)
+        record("drag.receiverAnonAfterMiB", Double(after.anonymous) / 1_048_576)
         record("drag.settleSeconds", after.seconds)
     }
 
