@@ -7,7 +7,7 @@
 # benchmark's peer only, never a dependency of the product or of the tests. Builds the release
 # `gallery` and `gallery-bench` (SKIP_BUILD=1 uses what is built), then runs
 # `gallery-bench syncthing` inside a new network namespace whose only interface is loopback
-# (`unshare -n`): Syncthing, which reaches out to discovery, relay, upgrade and usage servers by
+# (`unshare -n`, in a PID namespace of its own so that nothing it starts outlives it): Syncthing, which reaches out to discovery, relay, upgrade and usage servers by
 # default, is configured with all of that off and could reach nothing anyway. JSON lines go to
 # standard output, the Markdown table of medians and targets to standard error.
 set -eu
@@ -30,4 +30,7 @@ fi
 bin=$(swift build -c release --show-bin-path)
 
 echo "syncthing-side-by-side: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(git rev-parse --short HEAD 2>/dev/null || echo '?')" >&2
-exec unshare -n sh -c 'ip link set lo up && exec "$0" syncthing "$@"' "$bin/gallery-bench" "$@"
+# A network namespace with only loopback, and a PID namespace whose processes (Syncthing
+# included) all end with this script, however it ends.
+exec unshare --net --pid --fork --kill-child --mount-proc \
+    sh -c 'ip link set lo up && exec "$0" syncthing "$@"' "$bin/gallery-bench" "$@"

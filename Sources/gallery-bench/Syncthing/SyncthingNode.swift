@@ -2,8 +2,8 @@ import Foundation
 import GalleryTestSupport
 
 /// One Syncthing instance for the side-by-side benchmark: a home directory of its own, a config
-/// that stays on 127.0.0.1 (`SyncthingConfig`), one process (`serve --no-restart`: no monitor
-/// parent, so `pid` is the process that works), driven through its REST API.
+/// that stays on 127.0.0.1 (`SyncthingConfig`), one process (`STMONITORED=1`: no monitor parent,
+/// so `pid` is the process that works), driven through its REST API.
 final class SyncthingNode {
     let name: String
     let home: URL
@@ -33,6 +33,9 @@ final class SyncthingNode {
         http = SyncthingHTTP(port: guiPort, apiKey: apiKey)
         setenv("STNOUPGRADE", "1", 1)
         setenv("STNODEFAULTFOLDER", "1", 1)
+        // Without it, `serve` (even with --no-restart) runs a monitor process that starts the
+        // real one as its child: `pid` would then be the idle monitor's.
+        setenv("STMONITORED", "1", 1)
         process = try ServeProcess(
             ["serve", "--home=\(home.path)", "--no-browser", "--no-restart", "--no-upgrade", "--no-default-folder", "--logflags=0"],
             serve: false, executable: SyncthingNode.executable)
