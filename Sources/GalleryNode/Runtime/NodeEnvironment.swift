@@ -1,4 +1,5 @@
 import Foundation
+import GalleryWire
 
 /// What the node core takes from its surroundings besides storage: the clocks, the executors of
 /// its inbox and of its group commit's durability step, randomness (backoff jitter, handshake
@@ -26,6 +27,9 @@ package struct NodeEnvironment: Sendable {
     /// (every download done, many bytes received since the last call). The host sets it (glibc's
     /// `malloc_trim`, `MallocArenas.releaseFreed`); nothing by default.
     package var releaseFreedMemory: @Sendable () -> Void = {}
+    /// Frame types the node never sends: a hostile member in a simulation (one that withholds
+    /// the ops it should relay, `MeshParameters.Sabotage.silentRoot`); empty in production.
+    package var withheldFrames: Set<FrameType> = []
 
     package init(
         clock: any NodeClock, makeInbox: @escaping @Sendable (String) -> any NodeExecutor,

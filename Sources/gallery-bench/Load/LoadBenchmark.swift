@@ -25,6 +25,8 @@ enum LoadBenchmark {
         var relayHold: Int?
         /// Ops in `ops` frames only (`NodeConfiguration.compactOps` off): the baseline of `ops_compact`.
         var plainOps = false
+        /// Disk nodes keep their op log once (no `oplog.mirror`): the baseline of the mirror.
+        var noMirror = false
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
@@ -35,6 +37,10 @@ enum LoadBenchmark {
                 }
                 if flag == "--plain-ops" {
                     plainOps = true
+                    continue
+                }
+                if flag == "--no-mirror" {
+                    noMirror = true
                     continue
                 }
                 guard let value = rest.popFirst() else { throw BenchFailure.usage("\(flag) needs a value") }
@@ -70,7 +76,7 @@ enum LoadBenchmark {
         let rssBefore = MemoryUsage.currentResidentBytes()
         guard !options.flood || options.store == .memory else { throw BenchFailure.usage("--flood needs --store memory") }
         let mesh = try LoadMesh(count: options.nodes, store: options.store, flood: options.flood, relayHold: options.relayHold,
-                                plainOps: options.plainOps)
+                                plainOps: options.plainOps, mirrorsOpLog: !options.noMirror)
         defer { mesh.stop() }
         let rssMeshed = MemoryUsage.currentResidentBytes()
 

@@ -24,7 +24,8 @@ final class LoadMesh: Sendable {
     /// - Parameter flood: In-memory nodes push every op to every peer (no relay trees): the
     ///   baseline of `--flood`.
     /// - Parameter plainOps: The nodes send ops in `ops` frames only (`NodeConfiguration.compactOps` off).
-    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false) throws {
+    /// - Parameter mirrorsOpLog: Disk nodes keep their op log twice (`oplog.mirror`), as `gallery serve` does.
+    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false, mirrorsOpLog: Bool = true) throws {
         let configure = { (configuration: inout NodeConfiguration) in
             if let relayHold { configuration.relayHold = .milliseconds(relayHold) }
             if plainOps { configuration.compactOps = false }
@@ -45,7 +46,8 @@ final class LoadMesh: Sendable {
                     let directory = root!.appendingPathComponent(name)
                     let secretFile = index == 0 ? nil : root!.appendingPathComponent(names[0]).appendingPathComponent("secret")
                     let server = try GalleryServer(
-                        directory: directory, name: name, peers: addresses, secretFile: secretFile, log: .silent, configure: configure)
+                        directory: directory, name: name, peers: addresses, secretFile: secretFile, log: .silent,
+                        mirrorsOpLog: mirrorsOpLog, configure: configure)
                     servers.append(server)
                     guard let address = try server.start() else { throw BenchFailure.failed("load: node \(name) has no address") }
                     addresses.append(address)
