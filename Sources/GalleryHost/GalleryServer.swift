@@ -119,6 +119,7 @@ package final class GalleryServer: @unchecked Sendable {
             configuration.repairedAtStart = report.repairs
             configuration.replicaSalt = salt.value
             configuration.announce = announce
+            configuration.environment.releaseFreedMemory = MallocArenas.releaseFreed
             // No sealed heartbeat a second on an idle link (protocol.md, section 10).
             configuration.quiet = .standard
             configure(&configuration)

@@ -78,6 +78,8 @@ func runBench(_ arguments: [String]) -> Int32 {
         case let arguments where arguments.first == "thumbs":
             for line in try ThumbsBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "syncthing":
+            return try SideBySideBenchmark.run(Array(arguments.dropFirst()))
         case let arguments where arguments.first == "mesh-sim":
             return try MeshSimBenchmark.run(Array(arguments.dropFirst()))
         case ["help"], ["--help"], ["-h"]:
