@@ -27,10 +27,7 @@ extension BrowserPage {
         try touch("touchEnd", [])
     }
 
-    /// A tap on the centre of the first element matching `selector`.
-    package func tap(_ selector: String) throws(BrowserError) {
-        try tap(at: center(of: selector))
-    }
+    // A tap on an element by selector: `tap(_:)` in BrowserPage+Gestures.
 
     /// Long-presses `source` until the page's `pressed` condition holds, then moves the finger to
     /// `target` in `steps` and lifts it.
