@@ -55,6 +55,7 @@ let package = Package(
         ], resources: [
             .embedInCode("Page/index.html"), .embedInCode("Page/app.css"), .embedInCode("Page/core.js"),
             .embedInCode("Page/grid.js"), .embedInCode("Page/live.js"), .embedInCode("Page/drag.js"),
+            .embedInCode("Page/undo.js"), .embedInCode("Page/trash.js"),
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [

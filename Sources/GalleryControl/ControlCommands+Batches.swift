@@ -10,7 +10,7 @@ extension ControlCommands {
     /// as counted without them; `gallery` nil is the items' own, which they must share.
     static func move(_ items: [ItemReference], to gallery: String?, at index: Int, on node: SyncNode) throws {
         guard !items.isEmpty else { throw ActionFailure("move needs at least one ITEM") }
-        try node.perform { replica in
+        let steps = try node.perform { replica -> [UndoStep] in
             let ids = try items.resolveLive(in: replica, verb: "moved")
             let target: String
             if let gallery {
@@ -23,17 +23,18 @@ extension ControlCommands {
                 }
                 target = only
             }
-            try MoveItems.moveRun(ids, to: target, at: index, in: &replica)
+            return try MoveItems.moveRun(ids, to: target, at: index, in: &replica)
         }
+        node.undo.record("Moved \(TrashItems.count(items.count))", steps, scope: UndoJournal.commandLine)
     }
 
-    /// `delete`: every item is resolved and checked first, so that GALLERY:INDEX means the same
-    /// list for all and a refused delete deletes nothing.
-    static func delete(_ items: [ItemReference], on node: SyncNode) throws {
+    /// `delete`: moves the items to the Trash. Every item is resolved first, against one replica,
+    /// so that GALLERY:INDEX means the same list for all (a place that changes before the ops are
+    /// made refuses the whole batch: `TrashItems` checks again).
+    static func delete(_ items: [ItemReference], on node: SyncNode) throws -> String {
         guard !items.isEmpty else { throw ActionFailure("delete needs at least one ITEM") }
-        try node.perform { replica in
-            for id in try items.resolveLive(in: replica, verb: "deleted") { try replica.delete(id) }
-        }
+        let ids = try node.read { replica in try items.resolveLive(in: replica, verb: "moved to the Trash") }
+        return try TrashItems.trash(ids, on: node, scope: UndoJournal.commandLine).message
     }
 
     /// `update`: every item and both fields are checked before the first op, so that a refused
@@ -45,11 +46,14 @@ extension ControlCommands {
         if let aspect = request.aspect, !ItemField.aspectRatio.accepts(.number(aspect)) {
             throw ModelError.invalidFieldValue(.aspectRatio)
         }
-        try node.perform { replica in
+        let steps = try node.perform { replica -> [UndoStep] in
+            var steps: [UndoStep] = []
             for id in try request.items.resolveLive(in: replica, verb: "updated") {
-                if let title = request.title { try replica.update(id, .title, to: .text(title)) }
-                if let aspect = request.aspect { try replica.update(id, .aspectRatio, to: .number(aspect)) }
+                if let title = request.title { steps.append(try UpdateItems.set(id, .title, to: .text(title), in: &replica)) }
+                if let aspect = request.aspect { steps.append(try UpdateItems.set(id, .aspectRatio, to: .number(aspect), in: &replica)) }
             }
+            return steps
         }
+        node.undo.record("Changed \(TrashItems.count(request.items.count))", steps, scope: UndoJournal.commandLine)
     }
 }

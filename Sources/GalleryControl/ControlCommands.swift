@@ -29,8 +29,9 @@ package enum ControlCommands {
             try move(items, to: gallery, at: index, on: node)
             return .done
         case .delete(let items):
-            try delete(items, on: node)
-            return .done
+            return .message(try delete(items, on: node))
+        case .listTrash, .restore, .emptyTrash, .renameGallery, .deleteGallery, .undo, .redo:
+            return try trashOrUndo(command, on: node)
         case .update(let request):
             try update(request, on: node)
             return .done

@@ -33,6 +33,9 @@ package final class ControlServer: @unchecked Sendable {
     private var sessions: [Int: ControlSession] = [:]
     private var nextSessionID = 0
     private var stopped = false
+    /// Whether the liveness timer runs: only while a session is open, so that an idle node
+    /// wakes for nothing here.
+    private var ticking = false
 
     /// The longest a request may have waited in the socket before the node read it: the command
     /// line gives up after `ControlClient.silenceLimit` without a frame, and a request that waited
@@ -68,7 +71,6 @@ package final class ControlServer: @unchecked Sendable {
             // Out of descriptors (or memory): the pending connection stays queued; wait a little
             // instead of spinning on a socket that stays readable.
             failed: { _ in 100_000_000 })
-        scheduleLiveness()
     }
 
     /// Stops accepting, closes every session (waiting a second at most for their farewells), and
@@ -104,6 +106,11 @@ package final class ControlServer: @unchecked Sendable {
             sessions[session.id] = session
             return session
         }
+        let startTicking = condition.withLock { () -> Bool in
+            defer { ticking = true }
+            return !ticking
+        }
+        if startTicking { scheduleLiveness() }
         guard let session else {
             socket.loop.execute { socket.close() }
             return
@@ -125,13 +132,21 @@ package final class ControlServer: @unchecked Sendable {
     }
 
     /// Heartbeats to idle sessions (at least once a second, whatever the node's peer interval),
-    /// and drops silent ones: a timer on the accepting loop, ten times per heartbeat interval.
+    /// and drops silent ones: a timer on the accepting loop, ten times per heartbeat interval,
+    /// while any session is open (the next session starts it again).
     private func scheduleLiveness() {
         let interval = UInt64(min(max(node.configuration.heartbeatInterval.nanoseconds, 1_000_000), 1_000_000_000))
         let timeout = UInt64(max(node.configuration.peerTimeout.nanoseconds, 1_000_000))
         loops.loops[0].schedule(after: interval / 10) { [weak self] in
             guard let self else { return }
-            guard let open = condition.withLock({ stopped ? nil : Array(sessions.values) }) else { return }
+            let open = condition.withLock { () -> [ControlSession]? in
+                guard !stopped && !sessions.isEmpty else {
+                    ticking = false
+                    return nil
+                }
+                return Array(sessions.values)
+            }
+            guard let open else { return }
             let now = DispatchTime.now().uptimeNanoseconds
             for session in open { session.tick(now: now, heartbeatInterval: interval, timeout: timeout) }
             scheduleLiveness()

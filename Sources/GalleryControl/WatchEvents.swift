@@ -15,7 +15,7 @@ package enum WatchEvents {
             let item = id.flatMap { replica.item($0) }
             let location = id.flatMap { replica.location(of: $0) }
             let galleryName = location?.gallery ?? item?.gallery
-            if let gallery, galleryName != gallery, event != .moved, event != .deleted { return }
+            if let gallery, galleryName != gallery, event != .moved, event != .deleted, event != .trashed { return }
             events.append(WatchEvent(
                 event: event, id: id?.description, gallery: galleryName, index: location?.index,
                 title: item?.title, state: item?.state.rawValue, field: field))
@@ -32,10 +32,18 @@ package enum WatchEvents {
                 if replica.location(of: item) != nil { add(.moved, item) }
             case .delete(let item):
                 add(.deleted, item)
+            case .update(let item, .trashed, _):
+                add(replica.item(item)?.isInTrash == true ? .trashed : .restored, item, field: ItemField.trashed.description)
             case .update(let item, let field, _):
                 add(.updated, item, field: field.description)
             case .commit(let item):
                 add(.committed, item)
+            case .renameGallery(let identity, _), .deleteGallery(let identity):
+                let shown = replica.shownName(ofIdentity: identity)
+                let kind: WatchEventKind = shown?.isDeleted == false ? .galleryRenamed : .galleryDeleted
+                if gallery == nil || gallery == shown?.name {
+                    events.append(WatchEvent(event: kind, gallery: shown?.name ?? identity))
+                }
             }
         }
         return events

@@ -39,30 +39,32 @@ package struct WatchView {
         let printed = events.filter { event in
             guard let gallery else { return true }
             let held = event.id.flatMap { members[$0] } == gallery
-            return event.gallery == gallery || ((event.event == .moved || event.event == .deleted) && held)
+            return event.gallery == gallery || ([.moved, .deleted, .trashed].contains(event.event) && held)
         }
         var lifted: [String: String] = [:]
         var places: [String: WatchEvent] = [:]
         var changed: [String: [WatchEvent]] = [:]
         for event in events {
             guard let id = event.id else {
-                if event.event == .galleryCreated, let name = event.gallery, shows(name), !galleries.contains(where: { $0.gallery == name }) {
+                let created = event.event == .galleryCreated || event.event == .galleryRenamed
+                if created, let name = event.gallery, shows(name), !galleries.contains(where: { $0.gallery == name }) {
                     galleries.append(GalleryListing(gallery: name, items: []))
                     galleries.sort { $0.gallery < $1.gallery }
                 }
+                if event.event == .galleryDeleted { galleries.removeAll { $0.gallery == event.gallery } }
                 continue
             }
             switch event.event {
-            case .inserted, .moved, .deleted:
+            case .inserted, .moved, .deleted, .trashed, .restored:
                 if let from = members.removeValue(forKey: id) { lifted[id] = from }
-                if event.event != .deleted, event.index != nil, let to = event.gallery, shows(to) {
+                if event.event != .deleted, event.event != .trashed, event.index != nil, let to = event.gallery, shows(to) {
                     places[id] = event
                 } else {
                     places.removeValue(forKey: id)
                 }
             case .updated, .committed, .progress:
                 changed[id, default: []].append(event)
-            case .galleryCreated, .watching:
+            case .galleryCreated, .galleryRenamed, .galleryDeleted, .watching:
                 break
             }
         }

@@ -47,6 +47,8 @@ package final class GalleryServer: @unchecked Sendable {
     private let http: Endpoint?
     /// The web adapter, once started (guarded by `controlLock`).
     private var webServer: WebServer?
+    /// Deletes for good what stayed 30 days in the Trash, while the node runs.
+    private var trashExpiry: TrashExpiry?
 
     /// The web adapter, when the node serves one (`--http`).
     package var web: WebServer? { controlLock.withLock { webServer } }
@@ -62,12 +64,14 @@ package final class GalleryServer: @unchecked Sendable {
     ///   - checkpoints: When to take checkpoints.
     ///   - http: Where to serve the web page, or nil.
     ///   - announce: The addresses told to peers; nil: the bound one.
+    ///   - mirrorsOpLog: Keeps the op log twice (`oplog.mirror`); false only for benchmarks that
+    ///     measure what the copy costs.
     ///   - configure: Changes the node's configuration before the node is made (benchmarks, tests).
     package init(
         directory: URL, name: String? = nil, listen: Endpoint? = nil,
         peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
         checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil, announce: [Endpoint]? = nil,
-        configure: (inout NodeConfiguration) -> Void = { _ in }
+        mirrorsOpLog: Bool = true, configure: (inout NodeConfiguration) -> Void = { _ in }
     ) throws {
         self.http = http
         try FileManager.default.createDirectory(
@@ -84,7 +88,7 @@ package final class GalleryServer: @unchecked Sendable {
             let binding = ReplicaBinding(secret: secret, nodeKey: staticKey)
             let salt = SaltBox(try files.replicaID(logExisted: logExisted).rawValue)
             let (storage, replica, report) = try NodeStorage.open(
-                files, replicaID: binding.replicaID(salt: salt.value),
+                files, replicaID: binding.replicaID(salt: salt.value), mirrored: mirrorsOpLog,
                 renewReplicaID: { () throws(StorageError) -> ReplicaID in
                     do {
                         salt.value = try files.renewReplicaID().rawValue
@@ -110,7 +114,10 @@ package final class GalleryServer: @unchecked Sendable {
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
             configuration.replicaSalt = salt.value
+            configuration.repairedAtStart = report.repairs
             configuration.announce = announce
+            // No sealed heartbeat a second on an idle link (protocol.md, section 10).
+            configuration.quiet = .standard
             configure(&configuration)
             self.node = SyncNode(configuration: configuration, replica: replica)
         } catch {
@@ -142,9 +149,12 @@ package final class GalleryServer: @unchecked Sendable {
             throw error
         }
         controlLock.withLock { self.control = control }
-        if !node.read({ $0.hasGallery(name) }) {
+        // By identity: the node's own gallery may have been renamed (or deleted) since.
+        if !node.read({ $0.knowsGallery(identity: name) }) {
             try node.perform { try $0.createGallery(name) }
         }
+        let expiry = TrashExpiry(node: node, name: name) { [nodeLog] in nodeLog($0) }
+        controlLock.withLock { trashExpiry = expiry }
         if let http {
             let web = try WebServer(
                 node: node, directory: directory, listen: http,
@@ -179,6 +189,7 @@ package final class GalleryServer: @unchecked Sendable {
         // No command is taken once the node begins to stop.
         controlLock.withLock { control }?.stop()
         web?.stop()
+        controlLock.withLock { trashExpiry }?.stop()
         node.stop()
         let unstored = node.health.unstoredOps
         if unstored > 0 {

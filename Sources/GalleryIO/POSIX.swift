@@ -65,6 +65,26 @@ package enum POSIX {
         #endif
     }
 
+    /// Turns TCP keep-alive on: an idle connection whose host vanished (power, network) is found
+    /// by the kernel, which probes after 10 s of quiet, every 5 s, and gives up after 3 missed
+    /// probes (about 25 s); data left unacknowledged for 30 s ends the connection too (Linux's
+    /// `TCP_USER_TIMEOUT`). The process pays nothing for it while the link is idle (protocol.md,
+    /// section 10, "Quiet liveness").
+    package static func setKeepAlive(_ fd: Int32) {
+        setOption(fd, SOL_SOCKET, SO_KEEPALIVE, 1)
+        #if os(Linux)
+        let tcp = Int32(IPPROTO_TCP)
+        setOption(fd, tcp, TCP_KEEPIDLE, 10)
+        setOption(fd, tcp, TCP_KEEPINTVL, 5)
+        setOption(fd, tcp, TCP_KEEPCNT, 3)
+        setOption(fd, tcp, 18 /* TCP_USER_TIMEOUT */, 30_000)
+        #elseif canImport(Darwin)
+        setOption(fd, IPPROTO_TCP, TCP_KEEPALIVE, 10)
+        setOption(fd, IPPROTO_TCP, TCP_KEEPINTVL, 5)
+        setOption(fd, IPPROTO_TCP, TCP_KEEPCNT, 3)
+        #endif
+    }
+
     /// Switches `O_NONBLOCK` on or off; returns `errno` on failure.
     @discardableResult
     package static func setNonBlocking(_ fd: Int32, _ on: Bool) -> Int32 {

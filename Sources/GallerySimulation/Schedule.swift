@@ -5,7 +5,8 @@ import GalleryModel
 ///
 /// The file format is a contract documented in the README: an object with `replicas` (names) and
 /// `steps`, each step either an op at a replica (`createGallery`, `insert`, `insertPlaceholder`,
-/// `commit`, `move`, `delete`, `update`) or a delivery (`sync`, `syncAll`).
+/// `commit`, `move`, `delete`, `update`, `trash`, `restore`, `renameGallery`, `deleteGallery`) or a
+/// delivery (`sync`, `syncAll`).
 package struct Schedule: Hashable, Sendable {
     /// The replica names, in the order of the file.
     package var replicas: [String]
@@ -20,6 +21,14 @@ package struct Schedule: Hashable, Sendable {
         case move(at: String, label: String, gallery: String, index: Int)
         case delete(at: String, label: String)
         case update(at: String, label: String, field: ItemField, value: JSONValue)
+        /// Moves an item to the Trash (at the simulated time 0).
+        case trash(at: String, label: String)
+        /// Brings an item back from the Trash.
+        case restore(at: String, label: String)
+        /// Renames a gallery (named as that replica shows it).
+        case renameGallery(at: String, name: String, to: String)
+        /// Deletes a gallery: its items go to the Trash.
+        case deleteGallery(at: String, name: String)
         /// Delivers to `to` every op `from` has and `to` lacks; shuffled by a seed; each twice.
         case sync(from: String, to: String, shuffle: UInt64?, duplicate: Bool)
         /// Makes every replica have every op.
@@ -75,6 +84,7 @@ private struct StepReader {
 
     private static let opKeys: Set<String> = [
         "createGallery", "insert", "insertPlaceholder", "commit", "move", "delete", "update",
+        "trash", "restore", "renameGallery", "deleteGallery",
     ]
 
     func read() throws(SimulationError) -> Schedule.Step {
@@ -142,6 +152,18 @@ private struct StepReader {
         case "commit":
             try only(fields, ["at", op])
             return .commit(at: at, label: try string(fields[op], op))
+        case "trash":
+            try only(fields, ["at", op])
+            return .trash(at: at, label: try string(fields[op], op))
+        case "restore":
+            try only(fields, ["at", op])
+            return .restore(at: at, label: try string(fields[op], op))
+        case "renameGallery":
+            try only(fields, ["at", op, "to"])
+            return .renameGallery(at: at, name: try string(fields[op], op), to: try string(fields["to"], "to"))
+        case "deleteGallery":
+            try only(fields, ["at", op])
+            return .deleteGallery(at: at, name: try string(fields[op], op))
         default:
             try only(fields, ["at", op])
             return .delete(at: at, label: try string(fields[op], op))

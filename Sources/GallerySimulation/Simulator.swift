@@ -61,6 +61,16 @@ package struct Simulator: Sendable {
             case .update(let at, let label, let field, let value):
                 let id = try item(label, at: at, step: number)
                 try replicas[at]!.update(id, field, to: try fieldValue(value, for: field, at: at, step: number))
+            case .trash(let at, let label):
+                try replicas[at]!.trash(try item(label, at: at, step: number), at: 0)
+            case .restore(let at, let label):
+                try replicas[at]!.restore(try item(label, at: at, step: number))
+            case .renameGallery(let at, let name, let newName):
+                try replicas[at]!.renameGallery(name, to: newName)
+            case .deleteGallery(let at, let name):
+                let items = try replicas[at]!.items(in: name)
+                for item in items { try replicas[at]!.trash(item.id, at: 0) }
+                try replicas[at]!.deleteGallery(name)
             case .sync(let from, let to, let shuffle, let duplicate):
                 try sync(from: from, to: to, shuffle: shuffle, duplicate: duplicate, step: number)
             case .syncAll:
@@ -115,7 +125,8 @@ package struct Simulator: Sendable {
             return .text(text)
         case (.aspectRatio, .number(let number)):
             return .number(number)
-        case (.byteSize, .number(let number)) where number.rounded(.towardZero) == number && abs(number) < 9e15:
+        case (.byteSize, .number(let number)) where number.rounded(.towardZero) == number && abs(number) < 9e15,
+             (.trashed, .number(let number)) where number.rounded(.towardZero) == number && abs(number) < 9e15:
             return .integer(Int64(number))
         case (.origin, .string(let label)):
             return .id(try item(label, at: replica, step: step))
@@ -130,6 +141,8 @@ package struct Simulator: Sendable {
         case .unknownItem(let id): "unknown item \"\(labelByID[id] ?? id.description)\""
         case .itemDeleted(let id): "item \"\(labelByID[id] ?? id.description)\" was deleted"
         case .notAPlaceholder(let id): "item \"\(labelByID[id] ?? id.description)\" is not a placeholder"
+        case .itemInTrash(let id): "item \"\(labelByID[id] ?? id.description)\" is in the Trash"
+        case .notInTrash(let id): "item \"\(labelByID[id] ?? id.description)\" is not in the Trash"
         default: error.localizedDescription
         }
     }
@@ -144,7 +157,10 @@ package struct Simulator: Sendable {
                     SimulationOutcome.Entry(label: labelByID[$0.id] ?? $0.id.description, title: $0.title, state: $0.state)
                 })
             }
-            views.append(SimulationOutcome.ReplicaView(name: name, galleries: galleries))
+            let trash = replica.trash.map {
+                SimulationOutcome.Entry(label: labelByID[$0.id] ?? $0.id.description, title: $0.title, state: $0.state)
+            }
+            views.append(SimulationOutcome.ReplicaView(name: name, galleries: galleries, trash: trash))
         }
         return SimulationOutcome(replicas: views)
     }

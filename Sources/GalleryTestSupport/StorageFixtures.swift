@@ -60,6 +60,7 @@ package enum StorageFixtures {
             case .aspectRatio: return .number(Double(generator.next() % 1000) / 7)
             case .byteSize: return .integer(Int64(generator.next() % 100_000) - 50)
             case .origin: return .id(OpID(counter: generator.next() % 500 + 1, replica: ReplicaID(0xB2)))
+            case .trashed: return .integer(Int64(generator.next() % 1_000_000))
             }
         }
 
@@ -69,11 +70,16 @@ package enum StorageFixtures {
             let gallery = replica.galleries.randomElement(using: &generator) ?? "g0"
             switch Int.random(in: 0..<100, using: &generator) {
             case 0..<3:
-                _ = try? replica.createGallery("g\(Int.random(in: 0..<4, using: &generator))")
+                let name = "g\(Int.random(in: 0..<4, using: &generator))"
+                switch Int.random(in: 0..<4, using: &generator) {
+                case 0: _ = try? replica.renameGallery(gallery, to: name)
+                case 1 where replica.galleries.count > 1: _ = try? replica.deleteGallery(gallery)
+                default: _ = try? replica.createGallery(name)
+                }
             case 3..<33:
                 let drafts = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
                     var fields: [ItemField: FieldValue] = [.title: .text("t\(generator.next() % 1000)")]
-                    for field in ItemField.allCases where Bool.random(using: &generator) && field != .title {
+                    for field in ItemField.allCases where field != .trashed && Bool.random(using: &generator) && field != .title {
                         fields[field] = randomValue(for: field)
                     }
                     return ItemDraft(isPlaceholder: Bool.random(using: &generator), fields: fields)

@@ -20,16 +20,20 @@ extension WebAPI {
             return .json(["gallery": name, "lastEventId": feed.advance()], status: 201)
         case .move:
             let ids = try itemIDs(json["items"])
-            try MoveItems.perform(ids, to: json["to"] as? String ?? "", at: index, on: node)
-            return .json(["moved": ids.map(\.description), "lastEventId": feed.advance()])
+            let entry = try MoveItems.perform(ids, to: json["to"] as? String ?? "", at: index, on: node)
+            return .json(["moved": ids.map(\.description), "undo": entry?.id ?? NSNull(), "lastEventId": feed.advance()])
         case .delete:
+            // Into the Trash (http-api.md): `deleted` names what left the gallery, `undo` takes it back.
             let ids = try itemIDs(json["items"])
-            _ = try ControlCommands.execute(.delete(ids.map(ItemReference.id)), on: node)
-            return .json(["deleted": ids.map(\.description), "lastEventId": feed.advance()])
+            let (entry, message) = try TrashItems.trash(ids, on: node)
+            return .json(["deleted": ids.map(\.description), "undo": entry?.id ?? NSNull(), "message": message,
+                          "lastEventId": feed.advance()])
         case .update:
             let id = try itemIDs([json["item"] ?? NSNull()])[0]
-            try update(id, field: json["field"] as? String ?? "", value: json["value"])
-            return .json(["updated": id.description, "lastEventId": feed.advance()])
+            let entry = try update(id, field: json["field"] as? String ?? "", value: json["value"])
+            return .json(["updated": id.description, "undo": entry?.id ?? NSNull(), "lastEventId": feed.advance()])
+        case .restore, .emptyTrash, .renameGallery, .deleteGallery, .undo:
+            return try trashChange(change, json)
         case .addURL:
             return try addURL(json, index: index)
         case .cancelTransfer:
@@ -76,7 +80,7 @@ extension WebAPI {
     }
 
     /// `items/update`: one field (`title`, `url`, `aspectRatio`) set, or cleared with null.
-    private func update(_ id: OpID, field name: String, value: Any?) throws {
+    private func update(_ id: OpID, field name: String, value: Any?) throws -> UndoJournal.Entry? {
         let field: ItemField
         let fieldValue: FieldValue
         switch (name, value) {
@@ -88,10 +92,12 @@ extension WebAPI {
         default: throw WebRefusal(400, "badField", "fields are title, url (text) and aspectRatio (a number)")
         }
         if let problem = FieldLimits.problem(with: fieldValue, for: field) { throw WebRefusal(400, "badField", problem) }
-        try node.perform { replica in
+        let step = try node.perform { replica in
             guard replica.item(id)?.isDeleted == false else { throw ModelError.unknownItem(id) }
-            try replica.update(id, field, to: fieldValue)
+            return try UpdateItems.set(id, field, to: fieldValue, in: &replica)
         }
+        let what = field == .title ? "the title" : "the \(field) field"
+        return node.undo.record("Changed \(what) of 1 item", [step])
     }
 
     /// `items/add-url`: an image kept by reference.

@@ -57,6 +57,8 @@ struct WebAPI: Sendable {
             return .complete(try galleries())
         case .items(let gallery):
             return .complete(try items(in: gallery))
+        case .trash:
+            return .complete(try trash())
         case .blob(let hash):
             return .blob(hash)
         case .events:

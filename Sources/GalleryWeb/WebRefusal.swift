@@ -33,6 +33,9 @@ struct WebRefusal: Error, LocalizedError {
             case .indexOutOfRange: return WebRefusal(400, "badIndex", message)
             case .invalidGalleryName: return WebRefusal(400, "badName", message)
             case .invalidFieldValue, .outOfBounds: return WebRefusal(400, "badField", message)
+            case .galleryNameTaken: return WebRefusal(409, "galleryExists", message)
+            case .itemInTrash: return WebRefusal(409, "inTrash", message)
+            case .notInTrash: return WebRefusal(409, "notInTrash", message)
             default: return WebRefusal(409, "refused", message)
             }
         }

@@ -12,6 +12,8 @@ enum WebRoute: Equatable, Sendable {
     case galleries
     /// `GET /api/galleries/NAME/items`.
     case items(gallery: String)
+    /// `GET /api/trash`.
+    case trash
     /// A `POST` with a JSON body that changes the space (http-api.md section 5).
     case change(Change)
     /// `PUT /api/uploads/ID`.
@@ -35,6 +37,9 @@ enum WebRoute: Equatable, Sendable {
         case announceUploads
         /// `/api/drops`.
         case drop
+        /// `/api/items/restore`, `/api/trash/empty`, `/api/galleries/rename`, `/api/galleries/delete`,
+        /// `/api/undo` (`WebAPI+Trash`).
+        case restore, emptyTrash, renameGallery, deleteGallery, undo
     }
 
     /// Why a request has no route.
@@ -76,6 +81,12 @@ enum WebRoute: Equatable, Sendable {
         case ["api", "uploads"]: [("POST", .change(.announceUploads))]
         case ["api", "drops"]: [("POST", .change(.drop))]
         case ["api", "events"]: [("GET", .events)]
+        case ["api", "trash"]: [("GET", .trash)]
+        case ["api", "items", "restore"]: [("POST", .change(.restore))]
+        case ["api", "trash", "empty"]: [("POST", .change(.emptyTrash))]
+        case ["api", "galleries", "rename"]: [("POST", .change(.renameGallery))]
+        case ["api", "galleries", "delete"]: [("POST", .change(.deleteGallery))]
+        case ["api", "undo"]: [("POST", .change(.undo))]
         default: parameterized(segments)
         }
     }

@@ -19,6 +19,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case let arguments where arguments.first == "node":
             for line in try NodeBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "commit":
+            for line in try CommitBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
+            return 0
         case ["startup"]:
             for line in try StartupBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0

@@ -170,7 +170,7 @@ struct ControlSocketTests {
         let status = try gallery(directory, "status", "--json")
         let refused = try gallery(directory, "delete", made[0], made[1])
         #expect(refused.status == 1)
-        #expect(refused.stderr.contains(made[1]) && refused.stderr.contains("nothing was deleted"), "\(refused.stderr)")
+        #expect(refused.stderr.contains(made[1]) && refused.stderr.contains("is in the Trash"), "\(refused.stderr)")
         #expect(try ids(directory, "alice") == [made[0]])
         // No op was made: the op count is the same.
         #expect(try gallery(directory, "status", "--json").stdout == status.stdout)

@@ -2,9 +2,10 @@ import Foundation
 import GalleryModel
 import Testing
 
-/// Damaged and forged op logs across real `gallery serve` processes: a flipped byte loses only its
-/// record, and peers give it back; a cut tail makes a new incarnation, so no op ID is used twice;
-/// a second version of an op ID is refused and reported.
+/// Damaged and forged op logs across real `gallery serve` processes: a byte flipped in the log and
+/// in its mirror (`oplog.mirror`) loses only its record, and peers give it back; a tail cut off both
+/// makes a new incarnation, so no op ID is used twice; a second version of an op ID is refused and
+/// reported. (A byte flipped in one copy alone loses nothing: `MirroredLogProcessTests`.)
 @Suite("Damaged op logs", .serialized)
 struct DamagedLogTests {
     /// Adds `count` URL items to node `name`'s own gallery, one command each; their IDs.
@@ -23,7 +24,7 @@ struct DamagedLogTests {
         return try #require(index, "no record of \(id)")
     }
 
-    @Test("One flipped byte in the middle of the op log: 19 of 20 ops kept, the lost one reported by ID until a peer gives it back")
+    @Test("One byte flipped in the middle of the op log and of its mirror: 19 of 20 ops kept, the lost one reported by ID until a peer gives it back")
     func flippedByteLosesOnlyItsRecord() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
@@ -41,6 +42,7 @@ struct DamagedLogTests {
         let damaged = try recordIndex(log, ids[lost])
         log.flipByte(inRecord: damaged)
         try log.write(to: url)
+        try log.write(to: space.directory("a").appendingPathComponent("oplog.mirror"))
 
         try space.start("a")
         let health = try space.health(of: "a")
@@ -77,12 +79,13 @@ struct DamagedLogTests {
         #expect(space.stop("p"))
         #expect(space.stop("a"))
 
-        // Cut the log in the middle of the third record from the end: three acknowledged ops that
-        // only the peer still has.
+        // Cut the log and its mirror in the middle of the third record from the end: three
+        // acknowledged ops that only the peer still has.
         let url = space.directory("a").appendingPathComponent("oplog")
         let log = try OpLogBytes(url)
         let cut = log.records[log.records.count - 3]
         try Data(log.bytes[..<((cut.lowerBound + cut.upperBound) / 2)]).write(to: url)
+        try Data(log.bytes[..<((cut.lowerBound + cut.upperBound) / 2)]).write(to: space.directory("a").appendingPathComponent("oplog.mirror"))
 
         try space.start("a")
         #expect(try space.ids(on: "a", "a") == Array(ids[..<7]))
@@ -126,6 +129,7 @@ struct DamagedLogTests {
         var logB = try OpLogBytes(urlB)
         logB.flipByte(inRecord: try recordIndex(logB, ids[10]))
         try logB.write(to: urlB)
+        try logB.write(to: directoryB.appendingPathComponent("oplog.mirror"))
         let urlA = directoryA.appendingPathComponent("oplog")
         var logA = try OpLogBytes(urlA)
         let forgedIndex = try recordIndex(logA, ids[11])
@@ -138,6 +142,7 @@ struct DamagedLogTests {
         forged.action = .insert(gallery: gallery, after: after, before: before, items: items)
         logA.replace(record: forgedIndex, with: forged)
         try logA.write(to: urlA)
+        try logA.write(to: directoryA.appendingPathComponent("oplog.mirror"))
 
         try space.start("a")
         try space.start("b", peers: ["a"])
@@ -145,7 +150,7 @@ struct DamagedLogTests {
         // covers a's chain as a made it, not with the forged op 11 in it (protocol.md section 7.3).
         // A second version of an op ID can now only come from its author signing both (a node
         // restored from an old copy of its directory): `divergent_op`, as the model's tests check.
-        #expect(try space.waitUntil { space.standardError(of: "b").contains("FORGED OP") }, "\(space.standardError(of: "b"))")
+        #expect(space.waitUntil { space.standardError(of: "b").contains("FORGED OP") }, "\(space.standardError(of: "b"))")
         #expect(space.standardError(of: "a").contains("forged_op"), "the peer hears why: \(space.standardError(of: "a"))")
         // Op 10, which a signed itself, still comes (its own signature holds), and releases b's own 11...19.
         #expect(try space.waitUntil { try space.column("title", on: "b", "a").count == 20 })

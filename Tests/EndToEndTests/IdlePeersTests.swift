@@ -62,8 +62,15 @@ struct IdlePeersTests {
         let residentBefore = Self.residentBytes(pid)
 
         var peers: [RawPeer] = []
-        for _ in 0..<200 { peers.append(try RawPeer(connectingTo: endpoint, secret: Array(secret))) }
-        // The peers stay live: each sends a heartbeat a second, as an idle node does.
+        for _ in 0..<200 {
+            var peer = try RawPeer(connectingTo: endpoint, secret: Array(secret))
+            // As `gallery serve` does: quiet liveness (protocol.md, section 10).
+            peer.send(.features(.quietLiveness))
+            peers.append(peer)
+        }
+        // The peers stay live: each sends a heartbeat every 20 s, as an idle node with quiet
+        // liveness does; the hub takes 60 s of silence from them and sends them a heartbeat
+        // after 20 s of its own quiet.
         let stop = Mutex(false)
         let heartbeats = DispatchSemaphore(value: 0)
         let streams = peers
@@ -72,7 +79,7 @@ struct IdlePeersTests {
             var senders = streams
             while !stop.withLock({ $0 }) {
                 for index in senders.indices { senders[index].send(.heartbeat) }
-                usleep(1_000_000)
+                for _ in 0..<200 where !stop.withLock({ $0 }) { usleep(100_000) }
             }
             heartbeats.signal()
         }
@@ -108,10 +115,11 @@ struct IdlePeersTests {
             + windows.map { String(format: "%.2f%%", $0 * 100) }.joined(separator: ", ") + " over 3 s each")
         #expect(threads <= 16, "\(threads) threads with 200 peers")
         #expect(perConnection < 64 << 10, "\(perConnection) bytes per idle connection")
-        // What an idle node does: 200 sealed heartbeats out and 200 in a second (protocol v3),
-        // and a liveness pass ten times a second that looks only at the connections due
-        // (`LivenessDeadlines`). Debug build, loaded machine: 2.6-2.9% of a core before the
-        // deadlines, 1.6-1.8% after (BENCHMARKS.md, "Idle peers").
+        // What an idle node does: a sealed heartbeat per link every 20 s at most (quiet
+        // liveness), and a liveness pass ten times a second that looks only at the connections
+        // due (`LivenessDeadlines`) and scans the sessions only when something changed
+        // (`LivenessState.Look`). Debug build: 2.6-2.9% of a core with a heartbeat a second and
+        // every session scanned each pass, 1.4-2.0% with the deadlines (BENCHMARKS.md, "Idle peers").
         #expect(cpu < 0.02, "\(cpu * 100)% of a core with 200 idle peers")
         #expect(hub.isRunning)
         #endif

@@ -180,7 +180,7 @@ struct NodeCommandTests {
         let events = watcher.standardOutput.split(separator: "\n").compactMap {
             try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
         }
-        #expect(events.compactMap { $0["event"] as? String } == ["watching", "inserted", "updated", "deleted"])
+        #expect(events.compactMap { $0["event"] as? String } == ["watching", "inserted", "updated", "trashed"])
         #expect(events.dropFirst().allSatisfy { $0["id"] as? String == id && $0["gallery"] as? String == "alice" })
 
         let status = try gallery(bob, "status", "--json")

@@ -83,10 +83,13 @@ struct WebEventStreamTests {
         let caughtUp = Self.changes(in: resumed.streamText { !Self.changes(in: $0).isEmpty })
         #expect(caughtUp.count == 1)
         let summary = Set(caughtUp.first?.summary ?? [])
-        #expect(summary == ["inserted:\(c)", "moved:\(a)", "deleted:\(b)"], "\(summary)")
+        // `delete` moves to the Trash: a `trashed` event, which the page treats as a removal.
+        #expect(summary == ["inserted:\(c)", "moved:\(a)", "trashed:\(b)"], "\(summary)")
         #expect(!summary.contains("inserted:\(a)") && !summary.contains("inserted:\(b)"))
-        // The page's rule (remove moved/deleted, place inserted/moved by index) gives the node's order.
-        var order = [a, b].filter { id in !(caughtUp.first?.events.contains { ["moved", "deleted"].contains($0["event"] as? String) && $0["id"] as? String == id } ?? false) }
+        // The page's rule (remove moved/deleted/trashed, place inserted/moved by index) gives the node's order.
+        var order = [a, b].filter { id in
+            !(caughtUp.first?.events.contains { ["moved", "deleted", "trashed"].contains($0["event"] as? String) && $0["id"] as? String == id } ?? false)
+        }
         let places = (caughtUp.first?.events ?? []).filter { ["inserted", "moved"].contains($0["event"] as? String) }
             .sorted { ($0["index"] as? Int ?? 0) < ($1["index"] as? Int ?? 0) }
         for place in places { order.insert(place["id"] as? String ?? "", at: min(place["index"] as? Int ?? 0, order.count)) }

@@ -41,9 +41,11 @@ struct OpLogFileTests {
             case .delete: "delete"
             case .update(_, let field, _): "update \(field)"
             case .commit: "commit"
+            case .renameGallery: "renameGallery"
+            case .deleteGallery: "deleteGallery"
             }
         })
-        #expect(kinds.count == 5 + 1 + ItemField.allCases.count, "\(kinds.sorted())")
+        #expect(kinds.count == 7 + 1 + ItemField.allCases.count, "\(kinds.sorted())")
         try StorageFixtures.withScratchDirectory { dir in
             let url = dir.appendingPathComponent("ops.log")
             let (log, _, created) = try OpLogFile.open(at: url)

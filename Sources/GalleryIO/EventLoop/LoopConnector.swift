@@ -105,6 +105,7 @@ package final class LoopConnector: ReadinessHandler, @unchecked Sendable {
         let fd = descriptor
         descriptor = -1
         POSIX.setNoDelay(fd)
+        POSIX.setKeepAlive(fd)
         finish(.success((fd, current?.text ?? label)))
     }
 

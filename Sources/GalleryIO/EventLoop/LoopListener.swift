@@ -78,7 +78,10 @@ package final class LoopListener: ReadinessHandler, @unchecked Sendable {
         while !closed && !paused {
             switch POSIX.systemAccept(descriptor) {
             case .success(let (connection, peer)):
-                if endpoint != nil { POSIX.setNoDelay(connection) }
+                if endpoint != nil {
+                    POSIX.setNoDelay(connection)
+                    POSIX.setKeepAlive(connection)
+                }
                 accepted?(connection, peer.text)
             case .failure(let failure):
                 let error: TransportError

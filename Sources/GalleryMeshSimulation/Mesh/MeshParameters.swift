@@ -41,6 +41,10 @@ package struct MeshParameters: Sendable, Hashable {
         /// Node 0's storage lies about fsync: at a crash it loses its last batch although it was
         /// reported durable (and sent); node 0 is crashed once mid-run.
         case lyingFsync = "lying-fsync"
+        /// Node 0 is a member that claims the oldest root (a `since` a million seconds before
+        /// everyone's) and withholds every op it should pass on: it sends no `ops`,
+        /// `ops_compact`, `ihave`, `ihave_total` or `caught_up`, and makes no ops of its own.
+        case silentRoot = "silent-root"
     }
 
     package init() {}

@@ -36,6 +36,9 @@ package struct MeshReport: Sendable {
     package var encodedOpBytes: Double = 0
     /// Node crashes (each followed by a restart).
     package var crashes = 0
+    /// With `Sabotage.silentRoot`: how many nodes followed node 0 as their root at the workload's
+    /// middle (the hijack took hold) and at its end (routed around it).
+    package var silentRootFollowers: (middle: Int, end: Int)?
     /// Links reset as lost.
     package var linkDrops = 0
     /// Ops durable somewhere but missing (or different) on a node at the end: node and op.
@@ -75,6 +78,10 @@ package struct MeshReport: Sendable {
                 + "link_drops=\(linkDrops) events=\(eventsRun) digest=\(String(traceDigest, radix: 16)) "
                 + "simulated_s=\(format(simulatedSeconds)) wall_s=\(String(format: "%.2f", wallSeconds))",
         ]
+        if let followers = silentRootFollowers {
+            lines.append("silent root: \(followers.middle) of \(parameters.nodes - 1) nodes followed it at the workload's middle, "
+                + "\(followers.end) at its end")
+        }
         lines.append(breakdown("workload bytes per op per node", workloadFrames, per: Double(max(1, opsDurable) * max(1, parameters.nodes - 1))))
         if idleSeconds > 0 {
             lines.append(breakdown("idle bytes per node per s", idleFrames, per: idleSeconds * Double(max(1, parameters.nodes))))

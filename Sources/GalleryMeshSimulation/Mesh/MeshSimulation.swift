@@ -74,6 +74,12 @@ package final class MeshSimulation: @unchecked Sendable {
         scheduler.run(until: workStart)
         let bytesBefore = network.bytesSent
         let tallyBefore = network.tally.snapshot
+        if parameters.sabotage == .silentRoot {
+            scheduler.run(until: (workStart + workEnd) / 2)
+            let middle = silentRootFollowers()
+            scheduler.run(until: workEnd)
+            report.silentRootFollowers = (middle, silentRootFollowers())
+        }
         scheduler.run(until: workEnd)
         let workloadBytes = network.bytesSent - bytesBefore
         report.workloadFrames = network.tally.snapshot.since(tallyBefore)
@@ -108,7 +114,9 @@ package final class MeshSimulation: @unchecked Sendable {
         while true {
             time += random.next() % (2 * mean + 1)
             guard time < end else { break }
-            let target = Int(random.next() % UInt64(nodes.count))
+            var target = Int(random.next() % UInt64(nodes.count))
+            // The silent root makes no ops (they would never leave it).
+            if parameters.sabotage == .silentRoot && target == 0 { target = 1 }
             let choice = random.next()
             scheduler.schedule(at: time, lane: lane) { [self] in makeOp(at: nodes[target], choice: choice) }
         }
@@ -188,6 +196,12 @@ package final class MeshSimulation: @unchecked Sendable {
         node.crash(network: network)
         report.crashes += 1
         scheduler.schedule(after: downtime, lane: lane) { [self] in node.start(network: network, parameters: parameters) }
+    }
+
+    /// How many running nodes follow node 0 as the root of their relay tree.
+    private func silentRootFollowers() -> Int {
+        let hijacker = nodes[0].replicaID
+        return nodes.dropFirst().filter { $0.node?.relayPlace?.root == hijacker }.count
     }
 
     /// Whether every node runs and holds the same ops with nothing waiting.

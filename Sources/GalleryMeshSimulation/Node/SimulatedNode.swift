@@ -3,6 +3,7 @@ import GalleryCrypto
 import GalleryModel
 import GalleryNode
 import GallerySimulation
+import GalleryWire
 
 /// One node of the mesh across its crashes: its identity and storage persist; each incarnation
 /// is a real `SyncNode` on lanes of the scheduler (inbox, timers, durability step, channel ends)
@@ -66,8 +67,13 @@ final class SimulatedNode: @unchecked Sendable {
             makeInbox: { _ in SimulatedExecutor(scheduler: scheduler, lane: inbox) },
             runDurability: { step in scheduler.schedule(after: fsync, lane: durability, step) },
             random: { random.next() }, transport: transport,
-            wallClock: { SimulatedNode.epoch + Double(scheduler.now) / 1e9 })
+            wallClock: { [hijacks = parameters.sabotage == .silentRoot && index == 0] in
+                SimulatedNode.epoch - (hijacks ? 1_000_000 : 0) + Double(scheduler.now) / 1e9
+            })
         configuration.environment.wireTally = network.tally
+        if parameters.sabotage == .silentRoot && index == 0 {
+            configuration.environment.withheldFrames = [.ops, .opsCompact, .ihave, .ihaveTotal, .caughtUp]
+        }
         configuration.compactOps = !parameters.plainOps
         configure?(&configuration)
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))

@@ -147,6 +147,11 @@ extension OpCodec {
             try reference()
         case 4, 6:
             try reference()
+        case 7:
+            try skipString()
+            try skipString()
+        case 8:
+            try skipString()
         case 5:
             try reference()
             _ = try reader.byte()

@@ -8,12 +8,15 @@
 ///         | move:   ref(item) string(gallery) ref(after) ref(before)
 ///         | delete, commit: ref(item)
 ///         | update: ref(item) field:u8 value
+///         | renameGallery: string(gallery) string(new name)
+///         | deleteGallery: string(gallery)
 /// ref     = 0 (none) | 1 delta:varint (same replica, counter - delta) | 2 counter:varint replica:fixed64
 /// draft   = flags:u8 (bit 0: placeholder) count:varint (field:u8 value)*count
 /// value   = 0 (none) | 1 string | 2 fixed64 (IEEE 754 bits) | 3 zigzag varint | 4 ref
 /// string  = length:varint UTF-8 bytes
 /// ```
-/// Kinds: 1 createGallery, 2 insert, 3 move, 4 delete, 5 update, 6 commit. Fields use the raw
+/// Kinds: 1 createGallery, 2 insert, 3 move, 4 delete, 5 update, 6 commit, 7 renameGallery,
+/// 8 deleteGallery (gallery names of 7 and 8 are strings in compact frames too). Fields use the raw
 /// values of `ItemField`. References to earlier ops of the same replica take two or three bytes.
 ///
 /// Replica IDs and gallery names are written and read through an `OpNameCoding`: in full here,
@@ -150,8 +153,10 @@ package enum OpCodec {
             }
         }
         switch op.action {
-        case .createGallery(let name):
+        case .createGallery(let name), .deleteGallery(let name):
             return header + string(name)
+        case .renameGallery(let name, let title):
+            return header + string(name) + string(title)
         case .insert(let gallery, _, _, let items):
             var size = header + string(gallery) + 2 * reference + 10
             for item in items {
@@ -184,6 +189,8 @@ package enum OpCodec {
         case .delete: 4
         case .update: 5
         case .commit: 6
+        case .renameGallery: 7
+        case .deleteGallery: 8
         }
         let sealed = withSeal && op.seal.map { !$0.isEmpty } ?? false
         writer.byte(sealed ? kind | sealedKindFlag : kind)
@@ -191,8 +198,11 @@ package enum OpCodec {
         names.writeReplica(op.id.replica, into: &writer)
         writer.varint(op.id.counter &- op.previous)
         switch op.action {
-        case .createGallery(let name):
+        case .createGallery(let name), .deleteGallery(let name):
             writer.string(name)
+        case .renameGallery(let name, let title):
+            writer.string(name)
+            writer.string(title)
         case .insert(let gallery, let after, let before, let items):
             names.writeGallery(gallery, into: &writer)
             reference(after, from: op.id, into: &writer, names: &names)
@@ -302,6 +312,11 @@ package enum OpCodec {
             action = .update(item: item, field: field, value: try value(from: id, in: &reader, names: &names))
         case 6:
             action = .commit(item: try required(try reference(from: id, in: &reader, names: &names)))
+        case 7:
+            let name = try reader.string(limit: maxStringBytes)
+            action = .renameGallery(name: name, to: try reader.string(limit: maxStringBytes))
+        case 8:
+            action = .deleteGallery(name: try reader.string(limit: maxStringBytes))
         default:
             throw .unknownTag("op kind", kind)
         }

@@ -13,6 +13,7 @@
 /// | contentHash | 64 characters `0-9a-f` | the lowercase hex of a SHA-256, which names a blob file |
 /// | aspectRatio | finite, 1/65,536 to 65,536 | any image with sides of 1 to 65,536 pixels |
 /// | byteSize | 0 to 2^40 (1 TiB) | far beyond any image; exact in a JSON number |
+/// | trashed | 0 to 2^53 (Unix milliseconds), never in a new item | exact in a JSON number; an item is inserted out of the Trash |
 /// | items of one insert | 1 to 4,096 | keeps the work of applying one op short |
 /// | one op, encoded | at most 64,512 bytes | fits an `ops` frame of the smallest `max_frame` (65,536) with 1 KiB to spare for the batch's count and framing |
 ///
@@ -34,6 +35,8 @@ package enum FieldLimits {
     package static let aspectRatios: ClosedRange<Double> = (1.0 / 65_536)...65_536
     /// The byte sizes allowed.
     package static let byteSizes: ClosedRange<Int64> = 0...(1 << 40)
+    /// The times (Unix milliseconds) an item may have been moved to the Trash.
+    package static let trashTimes: ClosedRange<Int64> = 0...(1 << 53)
     /// Items of one insert op.
     package static let itemsPerInsert = 1...4_096
     /// Most bytes of one op in the encoding of `OpCodec` (without the batch's count).
@@ -60,6 +63,8 @@ package enum FieldLimits {
                 : "aspectRatio \(ratio) is outside \(aspectRatios.lowerBound) to \(Int(aspectRatios.upperBound))"
         case (.byteSize, .integer(let size)):
             return byteSizes.contains(size) ? nil : "byteSize \(size) is outside 0 to \(byteSizes.upperBound)"
+        case (.trashed, .integer(let time)):
+            return trashTimes.contains(time) ? nil : "trashed \(time) is outside 0 to \(trashTimes.upperBound)"
         default:
             return "wrong type of value for \(field)"
         }
@@ -75,6 +80,7 @@ package enum FieldLimits {
     /// - Complexity: O(b) for b bytes of text.
     package static func problem(with draft: ItemDraft) -> String? {
         guard !draft.fields.isEmpty else { return nil }
+        if draft.fields[.trashed] != nil { return "a new item cannot be in the Trash" }
         for (field, value) in draft.fields {
             if let problem = problem(with: value, for: field) { return problem }
         }
@@ -98,8 +104,10 @@ package enum FieldLimits {
             for item in items {
                 if let problem = problem(with: item) { return problem }
             }
-        case .move(_, let gallery, _, _):
+        case .move(_, let gallery, _, _), .deleteGallery(let gallery):
             if let problem = problem(withGalleryName: gallery) { return problem }
+        case .renameGallery(let gallery, let name):
+            if let problem = problem(withGalleryName: gallery) ?? problem(withGalleryName: name) { return problem }
         case .update(_, let field, let value):
             if let problem = problem(with: value, for: field) { return problem }
         case .delete, .commit:

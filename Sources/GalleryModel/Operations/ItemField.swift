@@ -14,6 +14,11 @@ package enum ItemField: UInt8, CaseIterable, Sendable, CustomStringConvertible {
     case mediaType = 6
     /// The item this one was copied or transferred from. Op ID.
     case origin = 7
+    /// When the item was moved to the Trash, in Unix milliseconds of the node that moved it; unset
+    /// (`.none`) when it is not in the Trash. Integer. Its own last-writer-wins register, so that
+    /// a move or an edit concurrent with a move to the Trash leaves the item in the Trash with the
+    /// edit applied (docs/design.md, "Trash").
+    case trashed = 8
 
     /// The name used on the command line and in JSON.
     package var description: String {
@@ -25,6 +30,7 @@ package enum ItemField: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case .byteSize: "byteSize"
         case .mediaType: "mediaType"
         case .origin: "origin"
+        case .trashed: "trashed"
         }
     }
 
@@ -40,7 +46,7 @@ package enum ItemField: UInt8, CaseIterable, Sendable, CustomStringConvertible {
         case (_, .none): true
         case (.title, .text), (.url, .text), (.contentHash, .text), (.mediaType, .text): true
         case (.aspectRatio, .number): true
-        case (.byteSize, .integer): true
+        case (.byteSize, .integer), (.trashed, .integer): true
         case (.origin, .id): true
         default: false
         }

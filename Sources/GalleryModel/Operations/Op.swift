@@ -38,6 +38,13 @@ package struct Op: Hashable, Sendable {
         case update(item: OpID, field: ItemField, value: FieldValue)
         /// Turns a placeholder into a ready item.
         case commit(item: OpID)
+        /// Gives the gallery whose identity is `name` the name `to` people see (last writer wins by
+        /// op ID, per gallery), and brings it back if it was deleted (the same register as
+        /// `deleteGallery`'s, last writer wins).
+        case renameGallery(name: String, to: String)
+        /// Deletes the gallery whose identity is `name`: it is no longer shown, and its items are
+        /// in the Trash (docs/design.md, "Trash"). A later `renameGallery` brings it back.
+        case deleteGallery(name: String)
     }
 
     /// How many counters the op uses: the number of items of an insert, else 1.
@@ -61,7 +68,7 @@ package struct Op: Hashable, Sendable {
     package var dependencyNotOlder: OpID? {
         func notOlder(_ id: OpID?) -> Bool { id.map { $0.counter >= self.id.counter } ?? false }
         switch action {
-        case .createGallery:
+        case .createGallery, .renameGallery, .deleteGallery:
             return nil
         case .insert(_, let after, let before, _):
             return notOlder(after) ? after : notOlder(before) ? before : nil
@@ -75,7 +82,7 @@ package struct Op: Hashable, Sendable {
     /// The IDs of the other ops this op references and must be applied after (besides `previous`).
     package var dependencies: [OpID] {
         switch action {
-        case .createGallery:
+        case .createGallery, .renameGallery, .deleteGallery:
             return []
         case .insert(_, let after, let before, _):
             return [after, before].compactMap { $0 }

@@ -16,8 +16,15 @@ package struct Item: Hashable, Sendable {
     package var state: State
     /// Whether the item was deleted (deleted items are never listed).
     package var isDeleted: Bool
+    /// Whether the item is in the Trash (moved there, or its gallery deleted); `gallery` is then
+    /// the gallery it left, where a restore brings it back.
+    package var isInTrash: Bool
     /// The item's field values; absent fields are unset.
     package var fields: [ItemField: FieldValue]
+
+    /// When the item was moved to the Trash (Unix milliseconds); nil when it was not (it may be in
+    /// the Trash all the same, its gallery deleted).
+    package var trashedAt: Int64? { fields[.trashed]?.integer }
 
     /// The title field.
     package var title: String? { fields[.title]?.text }

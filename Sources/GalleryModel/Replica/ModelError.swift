@@ -40,6 +40,12 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
     /// this replica knows (`highestKnown`): one op could otherwise use up the 48-bit counter space
     /// and leave no counter for anyone's next op.
     case counterTooFarAhead(OpID, highestKnown: UInt64)
+    /// The item is in the Trash: restore it first.
+    case itemInTrash(OpID)
+    /// The item is not in the Trash.
+    case notInTrash(OpID)
+    /// Another gallery is shown under that name, or has it as its identity.
+    case galleryNameTaken(String)
     /// This replica already knows the maximum number of replicas (65,536).
     case tooManyReplicas
     /// A received op that its replica's key did not sign (or a replica bound to another key), with
@@ -66,6 +72,9 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
         case .counterTooFarAhead(let id, let highestKnown):
             "op \(id) has a counter more than 2^32 beyond the greatest counter known here (\(highestKnown))"
         case .tooManyReplicas: "too many replicas in one space (65,536)"
+        case .itemInTrash(let id): "item \(id) is in the Trash (restore it first)"
+        case .notInTrash(let id): "item \(id) is not in the Trash"
+        case .galleryNameTaken(let name): "the name \"\(name)\" is taken by another gallery"
         case .forgedOp(let id, let reason): "op \(id) is not signed by its replica's key: \(reason)"
         }
     }

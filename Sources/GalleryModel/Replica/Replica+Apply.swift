@@ -34,6 +34,7 @@ extension Replica {
             // What the op log could not decode again is refused, so that reading the log never fails.
             guard drafts.count <= OpCodec.maxItemsPerInsert else { throw .malformedOp(op.id, "more than \(OpCodec.maxItemsPerInsert) items") }
             for draft in drafts where !draft.fields.isEmpty {
+                guard draft.fields[.trashed] == nil else { throw .malformedOp(op.id, "a new item in the Trash") }
                 for (field, value) in draft.fields {
                     guard field.accepts(value) else { throw .malformedOp(op.id, "wrong type of value for \(field)") }
                     if let problem = OpCodec.encodingProblem(with: value) { throw .malformedOp(op.id, "\(field): \(problem)") }
@@ -80,8 +81,10 @@ extension Replica {
             let record = items[Int(item)]
             let newer = lamportPrecedes(slots[record.slot].key, key)
             let wins = !record.isDeleted && newer
+            // An item in the Trash stays there: the move only changes where a restore brings it.
             let slot = slots.makeSlot(
-                key: key, item: item, gallery: target, originLeft: left, originRight: right, visible: wins)
+                key: key, item: item, gallery: target, originLeft: left, originRight: right,
+                visible: wins && !isTrashed(item))
             slots.link(slot, before: next)
             table.recordSlot(slot, for: key)
             if wins {
@@ -108,11 +111,23 @@ extension Replica {
             if lamportPrecedes(stamp, key) {
                 fieldStamps[fieldKey] = key
                 setField(field, of: item, to: value)
+                if field == .trashed {
+                    slots.setVisible(items[Int(item)].slot, !items[Int(item)].isDeleted && value == .none)
+                }
             }
 
         case .commit(let id):
             let item = try knownItem(id, of: op)
             items[Int(item)].isPlaceholder = false
+
+        case .renameGallery(let name, let title):
+            try Self.validateGalleryName(name)
+            try Self.validateGalleryName(title)
+            applyRename(name, to: title, key: key)
+
+        case .deleteGallery(let name):
+            try Self.validateGalleryName(name)
+            applyGalleryDelete(name, key: key)
         }
 
         table.markApplied(replicaIndex, upTo: op.lastCounter)
@@ -126,6 +141,7 @@ extension Replica {
         let index = slots.addGallery()
         galleryNames.append(name)
         galleryIndex[name] = index
+        if !galleryRegisters.isEmpty { refreshShownGalleries() }
         return index
     }
 

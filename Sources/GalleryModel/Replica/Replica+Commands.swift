@@ -6,6 +6,13 @@ extension Replica {
     @discardableResult
     package mutating func createGallery(_ name: String) throws(ModelError) -> Op {
         try Self.validateGalleryName(name)
+        let shown = shownGallery(name)
+        if let existing = galleryLookup(name), existing != shown {
+            // That identity is renamed or deleted: a deleted one comes back under its name.
+            guard shown == nil, isGalleryDeleted(existing) else { throw .galleryNameTaken(name) }
+            return try stamp(.renameGallery(name: name, to: name))
+        }
+        guard shown == nil || galleryLookup(name) != nil else { throw .galleryNameTaken(name) }
         return try stamp(.createGallery(name: name))
     }
 
@@ -22,9 +29,9 @@ extension Replica {
     @discardableResult
     package mutating func insert(_ drafts: [ItemDraft], into gallery: String, at index: Int) throws(ModelError) -> Op {
         try Self.validate(drafts)
-        guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
+        guard let target = shownGallery(gallery) else { throw .unknownGallery(gallery) }
         let (after, before) = try anchors(at: index, in: target, excluding: nil)
-        return try stamp(.insert(gallery: gallery, after: after, before: before, items: drafts))
+        return try stamp(.insert(gallery: galleryNames[Int(target)], after: after, before: before, items: drafts))
     }
 
     /// Moves an item so that it stands at `index` of `gallery` (any gallery of the space), as
@@ -34,11 +41,12 @@ extension Replica {
     @discardableResult
     package mutating func move(_ item: OpID, to gallery: String, at index: Int) throws(ModelError) -> Op {
         let record = try liveItem(item)
-        guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
+        guard !isInTrash(record) else { throw .itemInTrash(item) }
+        guard let target = shownGallery(gallery) else { throw .unknownGallery(gallery) }
         let current = items[Int(record)].slot
         let excluded = slots[current].gallery == target ? current : nil
         let (after, before) = try anchors(at: index, in: target, excluding: excluded)
-        return try stamp(.move(item: item, gallery: gallery, after: after, before: before))
+        return try stamp(.move(item: item, gallery: galleryNames[Int(target)], after: after, before: before))
     }
 
     /// Deletes an item, finally.
@@ -86,7 +94,7 @@ extension Replica {
 
     /// A known item that is not deleted.
     @inline(__always)
-    private func liveItem(_ item: OpID) throws(ModelError) -> Int32 {
+    func liveItem(_ item: OpID) throws(ModelError) -> Int32 {
         guard let index = itemIndex(of: item) else { throw .unknownItem(item) }
         guard !items[Int(index)].isDeleted else { throw .itemDeleted(item) }
         return index

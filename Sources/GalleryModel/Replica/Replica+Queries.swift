@@ -2,19 +2,19 @@
 extension Replica {
     /// The names of all galleries, sorted.
     package var galleries: [String] {
-        galleryNames.sorted()
+        galleryRegisters.isEmpty ? galleryNames.sorted() : shownIndex.keys.sorted()
     }
 
     /// Whether a gallery of that name exists here.
     package func hasGallery(_ name: String) -> Bool {
-        galleryLookup(name) != nil
+        shownGallery(name) != nil
     }
 
     /// Number of items shown in a gallery.
     ///
     /// - Complexity: O(1).
     package func count(in gallery: String) throws(ModelError) -> Int {
-        guard let index = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
+        guard let index = shownGallery(gallery) else { throw .unknownGallery(gallery) }
         return slots.visibleCount(index)
     }
 
@@ -22,7 +22,7 @@ extension Replica {
     ///
     /// - Complexity: O(n) for n slots of the gallery.
     package func items(in gallery: String) throws(ModelError) -> [Item] {
-        guard let index = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
+        guard let index = shownGallery(gallery) else { throw .unknownGallery(gallery) }
         var result: [Item] = []
         result.reserveCapacity(slots.visibleCount(index))
         slots.forEachVisible(in: index) { slot in result.append(snapshot(slots[slot].item)) }
@@ -33,7 +33,7 @@ extension Replica {
     ///
     /// - Complexity: O(log n).
     package func item(at index: Int, in gallery: String) throws(ModelError) -> Item {
-        guard let galleryIndex = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
+        guard let galleryIndex = shownGallery(gallery) else { throw .unknownGallery(gallery) }
         let count = slots.visibleCount(galleryIndex)
         guard index >= 0, index < count else { throw .indexOutOfRange(index: index, count: count) }
         return snapshot(slots[slots.visibleSlot(at: index, in: galleryIndex)].item)
@@ -46,13 +46,13 @@ extension Replica {
         itemIndex(of: id).map(snapshot)
     }
 
-    /// Where an item stands: its gallery and index; nil when it is unknown or deleted.
+    /// Where an item stands: its gallery and index; nil when it is unknown, deleted or in the Trash.
     ///
     /// - Complexity: O(log n).
     package func location(of id: OpID) -> (gallery: String, index: Int)? {
-        guard let item = itemIndex(of: id), !items[Int(item)].isDeleted else { return nil }
+        guard let item = itemIndex(of: id), !items[Int(item)].isDeleted, !isInTrash(item) else { return nil }
         let slot = items[Int(item)].slot
-        return (galleryNames[Int(slots[slot].gallery)], slots.visibleRank(slot))
+        return (shownName(slots[slot].gallery), slots.visibleRank(slot))
     }
 
     /// The placeholders made by one replica that are neither committed nor deleted, oldest first:
@@ -86,9 +86,10 @@ extension Replica {
         if let title = record.title { fields[.title] = .text(title) }
         return Item(
             id: table.unpack(record.key),
-            gallery: galleryNames[Int(slots[record.slot].gallery)],
+            gallery: shownName(slots[record.slot].gallery),
             state: record.isPlaceholder ? .placeholder : .ready,
             isDeleted: record.isDeleted,
+            isInTrash: isInTrash(item),
             fields: fields)
     }
 }

@@ -121,7 +121,7 @@ extension Replica {
         if applied < op.previous { return .waiting(OpID(counter: op.previous, replica: op.id.replica)) }
         if applied > op.previous { return .conflicting }
         switch op.action {
-        case .createGallery:
+        case .createGallery, .renameGallery, .deleteGallery:
             break
         case .insert(_, let after, let before, _):
             if let after, !table.contains(after) { return .waiting(after) }

@@ -17,7 +17,8 @@ extension Replica {
     @discardableResult
     package mutating func insertRun(_ drafts: [ItemDraft], into gallery: String, at index: Int) throws(ModelError) -> [Op] {
         try Self.validate(drafts)
-        guard let target = galleryLookup(gallery) else { throw .unknownGallery(gallery) }
+        guard let target = shownGallery(gallery) else { throw .unknownGallery(gallery) }
+        let gallery = galleryNames[Int(target)]
         guard clock + UInt64(drafts.count) <= PackedID.maxCounter else {
             throw .counterOverflow(OpID(counter: clock + UInt64(drafts.count), replica: id))
         }

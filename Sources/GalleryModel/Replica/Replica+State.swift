@@ -2,12 +2,16 @@
 /// node's snapshot file holds.
 ///
 /// ```
-/// state     = version:u16 id:u64 clock:u64 table forest items fields stamps galleries log
+/// state     = version:u16 id:u64 clock:u64 table forest items fields stamps galleries registers log
+///             (version 1 had no `registers`: it is still read)
 /// items     = n:varint key:u64*n slot:i32*n flags:u8*n title*   flags: 1 deleted, 2 placeholder,
 ///                                                               4 titled (one title per titled item)
 /// fields    = n:varint (item:i32 k:u8 (field:u8 value)*k)*n     sorted by item, then field
 /// stamps    = n:varint key:u64*n stamp:u64*n                    sorted by key
 /// galleries = n:varint string*n                                 in order of creation here
+/// registers = n:varint (gallery:u32 flags:u8 [title:u64 string] [live:u64])*n   sorted by gallery;
+///             flags: 1 title stamp (then the stamp and the title, empty for none), 2 live stamp,
+///             4 deleted (`GalleryRegister`)
 /// value     = 0 none | 1 string | 2 fixed64 (IEEE 754 bits) | 3 zigzag varint | 4 counter:varint replica:fixed64
 /// ```
 /// Integers are little-endian, strings `length:varint` then UTF-8. `table`, `forest` and `log`
@@ -17,7 +21,7 @@
 /// bytes.
 extension Replica {
     /// The version of the layout above; `init(decodingState:)` reads only this one.
-    package static let stateFormatVersion: UInt16 = 1
+    package static let stateFormatVersion: UInt16 = 2
 
     /// The replica's state, encoded.
     ///
@@ -55,6 +59,7 @@ extension Replica {
 
         writer.varint(UInt64(galleryNames.count))
         for name in galleryNames { writer.string(name) }
+        encodeGalleryRegisters(into: &writer)
 
         log.encodeState(into: &writer)
         return writer.bytes
@@ -74,7 +79,7 @@ extension Replica {
     package init(decodingState bytes: [UInt8], offset: Int = 0, bufferLimit: Int = 100_000) throws(DecodingError) {
         var reader = ByteReader(bytes, offset: offset)
         let version = try reader.fixed16()
-        guard version == Self.stateFormatVersion else { throw .invalidValue("state format version \(version)") }
+        guard version == 1 || version == Self.stateFormatVersion else { throw .invalidValue("state format version \(version)") }
         self.id = ReplicaID(try reader.fixed64())
         self.buffer = CausalBuffer(limits: BufferLimits(ops: bufferLimit))
         clock = try reader.fixed64()
@@ -135,6 +140,7 @@ extension Replica {
             galleryIndex[name] = Int32(index)
         }
         guard galleryCount == slots.galleryCount else { throw .invalidValue("snapshot gallery count") }
+        if version >= 2 { try decodeGalleryRegisters(from: &reader) }
 
         log = try OpLog(decoding: &reader)
         guard reader.isAtEnd else { throw .trailingBytes(reader.remaining) }
@@ -148,6 +154,46 @@ extension Replica {
     package func encodedOps(atLogPositions range: Range<Int>, maximumBytes: Int) -> [[UInt8]] {
         precondition(range.lowerBound >= 0 && range.upperBound <= log.count, "log positions out of range")
         return log.encodedBatches(positions: range, maximumBytes: maximumBytes)
+    }
+
+    /// Writes the registers of the galleries renamed or deleted.
+    private func encodeGalleryRegisters(into writer: inout ByteWriter) {
+        writer.varint(UInt64(galleryRegisters.count))
+        for (gallery, register) in galleryRegisters.sorted(by: { $0.key < $1.key }) {
+            writer.fixed32(UInt32(bitPattern: gallery))
+            writer.byte((register.titleStamp == nil ? 0 : 1) | (register.liveStamp == nil ? 0 : 2) | (register.isDeleted ? 4 : 0))
+            if let stamp = register.titleStamp {
+                writer.fixed64(stamp.raw)
+                writer.string(register.title ?? "")
+            }
+            if let stamp = register.liveStamp { writer.fixed64(stamp.raw) }
+        }
+    }
+
+    /// Reads what `encodeGalleryRegisters(into:)` wrote, checking every index.
+    private mutating func decodeGalleryRegisters(from reader: inout ByteReader) throws(DecodingError) {
+        let count = try reader.count(limit: reader.remaining / 5)
+        func stamp() throws(DecodingError) -> PackedID {
+            let stamp = PackedID(raw: try reader.fixed64())
+            guard stamp.replicaIndex < table.ids.count else { throw .invalidValue("snapshot gallery stamp") }
+            return stamp
+        }
+        for _ in 0..<count {
+            let gallery = Int32(bitPattern: try reader.fixed32())
+            guard gallery >= 0, Int(gallery) < galleryNames.count else { throw .invalidValue("snapshot register gallery") }
+            let flags = try reader.byte()
+            guard flags < 8 else { throw .invalidValue("snapshot register flags") }
+            var register = GalleryRegister()
+            if flags & 1 != 0 {
+                register.titleStamp = try stamp()
+                let title = try reader.string(limit: 255)
+                register.title = title.isEmpty ? nil : title
+            }
+            if flags & 2 != 0 { register.liveStamp = try stamp() }
+            register.isDeleted = flags & 4 != 0
+            galleryRegisters[gallery] = register
+        }
+        refreshShownGalleries()
     }
 
     /// Writes a field value.

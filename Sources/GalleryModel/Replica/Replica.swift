@@ -21,8 +21,16 @@ package struct Replica: Sendable {
     /// The op that last set each updated field, keyed by `fieldKey(item:field:)`; a field never
     /// updated was set by the item's insert.
     var fieldStamps: [UInt64: PackedID] = [:]
+    /// Gallery identities (the names ops carry), by gallery index.
     var galleryNames: [String] = []
     var galleryIndex: [String: Int32] = [:]
+    /// The registers of the galleries renamed or deleted (`Replica+Galleries`), by gallery index.
+    var galleryRegisters: [Int32: GalleryRegister] = [:]
+    /// The galleries shown, by the name people see; kept only once a gallery was renamed or
+    /// deleted (until then every gallery is shown under its identity).
+    var shownIndex: [String: Int32] = [:]
+    /// The reverse of `shownIndex`.
+    var shownNames: [Int32: String] = [:]
     /// The Lamport clock: the greatest counter this replica has used or seen.
     var clock: UInt64 = 0
     var log = OpLog()

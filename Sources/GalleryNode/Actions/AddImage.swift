@@ -24,7 +24,10 @@ package enum AddImage {
         let headers = try request.sources.map { try header(of: $0, aspect: request.aspect, blobs: blobs) }
         let drafts = try zip(request.sources, headers).map { try draft(for: $0, header: $1, request: request, blobs: blobs) }
         let ops = try node.perform { replica in
-            try replica.insertRun(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
+            // The node's own gallery by its identity: it may have been renamed.
+            var gallery = gallery
+            if request.gallery == nil, let shown = replica.shownName(ofIdentity: gallery), !shown.isDeleted { gallery = shown.name }
+            return try replica.insertRun(drafts, into: gallery, at: request.index ?? replica.count(in: gallery))
         }
         return (0..<drafts.count).map { ops[0].id.advanced(by: $0) }
     }

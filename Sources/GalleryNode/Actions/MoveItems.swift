@@ -9,9 +9,11 @@ package enum MoveItems {
     ///
     /// - Throws: `ModelError.unknownGallery`, `.unknownItem`, `.itemDeleted`, `.indexOutOfRange`,
     ///   or `ActionFailure` for an item named twice or an empty list.
-    package static func perform(_ items: [OpID], to gallery: String, at index: Int?, on node: SyncNode) throws {
+    @discardableResult
+    package static func perform(_ items: [OpID], to gallery: String, at index: Int?, on node: SyncNode,
+                                scope: String? = nil) throws -> UndoJournal.Entry? {
         guard !items.isEmpty else { throw ActionFailure("move needs at least one item") }
-        try node.perform { replica in
+        let steps = try node.perform { replica -> [UndoStep] in
             guard replica.hasGallery(gallery) else { throw ModelError.unknownGallery(gallery) }
             var seen: Set<OpID> = []
             for id in items {
@@ -19,8 +21,9 @@ package enum MoveItems {
                 guard !item.isDeleted else { throw ModelError.itemDeleted(id) }
                 guard seen.insert(id).inserted else { throw ActionFailure("item \(id) is named twice; nothing was moved") }
             }
-            try moveRun(items, to: gallery, at: index, in: &replica)
+            return try moveRun(items, to: gallery, at: index, in: &replica)
         }
+        return node.undo.record("Moved \(TrashItems.count(items.count))", steps, scope: scope)
     }
 
     /// The move ops of a run: each item goes right before the item that stands at `index` once
@@ -29,7 +32,9 @@ package enum MoveItems {
     ///
     /// - Complexity: O(k log n) for k items: the gallery is never listed, so that a move of a few
     ///   items costs the same in a gallery of any size.
-    package static func moveRun(_ items: [OpID], to gallery: String, at index: Int?, in replica: inout Replica) throws {
+    /// - Returns: The steps that undo the run.
+    @discardableResult
+    package static func moveRun(_ items: [OpID], to gallery: String, at index: Int?, in replica: inout Replica) throws -> [UndoStep] {
         let count = try replica.count(in: gallery)
         // Where the moved items stand in the destination now, in order: they are not counted.
         let lifted = Set(items).compactMap { replica.location(of: $0) }.filter { $0.gallery == gallery }.map(\.index).sorted()
@@ -43,6 +48,7 @@ package enum MoveItems {
             position += 1
         }
         let anchor = position < count ? try replica.item(at: position, in: gallery).id : nil
+        var steps: [UndoStep] = []
         for id in items {
             let here = replica.location(of: id)
             let inGallery = here?.gallery == gallery
@@ -52,7 +58,10 @@ package enum MoveItems {
             } else {
                 target = try replica.count(in: gallery) - (inGallery ? 1 : 0)
             }
-            try replica.move(id, to: gallery, at: target)
+            let from = replica.placement(of: id)
+            let op = try replica.move(id, to: gallery, at: target)
+            if let from { steps.append(.moved(item: id, by: op.id, from: from)) }
         }
+        return steps
     }
 }

@@ -19,6 +19,11 @@ package struct NodeConfiguration: Sendable {
     package var heartbeatInterval: Duration
     /// A peer silent for this long (or not authenticated within it) is dropped.
     package var peerTimeout: Duration
+    /// Quiet liveness (protocol.md, section 10), nil for off: the node tells each peer, in its
+    /// `features`, that it tolerates `quiet.peerTimeout` of silence, and to a peer that said the
+    /// same it sends a heartbeat only after `quiet.heartbeatInterval` without sending anything;
+    /// the kernel's TCP keep-alive finds a vanished host meanwhile. `gallery serve` turns it on.
+    package var quiet: QuietLiveness?
     /// An inbound or outbound connection must complete its handshake within this long of being
     /// made, whatever it sends meanwhile.
     package var handshakeTimeout: Duration = .seconds(5)
@@ -70,6 +75,8 @@ package struct NodeConfiguration: Sendable {
     package var catchUpBatchBytes: Int
     /// Where the node reports connections, failures and sync progress.
     package var log: NodeLog
+    /// What its storage repaired when the node started (`StartupReport.repairs`), for `status`.
+    package var repairedAtStart: [String] = []
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
     package var blobs: (any BlobSource)?
     /// Where applied ops are made durable before they are sent to any peer or acknowledged: the

@@ -3,7 +3,9 @@ import GalleryWire
 
 /// Every access to the loop's state checks, in debug builds, that it runs on the node's loop: the
 /// replica and the components are confined to the inbox, and a call from an event loop or a
-/// command's thread that forgot to hop is caught where it happens, not as a rare race.
+/// command's thread that forgot to hop is caught where it happens, not as a rare race. A write to
+/// the replica, the connections, the sessions, durability or the addresses also wakes a node
+/// whose liveness passes slowed down while nothing was due (`wakeLiveness`).
 extension SyncNode {
     /// Stops a debug build when the caller is not on the node's loop.
     @inline(__always)
@@ -13,12 +15,20 @@ extension SyncNode {
 
     package var replica: Replica {
         _read { assertOnLoop(); yield _replica }
-        _modify { assertOnLoop(); yield &_replica }
+        _modify {
+            assertOnLoop()
+            wakeLiveness()
+            yield &_replica
+        }
     }
 
     var connections: [Int: Connection] {
         _read { assertOnLoop(); yield _connections }
-        _modify { assertOnLoop(); yield &_connections }
+        _modify {
+            assertOnLoop()
+            wakeLiveness()
+            yield &_connections
+        }
     }
 
     /// The keys of `sessions`, ascending, kept as sessions begin and end.
@@ -27,9 +37,21 @@ extension SyncNode {
         _modify { assertOnLoop(); yield &_sessionOrder }
     }
 
+    /// Every write counts in `sessionsChanges`.
     var sessions: [Int: Session] {
         _read { assertOnLoop(); yield _sessions }
-        _modify { assertOnLoop(); yield &_sessions }
+        _modify {
+            assertOnLoop()
+            _sessionsChanges &+= 1
+            wakeLiveness()
+            yield &_sessions
+        }
+    }
+
+    /// How many times `sessions` was written.
+    var sessionsChanges: UInt64 {
+        assertOnLoop()
+        return _sessionsChanges
     }
 
     var nextConnectionID: Int {
@@ -78,7 +100,11 @@ extension SyncNode {
     /// What is durable, and the batches, commands and progress waiting for it (`Durability`).
     var durability: Durability {
         _read { assertOnLoop(); yield _durability }
-        _modify { assertOnLoop(); yield &_durability }
+        _modify {
+            assertOnLoop()
+            wakeLiveness()
+            yield &_durability
+        }
     }
 
     /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
@@ -90,7 +116,11 @@ extension SyncNode {
     /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
     var addresses: AddressState {
         _read { assertOnLoop(); yield _addresses }
-        _modify { assertOnLoop(); yield &_addresses }
+        _modify {
+            assertOnLoop()
+            wakeLiveness()
+            yield &_addresses
+        }
     }
 
     /// What the relay received and sent (`SyncNode+Relay`).

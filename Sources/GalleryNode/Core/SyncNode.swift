@@ -42,6 +42,8 @@ package final class SyncNode: @unchecked Sendable {
     package let events = NodeEvents()
     /// Fills this node's placeholders, when it keeps blobs.
     package let transfers: TransferManager?
+    /// What this node's people did that `gallery undo` and the page's Ctrl+Z can take back.
+    package let undo = UndoJournal()
     /// Which inbound connections are kept before they authenticate, and shed first.
     let admission: AdmissionController
     /// The pause after accept failures, growing while descriptors stay exhausted.
@@ -74,6 +76,9 @@ package final class SyncNode: @unchecked Sendable {
     var _replica: Replica
     var _connections: [Int: Connection] = [:]
     var _sessions: [Int: SyncNode.Session] = [:]
+    /// How many times `sessions` was written: a pass that finds it unchanged since its last look,
+    /// and nothing due by time, skips its scan of the sessions (`LivenessState.Look`).
+    var _sessionsChanges: UInt64 = 0
     /// The keys of `sessions`, ascending: the order passes visit them in (kept, not sorted per pass).
     var _sessionOrder: [Int] = []
     var _nextConnectionID: Int = 0

@@ -81,7 +81,7 @@ extension SyncNode {
                 storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
                 missingOps: replica.missingRanges.map(\.description),
                 divergentOps: divergentOps, divergentOpCount: divergentOpCount,
-                identityConflicts: peerKeys.conflicts)
+                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
         }
     }
 }

@@ -25,6 +25,9 @@ struct LivenessDeadlines {
     /// The connections tracked.
     var count: Int { current.count }
 
+    /// The earliest deadline held (perhaps a stale entry's: never later than the true one).
+    var nextDeadline: UInt64? { heap.first?.deadline }
+
     /// Makes connection `id` due at `deadline`, unless it is due earlier already.
     mutating func schedule(_ id: Int, at deadline: UInt64) {
         if let scheduled = current[id], scheduled <= deadline { return }

@@ -47,6 +47,55 @@ extension SyncNode {
         throttledLog.flush(now: clock.now)
     }
 
+    /// How many liveness passes have run (tests: an idle node's pace).
+    package var livenessPasses: Int { loop.sync { liveness.passes } }
+
+    /// How long a node with quiet liveness that found nothing due waits for its next pass: one
+    /// wake-up a second instead of ten when idle (protocol.md, section 10).
+    static let slowLivenessInterval: UInt64 = 1_000_000_000
+
+    /// Quiet liveness: the next pass, `delay` from now, on the current chain of timers; after
+    /// it, the next one, sooner or later as the pass found. On the loop.
+    func schedulePass(after delay: UInt64) {
+        let generation = liveness.passGeneration
+        liveness.plannedDelay = delay
+        scheduleTimer(after: delay) { [self] in
+            guard isRunning else { return }
+            throttledLog.flush(now: clock.now)
+            loop.async { [self] in
+                guard generation == liveness.passGeneration else { return }
+                liveness.slow = false
+                livenessPass()
+                schedulePass(after: liveness.slow ? Self.slowLivenessInterval : livenessInterval)
+            }
+        }
+    }
+
+    /// Something happened on the loop (a session, connection, op or durable batch changed): a
+    /// node whose passes slowed down because nothing was due has its next pass at the usual pace.
+    /// Cheap when not slowed: called from the loop state's accessors. On the loop.
+    func wakeLiveness() {
+        guard _liveness.slow else { return }
+        _liveness.slow = false
+        _liveness.passGeneration &+= 1
+        schedulePass(after: livenessInterval)
+    }
+
+    /// Quiet liveness: whether nothing is due for a second: no connection's deadline, no relay or
+    /// version decision, no op waiting for a dependency, no held request or join settling, no
+    /// redial due (an attempt under way, or a connection it made, ends with an event) or gossip,
+    /// and nothing changed during the pass. On the loop.
+    private func nothingDueSoon(now: UInt64, changesAtStart: UInt64) -> Bool {
+        let soon = now &+ Self.slowLivenessInterval
+        return sessionsChanges == changesAtStart
+            && (liveness.deadlines.nextDeadline ?? .max) >= soon
+            && (!configuration.relayTrees || liveness.relayLook.nextDue >= soon)
+            && liveness.versionLook.nextDue >= soon
+            && replica.bufferedCount == 0 && !liveness.requestsDeferred
+            && (liveness.joinSettleUntil.map { now >= $0 } ?? true)
+            && addresses.targets.values.allSatisfy { $0.dialing || $0.due >= soon } && !addresses.gossipWanted
+    }
+
     /// One liveness pass: relay (tree beat, announcements, grafts), then heartbeats, silence and
     /// handshake deadlines and stuck closes of the connections due, then gaps, version exchange
     /// and redials. On the loop.
@@ -55,10 +104,14 @@ extension SyncNode {
         let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
         let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
         let now = clock.now
+        let changesAtStart = sessionsChanges
+        liveness.passes += 1
         // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
-        // meanwhile, so peers' silence over that time is not theirs.
-        if now > liveness.previous && now - liveness.previous > interval {
-            for connection in connections.values { connection.excuseSilence(until: now) }
+        // meanwhile, so peers' silence over that time is not theirs. (A slowed pass was planned late.)
+        let planned = configuration.quiet == nil ? 0 : liveness.plannedDelay
+        if now > liveness.previous && now - liveness.previous > interval &+ planned {
+            let gap = now - liveness.previous - planned
+            for connection in connections.values { connection.excuseSilence(until: now, afterPassGap: gap, interval: interval) }
         }
         liveness.previous = now
         // The relay first: an announcement due on an idle link goes instead of its heartbeat.
@@ -71,5 +124,6 @@ extension SyncNode {
         checkForGaps(&liveness.gaps, now: now)
         exchangeVersions(now: now)
         addressPass(now: now)
+        if configuration.quiet != nil { liveness.slow = nothingDueSoon(now: now, changesAtStart: changesAtStart) }
     }
 }

@@ -41,6 +41,13 @@ struct RelayPolicy: Equatable {
     var deferredRequestSince: UInt64?
     /// The peer is sending this node the catch-up of its first `sync_request` (until `caught_up`).
     var firstCatchUpPending = false
+    /// When (uptime, nanoseconds) the first catch-up last showed progress: its request, then
+    /// each `ops` frame of it.
+    var firstCatchUpProgress: UInt64 = 0
+    /// How long a first catch-up may bring nothing before the node stops waiting on it: a peer
+    /// that withholds its answer (a hostile member, a hung process) must not hold back the
+    /// other peers' requests, nor the grafts, of a joining node (protocol.md, "Relay").
+    static let catchUpStall: UInt64 = 1_500_000_000
     /// What the peer held (per origin, and as a total) that this node lacked at `lackingSince`
     /// (uptime, nanoseconds): a graft is due when it is still missing `graftTimeout` later. Ops
     /// that keep arriving a little after the peer announced them (a busy stream) end the watch,
@@ -53,6 +60,12 @@ struct RelayPolicy: Equatable {
     struct Lacking: Equatable {
         var version: VersionVector
         var total: UInt64
+    }
+
+    /// Whether the node waits on the peer's first catch-up at `now`: asked, not answered, and
+    /// not stalled for `catchUpStall`.
+    func awaitsFirstCatchUp(now: UInt64) -> Bool {
+        firstCatchUpPending && now &- firstCatchUpProgress < Self.catchUpStall
     }
 
     /// Where one op goes on a link that is a branch of the tree (`branch`) or not.
@@ -85,6 +98,20 @@ struct RelayPolicy: Equatable {
         announcedTotal = total
         owesAnnouncement = false
         return total
+    }
+
+    /// When the link's relay decisions may next change with time alone, holding `total`, after
+    /// the pass's `takeAnnouncement` and `dueGraft`: the end of the announcement interval
+    /// while an announcement waits for it, the graft's timeout while something is lacking;
+    /// `.max` when only a new event (ops, a frame from the peer) can change them.
+    func nextDecision(total: UInt64, branch: Bool, announcing: UInt64, graftTimeout: UInt64) -> UInt64 {
+        guard trees else { return .max }
+        var next = UInt64.max
+        if total != announcedTotal && (owesAnnouncement || (!branch && !isGrafted)) {
+            next = lastAnnounced &+ announcing
+        }
+        if awaitedCatchUps == 0, lacking != nil { next = min(next, lackingSince &+ graftTimeout) }
+        return next
     }
 
     /// Ops arrived from the peer though this node held them: true when the link is to be pruned
@@ -146,7 +173,7 @@ struct RelayPolicy: Equatable {
         let missing = known.counters.filter { version[$0.key] < $0.value }
         lacking = missing.isEmpty && peerTotal <= total
             ? nil : Lacking(version: VersionVector(missing), total: peerTotal > total ? peerTotal : 0)
-        lackingSince = now
+        if lacking != nil { lackingSince = now }
         return nil
     }
 }

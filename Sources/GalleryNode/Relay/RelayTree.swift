@@ -83,6 +83,12 @@ struct RelayTree {
         beacon.parent == me && beacon.root == root && beacon.since == since
     }
 
+    /// When the first link still lingering after `now` stops being a branch, if any: the relay's
+    /// decisions for it change then.
+    func lingerEnd(after now: UInt64) -> UInt64? {
+        lingering.values.filter { $0 > now }.min()
+    }
+
     /// Keeps `session` a branch for `linger` from `now`, and forgets lingering that is over.
     private mutating func linger(_ session: Int?, now: UInt64) {
         lingering = lingering.filter { now < $0.value }

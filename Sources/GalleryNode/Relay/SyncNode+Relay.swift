@@ -75,13 +75,14 @@ extension SyncNode {
     /// mesh): then this one waits for that catch-up to end, and asks for what is still missing,
     /// so that the log crosses once, not once per peer (protocol.md, "Relay").
     func beginSync(with connection: Connection, now: UInt64) {
-        let busy = sessions.contains { $0.key != connection.id && $0.value.relay.firstCatchUpPending }
+        let busy = sessions.contains { $0.key != connection.id && $0.value.relay.awaitsFirstCatchUp(now: now) }
         if busy && configuration.relayTrees {
             sessions[connection.id]?.relay.deferredRequestSince = now
             liveness.requestsDeferred = true
             return
         }
         sessions[connection.id]?.relay.firstCatchUpPending = true
+        sessions[connection.id]?.relay.firstCatchUpProgress = now
         requestCatchUp(from: connection)
     }
 
@@ -102,7 +103,7 @@ extension SyncNode {
         var pending = liveness.joinSettleUntil.map { now < $0 } ?? false
         for (id, session) in sessions {
             if let since = session.relay.deferredRequestSince { held.append((id, since)) }
-            if !pending && session.relay.firstCatchUpPending && connections[id] != nil { pending = true }
+            if !pending && session.relay.awaitsFirstCatchUp(now: now) && connections[id] != nil { pending = true }
         }
         var still = 0
         for (id, since) in held {
@@ -132,6 +133,8 @@ extension SyncNode {
             sessions[connection.id]?.relay.announced(total: total)
         case .tree(let beacon):
             guard configuration.relayTrees else { return }
+            // Which links are branches may change: the relay's next pass looks at every session.
+            liveness.relayLook.nextDue = 0
             switch relayTree.received(beacon, on: connection.id, now: clock.now) {
             case .changed: sendBeacons()
             case .answer: connection.send(.tree(relayTree.beacon))
@@ -161,8 +164,8 @@ extension SyncNode {
 
     /// A node being caught up (its first catch-up, the others' requests held back) lacks what
     /// every peer holds: that catch-up brings it, no graft is due meanwhile.
-    var joining: Bool {
-        sessions.values.contains { $0.relay.firstCatchUpPending || $0.relay.deferredRequestSince != nil }
+    func joining(now: UInt64) -> Bool {
+        sessions.values.contains { $0.relay.awaitsFirstCatchUp(now: now) || $0.relay.deferredRequestSince != nil }
     }
 
     /// What the link to a session is in the relay tree, as `PeerStatus.relay` says it: `eager`
@@ -207,6 +210,7 @@ extension SyncNode {
     func noteReceived(_ ops: [Op], duplicates: [ReplicaID: Int], from connection: Connection) {
         guard var policy = sessions[connection.id]?.relay else { return }
         for op in ops { policy.holds(op.id) }
+        if policy.firstCatchUpPending { policy.firstCatchUpProgress = clock.now }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
         let prune = !duplicates.isEmpty && policy.receivedDuplicates(branch: relayTree.isBranch(connection.id, now: clock.now))
@@ -222,35 +226,46 @@ extension SyncNode {
     /// `announcementInterval` has passed since the link's last announcement, and a `graft` to
     /// one peer whose vector or total shows ops this node still lacks after `graftTimeout`. Runs
     /// before the pass's heartbeats, so that an announcement due on an idle link goes instead of
-    /// its heartbeat. On the loop.
+    /// its heartbeat. The sessions are scanned only when one was written, the total changed, the
+    /// tree changed, or a decision falls due by time (`LivenessState.Look`): an idle pass costs
+    /// nothing per session. On the loop.
     func relayPass(now: UInt64) {
         guard configuration.relayTrees else { return }
         releaseDeferredRequests(now: now)
         let beat = UInt64(max(configuration.beaconInterval.nanoseconds, 1_000_000))
         let wallMilliseconds = UInt64(max(0, configuration.environment.wallClock() * 1_000))
-        if relayTree.tick(now: now, interval: beat, timeout: 3 * beat, wallMilliseconds: wallMilliseconds) { sendBeacons() }
+        if relayTree.tick(now: now, interval: beat, timeout: 3 * beat, wallMilliseconds: wallMilliseconds) {
+            sendBeacons()
+            liveness.relayLook.nextDue = 0
+        }
+        let total = durability.total
+        guard liveness.relayLook.isDue(sessionsChanges: sessionsChanges, total: total, now: now) else { return }
         let timeout = UInt64(max(configuration.graftTimeout.nanoseconds, 1_000_000))
         var candidate: (id: Int, since: UInt64, lacking: [ReplicaID])?
         let announcing = UInt64(max(configuration.announcementInterval.nanoseconds, 0))
         // Once per pass, not per session: the loop changes no session's first catch-up or
         // deferred request, and asking per session made the pass quadratic in the peers.
-        let joining = joining
+        let joining = joining(now: now)
+        // While joining, grafts wait on the first catch-up, whose stall is a matter of time.
+        var nextDue = joining ? now &+ 1 : relayTree.lingerEnd(after: now) ?? .max
         assert(sessionOrder.count == sessions.count, "every session is in the order, once")
         for id in sessionOrder {
             guard let session = sessions[id], session.live, let connection = connections[id] else { continue }
             var policy = session.relay
-            if now >= policy.lastAnnounced + announcing,
-               let total = policy.takeAnnouncement(total: durability.total, branch: relayTree.isBranch(id, now: now)) {
+            let branch = relayTree.isBranch(id, now: now)
+            if now >= policy.lastAnnounced + announcing, let total = policy.takeAnnouncement(total: total, branch: branch) {
                 policy.lastAnnounced = now
                 connection.send(.ihaveTotal(total))
                 relayCountsOnLoop.announcementsSent += 1
             }
-            if !joining, let due = policy.dueGraft(version: durability.version, total: durability.total, now: now, timeout: timeout),
+            if !joining, let due = policy.dueGraft(version: durability.version, total: total, now: now, timeout: timeout),
                due.since < (candidate?.since ?? .max) {
                 candidate = (id, due.since, due.origins)
             }
-            sessions[id]?.relay = policy
+            nextDue = min(nextDue, policy.nextDecision(total: total, branch: branch, announcing: announcing, graftTimeout: timeout))
+            if policy != session.relay { sessions[id]?.relay = policy }
         }
+        defer { liveness.relayLook = LivenessState.Look(sessionsChanges: sessionsChanges, total: total, nextDue: nextDue) }
         guard let candidate, now - liveness.lastGraft >= timeout, let connection = connections[candidate.id] else { return }
         liveness.lastGraft = now
         sessions[candidate.id]?.relay.grafting()

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryWire
 
 /// What the node core takes from its surroundings besides storage: the clocks, the executors of
 /// its inbox and of its group commit's durability step, randomness (backoff jitter, handshake
@@ -22,6 +23,9 @@ package struct NodeEnvironment: Sendable {
     /// Where the node's connections count what they write, by frame type (a simulation's
     /// report); nil in production.
     package var wireTally: WireTally?
+    /// Frame types the node never sends: a hostile member in a simulation (one that withholds
+    /// the ops it should relay, `MeshParameters.Sabotage.silentRoot`); empty in production.
+    package var withheldFrames: Set<FrameType> = []
 
     package init(
         clock: any NodeClock, makeInbox: @escaping @Sendable (String) -> any NodeExecutor,

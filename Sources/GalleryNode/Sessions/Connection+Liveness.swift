@@ -7,9 +7,29 @@ extension Connection {
     /// under it.
     static let closeGrace: UInt64 = 1_000_000_000
 
+    /// Quiet liveness: this node told the peer (`features`) it takes `nanoseconds` of silence.
+    func tolerateSilence(_ nanoseconds: UInt64) {
+        lock.withLock { silenceTolerated = nanoseconds }
+    }
+
+    /// Quiet liveness: the peer takes long silences; a heartbeat goes after `nanoseconds` of quiet.
+    func sendHeartbeats(every nanoseconds: UInt64) {
+        lock.withLock { quietHeartbeatInterval = nanoseconds }
+    }
+
     /// Counts the peer's silence from `now` at the earliest: the node could not hear it before.
     func excuseSilence(until now: UInt64) {
         lock.withLock { lastReceived = max(lastReceived, now) }
+    }
+
+    /// The liveness pass ran `gap` after the previous one: when that is longer than this
+    /// connection's heartbeat interval (`interval`, or the quiet one), the node was held up and
+    /// the peer's silence until `now` is not the peer's.
+    func excuseSilence(until now: UInt64, afterPassGap gap: UInt64, interval: UInt64) {
+        lock.withLock {
+            guard gap > quietHeartbeatInterval ?? interval else { return }
+            lastReceived = max(lastReceived, now)
+        }
     }
 
     /// Liveness: sends a heartbeat when idle, drops a silent peer and one that has not completed
@@ -20,6 +40,10 @@ extension Connection {
     ///   `now`: the earliest of its heartbeat, silence, handshake and close deadlines as they stand.
     ///   Bytes sent or received meanwhile only move them later (`LivenessDeadlines`).
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64, handshakeDeadline: UInt64) -> UInt64 {
+        // Quiet liveness (protocol.md, section 10) stretches both, once the features said so.
+        let (heartbeatInterval, timeout) = lock.withLock {
+            (quietHeartbeatInterval ?? heartbeatInterval, peerKnown ? silenceTolerated ?? timeout : timeout)
+        }
         // A turn of this connection's event loop that ran long (another connection's slow
         // handling) kept the peer's bytes waiting in the socket: its silence then is not its own.
         if let loop = eventLoop { excuseSilence(until: loop.unheardUntil(now: now)) }

@@ -45,6 +45,9 @@ final class Connection: @unchecked Sendable {
     let clock: any NodeClock
     /// What waits to be written to the peer.
     let outbox: PeerOutbox
+    /// Frame types this connection never sends (`NodeEnvironment.withheldFrames`: a hostile
+    /// member in a simulation); empty in production.
+    private let withheld: Set<UInt8>
     private weak var delegate: (any ConnectionDelegate)?
     /// Guards the mutable state below.
     let lock = NSLock()
@@ -63,6 +66,10 @@ final class Connection: @unchecked Sendable {
     /// When `close` was first called (uptime, nanoseconds); the channel is closed a second later
     /// at the latest, even if the peer does not read the farewell.
     var closingSince: UInt64?
+    /// Quiet liveness (`Connection+Liveness`): the silence this node told the peer it takes, and
+    /// the heartbeat interval the peer's `features` allow; nil: the configuration's.
+    var silenceTolerated: UInt64?
+    var quietHeartbeatInterval: UInt64?
     /// Called once the connection has closed and the node was told (after `finished`).
     private var onFinished: (@Sendable (Connection) -> Void)?
     /// Signalled once the channel has closed and the node was told.
@@ -71,17 +78,18 @@ final class Connection: @unchecked Sendable {
     /// A connection over a link of the node's `NodeTransport` (TCP on an event loop, or a
     /// simulated network).
     convenience init(id: Int, role: Role, link: any TransportLink, settings: HandshakeSettings, queueLimit: Int,
-                     clock: any NodeClock, tally: WireTally? = nil, delegate: any ConnectionDelegate, dialed: Endpoint? = nil,
-                     expectedNode: NodeID? = nil) {
+                     clock: any NodeClock, tally: WireTally? = nil, withheld: Set<FrameType> = [], delegate: any ConnectionDelegate,
+                     dialed: Endpoint? = nil, expectedNode: NodeID? = nil) {
         self.init(id: id, role: role, remote: link.remote, dialed: dialed, queueLimit: queueLimit, clock: clock, tally: tally,
-                  delegate: delegate)
+                  withheld: withheld, delegate: delegate)
         let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
         install(link.makeChannel(source: outbox, handlers: handlers))
     }
 
     private init(id: Int, role: Role, remote: String, dialed: Endpoint?, queueLimit: Int, clock: any NodeClock = SystemClock(),
-                 tally: WireTally? = nil, delegate: any ConnectionDelegate) {
+                 tally: WireTally? = nil, withheld: Set<FrameType> = [], delegate: any ConnectionDelegate) {
         self.id = id
+        self.withheld = Set(withheld.map(\.rawValue))
         self.role = role
         self.remote = remote
         self.dialed = dialed
@@ -174,6 +182,7 @@ final class Connection: @unchecked Sendable {
     ///   against the slow-peer limit, which bounds what piles up on top of it.
     @discardableResult
     func send(_ frame: Frame, priority: FramePriority, backlog: Bool = false) -> Bool {
+        if !withheld.isEmpty && withheld.contains(frame.type) { return true }
         switch outbox.push(frame, priority: priority, backlog: backlog) {
         case .queued(let wake):
             if wake { flushChannel() }

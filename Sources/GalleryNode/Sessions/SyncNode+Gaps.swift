@@ -70,13 +70,23 @@ extension SyncNode {
     /// interval (or two). On the loop.
     func exchangeVersions(now: UInt64) {
         let interval = UInt64(max(configuration.versionExchangeInterval.nanoseconds, 1_000_000))
-        let due = sessions.filter { _, session in
-            guard session.live && session.syncedUpTo != nil else { return false }
-            if let confirm = session.digestConfirmAt { return now >= confirm }
-            return now > session.lastVersionSent && now - session.lastVersionSent >= interval
+        // The sessions are scanned only when one was written or one's exchange falls due.
+        guard liveness.versionLook.isDue(sessionsChanges: sessionsChanges, total: 0, now: now) else { return }
+        var nextDue = UInt64.max
+        var due: [(id: Int, session: Session)] = []
+        for id in sessionOrder {
+            guard let session = sessions[id], session.live && session.syncedUpTo != nil else { continue }
+            let at = session.digestConfirmAt ?? session.lastVersionSent &+ interval
+            if now >= at && (session.digestConfirmAt != nil || now > session.lastVersionSent) {
+                due.append((id, session))
+                nextDue = min(nextDue, now &+ interval)
+            } else {
+                nextDue = min(nextDue, at)
+            }
         }
+        defer { liveness.versionLook = LivenessState.Look(sessionsChanges: sessionsChanges, total: 0, nextDue: nextDue) }
         guard !due.isEmpty else { return }
-        let digest = due.values.contains { $0.peerSpeaksDigests } ? VersionDigest.of(replica.version) : nil
+        let digest = due.contains { $0.session.peerSpeaksDigests } ? VersionDigest.of(replica.version) : nil
         for (id, session) in due {
             guard let connection = connections[id] else { continue }
             if session.peerSpeaksDigests, let digest {

@@ -40,7 +40,13 @@ extension SyncNode: ConnectionDelegate {
             sessions[connection.id] = Session(
                 lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees))
             // Before the first `sync_request`: the peer knows what this node accepts before it answers.
-            if configuration.compactOps { connection.send(.features(.compactOps)) }
+            var features: Features = []
+            if configuration.compactOps { features.insert(.compactOps) }
+            if let quiet = configuration.quiet {
+                features.insert(.quietLiveness)
+                connection.tolerateSilence(UInt64(max(quiet.peerTimeout.nanoseconds, 1_000_000)))
+            }
+            if !features.isEmpty { connection.send(.features(features)) }
             beginSync(with: connection, now: clock.now)
             relayConnected(connection, peer: peer.replica)
             if configuration.versionDigests { connection.send(.versionDigest(.speaks)) }
@@ -131,10 +137,14 @@ extension SyncNode: ConnectionDelegate {
         }
     }
 
-    /// Takes the peer's `features`: from now on ops go to it in `ops_compact` frames when it
+    /// Takes the peer's `features`: heartbeats to it slow down when it offers quiet liveness and
+    /// this node does too; from now on ops go to it in `ops_compact` frames when it
     /// accepts them and this node sends them, with tables that start empty. A peer that accepted
     /// them keeps getting them for the rest of the connection (protocol.md, section 3). On the loop.
     private func received(_ features: Features, from connection: Connection) {
+        if let quiet = configuration.quiet, features.contains(.quietLiveness) {
+            connection.sendHeartbeats(every: UInt64(max(quiet.heartbeatInterval.nanoseconds, 1_000_000)))
+        }
         guard configuration.compactOps, features.contains(.compactOps), sessions[connection.id]?.compactOps == nil else { return }
         sessions[connection.id]?.compactOps = CompactOpsWriter()
     }

@@ -40,7 +40,15 @@ extension TransferManager {
                 carryOut(plan)
             }
             lock.withLock {
-                if running && !poked { _ = lock.wait(until: Date().addingTimeInterval(0.2)) }
+                // Idle, it sleeps until work comes (every path that adds a transfer or a download
+                // pokes it): an idle node wakes for nothing here. Busy, it looks again in 0.2 s.
+                if running && !poked {
+                    if transfers.isEmpty && downloads.isEmpty {
+                        lock.wait()
+                    } else {
+                        _ = lock.wait(until: Date().addingTimeInterval(0.2))
+                    }
+                }
                 poked = false
             }
         }

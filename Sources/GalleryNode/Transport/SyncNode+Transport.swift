@@ -20,7 +20,12 @@ extension SyncNode {
                 on: listen, accepted: { [self] link in acceptedLink(link) }, failed: { [self] error in acceptFailed(error) })
         }
         condition.withLock { boundEndpoint = bound }
-        scheduleLiveness(on: clock)
+        if configuration.quiet != nil {
+            // Passes that slow down to one a second while nothing is due (`SyncNode+Liveness`).
+            loop.async { [self] in schedulePass(after: livenessInterval) }
+        } else {
+            scheduleLiveness(on: clock)
+        }
         return bound
     }
 
@@ -59,7 +64,8 @@ extension SyncNode {
         nextConnectionID += 1
         let connection = Connection(
             id: nextConnectionID, role: role, link: link, settings: settings,
-            queueLimit: configuration.outboundQueueLimit, clock: clock, tally: configuration.environment.wireTally, delegate: self,
+            queueLimit: configuration.outboundQueueLimit, clock: clock, tally: configuration.environment.wireTally,
+            withheld: configuration.environment.withheldFrames, delegate: self,
             dialed: dialed, expectedNode: expectedNode(at: dialed))
         hold(connection)
         connection.start(onFinished: onFinished)

@@ -7,7 +7,7 @@ import Glibc
 #endif
 import GalleryModel
 
-/// The files of a node's directory: `secret`, `node.key`, `replica`, `oplog`, `ops.compact`, `snapshot`,
+/// The files of a node's directory: `secret`, `node.key`, `replica`, `oplog`, `oplog.mirror`, `ops.compact`, `snapshot`,
 /// `blobs/`, `node.json`, `lock`, `control.sock`.
 package struct NodeDirectory {
     /// The directory.
@@ -23,6 +23,8 @@ package struct NodeDirectory {
     package var nodeKeyFile: URL { url.appendingPathComponent("node.key") }
     package var replicaFile: URL { url.appendingPathComponent("replica") }
     package var opLog: URL { url.appendingPathComponent("oplog") }
+    /// The record log's copy (`MirroredOpLog`).
+    package var opLogMirror: URL { url.appendingPathComponent("oplog.mirror") }
     var compactLog: URL { url.appendingPathComponent("ops.compact") }
     var snapshot: URL { url.appendingPathComponent("snapshot") }
     package var info: URL { url.appendingPathComponent("node.json") }

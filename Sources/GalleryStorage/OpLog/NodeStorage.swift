@@ -5,9 +5,10 @@ import GalleryModel
 /// A node's ops on disk, its replica restored from them at start, and checkpoints that keep the
 /// start fast: a snapshot of the state, and the ops moved from the record log to a compact file.
 ///
-/// Three files in the node's directory:
+/// Four files in the node's directory:
 /// - `oplog`, the record log (`OpLogFile`): every applied op is appended and synced there before
-///   any peer sees it.
+///   any peer sees it; and `oplog.mirror`, its copy (`MirroredOpLog`): the same bytes, written and
+///   synced with it, from which a record damaged in one file is read back at start.
 /// - `ops.compact`, the compacted op file (`OpLogFile.Format.blocks`): ops moved out of the record
 ///   log, in checksummed blocks of about 1 MiB. Ops are never dropped: peers may still need any of
 ///   them; only their encoding is compacted.
@@ -49,8 +50,8 @@ package final class NodeStorage: @unchecked Sendable {
     static let blockBytes = 1 << 20
 
     let files: NodeDirectory
-    /// The record log.
-    package let recordLog: OpLogFile
+    /// The record log and its mirror.
+    package let recordLog: MirroredOpLog
     /// The compacted op file.
     let compactLog: OpLogFile
 
@@ -68,7 +69,7 @@ package final class NodeStorage: @unchecked Sendable {
     private var durableHeld: Set<OpID> = []
 
     /// Wraps opened files; `open` restores the replica.
-    private init(files: NodeDirectory, recordLog: OpLogFile, compactLog: OpLogFile, appended: Int, snapshotOps: Int) {
+    private init(files: NodeDirectory, recordLog: MirroredOpLog, compactLog: OpLogFile, appended: Int, snapshotOps: Int) {
         self.files = files
         self.recordLog = recordLog
         self.compactLog = compactLog
@@ -81,19 +82,23 @@ package final class NodeStorage: @unchecked Sendable {
     /// Opens (creating if needed) the op files of a node directory and restores its replica: from
     /// the snapshot and the ops after it when the snapshot is usable, else from the op files.
     ///
-    /// Damaged records of the op files are skipped and every intact record kept (and reported).
-    /// Damage means records may be lost, among them ops of this replica that peers already hold:
+    /// The record log is read with its mirror (`MirroredOpLog.open`): a record damaged in one file
+    /// is taken from the other, and both are repaired (`StartupReport.repairs` says what). Damaged
+    /// records of the op files are otherwise skipped and every intact record kept (and reported).
+    /// Damage in both copies of the log, or in the compacted file, means records may be lost, among them ops of this replica that peers already hold:
     /// before any file is repaired, `renewReplicaID` gives the replica a new ID (a new
     /// incarnation), so that the op IDs it makes from now on were never used; the ops of the old ID
     /// stay those of another replica of the space, and what was lost of them comes back from peers.
     /// The ops of a compacted op file's intact blocks after damage move to the record log before
     /// that file is cut (its ops must stay the first ops the replica applied). Leftover temporary
     /// files of an interrupted checkpoint are removed.
+    ///
+    /// `mirrored: false` keeps the record log once (benchmarks measuring what the mirror costs).
     package static func open(
-        _ files: NodeDirectory, replicaID: ReplicaID, bufferLimit: Int = 100_000,
+        _ files: NodeDirectory, replicaID: ReplicaID, bufferLimit: Int = 100_000, mirrored: Bool = true,
         renewReplicaID: () throws(StorageError) -> ReplicaID = { () throws(StorageError) in ReplicaID(UInt64.random(in: 1...UInt64.max)) }
     ) throws(StorageError) -> (storage: NodeStorage, replica: Replica, report: StartupReport) {
-        for url in [files.snapshot, files.opLog] { StorageFile.remove(url.path + ".tmp") }
+        for url in [files.snapshot, files.opLog, files.opLogMirror] { StorageFile.remove(url.path + ".tmp") }
         var notes: [String] = []
         var replicaID = replicaID
         let original = replicaID
@@ -117,8 +122,11 @@ package final class NodeStorage: @unchecked Sendable {
             notes.append("snapshot: \(reason); ignored, rebuilding from the op files")
         }
 
-        var (recordLog, logOps, logReport) = try OpLogFile.open(
-            at: files.opLog, format: .records, skipping: 0, beforeRepair: { _ throws(StorageError) in try renew() })
+        let opened = try MirroredOpLog.open(
+            at: files.opLog, mirror: mirrored ? files.opLogMirror : nil, beforeRepair: { _ throws(StorageError) in try renew() })
+        let (recordLog, logReport) = (opened.log, opened.report)
+        var logOps = opened.ops
+        notes += opened.repairs
         if renewed, var replica = base {
             // The snapshot holds no op that is not in the files (or lost from them): it stays valid
             // under the new ID.
@@ -195,7 +203,7 @@ package final class NodeStorage: @unchecked Sendable {
         }
         let report = StartupReport(
             snapshotOps: base?.opCount ?? 0, replayedOps: compactOps.count + logOps.count,
-            log: logReport, compactLog: compactReport, notes: notes, replica: replicaID)
+            log: logReport, compactLog: compactReport, notes: notes, replica: replicaID, repairs: opened.repairs)
         return (storage, replica, report)
     }
 

@@ -15,6 +15,8 @@ extension OpLogFile {
         var reason: String?
         /// Intact records.
         var records = 0
+        /// The byte range of every intact record (header and payload), in file order.
+        var intactRecords: [Range<Int>] = []
         /// Ops in the intact records, skipped ones included.
         var opCount = 0
         /// The damaged byte ranges, each skipped up to the next record that verifies (or the end).
@@ -85,6 +87,7 @@ extension OpLogFile {
             switch try examine(at: offset, in: &window, format: format, decode: { damaged || before + $0 > skip }) {
             case .intact(let length, let count, let ops):
                 let end = offset + recordHeaderLength + length
+                scan.intactRecords.append(offset..<end)
                 if damaged {
                     scan.keptAfterDamage.append(offset..<end)
                     scan.recordsAfterDamage += 1

@@ -85,7 +85,8 @@ package final class OpLogFile: @unchecked Sendable {
     /// sync rolls back to.
     private var synced: (end: Int, records: Int, ops: Int)
 
-    private init(url: URL, format: Format, file: StorageFile, end: Int, records: Int, ops: Int) {
+    /// Wraps an open file whose records were read: it ends at `end`, synced, after `records` records of `ops` ops.
+    init(url: URL, format: Format, file: StorageFile, end: Int, records: Int, ops: Int) {
         self.url = url
         self.format = format
         self.file = file
@@ -230,6 +231,29 @@ package final class OpLogFile: @unchecked Sendable {
             count += ops
         }
         try write(bytes, records: batches.count, ops: count)
+    }
+
+    /// Appends records already encoded (`encodeRecords`): `records` records holding `ops` ops, with
+    /// a single write; durable only after `sync()`. A mirror writes the very bytes of its primary.
+    func append(encoded bytes: [UInt8], records added: Int, ops addedOps: Int) throws(StorageError) {
+        guard !bytes.isEmpty else { return }
+        try write(bytes, records: added, ops: addedOps)
+    }
+
+    /// Forgets everything after `position` (an earlier `position` of this file): the file is cut
+    /// there, and what was synced beyond it is written again by later appends. A mirrored log cuts both files back to where both were
+    /// synced when one of them fails, so that the same records are written again at the same place.
+    func cut(to position: (byteCount: Int, records: Int, ops: Int)) throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file else { throw .closed(path: url.path) }
+        guard position.byteCount >= Self.headerLength && position.byteCount <= end else {
+            throw .io(operation: "cut back to \(position.byteCount) of \(end) bytes", path: url.path, errno: EINVAL)
+        }
+        try file.truncate(to: position.byteCount)
+        (end, records, ops) = position
+        if synced.end > position.byteCount { synced = (position.byteCount, position.records, position.ops) }
+        hasUnsyncedWrites = end > synced.end
     }
 
     /// Writes encoded records at the end of the file; on failure the file is cut back.

@@ -15,4 +15,7 @@ package struct StartupReport: Hashable, Sendable {
     package var notes: [String]
     /// The replica ID the node runs as: a new one when records were lost (`notes` says so).
     package var replica: ReplicaID
+    /// What was repaired at start, one line each (also in `notes`): records of `oplog` read back
+    /// from `oplog.mirror` or the other way round, a mirror created, ranges damaged in both.
+    package var repairs: [String] = []
 }

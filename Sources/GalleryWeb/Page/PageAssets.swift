@@ -2,11 +2,12 @@ import Foundation
 
 /// The web page a node serves (http-api.md section 3): one HTML file, one style sheet, one script,
 /// vanilla, with no framework, build step or CDN. They are real files beside this one
-/// (`index.html`, `app.css`, and the script in four parts: `core.js` with state, requests and the
+/// (`index.html`, `app.css`, and the script in parts: `core.js` with state, requests and the
 /// galleries; `grid.js` with tiles, placeholders, zoom and FLIP; `live.js` with the event stream,
-/// selection and the keyboard; `drag.js` with drag and drop and uploads), embedded in the binary
-/// at build time (SwiftPM's `.embedInCode`, which generates `PackageResources`), so that a built
-/// `gallery` needs no file beside it. The four script parts are served joined, as `app.js`.
+/// selection and the keyboard; `drag.js` with drag and drop and uploads; `undo.js` and `trash.js`,
+/// `scriptParts`), embedded in the binary at build time (SwiftPM's `.embedInCode`, which generates
+/// `PackageResources`), so that a built `gallery` needs no file beside it. The script parts are
+/// served joined, as `app.js`.
 ///
 /// For development, `GALLERY_WEB_ASSETS=DIR` (DIR holding those files, such as
 /// `Sources/GalleryWeb/Page`) serves them from disk instead, read again on every request: edit,
@@ -25,10 +26,12 @@ package enum PageAssets {
     package static let css = String(decoding: PackageResources.app_css, as: UTF8.self)
     /// `GET /assets/app.js`: the script's parts, joined.
     package static let javascript = [PackageResources.core_js, PackageResources.grid_js, PackageResources.live_js,
-                                     PackageResources.drag_js].map { String(decoding: $0, as: UTF8.self) }.joined()
+                                     PackageResources.drag_js, PackageResources.undo_js,
+                                     PackageResources.trash_js].map { String(decoding: $0, as: UTF8.self) }.joined()
 
-    /// The script's parts, in the order they are joined.
-    package static let scriptParts = ["core.js", "grid.js", "live.js", "drag.js"]
+    /// The script's parts, in the order they are joined (`undo.js`: Ctrl+Z and the Undo toast;
+    /// `trash.js`: the Trash as a place, gallery rename and delete, titles edited in place).
+    package static let scriptParts = ["core.js", "grid.js", "live.js", "drag.js", "undo.js", "trash.js"]
 
     /// The path of each asset, its `Content-Type` and its embedded body.
     package static let files: [(path: String, contentType: String, body: String)] = [

@@ -102,6 +102,7 @@ function renderGalleries() {
     row.addEventListener('click', () => selectGallery(gallery.name));
     row.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); selectGallery(gallery.name); } });
     wireGalleryDrop(row, gallery.name);
+    decorateGalleryRow(row, gallery.name);
     list.appendChild(row);
   }
 }
@@ -126,6 +127,7 @@ async function createGallery(name) {
 }
 
 async function selectGallery(name) {
+  closeTrash();
   if (location.hash !== '#' + encodeURIComponent(name)) history.replaceState(null, '', '#' + encodeURIComponent(name));
   S.gallery = name;
   S.selected.clear();

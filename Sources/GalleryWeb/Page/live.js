@@ -44,14 +44,18 @@ function applyBatch(batch) {
   for (const event of events) {
     switch (event.event) {
       case 'galleryCreated':
+      case 'galleryRenamed':
+      case 'galleryDeleted':
         galleriesChanged = true;
         break;
       case 'deleted':
+      case 'trashed':
         removed.add(event.id);
         galleriesChanged = true;
         if (event.reason) failed(event);
         break;
       case 'moved':
+      case 'restored':
         removed.add(event.id);
         galleriesChanged = true;
         if (event.gallery === S.gallery) places.push(event);
@@ -103,6 +107,7 @@ function applyBatch(batch) {
   if (tile && document.activeElement !== tile) tile.focus({ preventScroll: true });
   finishFlip();
   if (galleriesChanged) refreshGalleriesSoon();
+  trashBatch(events);
   T.batches += 1;
   T.lastBatchAt = performance.now();
 }
@@ -169,7 +174,8 @@ function selectedInOrder() { return S.items.filter((item) => S.selected.has(item
 
 async function moveItems(ids, gallery, index) {
   try {
-    await api('POST', '/api/items/move', index == null ? { items: ids, to: gallery } : { items: ids, to: gallery, index });
+    const reply = await api('POST', '/api/items/move', index == null ? { items: ids, to: gallery } : { items: ids, to: gallery, index });
+    recordUndo(reply, `Moved ${ids.length === 1 ? '1 item' : ids.length + ' items'}`, ids.length > 1);
   } catch (error) {
     toast(`Cannot move: ${error.message}`, 'error');
   }
@@ -178,7 +184,8 @@ async function moveItems(ids, gallery, index) {
 async function deleteItems(ids) {
   if (!ids.length) return;
   try {
-    await api('POST', '/api/items/delete', { items: ids });
+    const reply = await api('POST', '/api/items/delete', { items: ids });
+    recordUndo(reply, reply.message, true);
   } catch (error) {
     toast(`Cannot delete: ${error.message}`, 'error');
   }

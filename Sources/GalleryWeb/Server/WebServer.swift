@@ -37,6 +37,9 @@ package final class WebServer: @unchecked Sendable {
     private var connections: [Int: WebConnection] = [:]
     private var nextID = 0
     private var stopped = false
+    /// Whether the tick runs: only while a connection is open, so that an idle node wakes for
+    /// nothing here.
+    private var ticking = false
 
     /// Binds `listen` and starts serving `node`.
     ///
@@ -89,7 +92,6 @@ package final class WebServer: @unchecked Sendable {
             },
             // Out of descriptors: the connection stays in the backlog; wait rather than spin.
             failed: { _ in 100_000_000 })
-        scheduleTick()
     }
 
     /// Stops accepting, ends every event stream and closes every connection.
@@ -120,6 +122,11 @@ package final class WebServer: @unchecked Sendable {
             connections[nextID] = connection
             return connection
         }
+        let startTicking = lock.withLock { () -> Bool in
+            defer { ticking = true }
+            return connection != nil && !ticking
+        }
+        if startTicking { scheduleTick() }
         guard let connection else {
             socket.loop.execute { socket.close() }
             return
@@ -130,11 +137,19 @@ package final class WebServer: @unchecked Sendable {
         connection.start()
     }
 
-    /// Twice a second: each loop ticks its connections (timeouts, keep-alive comments).
+    /// Twice a second while any connection is open (the next one starts it again): each loop
+    /// ticks its connections (timeouts, keep-alive comments).
     private func scheduleTick() {
         loops.loops[0].schedule(after: 500_000_000) { [weak self] in
             guard let self else { return }
-            guard let open = lock.withLock({ stopped ? nil : Array(connections.values) }) else { return }
+            let open = lock.withLock { () -> [WebConnection]? in
+                guard !stopped && !connections.isEmpty else {
+                    ticking = false
+                    return nil
+                }
+                return Array(connections.values)
+            }
+            guard let open else { return }
             let byLoop = Dictionary(grouping: open) { ObjectIdentifier($0.loop) }
             for group in byLoop.values {
                 group[0].loop.execute {

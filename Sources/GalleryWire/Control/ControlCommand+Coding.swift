@@ -18,6 +18,10 @@ import GalleryModel
 /// | `forget` | `{"peer": NAME or HOST:PORT}` |
 /// | `drag` | `DragRequest` |
 /// | `cancel` | `{"transfers": [COUNTER@REPLICA]}` |
+/// | `list-trash`, `undo`, `redo` | none |
+/// | `restore`, `empty-trash` | `{"items": [ITEM]}` (`empty-trash`: none for all of the Trash) |
+/// | `rename-gallery` | `{"gallery": G, "name": NEW}` |
+/// | `delete-gallery` | `{"gallery": G}` |
 extension ControlCommand: Codable {
     /// The keys of a command's own object; `ControlRequest` adds `id` and `sent` beside them.
     enum CommandKey: String, CodingKey {
@@ -55,6 +59,16 @@ extension ControlCommand: Codable {
         }
         switch name {
         case .galleries: self = .galleries
+        case .listTrash: self = .listTrash
+        case .undo: self = .undo
+        case .redo: self = .redo
+        case .restore: self = .restore(try arguments().decode([ItemReference].self, forKey: .items))
+        case .emptyTrash:
+            self = .emptyTrash(container.contains(argumentsKey) ? try arguments().decodeIfPresent([ItemReference].self, forKey: .items) ?? [] : [])
+        case .renameGallery:
+            let arguments = try arguments()
+            self = .renameGallery(try arguments.decode(String.self, forKey: .gallery), to: try arguments.decode(String.self, forKey: .name))
+        case .deleteGallery: self = .deleteGallery(try arguments().decode(String.self, forKey: .gallery))
         case .peers: self = .peers
         case .status: self = .status
         case .newGallery: self = .newGallery(try arguments().decode(String.self, forKey: .name))
@@ -100,8 +114,18 @@ extension ControlCommand: Codable {
             container.nestedContainer(keyedBy: ArgumentKey.self, forKey: argumentsKey)
         }
         switch self {
-        case .galleries, .peers, .status:
+        case .galleries, .peers, .status, .listTrash, .undo, .redo:
             break
+        case .restore(let items), .emptyTrash(let items):
+            var arguments = arguments()
+            try arguments.encode(items, forKey: .items)
+        case .renameGallery(let gallery, let name):
+            var arguments = arguments()
+            try arguments.encode(gallery, forKey: .gallery)
+            try arguments.encode(name, forKey: .name)
+        case .deleteGallery(let gallery):
+            var arguments = arguments()
+            try arguments.encode(gallery, forKey: .gallery)
         case .newGallery(let name):
             var arguments = arguments()
             try arguments.encode(name, forKey: .name)

@@ -17,7 +17,7 @@ package enum ControlCommand: Hashable, Sendable {
     /// Moves items, all or none, as one run in the order given whose first item lands at `index`
     /// of `gallery` as counted without them (the items' own gallery when nil).
     case move(items: [ItemReference], to: String?, at: Int)
-    /// Deletes items, all or none.
+    /// Moves items to the Trash, all or none (docs/design.md, "Trash").
     case delete([ItemReference])
     /// Changes the title or aspect ratio of items, all or none.
     case update(UpdateRequest)
@@ -39,6 +39,18 @@ package enum ControlCommand: Hashable, Sendable {
     case drag(DragRequest)
     /// Cancels transfers (by their placeholders' IDs).
     case cancel([OpID])
+    /// The items in the Trash, the most recently trashed first.
+    case listTrash
+    /// Takes items out of the Trash, back where they were, all or none.
+    case restore([ItemReference])
+    /// Deletes items of the Trash for good (all of it when empty), all or none.
+    case emptyTrash([ItemReference])
+    /// Renames a gallery.
+    case renameGallery(String, to: String)
+    /// Deletes a gallery: its items go to the Trash.
+    case deleteGallery(String)
+    /// Takes back this node's last command-line action (`redo`: the last undo).
+    case undo, redo
 
     /// Moves one item to `index` of `gallery` (its own gallery when nil).
     package static func move(item: ItemReference, to gallery: String?, at index: Int) -> ControlCommand {
@@ -64,6 +76,13 @@ package enum ControlCommand: Hashable, Sendable {
         case .watch: .watch
         case .drag: .drag
         case .cancel: .cancel
+        case .listTrash: .listTrash
+        case .restore: .restore
+        case .emptyTrash: .emptyTrash
+        case .renameGallery: .renameGallery
+        case .deleteGallery: .deleteGallery
+        case .undo: .undo
+        case .redo: .redo
         }
     }
 
@@ -72,8 +91,9 @@ package enum ControlCommand: Hashable, Sendable {
     /// `add`, a slow disk) cannot lock `list` and `status` out.
     package var onlyReads: Bool {
         switch self {
-        case .galleries, .list, .peers, .status, .export: true
-        case .newGallery, .add, .move, .delete, .update, .connect, .disconnect, .forget, .watch, .drag, .cancel: false
+        case .galleries, .list, .peers, .status, .export, .listTrash: true
+        case .newGallery, .add, .move, .delete, .update, .connect, .disconnect, .forget, .watch, .drag, .cancel,
+             .restore, .emptyTrash, .renameGallery, .deleteGallery, .undo, .redo: false
         }
     }
 
@@ -82,14 +102,18 @@ package enum ControlCommand: Hashable, Sendable {
     /// the command changes anything.
     package var boundsProblem: String? {
         switch self {
-        case .newGallery(let name): FieldLimits.problem(withGalleryName: name)
+        case .newGallery(let name), .deleteGallery(let name): FieldLimits.problem(withGalleryName: name)
+        case .renameGallery(let name, let newName):
+            FieldLimits.problem(withGalleryName: name) ?? FieldLimits.problem(withGalleryName: newName)
+        case .restore(let items), .emptyTrash(let items): Self.problem(withBatch: items)
         case .move(let items, let gallery, _):
             Self.problem(withBatch: items) ?? gallery.flatMap(FieldLimits.problem(withGalleryName:))
         case .delete(let items): Self.problem(withBatch: items)
         case .add(let request): request.boundsProblem
         case .update(let request): Self.problem(withBatch: request.items) ?? request.boundsProblem
         case .drag(let request): request.boundsProblem
-        case .galleries, .list, .export, .peers, .status, .connect, .disconnect, .forget, .watch, .cancel: nil
+        case .galleries, .list, .export, .peers, .status, .connect, .disconnect, .forget, .watch, .cancel,
+             .listTrash, .undo, .redo: nil
         }
     }
 

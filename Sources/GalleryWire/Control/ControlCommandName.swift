@@ -17,4 +17,11 @@ package enum ControlCommandName: String, Codable, Hashable, Sendable, CaseIterab
     case watch
     case drag
     case cancel
+    case listTrash = "list-trash"
+    case restore
+    case emptyTrash = "empty-trash"
+    case renameGallery = "rename-gallery"
+    case deleteGallery = "delete-gallery"
+    case undo
+    case redo
 }

@@ -27,6 +27,9 @@ package enum ControlReply: Hashable, Sendable {
     /// that a change costs the same whatever the gallery's size. Applied to the view of the
     /// answers before, they give the view after the batch (`WatchEvent`, protocol.md section 15).
     case changes([WatchEvent])
+    /// What an action that can be undone did, in one line (`delete`, `restore`, `empty-trash`,
+    /// `rename-gallery`, `delete-gallery`, `undo`, `redo`): "Moved 3 items to Trash".
+    case message(String)
 
     /// The galleries of `galleries`, else nil.
     package var galleries: [GalleryListing]? {

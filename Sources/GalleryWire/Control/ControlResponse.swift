@@ -40,7 +40,7 @@ package struct ControlResponse: Codable, Hashable, Sendable {
     }
 
     private enum Key: String, CodingKey {
-        case id, ok, error, galleries, ids, peers, status, drops, item, events
+        case id, ok, error, galleries, ids, peers, status, drops, item, events, message
     }
 
     package init(from decoder: any Decoder) throws {
@@ -70,6 +70,8 @@ package struct ControlResponse: Codable, Hashable, Sendable {
                 }
                 return id
             })
+        } else if let message = try container.decodeIfPresent(String.self, forKey: .message) {
+            reply = .message(message)
         } else {
             reply = .done
         }
@@ -99,6 +101,8 @@ package struct ControlResponse: Codable, Hashable, Sendable {
             try container.encode(item, forKey: .item)
         case .success(.changes(let events)):
             try container.encode(events, forKey: .events)
+        case .success(.message(let message)):
+            try container.encode(message, forKey: .message)
         }
     }
 }

@@ -14,6 +14,11 @@ package struct ItemListing: Codable, Hashable, Sendable {
     package var url: String?
     /// Bytes done / total for a placeholder this node is filling; null otherwise.
     package var progress: Progress?
+    /// In a listing of the Trash: the gallery the item left, where a restore brings it back.
+    package var from: String?
+    /// In a listing of the Trash: when it was moved there (Unix milliseconds), null when its
+    /// gallery was deleted while it was not.
+    package var trashedAt: Int64?
 
     /// Transfer progress of a placeholder.
     package struct Progress: Codable, Hashable, Sendable {
@@ -40,7 +45,7 @@ package struct ItemListing: Codable, Hashable, Sendable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case id, title, state, hash, bytes, mediaType, aspectRatio, url, progress
+        case id, title, state, hash, bytes, mediaType, aspectRatio, url, progress, from, trashedAt
     }
 
     /// Every key is written, unset ones as null, as `list --json` documents.
@@ -55,5 +60,10 @@ package struct ItemListing: Codable, Hashable, Sendable {
         try container.encode(aspectRatio, forKey: .aspectRatio)
         try container.encode(url, forKey: .url)
         try container.encode(progress, forKey: .progress)
+        // Only a listing of the Trash has these (`list --trash`).
+        if let from {
+            try container.encode(from, forKey: .from)
+            try container.encode(trashedAt, forKey: .trashedAt)
+        }
     }
 }

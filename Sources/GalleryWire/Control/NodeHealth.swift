@@ -14,15 +14,19 @@ package struct NodeHealth: Codable, Hashable, Sendable {
     /// Peers that presented a static key other than the one known for their name or their dialed
     /// address (impostors, or nodes whose key was replaced), most recent last.
     package var identityConflicts: [String]?
+    /// What the node repaired in its directory when it started (a record of `oplog` read back from
+    /// `oplog.mirror`, ...), one line each; absent when nothing was. Not a problem: nothing was lost.
+    package var repaired: [String]?
 
     package init(storage: String?, unstoredOps: Int, missingOps: [String], divergentOps: [DivergentOp], divergentOpCount: Int,
-                identityConflicts: [String] = []) {
+                identityConflicts: [String] = [], repaired: [String] = []) {
         self.storage = storage
         self.unstoredOps = unstoredOps
         self.missingOps = missingOps
         self.divergentOps = divergentOps
         self.divergentOpCount = divergentOpCount
         self.identityConflicts = identityConflicts.isEmpty ? nil : identityConflicts
+        self.repaired = repaired.isEmpty ? nil : repaired
     }
 
     /// Whether nothing is wrong.

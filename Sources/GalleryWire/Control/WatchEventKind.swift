@@ -16,4 +16,12 @@ package enum WatchEventKind: String, Codable, Hashable, Sendable, CaseIterable {
     case committed
     /// Bytes of a placeholder's content arrived.
     case progress
+    /// An item was moved to the Trash (`gallery` is the gallery it left).
+    case trashed
+    /// An item came back from the Trash (`gallery` and `index` are where it stands now).
+    case restored
+    /// A gallery was renamed or brought back (`gallery` is its name now).
+    case galleryRenamed
+    /// A gallery was deleted (`gallery` is the name it had); its items are in the Trash.
+    case galleryDeleted
 }

@@ -13,6 +13,9 @@ package struct Features: OptionSet, Hashable, Sendable {
 
     /// Bit 0: "send me ops in `ops_compact` frames" (protocol.md, section 7, "Compact ops").
     package static let compactOps = Features(rawValue: 1 << 0)
+    /// Bit 1: "I take 60 s of silence from you: send me a heartbeat only after 20 s without
+    /// sending anything" (protocol.md, section 10, "Quiet liveness").
+    package static let quietLiveness = Features(rawValue: 1 << 1)
 
     /// The payload: the bits as a varint.
     func write(into writer: inout ByteWriter) {

@@ -24,8 +24,9 @@ final class LoadMesh: Sendable {
     /// - Parameter flood: In-memory nodes push every op to every peer (no relay trees): the
     ///   baseline of `--flood`.
     /// - Parameter plainOps: The nodes send ops in `ops` frames only (`NodeConfiguration.compactOps` off).
+    /// - Parameter mirrorsOpLog: Disk nodes keep their op log twice (`oplog.mirror`), as `gallery serve` does.
     /// - Parameter unsigned: The disk nodes neither sign nor check ops (the baseline of signed ops).
-    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false,
+    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false, mirrorsOpLog: Bool = true,
          unsigned: Bool = false) throws {
         let configure = { (configuration: inout NodeConfiguration) in
             if let relayHold { configuration.relayHold = .milliseconds(relayHold) }
@@ -48,7 +49,8 @@ final class LoadMesh: Sendable {
                     let directory = root!.appendingPathComponent(name)
                     let secretFile = index == 0 ? nil : root!.appendingPathComponent(names[0]).appendingPathComponent("secret")
                     let server = try GalleryServer(
-                        directory: directory, name: name, peers: addresses, secretFile: secretFile, log: .silent, configure: configure)
+                        directory: directory, name: name, peers: addresses, secretFile: secretFile, log: .silent,
+                        mirrorsOpLog: mirrorsOpLog, configure: configure)
                     servers.append(server)
                     guard let address = try server.start() else { throw BenchFailure.failed("load: node \(name) has no address") }
                     addresses.append(address)

@@ -9,8 +9,9 @@ enum BenchUsage {
                gallery-bench import [--files 1000] [--bytes 4194304]
                gallery-bench node
                gallery-bench startup
+               gallery-bench commit [--commits 1000] [--rounds 3]
                gallery-bench load [--nodes 8] [--rate 500] [--seconds 60] [--store disk|memory] [--seed 1] [--flood] [--relay-hold 5]
-                                  [--plain-ops]
+                                  [--plain-ops] [--no-mirror]
                gallery-bench scale [--items 1000000] [--galleries 100] [--seed 1]
                gallery-bench catchup [--ops 1000000] [--nodes 7] [--rate 500] [--settle 3] [--clients 4]
                gallery-bench chaos [--seed N] [--seconds S] [--nodes K] [--workers W] [--largest-blob BYTES]
@@ -68,6 +69,10 @@ enum BenchUsage {
         1 MiB images at once. --sweep: the 256 MiB drag with each chunk size and chunks per fetch.
         import: gallery add FOLDER of --files image files of --bytes each (read from the disk) against a
         gallery serve child, against the disk's write rate and SHA-256 on every core in the same run.
+        commit: what the op log's mirror costs: a node's storage on a directory of the current
+        directory's disk persists --commits single ops (an append and fsync each, p50/p99) and 200
+        batches of 64, then starts from it; with the log alone and with oplog.mirror, alternated over
+        --rounds rounds; one JSON line each.
         startup: a node directory with 1,000,000 ops in its log restored by replay, then from a
         snapshot, then from a snapshot and 50,000 ops in the log.
 
@@ -75,7 +80,8 @@ enum BenchUsage {
         directories with --store disk, in-memory SyncNodes with --store memory), each making --rate ops
         per second (inserts, moves, updates, deletes in its own and a shared gallery), paced by a timer,
         for --seconds: ops made and applied per second, the time until all nodes converge after the load,
-        op propagation latency (p50, p90, p99), fsyncs per node, CPU and memory.
+        op propagation latency (p50, p90, p99), fsyncs per node, CPU and memory. --no-mirror: disk nodes
+        keep their op log once (no oplog.mirror), the baseline of what the copy costs.
         scale: a node directory whose op log holds --items single-item inserts across --galleries
         galleries: the node's start-up time and memory (in a child process), and the catch-up time and
         bytes of a new empty node (another child) joining it.

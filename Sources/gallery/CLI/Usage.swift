@@ -13,6 +13,7 @@ enum Usage {
           galleries                                   list the galleries
           new-gallery NAME                            create a gallery
           list [GALLERY] [--json]                     the items of a gallery, or of all
+          list --trash [--json]                       the Trash: items with the gallery they left
           add FILE|URL... [--to G] [--at I] [--title T] [--aspect R]
                                                       add images: files are stored (PNG, JPEG, GIF), URLs kept
                                                       by reference (default: the node's gallery, at the end)
@@ -20,7 +21,13 @@ enum Usage {
           move ITEM... --at INDEX [--to GALLERY] [--stdin]
                                                       move items as one run, all or none (ITEM:
                                                       COUNTER@REPLICA or GALLERY:INDEX; see help move)
-          delete ITEM... [--stdin] (or trash)         delete items, all or none
+          delete ITEM... [--stdin] (or trash)         move items to the Trash, all or none
+          restore ITEM... [--stdin]                   take items out of the Trash, back where they were
+          empty-trash [ITEM...]                       delete items of the Trash (or all of it) for good
+          rename-gallery NAME NEW-NAME                rename a gallery
+          delete-gallery NAME                         delete a gallery: its items go to the Trash
+          undo                                        take back this node's last command-line action
+          redo                                        take back the last undo
           update ITEM... --title T | --aspect R [--stdin]
                                                       change items' title or aspect ratio, all or none
           peers [--json]                              the known peers, connected or not: node ID, addresses,

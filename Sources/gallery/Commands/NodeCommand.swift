@@ -11,6 +11,8 @@ struct NodeCommand {
             GalleriesCommand.self, NewGalleryCommand.self, ListCommand.self, AddCommand.self, ExportCommand.self,
             MoveCommand.self, DeleteCommand.self, UpdateCommand.self, PeersCommand.self, ConnectCommand.self,
             DisconnectCommand.self, ForgetCommand.self, DragCommand.self, CancelCommand.self, StatusCommand.self, WatchCommand.self,
+            RestoreCommand.self, EmptyTrashCommand.self, RenameGalleryCommand.self, DeleteGalleryCommand.self,
+            UndoCommand.self, RedoCommand.self,
         ]
     }
 

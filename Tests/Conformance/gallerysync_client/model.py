@@ -4,8 +4,8 @@ Model follows a history without concurrent edits and checks every op's anchors a
 LooseModel (for explore) only tracks the vector and the ops held; Author picks counters and gaps."""
 
 from .checking import check
-from .ops import (F_ASPECT, F_BYTES, F_HASH, F_MEDIA, F_ORIGIN, F_TITLE, F_URL, K_COMMIT, K_CREATE, K_DELETE,
-    K_INSERT, K_MOVE, K_UPDATE, op_id_text, op_size)
+from .ops import (F_ASPECT, F_BYTES, F_HASH, F_MEDIA, F_ORIGIN, F_TITLE, F_TRASHED, F_URL, K_COMMIT, K_CREATE,
+    K_DELETE, K_DELETE_GALLERY, K_INSERT, K_MOVE, K_RENAME_GALLERY, K_UPDATE, op_id_text, op_size)
 
 
 # A sequential replica model: enough to follow a history without concurrent edits (every op made
@@ -20,6 +20,9 @@ class Model:
         self.items = {}          # item -> {"fields": {}, "placeholder": bool, "deleted": bool}
         self.vv = {}
         self.applied = []
+        # Section 7: a gallery's shown name and whether it is deleted, each won by the greatest op ID.
+        self.titles = {}         # gallery -> (op ID, name)
+        self.deleted_galleries = {}   # gallery -> (op ID, deleted)
 
     def max_counter(self):
         return max(self.vv.values(), default=0)
@@ -74,6 +77,13 @@ class Model:
         elif kind == K_COMMIT:
             check(op["item"] in self.items, f"{context}: commits unknown item {op['item']}")
             self.items[op["item"]]["placeholder"] = False
+        elif kind in (K_RENAME_GALLERY, K_DELETE_GALLERY):
+            self.galleries.setdefault(op["name"], [])
+            key = (op["counter"], op["replica"])
+            if kind == K_RENAME_GALLERY and key > self.titles.get(op["name"], ((0, 0), None))[0]:
+                self.titles[op["name"]] = (key, op["to"])
+            if key > self.deleted_galleries.get(op["name"], ((0, 0), False))[0]:
+                self.deleted_galleries[op["name"]] = (key, kind == K_DELETE_GALLERY)
         self.vv[op["replica"]] = max(self.vv.get(op["replica"], 0), op["counter"] + op_size(op) - 1)
         self.applied.append(op)
 
@@ -87,7 +97,8 @@ class Model:
         out = []
         for slot in self.galleries[gallery]:
             item = self.slot_item[slot]
-            if self.item_slot[item][0] == slot and not self.items[item]["deleted"]:
+            # An item in the Trash (field 8 set) keeps its slot, hidden.
+            if self.item_slot[item][0] == slot and not self.items[item]["deleted"] and F_TRASHED not in self.items[item]["fields"]:
                 out.append(item)
         return out
 
@@ -99,12 +110,14 @@ class Model:
         """What `list --json` should show: {gallery: [(id, title, state, url, aspect, hash, bytes, mediaType)]}."""
         out = {}
         for name in self.galleries:
+            if self.deleted_galleries.get(name, (None, False))[1]:
+                continue
             rows = []
             for item in self.visible(name):
                 f = self.items[item]["fields"]
                 rows.append((op_id_text(*item), f.get(F_TITLE), "placeholder" if self.items[item]["placeholder"] else "ready",
                              f.get(F_URL), f.get(F_ASPECT), f.get(F_HASH), f.get(F_BYTES), f.get(F_MEDIA)))
-            out[name] = rows
+            out[self.titles.get(name, (None, name))[1]] = rows
         return out
 
 

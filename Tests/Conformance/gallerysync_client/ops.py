@@ -1,4 +1,4 @@
-"""The op encoding of protocol.md section 7: references, values, drafts, the six op kinds, and the
+"""The op encoding of protocol.md section 7: references, values, drafts, the eight op kinds, and the
 text form of op IDs."""
 
 import struct
@@ -10,8 +10,10 @@ from .frames import Malformed, string, varint, zigzag
 # are None or (counter, replica). Values: None, str, float (tag 2), int (tag 3), ("ref", (c, r)).
 
 K_CREATE, K_INSERT, K_MOVE, K_DELETE, K_UPDATE, K_COMMIT = 1, 2, 3, 4, 5, 6
-F_TITLE, F_URL, F_ASPECT, F_HASH, F_BYTES, F_MEDIA, F_ORIGIN = 1, 2, 3, 4, 5, 6, 7
-FIELD_NAMES = {1: "title", 2: "url", 3: "aspectRatio", 4: "contentHash", 5: "byteSize", 6: "mediaType", 7: "origin"}
+K_RENAME_GALLERY, K_DELETE_GALLERY = 7, 8
+F_TITLE, F_URL, F_ASPECT, F_HASH, F_BYTES, F_MEDIA, F_ORIGIN, F_TRASHED = 1, 2, 3, 4, 5, 6, 7, 8
+FIELD_NAMES = {1: "title", 2: "url", 3: "aspectRatio", 4: "contentHash", 5: "byteSize", 6: "mediaType", 7: "origin",
+               8: "trashed"}
 
 
 class CanonicalNames:
@@ -147,8 +149,10 @@ def encode_op(op, names=CANONICAL, sealed=True) -> bytes:
     seal = op.get("seal") if sealed else None
     out = bytes([op["kind"] | (SEALED if seal else 0)]) + varint(c) + names.put_replica(rep) + varint(op["gap"])
     kind = op["kind"]
-    if kind == K_CREATE:
+    if kind in (K_CREATE, K_DELETE_GALLERY):
         out += string(op["name"])
+    elif kind == K_RENAME_GALLERY:
+        out += string(op["name"]) + string(op["to"])
     elif kind == K_INSERT:
         out += names.put_gallery(op["gallery"])
         out += encode_ref(op["after"], c, rep, names) + encode_ref(op["before"], c, rep, names)
@@ -181,8 +185,11 @@ def read_op(r, names=CANONICAL):
     if gap < 1 or gap > c:
         raise Malformed(f"op {c}@{rep:016x}: gap {gap}")
     op = {"kind": kind, "counter": c, "replica": rep, "gap": gap}
-    if kind == K_CREATE:
+    if kind in (K_CREATE, K_DELETE_GALLERY):
         op["name"] = r.string()
+    elif kind == K_RENAME_GALLERY:
+        op["name"] = r.string()
+        op["to"] = r.string()
     elif kind == K_INSERT:
         op["gallery"] = names.get_gallery(r)
         op["after"] = read_ref(r, c, rep, names)

@@ -81,7 +81,12 @@ struct ModelNode: Sendable {
     /// Records a command the node acknowledged, with what it printed (`add`: the new IDs).
     mutating func acknowledge(_ command: WorkloadCommand, output: String) throws {
         let ids = try command.apply(to: &replica)
-        let printed = output.split(separator: "\n").map(String.init)
+        var printed = output.split(separator: "\n").map(String.init)
+        // `delete` moves the item to the Trash and says so in one line.
+        if case .delete = command {
+            guard printed == ["Moved 1 item to Trash"] else { throw ModelMismatch("\(command): the node printed \(printed)") }
+            printed = []
+        }
         guard printed.count == ids.count else {
             throw ModelMismatch("\(command): the node printed \(printed) for \(ids.count) new items")
         }

@@ -66,7 +66,8 @@ enum WorkloadCommand: Sendable, CustomStringConvertible {
         case .move(let id, let gallery, let index, _):
             try replica.move(id, to: gallery, at: index)
         case .delete(let id, _):
-            try replica.delete(id)
+            // `gallery delete` moves to the Trash (its time is the node's; no listing shows it).
+            try replica.trash(id, at: 0)
         case .update(let id, let title, _):
             try replica.update(id, .title, to: .text(title))
         case .newGallery(let name):

@@ -34,6 +34,14 @@ extension RandomSchedule {
             entries = [
                 ("at", text(at)), ("update", text(label)), ("field", text(field.description)), ("value", raw(encoded)),
             ]
+        case .trash(let at, let label):
+            entries = [("at", text(at)), ("trash", text(label))]
+        case .restore(let at, let label):
+            entries = [("at", text(at)), ("restore", text(label))]
+        case .renameGallery(let at, let name, let newName):
+            entries = [("at", text(at)), ("renameGallery", text(name)), ("to", text(newName))]
+        case .deleteGallery(let at, let name):
+            entries = [("at", text(at)), ("deleteGallery", text(name))]
         case .sync(let from, let to, let shuffle, let duplicate):
             entries = [("sync", { writer in writer.array([from, to]) { $0.string($1) } })]
             if let shuffle { entries.append(("shuffle", raw("\(shuffle)"))) }

@@ -3,7 +3,8 @@ import GalleryWire
 
 /// The lines of human `status` about what the node could not do.
 extension StatusCommand {
-    /// One line per problem: storage, missing ops, divergent ops; nothing when all is well.
+    /// One line per problem: storage, missing ops, divergent ops; one per repair made at start;
+    /// nothing when all is well.
     static func healthLines(_ health: NodeHealth) -> String {
         var lines: [String] = []
         if let storage = health.storage {
@@ -18,6 +19,9 @@ extension StatusCommand {
         }
         for conflict in health.identityConflicts ?? [] {
             lines.append("identity conflict: \(conflict)")
+        }
+        for repair in health.repaired ?? [] {
+            lines.append("repaired at start: \(repair)")
         }
         return lines.map { TerminalText.escaped($0) + "\n" }.joined()
     }
