@@ -113,9 +113,13 @@ package final class GalleryServer: @unchecked Sendable {
                 blobs: try BlobStore(directory: directory),
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
-            configuration.replicaSalt = salt.value
+            configuration.derived = try DerivedBlobStore(directory: directory)
+            configuration.cacheRecords = ChecksummedFile<[CachedOriginal]>(
+                file: directory.appendingPathComponent("blobs").appendingPathComponent("cache"))
             configuration.repairedAtStart = report.repairs
+            configuration.replicaSalt = salt.value
             configuration.announce = announce
+            configuration.environment.releaseFreedMemory = MallocArenas.releaseFreed
             // No sealed heartbeat a second on an idle link (protocol.md, section 10).
             configuration.quiet = .standard
             configure(&configuration)

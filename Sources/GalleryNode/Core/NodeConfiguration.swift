@@ -79,6 +79,15 @@ package struct NodeConfiguration: Sendable {
     package var repairedAtStart: [String] = []
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
     package var blobs: (any BlobSource)?
+    /// Where the node keeps the thumbnails it makes of its originals or fetches from peers
+    /// (`Thumbnails/`); nil: it makes none.
+    package var derived: (any DerivedBlobSource)?
+    /// Which originals the node keeps (`serve --keep`): all, fetched eagerly, or those read, as a cache.
+    package var keep = KeepPolicy.thumbnails
+    /// The most bytes of originals fetched on demand kept under `.thumbnails` (`serve --cache-budget`); nil: no limit.
+    package var cacheBudget: Int?
+    /// Where the node records which originals are a cache; nil: it records none (they are kept).
+    package var cacheRecords: (any OriginalCacheRecords)?
     /// Where applied ops are made durable before they are sent to any peer or acknowledged: the
     /// node's group-commit writer hands it every op waiting, in batches, off the node's loop. Nil
     /// for a node that keeps nothing (ops count as durable once applied).

@@ -97,6 +97,14 @@ extension SyncNode: ConnectionDelegate {
             transfers?.fetchFailed(id, code: code, on: connection)
         case .cancel(let id):
             connection.stopServing(id)
+        case .thumbnailFetch(let name):
+            if let thumbnailReplicator { thumbnailReplicator.serve(name, on: connection) } else { connection.send(.thumbnail(name, data: [])) }
+        case .thumbnail(let name, let data):
+            thumbnailReplicator?.received(name, data: data, from: connection)
+        case .holdsQuery(let id, let hashes):
+            policies.availability.serve(id, hashes: hashes, on: connection)
+        case .holds(let id, let bitmap):
+            policies.availability.answered(id, bitmap: bitmap, from: connection)
         case .controlRequest, .controlResponse:
             // Commands are taken on the local control socket only (ControlServer): a peer, or
             // anyone who can inject frames into a peer link, can never command this node.
@@ -129,6 +137,8 @@ extension SyncNode: ConnectionDelegate {
             if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
         }
         transfers?.connectionClosed(connection)
+        thumbnailReplicator?.connectionClosed(connection)
+        policies.availability.connectionClosed(connection)
         if connection.peer == nil {
             // Connections that never authenticated can come in floods: a few lines a second.
             throttledLog("unauthenticated", "\(configuration.name): connection to \(name) closed before authenticating: \(reason)")

@@ -25,10 +25,10 @@ enum LoadBenchmark {
         var relayHold: Int?
         /// Ops in `ops` frames only (`NodeConfiguration.compactOps` off): the baseline of `ops_compact`.
         var plainOps = false
-        /// Disk nodes that neither sign nor check ops: the baseline of signed ops (protocol.md 7.3).
-        var unsigned = false
         /// Disk nodes keep their op log once (no `oplog.mirror`): the baseline of the mirror.
         var noMirror = false
+        /// Disk nodes that neither sign nor check ops: the baseline of signed ops (protocol.md 7.3).
+        var unsigned = false
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
@@ -41,12 +41,12 @@ enum LoadBenchmark {
                     plainOps = true
                     continue
                 }
-                if flag == "--unsigned" {
-                    unsigned = true
-                    continue
-                }
                 if flag == "--no-mirror" {
                     noMirror = true
+                    continue
+                }
+                if flag == "--unsigned" {
+                    unsigned = true
                     continue
                 }
                 guard let value = rest.popFirst() else { throw BenchFailure.usage("\(flag) needs a value") }
