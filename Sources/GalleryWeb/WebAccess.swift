@@ -2,8 +2,10 @@ import Foundation
 import GalleryHTTP
 
 /// The security checks of http-api.md section 2, in their order: `Host` (DNS rebinding), the
-/// session cookie (or the one-time `/?token=` login), `Origin` on state-changing methods (CSRF),
-/// and the body's content type. Pure: no I/O.
+/// session cookie (`WebSession`, 30 days; or the one-time `/?token=` login), `Origin` on
+/// state-changing methods (CSRF), and the body's content type. Pure but for the clock: no I/O.
+/// Signed out, `GET /` answers a small HTML page saying how to get a new link (`SignInPage`); the
+/// API's paths answer JSON.
 struct WebAccess: Sendable {
     /// What to do with a request.
     enum Decision {
@@ -38,24 +40,30 @@ struct WebAccess: Sendable {
         cookieName = "\(Self.plainCookieName)_\(port)"
     }
 
-    /// The checks, in order, for `request`.
-    func decide(_ request: HTTPRequestHead) -> Decision {
+    /// The checks, in order, for `request` at `now`.
+    func decide(_ request: HTTPRequestHead, now: Date = Date()) -> Decision {
         guard let host = request.host?.lowercased(), hosts.contains(host) else {
             return refuse(421, "misdirected", "this node answers to \(origin.dropFirst("http://".count)) only")
         }
         let query = HTTPQuery(request.query)
         if request.method == "GET", request.path == "/", let offered = query["token"] {
-            guard WebToken.constantTimeEquals(offered, token) else {
-                return refuse(401, "unauthorized", "wrong token: open the link `gallery open` prints")
-            }
+            guard WebToken.constantTimeEquals(offered, token) else { return .answer(SignInPage.response(.wrongLink, origin: origin)) }
             var response = WebResponse(status: HTTPStatus(code: 303, reason: "See Other"), contentType: "text/plain; charset=utf-8", body: [])
             response.headers.add("Location", "/")
-            response.headers.add("Set-Cookie", HTTPCookies.sessionCookie(name: cookieName, value: token))
+            response.headers.add("Set-Cookie", HTTPCookies.sessionCookie(name: cookieName, value: WebSession.make(token: token, now: now),
+                                                                         maxAgeSeconds: WebSession.lifetimeSeconds))
             return .answer(response)
         }
         let cookies = HTTPCookies(headers: request.headers)
-        guard let cookie = cookies[cookieName] ?? cookies[Self.plainCookieName], WebToken.constantTimeEquals(cookie, token) else {
-            return refuse(401, "unauthorized", "signed out: open the link `gallery open` prints")
+        let verdict = (cookies[cookieName] ?? cookies[Self.plainCookieName]).map { WebSession.check($0, token: token, now: now) }
+        guard verdict == .valid else {
+            let reason: SignInPage.Reason = switch verdict {
+            case nil: .missing
+            case .expired(let date): .expired(date)
+            default: .invalid
+            }
+            if request.method == "GET", request.path == "/" { return .answer(SignInPage.response(reason, origin: origin)) }
+            return refuse(401, "unauthorized", "signed out: \(SignInPage.explanation(reason)) Open the link `gallery open` prints")
         }
         guard ["POST", "PUT", "DELETE"].contains(request.method) else { return .allowed }
         guard request.headers["origin"] == origin else {

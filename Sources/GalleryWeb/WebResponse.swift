@@ -35,9 +35,10 @@ struct WebResponse {
                                   request: request, keepAlive: keepAlive)
     }
 
-    /// `headers` with the security fields and, unless it has one, `Cache-Control: no-store`.
+    /// `headers` with the security fields (a response's own `Content-Security-Policy` replacing the
+    /// page's) and, unless it has one, `Cache-Control: no-store`.
     static func withCommonFields(_ headers: HTTPHeaders) -> HTTPHeaders {
-        var all = HTTPHeaders(PageAssets.securityHeaders)
+        var all = HTTPHeaders(PageAssets.securityHeaders.filter { headers[$0.0] == nil || $0.0 != "Content-Security-Policy" })
         if headers["cache-control"] == nil { all.add("Cache-Control", "no-store") }
         for (name, value) in headers where name.lowercased() != "x-content-type-options" { all.add(name, value) }
         return all

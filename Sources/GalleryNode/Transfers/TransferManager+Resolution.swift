@@ -7,6 +7,7 @@ extension TransferManager {
     /// now, then (for `--move`) deletes the source, in one durable batch, so that an item is never
     /// in neither place.
     func complete(_ hash: String) {
+        node?.originalStored(hash)
         let waiting = lock.withLock { (downloads[hash]?.placeholders ?? []).compactMap { transfers[$0] } }
         var committed: Set<OpID> = []
         do {

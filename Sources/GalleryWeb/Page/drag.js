@@ -23,6 +23,19 @@ function fillDataTransfer(dataTransfer, items, gallery, wholeGallery) {
   const uris = items.map((item) => (item.hash ? `${location.origin}/blobs/${item.hash}` : item.url)).filter(Boolean);
   if (uris.length) dataTransfer.setData('text/uri-list', uris.join('\r\n'));
   dataTransfer.setData('text/plain', items.map((item) => item.title || '').join('\n'));
+  const download = downloadURL(items);   // drag out to the desktop (Chromium saves the first file)
+  if (download) dataTransfer.setData('DownloadURL', download);
+}
+
+// `MEDIATYPE:FILENAME:URL` of the first item with bytes on this node, for Chromium's DownloadURL.
+function downloadURL(items) {
+  const item = items.find((candidate) => candidate.hash);
+  if (!item) return null;
+  const type = item.mediaType || 'application/octet-stream';
+  const extension = { 'image/png': '.png', 'image/jpeg': '.jpg', 'image/gif': '.gif' }[type] || '';
+  let name = String(item.title || item.hash.slice(0, 12)).replace(/[\\/:*?"<>|\u0000-\u001f]/g, '_').trim() || 'image';
+  if (extension && !/\.[a-z0-9]{2,4}$/i.test(name)) name += extension;
+  return `${type}:${name}:${location.origin}/blobs/${item.hash}`;
 }
 
 function onTileDragStart(e) {
@@ -59,6 +72,7 @@ function proposal(e, target) {
     if (!types.includes(SPACE_PREFIX + S.status.space)) return 'none';            // another space
     const into = target.startsWith('gallery:') ? target.slice(8) : S.gallery;
     if (types.includes(GALLERY_PREFIX + hex(into))) return 'none';                // a gallery into itself
+    if (S.drag && target === 'grid' && S.drag.gallery === S.gallery && viewActive()) return 'none';  // no reorder in a view
     if (S.drag) return 'move';                                                     // this page
     if (target === 'trash') return 'none';                                         // not ours to delete
     return e.shiftKey ? 'move' : 'copy';
@@ -78,7 +92,7 @@ function accept(e, target) {
 // The insertion index under the pointer, counted in S.items, from the layout (tiles off screen
 // are not in the DOM), and where the indicator goes, in grid coordinates.
 function insertionAt(e) {
-  const n = S.items.length;
+  const n = L.items.length;
   if (!n) return { index: 0, x: 0, y: 0 };
   const box = $('grid').getBoundingClientRect();
   const gx = e.clientX - box.left, gy = e.clientY - box.top;
@@ -110,7 +124,7 @@ function clearTargets() {
 function onGridDragOver(e) {
   const effect = accept(e, 'grid');
   $('scroller').classList.toggle('forbidden', effect === 'none');
-  if (effect === 'none') { hideIndicator(); return; }
+  if (effect === 'none' || viewActive()) { hideIndicator(); return; }
   showIndicator(insertionAt(e));
 }
 
@@ -120,7 +134,7 @@ async function onGridDrop(e) {
   $('scroller').classList.remove('forbidden');
   const effect = proposal(e, 'grid');
   if (effect === 'none' || !S.gallery) return;
-  const index = insertionAt(e).index;
+  const index = viewActive() ? null : insertionAt(e).index;   // in a view: at the gallery's end
   await dropInto(e.dataTransfer, effect, S.gallery, index);
 }
 
@@ -168,6 +182,8 @@ async function uploadFiles(files, gallery, index) {
     else toast(`“${file.name}” is not a PNG, JPEG or GIF image, so it was not added.`, 'error');
   }
   if (!images.length) return;
+  const ratios = await measureAspects(images);   // placeholders take the picture's shape at once
+  announceAspects(images, ratios);
   let reply;
   try {
     reply = await api('POST', '/api/uploads', {
@@ -176,8 +192,10 @@ async function uploadFiles(files, gallery, index) {
     });
   } catch (error) {
     toast(`Cannot upload: ${error.message}`, 'error');
+    rememberAspects(images, [], ratios);
     return;
   }
+  rememberAspects(images, reply.uploads.map((entry) => entry.item), ratios);
   await Promise.all(reply.uploads.map(async (entry, n) => {
     const controller = new AbortController();
     S.uploads.set(entry.item, { upload: entry.upload, controller });
@@ -192,7 +210,7 @@ async function uploadFiles(files, gallery, index) {
         toast(`${images[n].name}: ${(body && body.message) || response.status}`, 'error');
       }
     } catch (error) {
-      if (error.name !== 'AbortError') toast(`${images[n].name}: ${error.message}`, 'error');
+      if (error.name !== 'AbortError') toast(`${images[n].name}: ${unreachable(error).message}`, 'error');
     } finally {
       S.uploads.delete(entry.item);
     }

@@ -6,8 +6,26 @@ function blobURL(item) {
   return null;
 }
 
+// The thumbnail a tile shows, never the original: 320 px on the long edge when that covers the
+// tile's long edge in device pixels (with a tenth to spare), 1280 px otherwise. The tile's size is
+// the layout's (the zoom's height, the aspect ratio's width, at most the grid's width).
+const THUMBNAIL_SIZES = [320, 1280];
+function thumbnailURL(item) {
+  if (!item.hash) return blobURL(item);
+  const width = Math.min(Math.max(120, $('grid').clientWidth), Math.round(L.h * aspectOf(item)));
+  const needed = Math.max(width, L.h) * (window.devicePixelRatio || 1);
+  const size = THUMBNAIL_SIZES.find((s) => s * 1.1 >= needed) || THUMBNAIL_SIZES[THUMBNAIL_SIZES.length - 1];
+  return `/thumbnails/${item.hash}/${size}`;
+}
+
+// The size of a /thumbnails/HASH/SIZE URL (0 for any other).
+function thumbnailSizeOf(source) {
+  const match = /^\/thumbnails\/[0-9a-f]{64}\/(\d+)$/.exec(source || '');
+  return match ? Number(match[1]) : 0;
+}
+
 function aspectOf(item) {
-  const ratio = Number(item.aspectRatio);
+  const ratio = Number(item.aspectRatio) || localAspect(item);
   return ratio > 0.05 && ratio < 20 ? ratio : 1;
 }
 
@@ -40,20 +58,32 @@ function fillTile(tile, item) {
     setProgress(tile, item.progress);
     return;
   }
-  const source = blobURL(item);
+  showThumbnail(frame, item);
+}
+
+// Puts the tile's thumbnail in `frame`, unless it shows that one or a larger one of the same item
+// already (zooming out keeps the larger, cached image). Decoded off the main thread, loaded only
+// when near the viewport.
+function showThumbnail(frame, item) {
+  frame.parentElement.dataset.h = String(L.h);
+  const source = thumbnailURL(item);
   const current = frame.querySelector('img');
   if (current && current.dataset.src === source) return;
+  const sameItem = current && item.hash && current.dataset.src.startsWith(`/thumbnails/${item.hash}/`);
+  if (sameItem && thumbnailSizeOf(current.dataset.src) > thumbnailSizeOf(source)) return;
   if (!source) { frame.replaceChildren(el('div', 'missing', 'no image')); return; }
   const image = document.createElement('img');
-  image.loading = 'lazy';
+  image.loading = sameItem ? 'eager' : 'lazy';
   image.decoding = 'async';
   image.alt = '';
   image.draggable = false;
   image.dataset.src = source;
   image.referrerPolicy = 'no-referrer';
-  image.addEventListener('error', () => explainMissing(frame, image, source), { once: true });
+  if (!sameItem) image.addEventListener('error', () => explainMissing(frame, image, source), { once: true });
   image.src = source;
-  frame.replaceChildren(image);
+  // A larger thumbnail of the same picture replaces the smaller one once it has loaded.
+  if (sameItem) image.addEventListener('load', () => { if (current.isConnected) frame.replaceChildren(image); }, { once: true });
+  else frame.replaceChildren(image);
 }
 
 // An image that did not load: the node says why (e.g. no connected peer holds its bytes) in a JSON
@@ -61,7 +91,7 @@ function fillTile(tile, item) {
 async function explainMissing(frame, image, source) {
   const missing = el('div', 'missing', 'image unavailable');
   frame.replaceChildren(missing);
-  if (!source.startsWith('/blobs/')) return;
+  if (!source.startsWith('/')) return;
   try {
     const response = await fetch(source, { credentials: 'same-origin' });
     if (response.ok) {
@@ -139,16 +169,18 @@ async function cancelPlaceholder(id) {
 const GAP = 14;        // between tiles, both ways
 const CAPTION = 24;    // the caption under the image, with its gap
 const OVERSCAN = 900;  // pixels rendered above and below the viewport
-const L = { xs: [], ys: [], ws: [], rows: [], h: 160, height: 0 };
+// L.items: what is laid out, the gallery or a view of it (view.js); layout indices count in it.
+const L = { items: [], xs: [], ys: [], ws: [], rows: [], h: 160, height: 0 };
 
 function layout() {
   const width = Math.max(120, $('grid').clientWidth);
   const h = L.h;
-  L.xs = new Array(S.items.length); L.ys = new Array(S.items.length); L.ws = new Array(S.items.length);
+  const items = L.items = shownItems();
+  L.xs = new Array(items.length); L.ys = new Array(items.length); L.ws = new Array(items.length);
   L.rows = [];
   let x = 0, y = 0;
-  for (let i = 0; i < S.items.length; i++) {
-    const w = Math.min(width, Math.round(h * aspectOf(S.items[i])));
+  for (let i = 0; i < items.length; i++) {
+    const w = Math.min(width, Math.round(h * aspectOf(items[i])));
     if (i === 0 || x + w > width) {
       if (i > 0) y += h + CAPTION + GAP;
       x = 0;
@@ -157,7 +189,7 @@ function layout() {
     L.xs[i] = x; L.ys[i] = y; L.ws[i] = w;
     x += w + GAP;
   }
-  L.height = S.items.length ? y + h + CAPTION : 0;
+  L.height = items.length ? y + h + CAPTION : 0;
   $('grid').style.height = `${L.height}px`;
 }
 
@@ -171,14 +203,14 @@ function rowAt(y) {
   return Math.max(0, low);
 }
 
-function rowEnd(row) { return row + 1 < L.rows.length ? L.rows[row + 1] : S.items.length; }
+function rowEnd(row) { return row + 1 < L.rows.length ? L.rows[row + 1] : L.items.length; }
 
 // Renders the tiles near the viewport (and the focused one), in gallery order; returns the new ones.
 function renderWindow() {
   const grid = $('grid'), scroller = $('scroller');
   const fresh = new Set();
   const wanted = [];
-  if (S.items.length) {
+  if (L.items.length) {
     const top = scroller.scrollTop - grid.offsetTop - OVERSCAN;
     const bottom = scroller.scrollTop - grid.offsetTop + scroller.clientHeight + OVERSCAN;
     const from = L.rows[rowAt(top)], to = rowEnd(rowAt(bottom));
@@ -187,15 +219,16 @@ function renderWindow() {
     if (focused >= 0 && (focused < from || focused >= to)) wanted.push(focused);
     wanted.sort((a, b) => a - b);
   }
-  const keep = new Set(wanted.map((i) => S.items[i].id));
+  const keep = new Set(wanted.map((i) => L.items[i].id));
   for (const [id, tile] of S.tiles) {
     if (!keep.has(id)) { tile.remove(); S.tiles.delete(id); }
   }
   let previous = null;
   for (const i of wanted) {
-    const item = S.items[i];
+    const item = L.items[i];
     let tile = S.tiles.get(item.id);
     if (!tile) { tile = makeTile(item); S.tiles.set(item.id, tile); fresh.add(item.id); }
+    else if (tile.dataset.h !== String(L.h) && item.state !== 'placeholder') showThumbnail(tile.querySelector('.frame'), item);
     tile.style.left = `${L.xs[i]}px`;
     tile.style.top = `${L.ys[i]}px`;
     tile.style.width = `${L.ws[i]}px`;
@@ -223,10 +256,13 @@ function renderWindowSoon() {
   requestAnimationFrame(() => { windowQueued = false; renderWindow(); });
 }
 
+const EMPTY_TEXT = 'No images yet. Drop pictures here, use Add photos, or drag them from another node’s window.';
 function updateCount() {
-  const n = S.items.length;
-  $('count').textContent = n === 1 ? '1 item' : `${n.toLocaleString('en')} items`;
-  $('empty').hidden = n > 0;
+  const n = S.items.length, shown = L.items.length;
+  const total = n === 1 ? '1 item' : `${n.toLocaleString('en')} items`;
+  $('count').textContent = shown === n ? total : `${shown.toLocaleString('en')} of ${total}`;
+  $('empty').hidden = shown > 0;
+  $('empty').textContent = n > 0 ? 'No titles match the search.' : EMPTY_TEXT;
   T.itemCount = n;
 }
 

@@ -4,20 +4,14 @@ function connectEvents() {
   if (S.events) S.events.close();
   const source = new EventSource(`/api/events?after=${S.lastEventId}`);
   S.events = source;
-  source.addEventListener('open', () => setConnection('live', 'Live'));
+  source.addEventListener('open', () => { setConnection('live', 'Live'); nodeReachable(); });
   source.addEventListener('changes', (e) => applyBatch(JSON.parse(e.data)));
   source.addEventListener('progress', (e) => applyProgress(JSON.parse(e.data)));
   // The node no longer has the changes after our ID: load everything again, then follow from there.
   source.addEventListener('reset', () => { resync().then(connectEvents).catch(() => {}); });
-  source.addEventListener('error', () => {
-    if (source.readyState === EventSource.CLOSED) {
-      // The node answered with a refusal (or not an event stream): try again from what we have.
-      setConnection('offline', 'Offline: reconnecting…');
-      setTimeout(() => { if (S.events === source) connectEvents(); }, 2000);
-    } else {
-      setConnection('offline', 'Reconnecting…');
-    }
-  });
+  // The stream dropped: offline.js asks the node whether it is there (banner, retry in 3 s) or
+  // signed us out, and reconnects from what we have.
+  source.addEventListener('error', () => streamDropped(source));
 }
 
 function applyProgress(event) {
@@ -39,6 +33,7 @@ function applyBatch(batch) {
   const finishFlip = flipStart(named);
   const focused = document.activeElement && document.activeElement.closest('#grid') ? S.focusId : null;
   let galleriesChanged = false;
+  let reshaped = false;
   const places = [];
   const removed = new Set();
   for (const event of events) {
@@ -67,7 +62,9 @@ function applyBatch(batch) {
       case 'updated':
       case 'committed': {
         const item = S.byId.get(event.id);
+        const shape = item && aspectOf(item);
         if (item && event.item) Object.assign(item, event.item);
+        if (item && aspectOf(item) !== shape) reshaped = true;   // the node knows the size now
         else if (item && event.event === 'committed') item.state = 'ready';
         if (item && S.tiles.get(event.id)) fillTile(S.tiles.get(event.id), item);
         if (S.uploads.has(event.id) && event.event === 'committed') S.uploads.delete(event.id);
@@ -93,7 +90,7 @@ function applyBatch(batch) {
     const index = Math.max(0, Math.min(event.index == null ? S.items.length : event.index, S.items.length));
     S.items.splice(index, 0, item);
   }
-  if (removed.size || places.length) {
+  if (removed.size || places.length || reshaped) {
     layout();
     const fresh = renderWindow();
     for (const event of places) {
@@ -153,12 +150,13 @@ function focusTile(id) {
   tile.focus({ preventScroll: true });
 }
 
-function indexOfId(id) { return S.items.findIndex((item) => item.id === id); }
+// The layout index of item `id` (in the view when one is on), -1 when not shown.
+function indexOfId(id) { return L.items.findIndex((item) => item.id === id); }
 
 function clickTile(id, e) {
   if (e.shiftKey && S.anchor && S.byId.has(S.anchor)) {
     const [a, b] = [indexOfId(S.anchor), indexOfId(id)].sort((x, y) => x - y);
-    setSelection(S.items.slice(a, b + 1).map((item) => item.id));
+    setSelection(L.items.slice(a, b + 1).map((item) => item.id));
   } else if (e.ctrlKey || e.metaKey) {
     const next = new Set(S.selected);
     if (next.has(id)) next.delete(id); else next.add(id);
@@ -192,13 +190,14 @@ async function deleteItems(ids) {
 }
 
 function onGridKey(e) {
-  if (!S.items.length) return;
+  if (!L.items.length) return;
   const current = S.focusId && S.byId.has(S.focusId) ? indexOfId(S.focusId) : -1;
   const step = { ArrowLeft: -1, ArrowRight: 1, ArrowUp: -rowLength(), ArrowDown: rowLength() }[e.key];
   if (step !== undefined && e.altKey) {
     e.preventDefault();
     const ids = selectedInOrder();
     if (!ids.length) return;
+    if (viewActive()) { refusedWhileViewed(); return; }
     // Index among the items that stay, one place (or one row) further.
     const rest = S.items.filter((item) => !S.selected.has(item.id));
     const before = S.items.slice(0, indexOfId(ids[0])).filter((item) => !S.selected.has(item.id)).length;
@@ -208,11 +207,11 @@ function onGridKey(e) {
   }
   if (step !== undefined) {
     e.preventDefault();
-    const next = Math.max(0, Math.min(S.items.length - 1, current < 0 ? 0 : current + step));
-    const id = S.items[next].id;
+    const next = Math.max(0, Math.min(L.items.length - 1, current < 0 ? 0 : current + step));
+    const id = L.items[next].id;
     if (e.shiftKey) {
       const [a, b] = [indexOfId(S.anchor || id), next].sort((x, y) => x - y);
-      setSelection(S.items.slice(a, b + 1).map((item) => item.id));
+      setSelection(L.items.slice(a, b + 1).map((item) => item.id));
     } else if (!(e.ctrlKey || e.metaKey)) {
       setSelection([id], id);
     }
@@ -227,7 +226,7 @@ function onGridKey(e) {
     setSelection([], null);
   } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'a') {
     e.preventDefault();
-    setSelection(S.items.map((item) => item.id));
+    setSelection(L.items.map((item) => item.id));
   }
 }
 

@@ -19,6 +19,8 @@ enum BenchUsage {
                gallery-bench flood [--seconds 20] [--attackers 2]
                gallery-bench web [--items 10000] [--samples 200] [--blob-mib 256] [--streams 1000]
                gallery-bench thumbs [--images 8] [--size 320]
+               gallery-bench thumbs-arrival [--images 8]
+               gallery-bench viewer [--photos 300] [--samples 15] [--pixels 6000x4000]
                gallery-bench syncthing [--repetitions 3] [--idle-seconds 60] [--small-files 10000] [--small-bytes 4096]
                                        [--medium-files 1000] [--medium-bytes 102400] [--large-mib 256]
                                        [--watch-items 100,100000] [--watch-changes 300] [--only ours|syncthing]
@@ -41,9 +43,15 @@ enum BenchUsage {
         op durable somewhere is missing anywhere and none was stored twice. Prints one line (convergence
         p50/p99 per op, bytes on the wire per op per receiving node, the trace digest, wall time); on a
         failure, what broke and the command that replays the run exactly (exit status 1).
+        viewer: --photos generated JPEGs (--pixels) added on one node, its peer's page in Chromium: bytes for the
+        first screen and for scrolling the whole gallery, frame times while scrolling, renderer memory; then the
+        viewer opened on --samples photos only the first node holds: ms to the 1280 px thumbnail and to the original.
         thumbs: thumbnails (--size px long edge) of --images generated 6000x4000 JPEGs with our Thumbnailer
         on one core and on all cores, then with vipsthumbnail and ImageMagick's convert -thumbnail (with and
         without -define jpeg:size=) when installed; one JSON line each, images per wall and per CPU second.
+        thumbs-arrival: what a node pays when --images such JPEGs arrive: both thumbnails (320, 1280) of each
+        made by the node's ThumbnailMaker from its blob store into its derived store, with one thread and with
+        the node's pool; images per wall and per CPU second, and the thumbnail bytes replicated per item.
         syncthing: our nodes against Syncthing (the Debian package) side by side on the same files in one
         run, alternating, --repetitions rounds, medians (issue 27's figures); runs only in a loopback-only
         network namespace: use bench/syncthing-side-by-side.sh, which installs Syncthing if missing, builds

@@ -22,10 +22,10 @@ struct RealCrossNodeTests {
         true
         """
 
-    /// The page condition "tile `index` shows the blob `hash`, decoded".
+    /// The page condition "tile `index` shows a thumbnail of the blob `hash`, decoded".
     static func showsImage(_ hash: String, at index: Int) -> String {
         "(() => { const tile = document.querySelectorAll('#grid .tile:not(.failed)')[\(index)]; const img = tile && tile.querySelector('img');"
-            + " return !!img && !tile.classList.contains('placeholder') && img.getAttribute('src') === '/blobs/\(hash)'"
+            + " return !!img && !tile.classList.contains('placeholder') && img.getAttribute('src').startsWith('/thumbnails/\(hash)/')"
             + " && img.complete && img.naturalWidth > 0; })()"
     }
 
@@ -100,6 +100,7 @@ struct RealCrossNodeTests {
                 try page.waitFor("[...document.querySelectorAll('.gallery-count')].map(c => c.textContent).join() === '3,6'")
                 #expect(try page.evaluate("__state.connected") as? Bool == true)
                 #expect(try page.evaluate("fetch('/api/galleries').then(r => r.status)") as? Int == 200)
+                try page.evaluate("document.getElementById('scroller').scrollTop = 0; new Promise((r) => requestAnimationFrame(r))")
             }
             try SideBySide.save(pageA, pageB, in: space.browser, width: options.windowSize.width, height: options.windowSize.height)
         }
