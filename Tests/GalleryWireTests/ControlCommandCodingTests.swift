@@ -36,6 +36,14 @@ struct ControlCommandCodingTests {
         .drag(DragRequest(items: [.item(.id(id)), .gallery("alice"), .item(.position(gallery: "bob", index: 0))], gallery: "trip")),
         .drag(DragRequest(items: [.gallery("alice")], gallery: "trip", index: 4, move: true, wait: true, timeout: 2.5)),
         .cancel([id, id.advanced(by: 1)]),
+        .listTrash,
+        .restore([.id(id), .position(gallery: "trip", index: 0)]),
+        .emptyTrash([]),
+        .emptyTrash([.id(id)]),
+        .renameGallery("trip", to: "journey"),
+        .deleteGallery("journey"),
+        .undo,
+        .redo,
     ]
 
     @Test("every command case is covered here")
