@@ -58,6 +58,7 @@ let package = Package(
             .embedInCode("Page/undo.js"), .embedInCode("Page/trash.js"),
             .embedInCode("Page/view.js"), .embedInCode("Page/selection.js"), .embedInCode("Page/offline.js"),
             .embedInCode("Page/access.js"), .embedInCode("Page/touch.js"),
+            .embedInCode("Page/viewer.js"),
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [
@@ -92,13 +93,13 @@ let package = Package(
         // with the other node suites (NodeSuites).
         .testTarget(name: "GalleryNodeTests", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode",
-            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb",
+            "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb", "GalleryImaging",
         ]),
         .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GallerySimulation"]),
         .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryWeb", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",
-            "GalleryNode", "GalleryControl", "GalleryTestSupport",
+            "GalleryNode", "GalleryControl", "GalleryImaging", "GalleryTestSupport",
         ]),
     ],
     swiftLanguageModes: [.v6]

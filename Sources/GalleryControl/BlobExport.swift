@@ -35,15 +35,20 @@ package enum BlobExport {
         "\(directory.path)/blobs/\(hash.prefix(2))/\(hash)"
     }
 
-    /// Writes the blob `hash` (of `size` bytes, when known) of `directory`'s store to `destination`.
-    package static func export(hash: String, size: Int64?, from directory: URL, to destination: URL) throws(Failure) {
+    /// Writes the blob `hash` (of `size` bytes, when known) of `directory`'s store to `destination`;
+    /// when `blobs/` lacks it, from the first of `keptAt` (files kept in place) that opens, checked
+    /// the same way.
+    package static func export(hash: String, size: Int64?, from directory: URL, to destination: URL, keptAt: [String] = []) throws(Failure) {
         guard FieldLimits.isContentHash(hash) else { throw .damaged("the node named no valid SHA-256 for the item (\"\(hash.prefix(80))\")") }
-        let source = blobPath(of: hash, in: directory)
-        let input: Int32
+        var source = blobPath(of: hash, in: directory)
+        var input: Int32
         do {
             input = try RegularFile.openForReading(source)
         } catch {
-            throw .io("the bytes are not in \(directory.path)/blobs: \(error.localizedDescription)")
+            guard let kept = keptAt.lazy.compactMap({ path in (try? RegularFile.openForReading(path)).map { (path, $0) } }).first else {
+                throw .io("the bytes are not in \(directory.path)/blobs: \(error.localizedDescription)")
+            }
+            (source, input) = kept
         }
         defer { close(input) }
         let folder = destination.deletingLastPathComponent().path

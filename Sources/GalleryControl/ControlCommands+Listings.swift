@@ -50,7 +50,17 @@ extension ControlCommands {
         status.peers = peerListings(node)
         status.transfers = node.transferListings
         status.health = node.health
+        status.storage = node.storageStatus()
+        status.keptInPlace = keptInPlace(node)
         return status
+    }
+
+    /// The files kept in place and those that cannot serve their bytes; nil when none is kept.
+    private static func keptInPlace(_ node: SyncNode) -> KeptInPlaceListing? {
+        guard let kept = node.configuration.blobs?.keptFiles(), kept.count > 0 else { return nil }
+        return KeptInPlaceListing(files: kept.count, problems: kept.problems.map {
+            KeptInPlaceListing.Problem(path: $0.file.path, hash: $0.file.hash, reason: $0.reason)
+        })
     }
 
     private static func versionJSON(_ version: VersionVector) -> [String: UInt64] {

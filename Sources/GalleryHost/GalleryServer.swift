@@ -82,11 +82,17 @@ package final class GalleryServer: @unchecked Sendable {
             let secret = try files.secret(copiedFrom: secretFile)
             let staticKey = try files.nodeKey()
             let logExisted = FileManager.default.fileExists(atPath: files.opLog.path)
+            // `DIR/replica` keeps the salt of the replica ID bound to the node's signing key
+            // (protocol.md, "Signed ops"); a version 3 directory's replica ID is taken as that
+            // salt, so an upgraded node goes on under a new, bound ID (its unsigned ops stay).
+            let binding = ReplicaBinding(secret: secret, nodeKey: staticKey)
+            let salt = SaltBox(try files.replicaID(logExisted: logExisted).rawValue)
             let (storage, replica, report) = try NodeStorage.open(
-                files, replicaID: try files.replicaID(logExisted: logExisted), mirrored: mirrorsOpLog,
+                files, replicaID: binding.replicaID(salt: salt.value), mirrored: mirrorsOpLog,
                 renewReplicaID: { () throws(StorageError) -> ReplicaID in
                     do {
-                        return try files.renewReplicaID()
+                        salt.value = try files.renewReplicaID().rawValue
+                        return binding.replicaID(salt: salt.value)
                     } catch {
                         throw .io(operation: "write (\(error.localizedDescription))", path: files.replicaFile.path, errno: EIO)
                     }
@@ -107,8 +113,13 @@ package final class GalleryServer: @unchecked Sendable {
                 blobs: try BlobStore(directory: directory),
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
+            configuration.derived = try DerivedBlobStore(directory: directory)
+            configuration.cacheRecords = ChecksummedFile<[CachedOriginal]>(
+                file: directory.appendingPathComponent("blobs").appendingPathComponent("cache"))
             configuration.repairedAtStart = report.repairs
+            configuration.replicaSalt = salt.value
             configuration.announce = announce
+            configuration.environment.releaseFreedMemory = MallocArenas.releaseFreed
             // No sealed heartbeat a second on an idle link (protocol.md, section 10).
             configuration.quiet = .standard
             configure(&configuration)

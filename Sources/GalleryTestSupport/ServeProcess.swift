@@ -12,14 +12,16 @@ package final class ServeProcess: Sendable {
     /// Starts `gallery serve ARGUMENTS` and waits (bounded) for its "listening on" line; with
     /// `serve: false`, starts `gallery ARGUMENTS` and waits for nothing. With `descriptorLimit`, the
     /// process runs with that many descriptors at most (`ulimit -n` in a shell that then execs it).
-    package init(_ arguments: [String], serve: Bool = true, timeout: TimeInterval = 30, descriptorLimit: Int? = nil) throws {
+    /// `executable` runs another program than `gallery` (with `serve: false`; the benchmark's peers).
+    package init(_ arguments: [String], serve: Bool = true, timeout: TimeInterval = 30, descriptorLimit: Int? = nil,
+                 executable: URL = GalleryProcess.executable) throws {
         let process = Process()
         let command = (serve ? ["serve"] : []) + arguments
         if let descriptorLimit {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", GalleryProcess.executable.path] + command
+            process.arguments = ["-c", "ulimit -n \(descriptorLimit) && exec \"$0\" \"$@\"", executable.path] + command
         } else {
-            process.executableURL = GalleryProcess.executable
+            process.executableURL = executable
             process.arguments = command
         }
         let stdout = Pipe(), stderr = Pipe()

@@ -15,6 +15,8 @@ struct WebAPI: Sendable {
         case complete(WebResponse)
         /// Stream the blob of this hash.
         case blob(String)
+        /// Send the thumbnail of this hash and size.
+        case thumbnail(String, ThumbnailSize)
         /// Start an event stream after this ID (nil: at the present).
         case events(after: Int?)
     }
@@ -61,6 +63,8 @@ struct WebAPI: Sendable {
             return .complete(try trash())
         case .blob(let hash):
             return .blob(hash)
+        case .thumbnail(let hash, let size):
+            return .thumbnail(hash, size)
         case .events:
             let resume = request.headers["last-event-id"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
                 ?? HTTPQuery(request.query)["after"].flatMap { Int($0) }

@@ -35,11 +35,18 @@ struct WebBlobs {
                     done(reply(held: hash, for: request)
                         ?? Self.refuse(WebRefusal(404, "notHeld", "the bytes arrived but cannot be read"), request))
                 case .failure(let failure):
-                    done(Self.refuse(Self.refusal(failure), request))
+                    done(Self.refuse(keptFileRefusal(hash) ?? Self.refusal(failure), request))
                 }
             }
         }
         if !asked { done(Self.refuse(WebRefusal(404, "unknownBlob", "no item on this node names blob \(hash)"), request)) }
+    }
+
+    /// The refusal for bytes kept in place whose file is gone or changed on disk (and that no
+    /// peer could give): 404 `changedOnDisk`, saying which file and what happened to it.
+    private func keptFileRefusal(_ hash: String) -> WebRefusal? {
+        guard let problem = node.configuration.blobs?.keptFileProblem(for: hash) else { return nil }
+        return WebRefusal(404, "changedOnDisk", "kept in place, \(problem): the bytes are not served")
     }
 
     /// The refusal for bytes that could not be had from a peer (http-api.md section 4).
@@ -68,6 +75,14 @@ struct WebBlobs {
               let size = try? reader.size() else {
             return nil
         }
+        do {
+            // A file kept in place is hashed whole before the head is sent.
+            try reader.verify()
+        } catch {
+            reader.close()
+            return nil
+        }
+        node.originalRead(hash)
         let stored = node.read { $0.item(withContentHash: hash)?.mediaType }
         let type = stored.flatMap { Self.imageTypes.contains($0) ? $0 : nil } ?? "application/octet-stream"
         var head = HTTPResponseHead(status: .ok)

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryHTTP
+import GalleryNode
 
 /// Every route of http-api.md, decoded from a request's method and path: one table, no fallback.
 /// A path it does not name is 404; a method its path does not take is 405 with `Allow`.
@@ -24,6 +25,8 @@ enum WebRoute: Equatable, Sendable {
     case events
     /// `GET /blobs/HASH`.
     case blob(String)
+    /// `GET /thumbnails/HASH/SIZE`, SIZE one of `ThumbnailSize` (any other is not a path of the API).
+    case thumbnail(String, ThumbnailSize)
 
     /// The changing routes, each a `POST` of a JSON object.
     enum Change: Equatable, Sendable {
@@ -100,6 +103,8 @@ enum WebRoute: Equatable, Sendable {
             [("PUT", .upload(segments[2])), ("DELETE", .abandonUpload(segments[2]))]
         case 2 where segments[0] == "blobs":
             [("GET", .blob(segments[1]))]
+        case 3 where segments[0] == "thumbnails":
+            ThumbnailSize(text: segments[2]).map { [("GET", .thumbnail(segments[1], $0))] }
         default:
             nil
         }

@@ -69,9 +69,17 @@ func runBench(_ arguments: [String]) -> Int32 {
         case let arguments where arguments.first == "web":
             for line in try WebBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "thumbs-arrival":
+            for line in try ArrivalBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
+            return 0
+        case let arguments where arguments.first == "viewer":
+            for line in try ViewerBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
+            return 0
         case let arguments where arguments.first == "thumbs":
             for line in try ThumbsBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "syncthing":
+            return try SideBySideBenchmark.run(Array(arguments.dropFirst()))
         case let arguments where arguments.first == "mesh-sim":
             return try MeshSimBenchmark.run(Array(arguments.dropFirst()))
         case ["help"], ["--help"], ["-h"]:

@@ -51,7 +51,7 @@ struct GalleryPageDragTests {
             try pageB.waitFor("document.querySelectorAll('#grid .tile.placeholder').length === 0")
             try pageB.waitFor("document.querySelector('#grid').textContent === 'bob-0alice-1bob-1bob-2'")
             let hash = try #require(a.node.items("alice")[1].hash)
-            #expect(try pageB.evaluateString("document.querySelectorAll('#grid .tile')[1].querySelector('img').getAttribute('src')") == "/blobs/\(hash)")
+            #expect(try pageB.evaluateString("document.querySelectorAll('#grid .tile')[1].querySelector('img').getAttribute('src')") == "/thumbnails/\(hash)/320")
             #expect(try pageA.tileTitles() == "alice-0,alice-1,alice-2,alice-3,alice-4", "a copy leaves the source")
 
             // Shift: a move. The source disappears from A's page once B committed.

@@ -8,7 +8,7 @@ import Testing
 /// except under CI=true, where they fail.
 @Suite("Gallery page", .serialized, .enabled(if: BrowserBinary.testsEnabled, "needs Chromium (see README set-up)"))
 struct GalleryPageTests {
-    @Test("The page shows the galleries and the items in order, images by hash, and a hostile title as text")
+    @Test("The page shows the galleries and the items in order, thumbnails by hash, and a hostile title as text")
     func showsGalleriesAndItems() throws {
         try PageScenario.run("page-shows") { scenario in
             let server = try scenario.node("alice", pictures: 4)
@@ -24,7 +24,7 @@ struct GalleryPageTests {
             #expect(try page.evaluateString("document.querySelector('.gallery-row[aria-selected=true]').dataset.gallery") == "alice")
             let hash = try #require(node.items("alice")[0].hash)
             #expect(try page.evaluateString("document.querySelector('\(BrowserPage.tile(ids[0]))').querySelector('img').getAttribute('src')")
-                    == "/blobs/\(hash)")
+                    == "/thumbnails/\(hash)/320")
             #expect(try page.evaluateString("document.querySelector('\(BrowserPage.tile(ids[0]))').getAttribute('role')") == "option")
             // The hostile title is text: no element came out of it, and nothing ran.
             #expect(try page.evaluate("document.querySelectorAll('#grid img').length") as? Int == 4)

@@ -108,7 +108,7 @@ struct DamagedLogTests {
         #expect(try space.health(of: "a").isClean && space.health(of: "p").isClean)
     }
 
-    @Test("A log forged to hold another op under an existing ID meets a peer: refused, reported loudly, the connection closed")
+    @Test("A log forged to hold another op under an existing ID meets a peer: refused as forged (its author's signature does not cover it), reported loudly, the connection closed")
     func divergentOpIsRefused() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
@@ -146,13 +146,16 @@ struct DamagedLogTests {
 
         try space.start("a")
         try space.start("b", peers: ["a"])
-        #expect(try space.waitUntil { try space.health(of: "b").divergentOpCount > 0 }, "\(space.standardError(of: "b"))")
-        let health = try space.health(of: "b")
-        #expect(health.divergentOps.first?.id == ids[11] && health.divergentOps.first?.peer == "a", "\(health)")
-        #expect(space.standardError(of: "b").contains("DIVERGENT OP \(ids[11])"))
-        #expect(space.standardError(of: "a").contains("divergent_op"), "the peer hears why: \(space.standardError(of: "a"))")
+        // The forged op is checked before it could meet b's held copy: a's signature of op 19
+        // covers a's chain as a made it, not with the forged op 11 in it (protocol.md section 7.3).
+        // A second version of an op ID can now only come from its author signing both (a node
+        // restored from an old copy of its directory): `divergent_op`, as the model's tests check.
+        #expect(try space.waitUntil { space.standardError(of: "b").contains("FORGED OP") }, "\(space.standardError(of: "b"))")
+        #expect(space.standardError(of: "a").contains("forged_op"), "the peer hears why: \(space.standardError(of: "a"))")
+        // Op 10, which a signed itself, still comes (its own signature holds), and releases b's own 11...19.
+        #expect(try space.waitUntil { try space.column("title", on: "b", "a").count == 20 })
         let titles = try space.column("title", on: "b", "a")
         #expect(titles.count == 20 && !titles.contains("forged"), "the forged version is not applied: \(titles)")
-        #expect(try space.gallery("b", "status").stdout.contains("divergent ops refused"))
+        #expect(try space.health(of: "b").divergentOpCount == 0)
     }
 }

@@ -31,11 +31,12 @@ struct ImportCommandTests {
         return entries.map { ($0["id"] as? String ?? "", $0["title"] as? String ?? "") }
     }
 
-    /// The blobs the node's store holds, and the temporary files in `blobs/tmp`.
+    /// The blobs the node's store holds (in its fan-out directories, not `derived/` nor the cache's
+    /// record), and the temporary files in `blobs/tmp`.
     private func storedFiles(_ node: URL) throws -> (blobs: Int, temporary: Int) {
         let blobs = node.appendingPathComponent("blobs")
         var count = 0
-        for name in try FileManager.default.contentsOfDirectory(atPath: blobs.path) where name != "tmp" {
+        for name in try FileManager.default.contentsOfDirectory(atPath: blobs.path) where name.utf8.count == 2 {
             count += try FileManager.default.contentsOfDirectory(atPath: blobs.appendingPathComponent(name).path).count
         }
         return (count, try FileManager.default.contentsOfDirectory(atPath: blobs.appendingPathComponent("tmp").path).count)

@@ -89,10 +89,18 @@ struct NodeIdentityTests {
         let space = NodeSpace()
         defer { space.tearDown() }
         let genuine = try alphaKnownToBeta(space)
-        // Both stop; beta forgets nothing but what it held in memory; alpha comes back with another key.
+        // Both stop; beta forgets nothing but what it held in memory; alpha comes back with another
+        // key, in the same space (its secret kept: ops are bound to the space they were made in,
+        // protocol.md section 7.3, so a new secret would be another space).
         #expect(space.stop("beta"))
         #expect(space.stop("alpha"))
+        let secretFile = space.directory("alpha").appendingPathComponent("secret")
+        let secret = try Data(contentsOf: secretFile)
         try FileManager.default.removeItem(at: space.directory("alpha"))
+        try FileManager.default.createDirectory(at: space.directory("alpha"), withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        try secret.write(to: secretFile)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: secretFile.path)
         try space.start("alpha")
         let impostor = try #require(try nodeID(space, "alpha"))
         #expect(impostor != genuine)

@@ -122,7 +122,7 @@ struct PipelineTests {
         let peer = try #require(harness.recorder.peers.first)
         #expect(peer.name == "client" && peer.key == client.settings.staticKey.publicKey)
         #expect(peer.nodeID == NodeID(key: client.settings.staticKey.publicKey))
-        #expect(try client.take(harness.writtenBytes()) == [.identity(harness.settings.info(version: 3))])
+        #expect(try client.take(harness.writtenBytes()) == [.identity(harness.settings.info(version: 4))])
 
         harness.channel.receive(try client.seal([.heartbeat, .caughtUp(VersionVector())]))
         #expect(harness.recorder.messages == [.heartbeat, .caughtUp(VersionVector())])
@@ -246,7 +246,7 @@ struct PipelineTests {
         let harness = Harness(dialing: false)
         var client = ManualClient()
         try client.authenticate(harness)
-        harness.channel.receive(try client.seal([.hello(Hello(versions: [3]))]))
+        harness.channel.receive(try client.seal([.hello(Hello(versions: [4]))]))
         #expect(harness.recorder.messages.isEmpty)
         #expect(harness.recorder.errors.contains { if case .unexpected = $0 as? WireError { true } else { false } })
     }

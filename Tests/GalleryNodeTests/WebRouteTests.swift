@@ -20,6 +20,7 @@ struct WebRouteTests {
             ("POST", "/api/transfers/cancel", .change(.cancelTransfer)), ("POST", "/api/uploads", .change(.announceUploads)),
             ("PUT", "/api/uploads/u1-7", .upload("u1-7")), ("DELETE", "/api/uploads/u1-7", .abandonUpload("u1-7")),
             ("POST", "/api/drops", .change(.drop)), ("GET", "/api/events", .events), ("GET", "/blobs/abc", .blob("abc")),
+            ("GET", "/thumbnails/abc/320", .thumbnail("abc", .small)), ("GET", "/thumbnails/abc/1280", .thumbnail("abc", .large)),
         ]
         for (method, path, route) in expected {
             #expect(decode(method, path) == .success(route), "\(method) \(path)")
@@ -31,7 +32,8 @@ struct WebRouteTests {
         #expect(decode("DELETE", "/api/galleries") == .failure(.method(allowed: ["GET", "POST"])))
         #expect(decode("GET", "/api/uploads/u1") == .failure(.method(allowed: ["PUT", "DELETE"])))
         #expect(decode("GET", "/api/items/move") == .failure(.method(allowed: ["POST"])))
-        for path in ["/api/nothing", "/api/items/explode", "/api/galleries/x/other", "/blobs", "/blobs/a/b", "/index.html", "/api/drops/x"] {
+        for path in ["/api/nothing", "/api/items/explode", "/api/galleries/x/other", "/blobs", "/blobs/a/b", "/index.html", "/api/drops/x",
+                     "/thumbnails/abc", "/thumbnails/abc/640", "/thumbnails/abc/0320", "/thumbnails/abc/+320", "/thumbnails/abc/320/x"] {
             #expect(decode("POST", path) == .failure(.notFound), "\(path)")
         }
     }

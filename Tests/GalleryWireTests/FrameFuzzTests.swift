@@ -189,7 +189,7 @@ struct FrameFuzzTests {
         ]
         let messages: [(String, Message)] = [
             ("hello3", .hello(Hello(versions: [1, 2, 0xFFFF], replica: other, nonce: nonce, maximumFrameSize: .max, name: "ünï"))),
-            ("identityMin", .identity(PeerInfo(version: 3, replica: other, maximumFrameSize: 0, name: ""))),
+            ("identityMin", .identity(PeerInfo(version: 4, replica: other, maximumFrameSize: 0, name: ""))),
             ("syncEmpty", .syncRequest(VersionVector())),
             ("caughtUp3", .caughtUp(VersionVector([me: 12, other: .max, ReplicaID(0): 1]))),
             ("opsEveryKind", .ops(ops)),

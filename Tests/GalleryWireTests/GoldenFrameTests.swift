@@ -56,8 +56,8 @@ struct GoldenFrameTests {
 
     static var examples: [(String, Message)] {
         [
-            ("hello", .hello(Hello(versions: [3]))),
-            ("identity", .identity(PeerInfo(version: 3, replica: alice, maximumFrameSize: 4 << 20, name: "alice"))),
+            ("hello", .hello(Hello(versions: [4]))),
+            ("identity", .identity(PeerInfo(version: 4, replica: alice, maximumFrameSize: 4 << 20, name: "alice"))),
             ("syncRequest", .syncRequest(VersionVector([alice: 3, bob: 300]))),
             ("ops", .ops(exampleOps)),
             ("opsCompact", .opsCompact(exampleOps)),
@@ -98,8 +98,8 @@ struct GoldenFrameTests {
         }
         var aliceSealer = RecordSealer(clientResult.sending)
         var bobSealer = RecordSealer(serverResult.sending)
-        let aliceRecord = try aliceSealer.seal(Message.identity(aliceSettings.info(version: 3)).frame.encoded)
-        let bobRecord = try bobSealer.seal(Message.identity(bobSettings.info(version: 3)).frame.encoded)
+        let aliceRecord = try aliceSealer.seal(Message.identity(aliceSettings.info(version: 4)).frame.encoded)
+        let bobRecord = try bobSealer.seal(Message.identity(bobSettings.info(version: 4)).frame.encoded)
         return ([("noise1", opening[1].frame.encoded), ("noise2", second.frame.encoded), ("noise3", third.frame.encoded),
                  ("recordAlice", aliceRecord), ("recordBob", bobRecord)], clientResult, serverResult)
     }
@@ -200,7 +200,7 @@ struct GoldenFrameTests {
         var bobOpener = RecordOpener(server.receiving, maximumPayload: Int(FrameLimits.maximum))
         let inner = try bobOpener.open(aliceRecord.payload)
         #expect(inner.count == 1)
-        #expect(try inner.first.map(Message.init(frame:)) == .identity(Self.aliceSettings.info(version: 3)))
+        #expect(try inner.first.map(Message.init(frame:)) == .identity(Self.aliceSettings.info(version: 4)))
         #expect(inner.first?.encoded == documented["identity"])
     }
 

@@ -43,11 +43,11 @@ struct SecureHandshakeTests {
     func handshakeCompletes() throws {
         let alice = Self.settings("alice"), bob = Self.settings("bob")
         let (client, server, _) = try Self.handshake(client: alice, server: bob)
-        #expect(client.handshakeHash == server.handshakeHash && client.version == 3 && server.version == 3)
+        #expect(client.handshakeHash == server.handshakeHash && client.version == 4 && server.version == 4)
         #expect(client.remoteKey == bob.staticKey.publicKey && server.remoteKey == alice.staticKey.publicKey)
         let hello = ClientHandshake(settings: alice).hello
-        #expect(hello == .hello(Hello(versions: [3])))
-        #expect(!hello.frame.payload.contains { $0 != 0 && ![0x47, 0x53, 0x59, 0x4e, 1, 3].contains($0) })
+        #expect(hello == .hello(Hello(versions: [4])))
+        #expect(!hello.frame.payload.contains { $0 != 0 && ![0x47, 0x53, 0x59, 0x4e, 1, 4].contains($0) })
     }
 
     @Test("A client without the space's secret is refused at message 3 with auth_failed, and a fake server cannot finish")
@@ -69,7 +69,7 @@ struct SecureHandshakeTests {
         var client = ClientHandshake(settings: Self.settings("alice"))
         var relayed = ServerHandshake(settings: Self.settings("bob"))
         let opening = try client.start()
-        _ = try relayed.receive(.hello(Hello(versions: [2, 3])))
+        _ = try relayed.receive(.hello(Hello(versions: [3, 4])))
         Self.expectFailure(.authFailed, "rewritten hello") { try relayed.receive(opening[1]) }
     }
 
@@ -90,7 +90,7 @@ struct SecureHandshakeTests {
         var twice = ServerHandshake(settings: bob)
         _ = try twice.receive(ClientHandshake(settings: alice).hello)
         Self.expectFailure(.protocolError, "hello twice") { try twice.receive(ClientHandshake(settings: alice).hello) }
-        for message in [Message.heartbeat, .syncRequest(VersionVector()), .identity(alice.info(version: 3)), .record([1, 2, 3])] {
+        for message in [Message.heartbeat, .syncRequest(VersionVector()), .identity(alice.info(version: 4)), .record([1, 2, 3])] {
             var fresh = ServerHandshake(settings: bob)
             Self.expectFailure(.protocolError, "\(message.type) first") { try fresh.receive(message) }
             var client = ClientHandshake(settings: alice)
@@ -114,7 +114,7 @@ struct SecureHandshakeTests {
         let name = String(repeating: "a", count: 254) + "€"
         let settings = Self.settings(name)
         #expect(settings.name.utf8.count <= 255)
-        #expect(throws: Never.self) { try Message(frame: Message.identity(settings.info(version: 3)).frame) }
+        #expect(throws: Never.self) { try Message(frame: Message.identity(settings.info(version: 4)).frame) }
     }
 
     // MARK: Records

@@ -27,6 +27,12 @@ package enum RegularFile {
     /// writer), checks with `fstat` that it is a regular file, and returns the descriptor
     /// (close-on-exec; reads of a regular file never wait on `O_NONBLOCK` anyway).
     package static func openForReading(_ path: String) throws(Failure) -> Int32 {
+        try openWithStatus(path).fd
+    }
+
+    /// Opens `path` as `openForReading` does and returns the descriptor with the `fstat` that
+    /// checked it (its size and modification time, read once).
+    package static func openWithStatus(_ path: String) throws(Failure) -> (fd: Int32, status: stat) {
         var fd: Int32
         repeat {
             fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
@@ -43,7 +49,7 @@ package enum RegularFile {
             close(fd)
             throw .notRegular(path: path, kind: describe(kind))
         }
-        return fd
+        return (fd, info)
     }
 
     /// Checks that `path` is a readable regular file, without blocking.

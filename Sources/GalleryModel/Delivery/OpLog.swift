@@ -133,6 +133,13 @@ struct OpLog {
         }
     }
 
+    /// The ops of replica `replicaIndex`, in the order applied (their counters ascending).
+    ///
+    /// - Complexity: O(k + b) for its k ops of b bytes.
+    func ops(ofReplicaIndex replicaIndex: Int, first limit: Int = .max) -> [Op] {
+        replicaIndex < positions.count ? decode(Array(positions[replicaIndex].prefix(limit))) : []
+    }
+
     /// The encoded bytes of the op of replica `replicaIndex` whose ID has this counter, or nil when
     /// no op of that replica starts at that counter.
     ///

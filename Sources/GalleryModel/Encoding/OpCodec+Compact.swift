@@ -121,7 +121,8 @@ extension OpCodec {
             case let tag: throw .unknownTag("value tag", tag)
             }
         }
-        let kind = try reader.byte()
+        let flaggedKind = try reader.byte()
+        let kind = flaggedKind & ~sealedKindFlag
         _ = try reader.varint()
         try replica()
         _ = try reader.varint()
@@ -158,6 +159,7 @@ extension OpCodec {
         default:
             throw .unknownTag("op kind", kind)
         }
+        if flaggedKind & sealedKindFlag != 0 { try skipSeal(in: &reader) }
         copy()
     }
 

@@ -135,6 +135,11 @@ package enum OpCodec {
 
     /// An upper bound of the encoded size of an op, cheap to compute.
     static func maxEncodedSize(of op: Op) -> Int {
+        maxUnsealedSize(of: op) + (op.seal == nil ? 0 : OpSeal.maxEncodedBytes)
+    }
+
+    /// An upper bound of the encoded size of an op without its seal.
+    private static func maxUnsealedSize(of op: Op) -> Int {
         let header = 1 + 10 + 8 + 10
         let reference = 19
         func string(_ text: String) -> Int { 10 + text.utf8.count }
@@ -176,7 +181,7 @@ package enum OpCodec {
     }
 
     /// Writes one op to any sink, its replica IDs and gallery names as `names` writes them.
-    static func encode(_ op: Op, into writer: inout some ByteSink, names: inout some OpNameCoding) {
+    static func encode(_ op: Op, into writer: inout some ByteSink, names: inout some OpNameCoding, withSeal: Bool = true) {
         let kind: UInt8 = switch op.action {
         case .createGallery: 1
         case .insert: 2
@@ -187,7 +192,8 @@ package enum OpCodec {
         case .renameGallery: 7
         case .deleteGallery: 8
         }
-        writer.byte(kind)
+        let sealed = withSeal && op.seal.map { !$0.isEmpty } ?? false
+        writer.byte(sealed ? kind | sealedKindFlag : kind)
         writer.varint(op.id.counter)
         names.writeReplica(op.id.replica, into: &writer)
         writer.varint(op.id.counter &- op.previous)
@@ -231,6 +237,7 @@ package enum OpCodec {
             writer.byte(field.rawValue)
             self.value(value, from: op.id, into: &writer, names: &names)
         }
+        if sealed, let seal = op.seal { encode(seal, into: &writer) }
     }
 
     /// Reads one op; with `checkingBounds`, throws `.outOfBounds` for an op outside `FieldLimits`.
@@ -245,8 +252,9 @@ package enum OpCodec {
     static func decode(from reader: inout ByteReader, names: inout some OpNameCoding,
                        checkingBounds: Bool) throws(DecodingError) -> Op {
         let start = reader.offset
-        let op = try decodeStructure(from: &reader, names: &names)
+        var (op, sealed) = try decodeStructure(from: &reader, names: &names)
         let size = reader.offset - start + names.takeCanonicalSurplus()
+        if sealed { op.seal = try decodeSeal(from: &reader, firstOfReplica: op.previous == 0) }
         if checkingBounds, let problem = FieldLimits.problem(with: op, encodedSize: size) {
             throw .outOfBounds("op \(op.id): \(problem)")
         }
@@ -254,8 +262,9 @@ package enum OpCodec {
     }
 
     /// Reads one op as the encoding allows it, without `FieldLimits`.
-    private static func decodeStructure(from reader: inout ByteReader, names: inout some OpNameCoding) throws(DecodingError) -> Op {
-        let kind = try reader.byte()
+    private static func decodeStructure(from reader: inout ByteReader, names: inout some OpNameCoding) throws(DecodingError) -> (Op, sealed: Bool) {
+        let flaggedKind = try reader.byte()
+        let kind = flaggedKind & ~sealedKindFlag
         let counter = try reader.varint()
         guard counter > 0 else { throw .invalidValue("op counter 0") }
         let id = OpID(counter: counter, replica: try names.readReplica(from: &reader))
@@ -270,7 +279,7 @@ package enum OpCodec {
             let after = try reference(from: id, in: &reader, names: &names)
             let before = try reference(from: id, in: &reader, names: &names)
             let count = try reader.count(limit: min(maxItemsPerInsert, reader.remaining / 2))
-            guard count > 0 else { throw .invalidValue("empty insert") }
+            guard count > 0 else { throw .outOfBounds("an insert of 0 items (1 to 4,096)") }
             var items: [ItemDraft] = []
             items.reserveCapacity(count)
             for _ in 0..<count {
@@ -311,7 +320,7 @@ package enum OpCodec {
         default:
             throw .unknownTag("op kind", kind)
         }
-        return Op(id: id, previous: counter - gap, action: action)
+        return (Op(id: id, previous: counter - gap, action: action), flaggedKind & sealedKindFlag != 0)
     }
 
     // MARK: Parts
@@ -344,7 +353,7 @@ package enum OpCodec {
             return OpID(counter: id.counter - delta, replica: id.replica)
         case 2:
             let counter = try reader.varint()
-            guard counter > 0 else { throw .invalidValue("reference counter 0") }
+            guard counter > 0 else { throw .outOfBounds("a reference to counter 0 (references name counters 1 and up)") }
             return OpID(counter: counter, replica: try names.readReplica(from: &reader))
         default:
             throw .unknownTag("reference tag", tag)

@@ -11,12 +11,16 @@ package struct Op: Hashable, Sendable {
     package var previous: UInt64
     /// What the op does.
     package var action: Action
+    /// Its author's signature and key claim, when it carries them (`OpSeal`); nil for ops made
+    /// before ops were signed and for ops another op's signature covers.
+    package var seal: OpSeal?
 
     /// Creates an op.
     package init(id: OpID, previous: UInt64, action: Action) {
         self.id = id
         self.previous = previous
         self.action = action
+        self.seal = nil
     }
 
     /// What an op does.

@@ -48,6 +48,9 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
     case galleryNameTaken(String)
     /// This replica already knows the maximum number of replicas (65,536).
     case tooManyReplicas
+    /// A received op that its replica's key did not sign (or a replica bound to another key), with
+    /// the reason: a member forging another's ops (protocol.md, "Signed ops").
+    case forgedOp(OpID, String)
 
     package var errorDescription: String? {
         switch self {
@@ -72,6 +75,7 @@ package enum ModelError: Error, Hashable, Sendable, LocalizedError {
         case .itemInTrash(let id): "item \(id) is in the Trash (restore it first)"
         case .notInTrash(let id): "item \(id) is not in the Trash"
         case .galleryNameTaken(let name): "the name \"\(name)\" is taken by another gallery"
+        case .forgedOp(let id, let reason): "op \(id) is not signed by its replica's key: \(reason)"
         }
     }
 }

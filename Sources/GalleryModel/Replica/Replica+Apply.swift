@@ -16,6 +16,7 @@ extension Replica {
             if !known { table.unregisterLast() }
             throw error
         }
+        if authenticator != nil { _ = withAuthenticator { $0.didApply(op) } }
     }
 
     /// Applies an op whose replica is registered; throws before any change when it is malformed.

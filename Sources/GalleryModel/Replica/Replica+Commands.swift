@@ -85,8 +85,9 @@ extension Replica {
     /// peers would refuse) is never made.
     mutating func stamp(_ action: Op.Action) throws(ModelError) -> Op {
         let own = table.appliedCounter(of: id)
-        let op = Op(id: OpID(counter: clock + 1, replica: id), previous: own, action: action)
+        var op = Op(id: OpID(counter: clock + 1, replica: id), previous: own, action: action)
         if let problem = FieldLimits.problem(with: op) { throw .outOfBounds(problem) }
+        if authenticator != nil { op.seal = withAuthenticator { $0.seal(op) } ?? nil }
         try apply(op)
         return op
     }

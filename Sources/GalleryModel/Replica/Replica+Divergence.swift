@@ -7,10 +7,12 @@ extension Replica {
     ///
     /// - Complexity: O(log n + b) for an op of b bytes.
     func holdsDifferentVersion(of op: Op) -> Bool {
-        if let held = buffer.heldOp(op.id) { return Self.encoding(of: held) != Self.encoding(of: op) }
+        // A seal is no part of an op's identity: copies with and without one are the same op.
+        let encoding = OpCodec.unsealedEncoding(of: op)
+        if let held = buffer.heldOp(op.id) { return OpCodec.unsealedEncoding(of: held) != encoding }
         guard let index = table.index(of: op.id.replica),
               let stored = log.encodedOp(replicaIndex: index, counter: op.id.counter) else { return true }
-        return Array(stored) != Self.encoding(of: op)
+        return !OpCodec.isSameOp(stored: stored, unsealed: encoding)
     }
 
     /// The op held here (applied or waiting) under this ID, if one starts there.
@@ -22,13 +24,6 @@ extension Replica {
               let stored = log.encodedOp(replicaIndex: index, counter: id.counter) else { return nil }
         var reader = ByteReader(Array(stored))
         return try? OpCodec.decode(from: &reader)
-    }
-
-    /// The canonical encoding of one op (`OpCodec`, without a count).
-    private static func encoding(of op: Op) -> [UInt8] {
-        var writer = ByteWriter(capacity: OpCodec.maxEncodedSize(of: op))
-        OpCodec.encode(op, into: &writer)
-        return writer.bytes
     }
 
     /// Makes this replica a new incarnation: from now on it makes its ops under `newID` (a replica

@@ -48,6 +48,7 @@ extension Replica {
             }
             return .buffered(waitingFor: dependency)
         case .ready:
+            if source != nil, let forged = authenticationFailure(of: op) { return .rejected(forged) }
             let before = opCount
             do {
                 try apply(op)
@@ -69,7 +70,11 @@ extension Replica {
             let next = entry.op
             switch readiness(of: next) {
             case .ready:
-                // A held op that turns out malformed is dropped: it was refused, not lost.
+                // A held op that turns out malformed or forged is dropped: it was refused, not lost.
+                if !entry.sources.contains(CausalBuffer.unattributed), let forged = authenticationFailure(of: next) {
+                    forgedHeldOps.append(ForgedHeldOp(error: forged, sources: entry.sources))
+                    continue
+                }
                 guard (try? apply(next)) != nil else { continue }
                 applied(next)
                 released += 1

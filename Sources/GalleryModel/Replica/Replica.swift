@@ -35,6 +35,11 @@ package struct Replica: Sendable {
     var clock: UInt64 = 0
     var log = OpLog()
     var buffer: CausalBuffer
+    /// Checks peers' ops and seals this replica's own (`OpAuthenticator`); nil: ops are neither
+    /// signed nor checked (the model's tests, the simulator).
+    package var authenticator: (any OpAuthenticator)?
+    /// Held ops refused as forged when released, until the node takes them.
+    var forgedHeldOps: [ForgedHeldOp] = []
 
     /// Creates an empty replica.
     ///

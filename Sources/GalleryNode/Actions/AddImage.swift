@@ -21,8 +21,18 @@ package enum AddImage {
         if let problem = request.boundsProblem { throw ActionFailure(problem) }
         let gallery = request.gallery ?? defaultGallery
         let blobs = node.configuration.blobs
-        let headers = try request.sources.map { try header(of: $0, aspect: request.aspect, blobs: blobs) }
-        let drafts = try zip(request.sources, headers).map { try draft(for: $0, header: $1, request: request, blobs: blobs) }
+        let drafts = try ParallelMap.ordered(request.sources) { source in
+            try draft(for: source, header: try header(of: source, aspect: request.aspect, blobs: blobs), request: request, blobs: blobs)
+        }
+        // Files kept in place are recorded (durably) before any item names them.
+        let kept = request.sources.compactMap { source -> KeptFile? in
+            guard case .inPlace(let path, let hash, let size, let modified) = source else { return nil }
+            return KeptFile(hash: hash, path: path, size: size, modified: modified)
+        }
+        if !kept.isEmpty {
+            guard let blobs else { throw ActionFailure("this node keeps no blobs") }
+            try blobs.keep(kept)
+        }
         let ops = try node.perform { replica in
             // The node's own gallery by its identity: it may have been renamed.
             var gallery = gallery
@@ -32,10 +42,17 @@ package enum AddImage {
         return (0..<drafts.count).map { ops[0].id.advanced(by: $0) }
     }
 
+    /// An image source's header, and its size when known before it is stored.
+    private struct Inspected {
+        var image: ImageHeader
+        var size: Int
+    }
+
     /// The image header of a file source, read without blocking from a regular file (a FIFO,
-    /// device or directory is refused at once); nil for a URL.
-    private static func header(of source: AddSource, aspect: Double?, blobs: (any BlobSource)?) throws -> ImageHeader? {
-        let head: [UInt8], path: String
+    /// device or directory is refused at once), or of a stored blob with its size (one open);
+    /// nil for a URL.
+    private static func header(of source: AddSource, aspect: Double?, blobs: (any BlobSource)?) throws -> Inspected? {
+        let head: [UInt8], path: String, size: Int
         switch source {
         case .url:
             return nil
@@ -43,21 +60,28 @@ package enum AddImage {
             guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
             head = try RegularFile.prefix(of: file, maximumLength: headerLength)
             path = file
+            size = 0
         case .blob(let hash, let name):
             guard let blobs else { throw ActionFailure("this node keeps no blobs") }
-            head = try storedPrefix(of: hash, in: blobs, name: name)
+            (head, size) = try storedPrefix(of: hash, in: blobs, name: name)
             path = name
+        case .inPlace(let file, let hash, let expectedSize, let modified):
+            guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
+            guard FieldLimits.isContentHash(hash), file.hasPrefix("/") else { throw ActionFailure("\(file): not an absolute path and a SHA-256") }
+            head = try KeptFileCheck.prefix(of: file, size: expectedSize, modified: modified, maximumLength: headerLength)
+            path = file
+            size = expectedSize
         }
         guard let header = ImageHeader(head) else { throw ActionFailure("\(path) is not a PNG, JPEG or GIF image") }
         if aspect == nil, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
             throw ActionFailure("\(path): \(problem)")
         }
-        return header
+        return Inspected(image: header, size: size)
     }
 
     /// The new item for one source: a file is stored, its title is its name, its media type and
     /// aspect ratio come from its header; a URL keeps the request's aspect ratio (if any).
-    private static func draft(for source: AddSource, header: ImageHeader?, request: AddRequest, blobs: (any BlobSource)?) throws -> ItemDraft {
+    private static func draft(for source: AddSource, header: Inspected?, request: AddRequest, blobs: (any BlobSource)?) throws -> ItemDraft {
         var fields: [ItemField: FieldValue] = [:]
         switch source {
         case .url(let url):
@@ -66,14 +90,13 @@ package enum AddImage {
         case .file(let path):
             guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
             let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
-            fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: size, header: header)
+            fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: size, header: header.image)
         case .blob(let hash, let name):
-            guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
-            guard FieldLimits.isContentHash(hash), let reader = try? blobs.openForReading(hash) else {
-                throw ActionFailure("\(name): the blob \(hash) is not stored here")
-            }
-            defer { reader.close() }
-            fields = imageFields(title: request.title ?? name, hash: hash, size: try reader.size(), header: header)
+            guard let header else { throw ActionFailure("this node keeps no blobs") }
+            fields = imageFields(title: request.title ?? name, hash: hash, size: header.size, header: header.image)
+        case .inPlace(let path, let hash, _, _):
+            guard let header else { throw ActionFailure("this node keeps no blobs") }
+            fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: header.size, header: header.image)
         }
         if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
         return ItemDraft(fields: fields)
@@ -87,16 +110,16 @@ package enum AddImage {
         ]
     }
 
-    /// The first bytes of a stored blob (its image header): 64 KiB, or up to `headerLength` when
-    /// the header lies further (a JPEG's SOF after large metadata).
-    private static func storedPrefix(of hash: String, in blobs: any BlobSource, name: String) throws -> [UInt8] {
+    /// The first bytes of a stored blob (its image header) and its size: 64 KiB, or up to
+    /// `headerLength` when the header lies further (a JPEG's SOF after large metadata).
+    private static func storedPrefix(of hash: String, in blobs: any BlobSource, name: String) throws -> (head: [UInt8], size: Int) {
         guard FieldLimits.isContentHash(hash), let reader = try? blobs.openForReading(hash) else {
             throw ActionFailure("\(name): the blob \(hash) is not stored here")
         }
         defer { reader.close() }
         let head = try reader.read(count: 64 << 10, at: 0)
-        if head.count < 64 << 10 || ImageHeader(head) != nil { return head }
-        return try reader.read(count: headerLength, at: 0)
+        if head.count < 64 << 10 || ImageHeader(head) != nil { return (head, try reader.size()) }
+        return (try reader.read(count: headerLength, at: 0), try reader.size())
     }
 
     private static func lastComponent(of url: String) -> String {

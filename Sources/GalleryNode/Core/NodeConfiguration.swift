@@ -79,6 +79,15 @@ package struct NodeConfiguration: Sendable {
     package var repairedAtStart: [String] = []
     /// Where the node keeps image bytes, when it has a directory (`gallery serve`).
     package var blobs: (any BlobSource)?
+    /// Where the node keeps the thumbnails it makes of its originals or fetches from peers
+    /// (`Thumbnails/`); nil: it makes none.
+    package var derived: (any DerivedBlobSource)?
+    /// Which originals the node keeps (`serve --keep`): all, fetched eagerly, or those read, as a cache.
+    package var keep = KeepPolicy.thumbnails
+    /// The most bytes of originals fetched on demand kept under `.thumbnails` (`serve --cache-budget`); nil: no limit.
+    package var cacheBudget: Int?
+    /// Where the node records which originals are a cache; nil: it records none (they are kept).
+    package var cacheRecords: (any OriginalCacheRecords)?
     /// Where applied ops are made durable before they are sent to any peer or acknowledged: the
     /// node's group-commit writer hands it every op waiting, in batches, off the node's loop. Nil
     /// for a node that keeps nothing (ops count as durable once applied).
@@ -92,6 +101,10 @@ package struct NodeConfiguration: Sendable {
     /// The clock, executors and transport the node runs on: the system's clock and TCP on event
     /// loops, unless a simulation supplies its own (`NodeEnvironment`).
     package var environment = NodeEnvironment.production
+    /// The salt of the node's replica ID when its ops are signed (protocol.md, "Signed ops"): the
+    /// replica must then be `OpSigning.replicaID` of the space, the signing key derived from
+    /// `staticKey`, and this salt. Nil: ops are neither signed nor checked (tests, simulations).
+    package var replicaSalt: UInt64?
 
     package init(
         name: String, secret: [UInt8], staticKey: X25519.PrivateKey = X25519.PrivateKey(), listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),

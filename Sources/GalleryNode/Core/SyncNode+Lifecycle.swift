@@ -25,6 +25,7 @@ extension SyncNode {
             throw error
         }
         transfers?.start()
+        sweepThumbnails()
         loop.async { [self] in addressesStarted(listening: bound) }
         return bound
     }
@@ -59,6 +60,10 @@ extension SyncNode {
     /// Closes every connection (telling peers `shutting_down`) and stops listening and dialing.
     package func stop() {
         transfers?.stop()
+        thumbnails?.stop()
+        thumbnailReplicator?.stop()
+        policies.eager?.stop()
+        policies.cache?.save()
         let transport = condition.withLock { () -> (any NodeTransport)? in
             running = false
             condition.broadcast()

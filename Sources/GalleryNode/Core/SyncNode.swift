@@ -42,6 +42,12 @@ package final class SyncNode: @unchecked Sendable {
     package let events = NodeEvents()
     /// Fills this node's placeholders, when it keeps blobs.
     package let transfers: TransferManager?
+    /// Makes the thumbnails of the originals held here (`Thumbnails/`); nil without blob stores.
+    package let thumbnails: ThumbnailMaker?
+    /// Fetches the thumbnails of the pictures whose originals this node lacks from its peers.
+    package let thumbnailReplicator: ThumbnailReplicator?
+    /// What the node keeps of its originals and who holds them (`Policies/`).
+    package let policies: NodePolicies
     /// What this node's people did that `gallery undo` and the page's Ctrl+Z can take back.
     package let undo = UndoJournal()
     /// Which inbound connections are kept before they authenticate, and shed first.
@@ -138,7 +144,7 @@ package final class SyncNode: @unchecked Sendable {
     /// Creates a node serving `replica`; call `start()` to listen and dial.
     package init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
-        self._replica = replica
+        self._replica = Self.signing(replica, configuration)
         self._liveness = LivenessState(
             previous: configuration.environment.clock.now,
             gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
@@ -167,8 +173,16 @@ package final class SyncNode: @unchecked Sendable {
             }
         }
         self.transfers = configuration.blobs.map { TransferManager(blobs: $0, maximumFrameSize: configuration.maximumFrameSize) }
+        self.thumbnails = configuration.blobs.flatMap { blobs in
+            configuration.derived.map { ThumbnailMaker(originals: blobs, derived: $0, log: configuration.log) }
+        }
+        self.thumbnailReplicator = thumbnails.map { ThumbnailReplicator(maker: $0) }
+        self.policies = NodePolicies(configuration: configuration)
         report.value = self
         transfers?.node = self
+        thumbnailReplicator?.node = self
+        policies.attach(self)
+        watchForThumbnails()
         if let transfers {
             events.subscribe { [weak transfers] event in
                 switch event {

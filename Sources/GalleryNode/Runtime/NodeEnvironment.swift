@@ -23,6 +23,10 @@ package struct NodeEnvironment: Sendable {
     /// Where the node's connections count what they write, by frame type (a simulation's
     /// report); nil in production.
     package var wireTally: WireTally?
+    /// Hands memory freed by the process back to the system; called when a transfer burst ends
+    /// (every download done, many bytes received since the last call). The host sets it (glibc's
+    /// `malloc_trim`, `MallocArenas.releaseFreed`); nothing by default.
+    package var releaseFreedMemory: @Sendable () -> Void = {}
     /// Frame types the node never sends: a hostile member in a simulation (one that withholds
     /// the ops it should relay, `MeshParameters.Sabotage.silentRoot`); empty in production.
     package var withheldFrames: Set<FrameType> = []

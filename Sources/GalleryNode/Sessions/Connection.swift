@@ -288,7 +288,7 @@ final class Connection: @unchecked Sendable {
             close(failure.code, failure.reason)
         case let failure as SecureChannelError:
             let code: ErrorCode = switch failure {
-            case .recordRejected: .corruptFrame
+            case .recordRejected, .unsealedFrame: .corruptFrame
             case .innerFrame(.frameTooLarge): .frameTooLarge
             case .innerFrame(.unknownFrameType): .unknownFrameType
             case .innerFrame(.rejectedOp): .rejectedOp

@@ -42,6 +42,7 @@ extension SyncNode {
         // catch-up is sent, so that the peer gets them in causal order.
         sessions[id]?.live = false
         sessions[id]?.relay.learned(version)
+        let version = withoutUnsignedReplicas(version)
         sessions[id]?.catchUp = CatchUp(
             version: version, next: replica.firstLogPosition(missingFrom: version), end: durability.count)
         relayCountsOnLoop.catchUpsAnswered += 1

@@ -97,6 +97,14 @@ extension SyncNode: ConnectionDelegate {
             transfers?.fetchFailed(id, code: code, on: connection)
         case .cancel(let id):
             connection.stopServing(id)
+        case .thumbnailFetch(let name):
+            if let thumbnailReplicator { thumbnailReplicator.serve(name, on: connection) } else { connection.send(.thumbnail(name, data: [])) }
+        case .thumbnail(let name, let data):
+            thumbnailReplicator?.received(name, data: data, from: connection)
+        case .holdsQuery(let id, let hashes):
+            policies.availability.serve(id, hashes: hashes, on: connection)
+        case .holds(let id, let bitmap):
+            policies.availability.answered(id, bitmap: bitmap, from: connection)
         case .controlRequest, .controlResponse:
             // Commands are taken on the local control socket only (ControlServer): a peer, or
             // anyone who can inject frames into a peer link, can never command this node.
@@ -124,10 +132,13 @@ extension SyncNode: ConnectionDelegate {
             addressConnectionClosed(connection)
             if first { releaseDeferredRequests(now: clock.now) }
             forgetWaitingOps(of: connection)
+            forgetUnsignedTail(of: connection)
             notifyChange()
             if !events.isEmpty { events.publish(.peerChanged(connection: connection.id, status: nil)) }
         }
         transfers?.connectionClosed(connection)
+        thumbnailReplicator?.connectionClosed(connection)
+        policies.availability.connectionClosed(connection)
         if connection.peer == nil {
             // Connections that never authenticated can come in floods: a few lines a second.
             throttledLog("unauthenticated", "\(configuration.name): connection to \(name) closed before authenticating: \(reason)")
@@ -190,6 +201,7 @@ extension SyncNode: ConnectionDelegate {
     /// Applies received ops and hands the ones that were new to the writer; once durable they go
     /// to every other live peer. On the loop.
     private func receive(_ ops: [Op], from connection: Connection) {
+        let ops = checkSignatures(ops, from: connection)
         var applied: [Op] = []
         var failure: (Op, ModelError)?
         var duplicates: [ReplicaID: Int] = [:]
@@ -206,6 +218,7 @@ extension SyncNode: ConnectionDelegate {
         }
         if failure == nil { noteReceived(ops, duplicates: duplicates, from: connection) }
         _ = self.applied(applied, source: connection.id, waits: false)
+        reportForgedHeldOps()
         if let (op, error) = failure {
             if case .divergentOp = error {
                 reportDivergentOp(op, from: connection)
@@ -213,6 +226,8 @@ extension SyncNode: ConnectionDelegate {
                 // Its ops go now, not when the close completes: no other peer waits for the room.
                 replica.dropWaitingOps(from: connection.id)
                 connection.close(.internalError, "too many of your ops wait for their dependencies")
+            } else if case .forgedOp(_, let reason) = error {
+                reportForgedOp(op.id, reason: reason, on: [connection])
             } else if case .bufferFull = error {
                 replica.dropWaitingOps(from: connection.id)
                 connection.close(.internalError, "too many ops wait for their dependencies, yours the most")

@@ -77,6 +77,15 @@ struct Download {
         self.preferred = preferred
     }
 
+    /// Bytes asked for or received and not yet stored: what this download holds in memory (chunks
+    /// queued on its stage) or has coming over the network.
+    var unstoredBytes: Int {
+        switch phase {
+        case .fetching, .finishing: max(0, requestEnd - written)
+        case .waiting, .opening: max(0, done - written)
+        }
+    }
+
     /// Notes progress of the open fetch on `connection` now.
     mutating func noteActivity(on connection: Connection, now: UInt64) {
         lastActivity = now

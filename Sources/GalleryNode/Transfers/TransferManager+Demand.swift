@@ -142,7 +142,9 @@ extension SyncNode {
     /// no blobs. Waits for the node's inbox: not on a loop.
     package func demandBytes(named hash: String, answer: @escaping TransferManager.DemandAnswer) -> Bool {
         guard let transfers, let item = read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size >= 0 else { return false }
+        let held = configuration.blobs?.contains(hash) ?? true
         transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item)) { [weak self] result in
+            if case .success = result, !held { self?.originalFetchedOnDemand(hash, size: Int(size)) }
             answer(result.mapError { self?.namingOfflineHolder($0, of: item) ?? $0 })
         }
         return true
@@ -169,7 +171,9 @@ extension SyncNode {
         guard let transfers, let hash = item.contentHash, let size = item.byteSize, size >= 0 else { throw .notHeld }
         let answered = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Void, DemandFailure>>(.failure(.stopped))
-        transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item)) { result in
+        let held = configuration.blobs?.contains(hash) ?? true
+        transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item)) { [weak self] result in
+            if case .success = result, !held { self?.originalFetchedOnDemand(hash, size: Int(size)) }
             outcome.withLock { $0 = result }
             answered.signal()
         }

@@ -7,6 +7,7 @@ extension TransferManager {
     /// now, then (for `--move`) deletes the source, in one durable batch, so that an item is never
     /// in neither place.
     func complete(_ hash: String) {
+        node?.originalStored(hash)
         let waiting = lock.withLock { (downloads[hash]?.placeholders ?? []).compactMap { transfers[$0] } }
         var committed: Set<OpID> = []
         do {
@@ -42,6 +43,18 @@ extension TransferManager {
         }
         for callback in callbacks { callback() }
         poke()
+        releaseMemoryIfIdle()
+    }
+
+    /// Hands freed memory back to the system once no download is left and a burst of bytes was
+    /// stored since the last time (`TransferManager.releaseAfterBytes`).
+    func releaseMemoryIfIdle() {
+        let release = lock.withLock { () -> Bool in
+            guard downloads.isEmpty, storedSinceRelease >= Self.releaseAfterBytes else { return false }
+            storedSinceRelease = 0
+            return true
+        }
+        if release { node?.configuration.environment.releaseFreedMemory() }
     }
 
     /// Deletes placeholders (`deletePlaceholder()`), recording why their transfers failed.

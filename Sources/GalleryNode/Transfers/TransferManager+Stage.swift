@@ -36,6 +36,12 @@ extension TransferManager {
                 return
             }
             download.written += data.count
+            storedSinceRelease += data.count
+            if fetchesHeldBack {
+                // Bytes left the backlog: the worker may start the downloads it held back.
+                poked = true
+                lock.broadcast()
+            }
             if download.written == download.size {
                 finished = true
             } else if download.written - download.checkpointed >= Self.checkpointBytes {

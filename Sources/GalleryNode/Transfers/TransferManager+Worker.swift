@@ -71,9 +71,16 @@ extension TransferManager {
         // downloads left waiting for a slot are asked in drop order once fetches end (each end
         // pokes the worker).
         var fetching: [Int: Int] = [:]
+        // Bytes asked for or received and not yet stored, over every download: a new fetch starts
+        // only below `backlogBytes`, so that a drag of many small items (each fetched whole in one
+        // request, its slot free again before its bytes are stored) cannot queue the whole drag in
+        // memory when the network outruns the disk; the drop order is kept (`order`).
+        var unstored = 0
         for download in downloads.values {
             if case .fetching(let connection, _, _, _) = download.phase { fetching[connection.id, default: 0] += 1 }
+            unstored += download.unstoredBytes
         }
+        fetchesHeldBack = false
         let order = downloads.keys.sorted { a, b in
             // Bytes a reader waits for (a page, an export) take a free slot before a drag's.
             let (readA, readB) = (downloads[a]?.demanders.isEmpty == false, downloads[b]?.demanders.isEmpty == false)
@@ -125,8 +132,13 @@ extension TransferManager {
             }
             if let peer = candidates.first {
                 guard fetching[peer.connection.id, default: 0] < Connection.maximumServedFetches else { continue }
+                guard unstored < backlogBytes else {
+                    fetchesHeldBack = true
+                    continue
+                }
                 fetching[peer.connection.id, default: 0] += 1
                 let request = makeRequest(for: &download, from: download.done)
+                unstored += download.requestEnd - download.done
                 download.phase = .fetching(peer.connection, request: request.id, peer: peer.replica, name: peer.name)
                 download.noteActivity(on: peer.connection, now: now)
                 plan.fetches.append((peer.connection, request))

@@ -64,6 +64,15 @@ package final class TransferManager: @unchecked Sendable {
     var waiters: [(ids: Set<OpID>, callback: @Sendable ([OpID: TransferOutcome]) -> Void)] = []
     var running = false
     var poked = false
+    /// Whether the worker left downloads waiting because the bytes not yet stored reached
+    /// `backlogBytes` (the stages wake it as they store).
+    var fetchesHeldBack = false
+    /// Bytes stored by downloads since freed memory was last handed back (`releaseFreedMemory`).
+    var storedSinceRelease = 0
+    /// Past this many bytes stored, the end of the last download hands freed memory back: the
+    /// chunks' buffers of a burst are freed scattered among live allocations, where the allocator
+    /// keeps them.
+    static let releaseAfterBytes = 16 << 20
     var journalDirty = false
     /// Serializes writing the journal (taken before `lock`, never while holding it).
     let journalLock = NSLock()

@@ -31,6 +31,9 @@ package final class BlobStore: @unchecked Sendable {
     /// `DIR/blobs/tmp`.
     let temporaryPath: String
 
+    /// The files served from where they are (`gallery add --in-place`): `DIR/in-place`.
+    package let inPlace: InPlaceFiles
+
     private let lock = NSLock()
     private var receiving: Set<String> = []
 
@@ -42,6 +45,7 @@ package final class BlobStore: @unchecked Sendable {
         self.directory = directory
         blobsPath = directory.appendingPathComponent("blobs").path
         temporaryPath = blobsPath + "/tmp"
+        inPlace = InPlaceFiles(file: directory.appendingPathComponent("in-place"))
         try StorageFile.makeDirectory(directory.path)
         if try StorageFile.makeDirectory(blobsPath) {
             try StorageFile.syncDirectory(directory.path)
@@ -98,6 +102,22 @@ package final class BlobStore: @unchecked Sendable {
         let stored = try store(contentsOf: source, sync: true)
         try install(stored.temporary, as: stored.hash)
         return (stored.hash, stored.size)
+    }
+
+    /// Takes a file of the store's `tmp/` that the caller wrote, fsynced and hashed as the blob
+    /// `hash` of `size` bytes: renamed into place (no copy) and its directory fsynced. A file
+    /// elsewhere is copied and checked; one of another size is refused.
+    package func adopt(_ file: URL, hash: String, size: Int) throws(StorageError) {
+        guard Self.isValidHash(hash) else { throw .invalidHash(hash) }
+        guard file.path.hasPrefix(temporaryPath + "/") else {
+            let stored = try put(contentsOf: file)
+            guard stored.hash == hash, stored.size == size else { throw .hashMismatch(expected: hash, actual: stored.hash) }
+            return
+        }
+        guard let actual = StorageFile.fileSize(file.path), actual == size else {
+            throw .sizeMismatch(hash: hash, expected: size, actual: StorageFile.fileSize(file.path) ?? 0)
+        }
+        try install(file.path, as: hash)
     }
 
     /// Copies a regular file into a new temporary file of the store, hashing it on the way, and
@@ -199,10 +219,12 @@ package final class BlobStore: @unchecked Sendable {
         size(of: hash) != nil
     }
 
-    /// The blob's length in bytes, or nil if the store does not hold it.
+    /// The blob's length in bytes, or nil if the store does not hold it (in `blobs/`, or in a file
+    /// kept in place that is as it was added).
     package func size(of hash: String) -> Int? {
         guard Self.isValidHash(hash) else { return nil }
-        return StorageFile.fileSize(path(of: hash))
+        if let size = StorageFile.fileSize(path(of: hash)) { return size }
+        return inPlace.records(for: hash).first { inPlace.problem(with: $0) == nil }?.size
     }
 
     /// Reads up to `length` bytes of a blob from `offset`; fewer only at the blob's end, none at it.
@@ -241,11 +263,49 @@ package final class BlobStore: @unchecked Sendable {
         }
     }
 
+    /// Removes a stored blob (an original evicted from a node's cache); nothing when it is not
+    /// stored. A reader that has it open keeps reading it.
+    package func remove(_ hash: String) throws(StorageError) {
+        guard Self.isValidHash(hash) else { throw .invalidHash(hash) }
+        lock.lock()
+        defer { lock.unlock() }
+        guard StorageFile.fileSize(path(of: hash)) != nil else { return }
+        guard unlink(path(of: hash)) == 0 || errno == ENOENT else { throw .io(operation: "unlink", path: path(of: hash), errno: errno) }
+    }
+
     /// Opens a stored blob to read it (for fetches served from it).
     ///
     /// - Throws: `StorageError.io` when the store holds no such blob (or it cannot be opened).
-    package func openForReading(_ hash: String) throws(StorageError) -> StorageFile {
-        try StorageFile.open(path(of: hash), flags: O_RDONLY)
+    /// A blob of `blobs/` is opened as it is; else a file kept in place whose size and
+    /// modification time still match its record, checked against the hash as it is read
+    /// (`BlobFile`).
+    package func openForReading(_ hash: String) throws(StorageError) -> BlobFile {
+        let stored: StorageFile
+        do {
+            stored = try StorageFile.open(path(of: hash), flags: O_RDONLY)
+        } catch .io(let operation, let path, ENOENT) {
+            if let kept = openKeptInPlace(hash) { return kept }
+            throw .io(operation: operation, path: path, errno: ENOENT)
+        }
+        do {
+            return BlobFile(file: stored, size: try stored.size())
+        } catch {
+            stored.close()
+            throw error
+        }
+    }
+
+    /// The first file kept in place for `hash` that opens and still matches its record.
+    private func openKeptInPlace(_ hash: String) -> BlobFile? {
+        for record in inPlace.records(for: hash) where inPlace.problem(with: record) == nil {
+            guard let opened = try? RegularFile.openWithStatus(record.path) else { continue }
+            guard InPlaceFiles.difference(record, opened.status) == nil else {
+                close(opened.fd)
+                continue
+            }
+            return BlobFile(file: StorageFile(fd: opened.fd, path: record.path), record: record, index: inPlace)
+        }
+        return nil
     }
 
     /// The final path of a blob (the hash must be valid).

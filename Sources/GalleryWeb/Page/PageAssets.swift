@@ -7,9 +7,9 @@ import Foundation
 /// selection and the keyboard; `drag.js` with drag and drop and uploads; `undo.js` and `trash.js`;
 /// `view.js` with search and sort; `selection.js` with the rubber band; `offline.js` with the
 /// offline banner; `access.js` with the sidebar's keys, Add photos and upload shapes; `touch.js`
-/// with the phone's drawer and touch: `scriptParts`), embedded in the binary at build time
-/// (SwiftPM's `.embedInCode`, which generates `PackageResources`), so that a built `gallery` needs
-/// no file beside it. The script parts are served joined, as `app.js`.
+/// with the phone's drawer and touch; `viewer.js` with the full-size viewer: `scriptParts`), embedded
+/// in the binary at build time (SwiftPM's `.embedInCode`, which generates `PackageResources`), so that
+/// a built `gallery` needs no file beside it. The script parts are served joined, as `app.js`.
 ///
 /// For development, `GALLERY_WEB_ASSETS=DIR` (DIR holding those files, such as
 /// `Sources/GalleryWeb/Page`) serves them from disk instead, read again on every request: edit,
@@ -30,14 +30,14 @@ package enum PageAssets {
     package static let javascript = [PackageResources.core_js, PackageResources.grid_js, PackageResources.live_js,
                                      PackageResources.drag_js, PackageResources.undo_js, PackageResources.trash_js,
                                      PackageResources.view_js, PackageResources.selection_js, PackageResources.offline_js,
-                                     PackageResources.access_js, PackageResources.touch_js,
+                                     PackageResources.access_js, PackageResources.touch_js, PackageResources.viewer_js,
                                      ].map { String(decoding: $0, as: UTF8.self) }.joined()
 
     /// The script's parts, in the order they are joined (`undo.js`: Ctrl+Z and the Undo toast;
     /// `trash.js`: the Trash as a place, gallery rename and delete, titles edited in place; the
-    /// phone, views, selection, offline and keyboard parts after them).
+    /// phone, views, selection, offline and keyboard parts after them; `viewer.js`: the full-size viewer).
     package static let scriptParts = ["core.js", "grid.js", "live.js", "drag.js", "undo.js", "trash.js", "view.js",
-                                      "selection.js", "offline.js", "access.js", "touch.js"]
+                                      "selection.js", "offline.js", "access.js", "touch.js", "viewer.js"]
 
     /// The path of each asset, its `Content-Type` and its embedded body.
     package static let files: [(path: String, contentType: String, body: String)] = [
@@ -68,10 +68,10 @@ package enum PageAssets {
     }
 
     /// The `Content-Security-Policy` every response carries (http-api.md section 2): scripts and styles
-    /// only from the node's own files, pictures also from http(s) URLs (items added by URL), requests
-    /// only to the node.
+    /// only from the node's own files, pictures also from http(s) URLs (items added by URL) and from
+    /// `blob:` URLs the page made (the viewer's original, read with progress), requests only to the node.
     package static let contentSecurityPolicy =
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: http: https:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob: http: https:; connect-src 'self'; "
         + "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
     /// The fields every response of the web adapter carries: the CSP, `nosniff`, no referrer.

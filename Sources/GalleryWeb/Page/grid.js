@@ -6,6 +6,24 @@ function blobURL(item) {
   return null;
 }
 
+// The thumbnail a tile shows, never the original: 320 px on the long edge when that covers the
+// tile's long edge in device pixels (with a tenth to spare), 1280 px otherwise. The tile's size is
+// the layout's (the zoom's height, the aspect ratio's width, at most the grid's width).
+const THUMBNAIL_SIZES = [320, 1280];
+function thumbnailURL(item) {
+  if (!item.hash) return blobURL(item);
+  const width = Math.min(Math.max(120, $('grid').clientWidth), Math.round(L.h * aspectOf(item)));
+  const needed = Math.max(width, L.h) * (window.devicePixelRatio || 1);
+  const size = THUMBNAIL_SIZES.find((s) => s * 1.1 >= needed) || THUMBNAIL_SIZES[THUMBNAIL_SIZES.length - 1];
+  return `/thumbnails/${item.hash}/${size}`;
+}
+
+// The size of a /thumbnails/HASH/SIZE URL (0 for any other).
+function thumbnailSizeOf(source) {
+  const match = /^\/thumbnails\/[0-9a-f]{64}\/(\d+)$/.exec(source || '');
+  return match ? Number(match[1]) : 0;
+}
+
 function aspectOf(item) {
   const ratio = Number(item.aspectRatio) || localAspect(item);
   return ratio > 0.05 && ratio < 20 ? ratio : 1;
@@ -40,20 +58,32 @@ function fillTile(tile, item) {
     setProgress(tile, item.progress);
     return;
   }
-  const source = blobURL(item);
+  showThumbnail(frame, item);
+}
+
+// Puts the tile's thumbnail in `frame`, unless it shows that one or a larger one of the same item
+// already (zooming out keeps the larger, cached image). Decoded off the main thread, loaded only
+// when near the viewport.
+function showThumbnail(frame, item) {
+  frame.parentElement.dataset.h = String(L.h);
+  const source = thumbnailURL(item);
   const current = frame.querySelector('img');
   if (current && current.dataset.src === source) return;
+  const sameItem = current && item.hash && current.dataset.src.startsWith(`/thumbnails/${item.hash}/`);
+  if (sameItem && thumbnailSizeOf(current.dataset.src) > thumbnailSizeOf(source)) return;
   if (!source) { frame.replaceChildren(el('div', 'missing', 'no image')); return; }
   const image = document.createElement('img');
-  image.loading = 'lazy';
+  image.loading = sameItem ? 'eager' : 'lazy';
   image.decoding = 'async';
   image.alt = '';
   image.draggable = false;
   image.dataset.src = source;
   image.referrerPolicy = 'no-referrer';
-  image.addEventListener('error', () => explainMissing(frame, image, source), { once: true });
+  if (!sameItem) image.addEventListener('error', () => explainMissing(frame, image, source), { once: true });
   image.src = source;
-  frame.replaceChildren(image);
+  // A larger thumbnail of the same picture replaces the smaller one once it has loaded.
+  if (sameItem) image.addEventListener('load', () => { if (current.isConnected) frame.replaceChildren(image); }, { once: true });
+  else frame.replaceChildren(image);
 }
 
 // An image that did not load: the node says why (e.g. no connected peer holds its bytes) in a JSON
@@ -61,7 +91,7 @@ function fillTile(tile, item) {
 async function explainMissing(frame, image, source) {
   const missing = el('div', 'missing', 'image unavailable');
   frame.replaceChildren(missing);
-  if (!source.startsWith('/blobs/')) return;
+  if (!source.startsWith('/')) return;
   try {
     const response = await fetch(source, { credentials: 'same-origin' });
     if (response.ok) {
@@ -198,6 +228,7 @@ function renderWindow() {
     const item = L.items[i];
     let tile = S.tiles.get(item.id);
     if (!tile) { tile = makeTile(item); S.tiles.set(item.id, tile); fresh.add(item.id); }
+    else if (tile.dataset.h !== String(L.h) && item.state !== 'placeholder') showThumbnail(tile.querySelector('.frame'), item);
     tile.style.left = `${L.xs[i]}px`;
     tile.style.top = `${L.ys[i]}px`;
     tile.style.width = `${L.ws[i]}px`;

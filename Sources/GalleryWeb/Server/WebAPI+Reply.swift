@@ -29,6 +29,8 @@ extension WebAPI {
             done(.response(response.serialized(for: request, keepAlive: request.keepAlive), keepAlive: request.keepAlive))
         case .blob(let hash):
             WebBlobs(node: node).reply(hash, for: request, lane: lane, done: done)
+        case .thumbnail(let hash, let size):
+            WebThumbnails(node: node).reply(hash, size: size, for: request, lane: lane, done: done)
         case .events(let after):
             var head = HTTPResponseHead(status: .ok, headers: WebResponse.withCommonFields(ServerSentEvent.streamHeaders))
             head.setConnection(for: request, keepAlive: true)

@@ -3,7 +3,8 @@ import Foundation
 /// One image that `add` adds: a file stored as a blob, a blob already stored, or a URL kept by
 /// reference.
 ///
-/// In JSON: `{"file": "/absolute/path"}`, `{"blob": HASH, "name": NAME}` or `{"url": "https://..."}`.
+/// In JSON: `{"file": "/absolute/path"}`, `{"blob": HASH, "name": NAME}`, `{"inPlace": PATH, "hash": HASH,
+/// "size": N, "modified": NS}` or `{"url": "https://..."}`.
 package enum AddSource: Hashable, Sendable {
     /// An absolute path of an image file (PNG, JPEG or GIF) on the node's machine: the command line
     /// and the node share the machine and DIR, and the node runs as the command line's user.
@@ -14,6 +15,11 @@ package enum AddSource: Hashable, Sendable {
     /// line (`gallery add`: hashed and stored in parallel before the one command), with the name
     /// of the file it came from (the item's title). The node reads its header from the store.
     case blob(hash: String, name: String)
+    /// A file kept where it is (`gallery add --in-place`): no copy in the blob store; the node
+    /// records its path, size, modification time (nanoseconds since 1970) and the SHA-256 the
+    /// command line found, checks that the file still has that size and time, and reads its
+    /// header there. Every later read of its bytes is checked against the hash.
+    case inPlace(path: String, hash: String, size: Int, modified: Int64)
 
     /// A URL when `text` contains `://`, else a file (the command line makes it absolute).
     package init(_ text: String) {
@@ -23,7 +29,7 @@ package enum AddSource: Hashable, Sendable {
 
 extension AddSource: Codable {
     private enum Key: String, CodingKey {
-        case file, url, blob, name
+        case file, url, blob, name, inPlace, hash, size, modified
     }
 
     package init(from decoder: any Decoder) throws {
@@ -32,12 +38,16 @@ extension AddSource: Codable {
             self = .file(path)
         } else if let url = try container.decodeIfPresent(String.self, forKey: .url) {
             self = .url(url)
+        } else if let path = try container.decodeIfPresent(String.self, forKey: .inPlace) {
+            self = .inPlace(
+                path: path, hash: try container.decode(String.self, forKey: .hash), size: try container.decode(Int.self, forKey: .size),
+                modified: try container.decode(Int64.self, forKey: .modified))
         } else if let hash = try container.decodeIfPresent(String.self, forKey: .blob) {
             self = .blob(hash: hash, name: try container.decode(String.self, forKey: .name))
         } else {
             throw Swift.DecodingError.dataCorrupted(.init(
                 codingPath: container.codingPath,
-                debugDescription: "a source is {\"file\": PATH}, {\"blob\": HASH, \"name\": NAME} or {\"url\": URL}"))
+                debugDescription: "a source is {\"file\": PATH}, {\"blob\": HASH, \"name\": NAME}, {\"inPlace\": PATH, ...} or {\"url\": URL}"))
         }
     }
 
@@ -49,6 +59,11 @@ extension AddSource: Codable {
         case .blob(let hash, let name):
             try container.encode(hash, forKey: .blob)
             try container.encode(name, forKey: .name)
+        case .inPlace(let path, let hash, let size, let modified):
+            try container.encode(path, forKey: .inPlace)
+            try container.encode(hash, forKey: .hash)
+            try container.encode(size, forKey: .size)
+            try container.encode(modified, forKey: .modified)
         }
     }
 }

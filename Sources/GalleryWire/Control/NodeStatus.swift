@@ -24,6 +24,11 @@ package struct NodeStatus: Codable, Hashable, Sendable {
     /// links (protocol.md, section 11); absent with relay trees off, or from an older node.
     package var treeRoot: String?
     package var treeHops: UInt64?
+    /// Originals and thumbnails held, the keep policy, and the pictures not available (absent
+    /// from a node without a blob store, or an older one).
+    package var storage: StorageStatus?
+    /// The files served from where they are (`add --in-place`); absent when there are none.
+    package var keptInPlace: KeptInPlaceListing?
 
     package init(name: String, replica: String, address: String?, version: [String: UInt64], ops: Int, buffered: Int,
                 peers: [PeerListing], transfers: [TransferListing], health: NodeHealth?, nodeID: String? = nil) {

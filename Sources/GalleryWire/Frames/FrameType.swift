@@ -46,6 +46,15 @@ package enum FrameType: UInt8, CaseIterable, Sendable {
     case fetchError = 0x22
     /// The requester no longer wants a fetch.
     case cancel = 0x23
+    /// A request for the thumbnail of a blob by the blob's hash and the thumbnail's long edge
+    /// (protocol.md, section 8.1; sent with the ignorable flag).
+    case thumbnailFetch = 0x24
+    /// A thumbnail, or none (empty), in answer to `thumbnailFetch` (sent with the ignorable flag).
+    case thumbnail = 0x25
+    /// "Which of these blobs do you hold?" (protocol.md, section 8.2; sent with the ignorable flag).
+    case holdsQuery = 0x26
+    /// The answer to `holdsQuery`: one bit per blob asked (sent with the ignorable flag).
+    case holds = 0x27
     /// A command from the command line to the node (JSON).
     case controlRequest = 0x30
     /// The node's answer to a command (JSON).
@@ -57,7 +66,7 @@ package enum FrameType: UInt8, CaseIterable, Sendable {
     package var priority: FramePriority {
         switch self {
         case .ops, .opsCompact, .caughtUp: .ops
-        case .chunk: .bulk
+        case .chunk, .thumbnail: .bulk
         default: .control
         }
     }

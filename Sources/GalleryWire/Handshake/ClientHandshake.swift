@@ -61,6 +61,7 @@ package struct ClientHandshake: Sendable {
         switch message {
         case .noiseHandshake(let bytes) where noise != nil && !finished:
             guard var state = noise else { throw HandshakeFailure(.protocolError, "no handshake") }
+            try HandshakeSettings.checkLength(of: bytes, message: 1)
             do {
                 _ = try state.readMessage(bytes)
             } catch {

@@ -3,10 +3,25 @@ import GalleryModel
 
 /// What a node brings to a handshake: its identity, its static key, the space's secret, and its limits.
 package struct HandshakeSettings: Sendable {
-    /// The protocol versions this implementation speaks: 3 only (the Noise handshake and sealed
-    /// records). Version 2 (HMAC challenge, CRC-32 trailers, nothing encrypted) is refused with
+    /// The protocol versions this implementation speaks: 4 only (version 3's Noise handshake and
+    /// sealed records, with signed ops). Version 3 is refused: its nodes send unsigned ops, which
+    /// a version 4 node refuses as forged, so the two could only reconnect forever. Version 2
+    /// (HMAC challenge, CRC-32 trailers, nothing encrypted) is refused with
     /// `unsupported_version` both ways, so that no one on the path can downgrade a link.
-    package static let supportedVersions: [UInt16] = [3]
+    package static let supportedVersions: [UInt16] = [4]
+
+    /// The length of each Noise message, whose payloads are empty: 48 (-> e), 96 (<- e, ee, s, es)
+    /// and 64 (-> s, se, psk) bytes (protocol.md section 4).
+    package static let noiseMessageLengths = [48, 96, 64]
+
+    /// Refuses a Noise message of another length than its place allows, with `protocol_error`,
+    /// before any cryptography: a payload, even one that opens, is not part of the protocol.
+    static func checkLength(of message: [UInt8], message index: Int) throws(HandshakeFailure) {
+        guard index < noiseMessageLengths.count, message.count == noiseMessageLengths[index] else {
+            throw HandshakeFailure(.protocolError,
+                "Noise message \(index + 1) of \(message.count) bytes, not \(noiseMessageLengths[min(index, 2)])")
+        }
+    }
 
     /// The Noise protocol this version runs.
     package static let pattern = NoiseHandshakePattern.xxPSK3

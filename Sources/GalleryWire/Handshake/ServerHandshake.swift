@@ -54,6 +54,7 @@ package struct ServerHandshake: Sendable {
         case .noiseHandshake(let bytes) where noise != nil:
             guard var state = noise, let version else { throw HandshakeFailure(.protocolError, "no handshake") }
             let index = messagesRead * 2
+            try HandshakeSettings.checkLength(of: bytes, message: index)
             do {
                 _ = try state.readMessage(bytes)
             } catch {

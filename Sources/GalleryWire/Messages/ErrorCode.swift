@@ -44,12 +44,15 @@ package struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConv
     /// The dialed node presented another static key than the one it had before (an impostor on
     /// its address, or a node whose key file was replaced).
     package static let identityMismatch = ErrorCode(rawValue: 16)
+    /// An op its replica's key did not sign, or under a replica ID bound to another key: a member
+    /// forging another's ops (protocol.md, "Signed ops").
+    package static let forgedOp = ErrorCode(rawValue: 17)
 
     /// Every code this version defines.
     package static let allCases: [ErrorCode] = [
         .protocolError, .unsupportedVersion, .authFailed, .frameTooLarge, .unknownFrameType, .timeout, .slowPeer,
         .shuttingDown, .rejectedOp, .duplicateConnection, .internalError, .notFound, .cancelled, .divergentOp, .corruptFrame,
-        .identityMismatch,
+        .identityMismatch, .forgedOp,
     ]
 
     /// Whether this version defines the code.
@@ -74,6 +77,7 @@ package struct ErrorCode: RawRepresentable, Hashable, Sendable, CustomStringConv
         case .divergentOp: "divergent_op"
         case .corruptFrame: "corrupt_frame"
         case .identityMismatch: "identity_mismatch"
+        case .forgedOp: "forged_op"
         default: "code_\(rawValue)"
         }
     }

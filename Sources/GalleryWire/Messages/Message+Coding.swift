@@ -77,6 +77,23 @@ extension Message {
             writer.string(message)
         case .cancel(let id):
             writer.varint(id)
+        case .thumbnailFetch(let name):
+            name.write(into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .thumbnail(let name, let data):
+            name.write(into: &writer)
+            writer.append(data)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .holdsQuery(let id, let hashes):
+            writer.varint(id)
+            let sent = hashes.prefix(Self.maximumHoldsQuery).filter { $0.count == 32 }
+            writer.varint(UInt64(sent.count))
+            for hash in sent { writer.append(hash) }
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .holds(let id, let bitmap):
+            writer.varint(id)
+            writer.append(Array(bitmap.prefix((Self.maximumHoldsQuery + 7) / 8)))
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         case .controlRequest(let json), .controlResponse(let json):
             return Frame(type, payload: json)
         case .addresses(let announcement):
@@ -178,6 +195,21 @@ extension Message {
             return .fetchError(id: try reader.varint(), code: try code(&reader), message: try reader.string(limit: 1_024))
         case .cancel:
             return .cancel(id: try reader.varint())
+        case .thumbnailFetch:
+            return .thumbnailFetch(try ThumbnailName.read(from: &reader))
+        case .thumbnail:
+            return .thumbnail(try ThumbnailName.read(from: &reader), data: Array(try reader.bytes(reader.remaining)))
+        case .holdsQuery:
+            let id = try reader.varint()
+            let count = try reader.varint()
+            guard count <= UInt64(maximumHoldsQuery) else { throw .invalidValue("holds_query of \(count) hashes") }
+            var hashes: [[UInt8]] = []
+            for _ in 0..<Int(count) { hashes.append(Array(try reader.bytes(32))) }
+            return .holdsQuery(id: id, hashes: hashes)
+        case .holds:
+            let id = try reader.varint()
+            guard reader.remaining <= (maximumHoldsQuery + 7) / 8 else { throw .invalidValue("holds bitmap of \(reader.remaining) bytes") }
+            return .holds(id: id, bitmap: Array(try reader.bytes(reader.remaining)))
         case .controlRequest:
             return .controlRequest(Array(try reader.bytes(reader.remaining)))
         case .controlResponse:
@@ -186,6 +218,9 @@ extension Message {
             return .addresses(try AddressAnnouncement.read(from: &reader))
         }
     }
+
+    /// The most hashes one `holds_query` asks about.
+    package static let maximumHoldsQuery = 1_024
 
     private static func magic(_ reader: inout ByteReader) throws(DecodingError) {
         guard Array(try reader.bytes(4)) == Hello.magic else { throw .invalidValue("magic") }

@@ -40,6 +40,14 @@ package enum Message: Hashable, Sendable {
     case chunk(Chunk)
     case fetchError(id: UInt64, code: ErrorCode, message: String)
     case cancel(id: UInt64)
+    /// "Send me the thumbnail of blob `hash` whose long edge is `size`" (ignorable; protocol.md 8.1).
+    case thumbnailFetch(ThumbnailName)
+    /// The thumbnail asked for, or none held here (`data` empty) (ignorable).
+    case thumbnail(ThumbnailName, data: [UInt8])
+    /// "Which of these blobs (SHA-256, 32 bytes each) do you hold?" (ignorable; protocol.md 8.2).
+    case holdsQuery(id: UInt64, hashes: [[UInt8]])
+    /// The answer: bit i (least significant first) of byte i/8 set when the i-th blob is held (ignorable).
+    case holds(id: UInt64, bitmap: [UInt8])
     /// A command from the command line, as JSON (protocol.md, "Control").
     case controlRequest([UInt8])
     /// The node's answer to a command, as JSON.
@@ -71,6 +79,10 @@ package enum Message: Hashable, Sendable {
         case .chunk: .chunk
         case .fetchError: .fetchError
         case .cancel: .cancel
+        case .thumbnailFetch: .thumbnailFetch
+        case .thumbnail: .thumbnail
+        case .holdsQuery: .holdsQuery
+        case .holds: .holds
         case .controlRequest: .controlRequest
         case .controlResponse: .controlResponse
         case .addresses: .addresses

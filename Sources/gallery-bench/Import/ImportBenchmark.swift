@@ -24,7 +24,11 @@ import Glibc
 /// - `import`: `gallery add FOLDER` from its start to its exit (files found, checked, read,
 ///   hashed, stored, synced, installed; the node's one insert made durable), with its rate as a
 ///   fraction of the smaller of the copy and hash ceilings (`ofLimit`), and of the smaller of the
-///   write-only and hash ceilings (`ofWriteLimit`, the figure of earlier runs).
+///   write-only and hash ceilings (`ofWriteLimit`, the figure of earlier runs); its CPU seconds,
+///   its time per file, and the copy ceiling's time over its own (`ofCopyAndSync`);
+/// - `import-cat`, `import-sha256sum`: `cat` and `sha256sum` over the files, read from the disk;
+/// - `import-in-place`: `gallery add --in-place FOLDER` (hashed where they are, nothing copied),
+///   with `sha256sum`'s time over its own (`ofSha256sum`: >= 1 is faster than `sha256sum`).
 ///
 /// The source files are written, fsynced and then dropped from the page cache
 /// (`POSIX_FADV_DONTNEED`), so that the import reads them from the disk, as a photo library is.
@@ -60,17 +64,60 @@ enum ImportBenchmark {
         let server = try ServeProcess([node.path, "--name", "bench"])
         defer { _ = server.stop() }
         guard server.endpoint != nil else { throw BenchFailure.failed("import: gallery serve did not start: \(server.standardError)") }
-        let timed = try Stopwatch.time { try GalleryProcess.run(["-C", node.path, "add", photos.path, "--json"], timeout: 1_800) }
+        let copied = try timedAdd(["-C", node.path, "add", photos.path, "--json"], files: files, photos: photos)
+        let limit = min(Double(total) / copy, Double(total) / hash)
+        let writeLimit = min(Double(total) / disk, Double(total) / hash)
+        lines.append(line("import", bytes: total, seconds: copied.seconds, extra: [
+            "files": Double(files), "ofLimit": Double(total) / copied.seconds / limit, "limitBytesPerSecond": limit,
+            "ofWriteLimit": Double(total) / copied.seconds / writeLimit, "cpuSeconds": copied.cpu,
+            "microsecondsPerFile": copied.seconds / Double(files) * 1e6, "ofCopyAndSync": copy / copied.seconds,
+        ]))
+
+        // Reading the files (from the disk) with `cat`, hashing them with `sha256sum`, and
+        // `gallery add --in-place`, which does both and copies nothing.
+        let cat = try timedTool("cat", photos: photos)
+        lines.append(line("import-cat", bytes: total, seconds: cat, extra: ["files": Double(files)]))
+        let sum = try timedTool("sha256sum", photos: photos)
+        lines.append(line("import-sha256sum", bytes: total, seconds: sum, extra: ["files": Double(files)]))
+        let kept = try timedAdd(["-C", node.path, "add", "--in-place", photos.path, "--json"], files: files, photos: photos)
+        lines.append(line("import-in-place", bytes: total, seconds: kept.seconds, extra: [
+            "files": Double(files), "ofSha256sum": sum / kept.seconds, "ofCat": cat / kept.seconds, "cpuSeconds": kept.cpu,
+            "microsecondsPerFile": kept.seconds / Double(files) * 1e6,
+        ]))
+        return lines
+    }
+
+    /// Runs `gallery ARGUMENTS` (an add of the whole folder, read from the disk: the page cache
+    /// dropped first) and returns its seconds and its CPU seconds (user + system).
+    private static func timedAdd(_ arguments: [String], files: Int, photos: URL) throws -> (seconds: Double, cpu: Double) {
+        try dropFromCache(photos)
+        let before = childrenCPU()
+        let timed = try Stopwatch.time { try GalleryProcess.run(arguments, timeout: 1_800) }
+        let cpu = childrenCPU() - before
         guard timed.result.status == 0 else { throw BenchFailure.failed("import: gallery add exited \(timed.result.status): \(timed.result.stderr)") }
         let object = try JSONSerialization.jsonObject(with: Data(timed.result.stdout.utf8)) as? [String: Any]
         guard (object?["ids"] as? [String])?.count == files else { throw BenchFailure.failed("import: \(files) items were not all added") }
-        let limit = min(Double(total) / copy, Double(total) / hash)
-        let writeLimit = min(Double(total) / disk, Double(total) / hash)
-        lines.append(line("import", bytes: total, seconds: timed.seconds, extra: [
-            "files": Double(files), "ofLimit": Double(total) / timed.seconds / limit, "limitBytesPerSecond": limit,
-            "ofWriteLimit": Double(total) / timed.seconds / writeLimit,
-        ]))
-        return lines
+        return (timed.seconds, cpu)
+    }
+
+    /// Seconds of `TOOL FILES...` (`cat`, `sha256sum`) over every file of the folder, read from the
+    /// disk (the page cache dropped first), by `xargs` in batches, as a shell would.
+    private static func timedTool(_ tool: String, photos: URL) throws -> Double {
+        try dropFromCache(photos)
+        let path = try ExternalHashTools.executablePath(tool)
+        let names = try FileManager.default.contentsOfDirectory(atPath: photos.path).sorted().map { photos.appendingPathComponent($0).path }
+        return try Stopwatch.time {
+            for start in stride(from: 0, to: names.count, by: 2_000) {
+                _ = try ExternalHashTools.runToEnd(path, Array(names[start..<min(start + 2_000, names.count)]))
+            }
+        }.seconds
+    }
+
+    /// CPU seconds (user + system) of the children this process waited for.
+    private static func childrenCPU() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
     }
 
     /// Writes the source images (a PNG header, then seeded bytes), fsyncs them and drops them from

@@ -16,10 +16,16 @@ enum CatchUpLoadBenchmark {
         /// Editing before the new node joins, and after it is caught up.
         var settleSeconds = 3.0
         var clients = 4
+        /// Every node signs and checks ops (protocol.md 7.3); the history is signed by its author.
+        var signed = false
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
             while let flag = rest.popFirst() {
+                if flag == "--signed" {
+                    signed = true
+                    continue
+                }
                 guard let value = rest.popFirst(), let number = Int(value), number > 0 else {
                     throw BenchFailure.usage("\(flag) needs a positive whole number")
                 }
@@ -38,21 +44,32 @@ enum CatchUpLoadBenchmark {
     static func run(_ arguments: [String]) throws -> [String] {
         let options = try Options(arguments)
         let setupStarted = uptimeNanoseconds()
-        var history = Replica(id: ReplicaID(deriving: "catchup-history"))
+        let secret = Array("catch-up benchmark secret".utf8)
+        /// A node's configuration, signing when `--signed` (a salt per node), and its empty replica.
+        func node(_ name: String, peers: [Endpoint], salt: UInt64) -> (NodeConfiguration, Replica) {
+            var configuration = NodeConfiguration(name: name, secret: secret, peers: peers, log: .silent)
+            guard options.signed else { return (configuration, Replica(id: ReplicaID(deriving: "catchup-\(name)"))) }
+            configuration.replicaSalt = salt
+            return (configuration, SyncNode.signedReplica(for: configuration))
+        }
+        var history = node("history", peers: [], salt: 1_000).1
         try history.createGallery("history")
         for index in 0..<(options.ops - 1) { try history.insert([.titled("h\(index)")], into: "history", at: index) }
         let ops = history.ops
         let historyBytes = history.encodedLogSize
         let names = (0..<options.nodes).map { "n\($0)" }
-        let secret = Array("catch-up benchmark secret".utf8)
         var nodes: [SyncNode] = []
         var addresses: [Endpoint] = []
         defer { for node in nodes { node.stop() } }
-        for name in names {
-            var replica = Replica(id: ReplicaID(deriving: "catchup-\(name)"))
+        for (index, name) in names.enumerated() {
+            var (configuration, replica) = node(name, peers: addresses, salt: UInt64(index + 1))
+            // The history as the editor's own files hold it (taken as it is, signatures included).
+            let authenticator = replica.authenticator
+            replica.authenticator = nil
             for op in ops { _ = replica.receive(op) }
-            let node = SyncNode(
-                configuration: NodeConfiguration(name: name, secret: secret, peers: addresses, log: .silent), replica: replica)
+            replica.authenticator = authenticator
+            configuration.peers = addresses
+            let node = SyncNode(configuration: configuration, replica: replica)
             guard let address = try node.start() else { throw BenchFailure.failed("catchup: \(name) has no address") }
             try node.perform { try $0.createGallery(name) }
             addresses.append(address)
@@ -91,9 +108,8 @@ enum CatchUpLoadBenchmark {
         }
         Thread.sleep(forTimeInterval: options.settleSeconds)
 
-        let newcomer = SyncNode(
-            configuration: NodeConfiguration(name: "newcomer", secret: secret, peers: addresses, log: .silent),
-            replica: Replica(id: ReplicaID(deriving: "catchup-newcomer")))
+        let (newcomerConfiguration, newcomerReplica) = node("newcomer", peers: addresses, salt: 999)
+        let newcomer = SyncNode(configuration: newcomerConfiguration, replica: newcomerReplica)
         let (target, opsAtJoin) = nodes[0].read { ($0.version, $0.opCount) }
         let joined = uptimeNanoseconds()
         try newcomer.start()

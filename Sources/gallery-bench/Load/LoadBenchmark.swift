@@ -27,6 +27,8 @@ enum LoadBenchmark {
         var plainOps = false
         /// Disk nodes keep their op log once (no `oplog.mirror`): the baseline of the mirror.
         var noMirror = false
+        /// Disk nodes that neither sign nor check ops: the baseline of signed ops (protocol.md 7.3).
+        var unsigned = false
 
         init(_ arguments: [String]) throws {
             var rest = arguments[...]
@@ -41,6 +43,10 @@ enum LoadBenchmark {
                 }
                 if flag == "--no-mirror" {
                     noMirror = true
+                    continue
+                }
+                if flag == "--unsigned" {
+                    unsigned = true
                     continue
                 }
                 guard let value = rest.popFirst() else { throw BenchFailure.usage("\(flag) needs a value") }
@@ -76,7 +82,7 @@ enum LoadBenchmark {
         let rssBefore = MemoryUsage.currentResidentBytes()
         guard !options.flood || options.store == .memory else { throw BenchFailure.usage("--flood needs --store memory") }
         let mesh = try LoadMesh(count: options.nodes, store: options.store, flood: options.flood, relayHold: options.relayHold,
-                                plainOps: options.plainOps, mirrorsOpLog: !options.noMirror)
+                                plainOps: options.plainOps, mirrorsOpLog: !options.noMirror, unsigned: options.unsigned)
         defer { mesh.stop() }
         let rssMeshed = MemoryUsage.currentResidentBytes()
 

@@ -25,10 +25,13 @@ final class LoadMesh: Sendable {
     ///   baseline of `--flood`.
     /// - Parameter plainOps: The nodes send ops in `ops` frames only (`NodeConfiguration.compactOps` off).
     /// - Parameter mirrorsOpLog: Disk nodes keep their op log twice (`oplog.mirror`), as `gallery serve` does.
-    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false, mirrorsOpLog: Bool = true) throws {
+    /// - Parameter unsigned: The disk nodes neither sign nor check ops (the baseline of signed ops).
+    init(count: Int, store: Store, flood: Bool = false, relayHold: Int? = nil, plainOps: Bool = false, mirrorsOpLog: Bool = true,
+         unsigned: Bool = false) throws {
         let configure = { (configuration: inout NodeConfiguration) in
             if let relayHold { configuration.relayHold = .milliseconds(relayHold) }
             if plainOps { configuration.compactOps = false }
+            if unsigned { configuration.replicaSalt = nil }
         }
         let names = (0..<count).map { "n\($0)" }
         self.names = names

@@ -19,6 +19,11 @@ enum BenchUsage {
                gallery-bench flood [--seconds 20] [--attackers 2]
                gallery-bench web [--items 10000] [--samples 200] [--blob-mib 256] [--streams 1000]
                gallery-bench thumbs [--images 8] [--size 320]
+               gallery-bench thumbs-arrival [--images 8]
+               gallery-bench viewer [--photos 300] [--samples 15] [--pixels 6000x4000]
+               gallery-bench syncthing [--repetitions 3] [--idle-seconds 60] [--small-files 10000] [--small-bytes 4096]
+                                       [--medium-files 1000] [--medium-bytes 102400] [--large-mib 256]
+                                       [--watch-items 100,100000] [--watch-changes 300] [--only ours|syncthing]
                gallery-bench mesh-sim [--seed 1] [--nodes 50] [--topology random|ring|star|sparse] [--degree 4]
                                       [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
                                       [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]
@@ -38,9 +43,24 @@ enum BenchUsage {
         op durable somewhere is missing anywhere and none was stored twice. Prints one line (convergence
         p50/p99 per op, bytes on the wire per op per receiving node, the trace digest, wall time); on a
         failure, what broke and the command that replays the run exactly (exit status 1).
+        viewer: --photos generated JPEGs (--pixels) added on one node, its peer's page in Chromium: bytes for the
+        first screen and for scrolling the whole gallery, frame times while scrolling, renderer memory; then the
+        viewer opened on --samples photos only the first node holds: ms to the 1280 px thumbnail and to the original.
         thumbs: thumbnails (--size px long edge) of --images generated 6000x4000 JPEGs with our Thumbnailer
         on one core and on all cores, then with vipsthumbnail and ImageMagick's convert -thumbnail (with and
         without -define jpeg:size=) when installed; one JSON line each, images per wall and per CPU second.
+        thumbs-arrival: what a node pays when --images such JPEGs arrive: both thumbnails (320, 1280) of each
+        made by the node's ThumbnailMaker from its blob store into its derived store, with one thread and with
+        the node's pool; images per wall and per CPU second, and the thumbnail bytes replicated per item.
+        syncthing: our nodes against Syncthing (the Debian package) side by side on the same files in one
+        run, alternating, --repetitions rounds, medians (issue 27's figures); runs only in a loopback-only
+        network namespace: use bench/syncthing-side-by-side.sh, which installs Syncthing if missing, builds
+        and enters `unshare -n`. Each round: two fresh nodes; import of the small and medium files against
+        Syncthing's first scan; sync of the medium files and of the large file to the peer (ours: a drag,
+        theirs: the folder shared) with time, MB/s, peak memory, the receiver's peak threads and memory
+        after; 1,000 moves until the peer has them (ours: one command, and one command per item; theirs:
+        renames and a scan); the idle CPU of the two. Then, ours only, `watch` CPU per change at each of
+        --watch-items. One JSON line per sample and per target; a Markdown table on standard error.
         flood: hostile connections to a node (garbage, 2 GiB headers, wrong secrets, replayed auths,
         fetch and control requests before the handshake) while a real peer sends it ops: how many it
         survived, whether any got a frame beyond the handshake, and the peer's op latency meanwhile.

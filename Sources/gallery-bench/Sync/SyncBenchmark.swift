@@ -11,22 +11,29 @@ enum SyncBenchmark {
 
     /// Runs both workloads and returns their JSON lines.
     static func run() throws -> [String] {
-        [try catchUp(), try liveLatency(), try HandshakeBenchmark.run(secret: secret)]
+        [try catchUp(), try catchUp(signed: true), try liveLatency(), try HandshakeBenchmark.run(secret: secret)]
     }
 
-    private static func node(_ name: String) throws -> SyncNode {
-        let node = SyncNode(
-            configuration: NodeConfiguration(name: name, secret: secret, log: .silent),
-            replica: Replica(id: ReplicaID(deriving: name)))
+    /// A node; `signed`: it signs its ops and checks its peers' (protocol.md 7.3).
+    private static func node(_ name: String, signed: Bool = false) throws -> SyncNode {
+        var configuration = NodeConfiguration(name: name, secret: secret, log: .silent)
+        let replica: Replica
+        if signed {
+            configuration.replicaSalt = 1
+            replica = SyncNode.signedReplica(for: configuration)
+        } else {
+            replica = Replica(id: ReplicaID(deriving: name))
+        }
+        let node = SyncNode(configuration: configuration, replica: replica)
         try node.start()
         return node
     }
 
     /// Replica A holds 100,000 ops (50,000 inserts, 50,000 moves); B is empty. Time from B's connect
     /// to B having applied all of them, after A's `caught_up`.
-    private static func catchUp() throws -> String {
-        let source = try node("catch-up-source")
-        let sink = try node("catch-up-sink")
+    private static func catchUp(signed: Bool = false) throws -> String {
+        let source = try node("catch-up-source", signed: signed)
+        let sink = try node("catch-up-sink", signed: signed)
         defer {
             sink.stop()
             source.stop()
@@ -54,7 +61,7 @@ enum SyncBenchmark {
         let wireBytes = sink.peers.first?.bytesReceived ?? 0
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return """
-            {"workload": "catch-up", "ops": \(ops), "seconds": \(rounded(seconds)), \
+            {"workload": "\(signed ? "catch-up-signed" : "catch-up")", "ops": \(ops), "seconds": \(rounded(seconds)), \
             "opsPerSecond": \(Int(Double(ops) / seconds)), "wireBytes": \(wireBytes), \
             "bytesPerOp": \(rounded(Double(wireBytes) / Double(ops)))}
             """

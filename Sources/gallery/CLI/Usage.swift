@@ -61,6 +61,7 @@ enum Usage {
     static let serve = """
         usage: gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
                              [--http [HOST:PORT]] [--announce HOST:PORT|none]...
+                             [--keep all|thumbnails] [--cache-budget BYTES]
 
         Runs a node on DIR in the foreground until SIGINT or SIGTERM and prints "listening on HOST:PORT"
         when it is ready. DIR holds the op log (replayed at start; a torn tail is cut and reported), the
@@ -77,6 +78,12 @@ enum Usage {
           --http [HOST:PORT]   serve the gallery as a web page (default 127.0.0.1:0; another address only
                                when named) and print "web: http://HOST:PORT/?token=TOKEN", the link that
                                signs a browser in (the token is in DIR/http-token, mode 0600)
+          --keep all|thumbnails  which originals to hold: all, fetched as soon as an item names them
+                               (a backup); or thumbnails of every picture and the originals read (the
+                               viewer, export) as a cache (the default)
+          --cache-budget BYTES the most bytes of originals fetched on demand kept (with K, M or G:
+                               KiB, MiB, GiB); the least recently read go first, never one that no
+                               connected peer holds (default: no limit)
         """
 
     static let open = """

@@ -1,6 +1,7 @@
 import Foundation
 import GalleryHost
 import GalleryIO
+import GalleryNode
 
 /// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
 /// [--http [HOST:PORT]] [--announce HOST:PORT|none]...`: runs a node in the foreground until SIGINT or SIGTERM.
@@ -17,6 +18,10 @@ struct ServeCommand {
         var http: Endpoint?
         /// What the node tells its peers it listens at (`--announce`); nil: its bound address.
         var announce: [Endpoint]?
+        /// Which originals the node holds (`--keep`).
+        var keep = KeepPolicy.thumbnails
+        /// The most bytes of originals fetched on demand kept (`--cache-budget`); nil: no limit.
+        var cacheBudget: Int?
     }
 
     let options: Options
@@ -33,6 +38,14 @@ struct ServeCommand {
             options.announce = try announce.map { text throws(CommandFailure) in try arguments.endpoint(text, "--announce: ") }
         }
         options.secretFile = try arguments.option("--secret-file").map { URL(fileURLWithPath: $0) }
+        if let keep = try arguments.option("--keep") {
+            guard let policy = KeepPolicy(rawValue: keep) else { throw arguments.failure("--keep: \(keep) is not all or thumbnails") }
+            options.keep = policy
+        }
+        if let budget = try arguments.option("--cache-budget") {
+            guard let bytes = Self.bytes(budget) else { throw arguments.failure("--cache-budget: \(budget) is not a number of bytes (e.g. 500M)") }
+            options.cacheBudget = bytes
+        }
         if let http = arguments.optionalValueOption("--http", accepts: { Endpoint($0) != nil }) {
             // 127.0.0.1 unless the user names another address.
             options.http = try http.map { text throws(CommandFailure) in try arguments.endpoint(text, "--http: ") }
@@ -43,6 +56,20 @@ struct ServeCommand {
         try arguments.expectEnd()
         options.directory = URL(fileURLWithPath: directory)
         self.options = options
+    }
+
+    /// A byte count: digits, optionally followed by K, M or G (KiB, MiB, GiB); nil for anything else.
+    static func bytes(_ text: String) -> Int? {
+        let multipliers: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]
+        var digits = Substring(text)
+        var multiplier = 1
+        if let last = text.last, let unit = multipliers[last] {
+            digits = digits.dropLast()
+            multiplier = unit
+        }
+        guard !digits.isEmpty, digits.allSatisfy(\.isASCII), let value = Int(digits), value >= 0 else { return nil }
+        let (bytes, overflow) = value.multipliedReportingOverflow(by: multiplier)
+        return overflow ? nil : bytes
     }
 
     /// Runs the node; returns when a signal stopped it.
@@ -74,7 +101,11 @@ struct ServeCommand {
             server = try GalleryServer(
                 directory: options.directory, name: options.name, listen: options.listen,
                 peers: options.peers, secretFile: options.secretFile, http: options.http,
-                announce: options.announce)
+                announce: options.announce
+            ) { [options] configuration in
+                configuration.keep = options.keep
+                configuration.cacheBudget = options.cacheBudget
+            }
             if server.recovery.droppedBytes > 0 {
                 FileHandle.standardError.write(Data("gallery: op log: \(server.recovery)\n".utf8))
             }

@@ -52,6 +52,15 @@ struct FakeNodeRoutes {
         if request.method == "GET", path.hasPrefix("/blobs/") {
             return blob(request, hash: String(path.dropFirst("/blobs/".count)))
         }
+        // The fake's thumbnails are the (small) pictures themselves: the route, its refusals and
+        // caching are what the page sees of the real one.
+        if request.method == "GET", path.hasPrefix("/thumbnails/") {
+            let parts = path.dropFirst("/thumbnails/".count).split(separator: "/", omittingEmptySubsequences: false)
+            guard parts.count == 2, ["320", "1280"].contains(parts[1]) else {
+                return refuse(request, 404, "notFound", "thumbnails are 320 or 1280 px")
+            }
+            return blob(request, hash: String(parts[0]))
+        }
         if request.method == "GET", path == "/api/events" {
             let resume = request.headers["last-event-id"].flatMap { Int($0) } ?? query["after"].flatMap { Int($0) }
             return .eventStream(after: resume)

@@ -22,10 +22,10 @@ struct RealCrossNodeTests {
         true
         """
 
-    /// The page condition "tile `index` shows the blob `hash`, decoded".
+    /// The page condition "tile `index` shows a thumbnail of the blob `hash`, decoded".
     static func showsImage(_ hash: String, at index: Int) -> String {
         "(() => { const tile = document.querySelectorAll('#grid .tile:not(.failed)')[\(index)]; const img = tile && tile.querySelector('img');"
-            + " return !!img && !tile.classList.contains('placeholder') && img.getAttribute('src') === '/blobs/\(hash)'"
+            + " return !!img && !tile.classList.contains('placeholder') && img.getAttribute('src').startsWith('/thumbnails/\(hash)/')"
             + " && img.complete && img.naturalWidth > 0; })()"
     }
 

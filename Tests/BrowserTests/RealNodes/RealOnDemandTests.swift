@@ -26,9 +26,14 @@ struct RealOnDemandTests {
             try page.click(".gallery-row[data-gallery=bob]")
             try page.waitFor(RealCrossNodeTests.showsImage(RealNodeLiveTests.sha256(first), at: 0), timeout: .seconds(20))
 
-            // Away from bob's gallery, bob adds a second picture, then stops.
+            // Away from bob's gallery, bob adds a second picture, then stops. Its pixel data is
+            // damaged (the header, and so its size, is intact): no node can make its thumbnails,
+            // so alice's page needs its original, which only bob held (a picture that decodes
+            // would have its thumbnails replicated to alice, and show).
             try page.click(".gallery-row[data-gallery=alice]")
-            try bob.gallery("add", try space.file("b1.png", RealPictures.png(palette: 2)))
+            var damaged = RealPictures.png(palette: 2)
+            for index in 60..<(damaged.count - 20) { damaged[index] = 0xA5 }
+            try bob.gallery("add", try space.file("b1.png", damaged))
             try #require(alice.waitUntil { try $0.ids("bob").count == 2 }, "the nodes did not sync")
             bob.stop()
             try page.click(".gallery-row[data-gallery=bob]")

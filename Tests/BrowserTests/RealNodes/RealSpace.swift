@@ -31,10 +31,15 @@ final class RealSpace: @unchecked Sendable {
         return node
     }
 
-    /// Opens `node`'s page through its link (in a new window when asked) and waits until it is live.
-    func open(_ node: RealNode, newWindow: Bool = true) throws -> BrowserPage {
-        let page = try browser.newPage(url: node.link, newWindow: newWindow)
+    /// Opens `node`'s page through its link (in a new window when asked) and waits until it is live;
+    /// `prepare`, when given, runs on the blank page before it navigates (to record its requests).
+    func open(_ node: RealNode, newWindow: Bool = true, prepare: ((BrowserPage) throws -> Void)? = nil) throws -> BrowserPage {
+        let page = try browser.newPage(url: prepare == nil ? node.link : "about:blank", newWindow: newWindow)
         pages.append(page)
+        if let prepare {
+            try prepare(page)
+            try page.navigate(to: node.link)
+        }
         try page.waitFor("window.__state && window.__state.ready && window.__state.connected")
         return page
     }

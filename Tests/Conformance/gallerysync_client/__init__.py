@@ -1,4 +1,4 @@
-"""The independent GallerySync protocol version 3 client, written from protocol.md alone.
+"""The independent GallerySync protocol version 4 client, written from protocol.md alone.
 
 Standard library only, none of the package's Swift code. Tests/Conformance/independent_client.py is
 its command line (selftest, run, explore). The modules, from the bottom up:

@@ -78,3 +78,47 @@ def check_corrupted_record_and_wrong_secret(ctx):
     compare_listings(again.model, cli, "a fresh replay after the error cases")
     again.conn.close()
     log(f"corrupted record: {corrupt_outcome}; wrong secret: {refused.message!r} in the clear; nothing applied; node still serving")
+
+
+def check_forged_ops(ctx):
+    """Section 7.3: an op under the node's replica signed by this client's key, this client's next op with
+    one bit of its signature flipped, and a replica of this key in another space: each forged_op, closed,
+    nothing applied."""
+    from .model import Author
+    from .signing import Signer
+    args, secret, model, mine, cli = ctx.args, ctx.secret, ctx.model, ctx.mine, ctx.cli
+    author, g, final_vv = ctx.author, ctx.gallery, ctx.final_vv
+    before = vv_from_status(cli.json("status", "--json"))
+
+    def forged(op, what):
+        victim = Session.open(args, secret, model, mine)
+        victim.conn.send(T_OPS, {"ops": [op]})
+        error = victim.conn.expect_close()
+        check(error and error.code == ERROR_CODES["forged_op"], f"{what}: answered with {error}")
+        vv = vv_from_status(cli.json("status", "--json"))
+        check(vv == before, f"{what}: the node's vector moved from {before} to {vv}")
+        compare_listings(model, cli, f"after {what}")
+
+    # The node's own replica, next counter, signed with this client's key over the node's chain.
+    node = ctx.node_replica
+    impostor = Author(model, node, None)
+    op = impostor.op(K_CREATE, name=f"forged-{ctx.tag}")
+    op["gap"] = op["counter"] - before.get(node, 0)
+    own = author.signer
+    from .ops import encode_op
+    from .signing import chain, ed25519_sign, genesis, message, space_id
+    held = [o for o in model.applied if o["replica"] == node]
+    h = genesis(space_id(secret), node, held[0]["seal"]["key"])
+    for o in held + [op]:
+        h = chain(h, encode_op(o, sealed=False))
+    op["seal"] = {"sig": ed25519_sign(own.seed, message(node, op["counter"], h))}
+    forged(op, "an op under the node's replica signed by another key")
+    flipped = author.op(K_CREATE, name=f"flipped-{ctx.tag}")
+    sig = bytearray(flipped["seal"]["sig"])
+    sig[7] ^= 0x01
+    flipped["seal"]["sig"] = bytes(sig)
+    forged(flipped, "this client's op with one bit of its signature flipped")
+    elsewhere = Signer(secret + b" elsewhere", args.static, own.salt)
+    stranger = Author(Model(), elsewhere.replica, elsewhere)
+    forged(stranger.op(K_CREATE, name=f"elsewhere-{ctx.tag}"), "an op of this key's replica in another space")
+    log("forged: another replica's op, a flipped signature bit, a replica of another space -> forged_op, nothing applied")

@@ -20,7 +20,7 @@ def check_handshake(ctx):
     # 1. Handshake, identity (section 4).
     session = Session.open(args, secret, model, mine)
     ident = session.conn.peer_identity
-    check(ident["version"] == 3, f"identity version {ident['version']}")
+    check(ident["version"] == 4, f"identity version {ident['version']}")
     check(ident["replica"] == node_replica, f"identity replica {ident['replica']:016x}, status says {status['replica']}")
     check(ident["name"] == status["name"], f"identity name {ident['name']!r}, status says {status['name']!r}")
     check(65536 <= ident["max_frame"] <= 67108864, f"identity max_frame {ident['max_frame']}")
@@ -40,9 +40,13 @@ def check_catch_up(ctx):
     check(model.vv == caught, f"the catch-up's ops reach {model.vv}, caught_up says {caught}")
     check(len(session.received) == status["ops"], f"{len(session.received)} ops in the catch-up, status counts {status['ops']}")
     compare_listings(model, cli, "after the catch-up")
+    # Section 7.3: the node's ops are signed; one signature per replica and frame covers them.
+    check(session.signatures_checked >= 1, "the catch-up's ops carry no signature that covers them")
+    check(all("key" in o.get("seal", {}) for o in session.received if o["gap"] == o["counter"]),
+          "a replica's first op claims no key")
     session.until(lambda: T_SYNC_REQUEST in session.seen_types, 5, "the node's sync_request")
     log(f"catch-up: {len(session.received)} ops, caught_up {{{', '.join(f'{r:016x}: {c}' for r, c in caught.items())}}}; "
-        f"the model of them matches list --json")
+        f"the model of them matches list --json; {session.signatures_checked} signatures checked")
 
 
 def check_pushed_ops(ctx):

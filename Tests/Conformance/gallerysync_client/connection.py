@@ -29,6 +29,7 @@ class NodeError(Exception):
 class Connection:
     def __init__(self, host, port, secret, static=None, name="independent", replica=None, max_frame=65536, psk=None):
         self.host, self.port = host, port
+        self.secret = secret
         self.psk = psk if psk is not None else space_psk(secret)
         self.static = static or secrets.token_bytes(32)
         self.name = name
@@ -105,7 +106,7 @@ class Connection:
         self.sealer, self.opener = RecordSealer(send_key), RecordSealer(receive_key)
         self.sealed_in = True
         out = frame(T_NOISE, message3)
-        for frame_type, message in [(T_IDENTITY, {"version": 3, "replica": self.replica, "max_frame": self.max_frame,
+        for frame_type, message in [(T_IDENTITY, {"version": 4, "replica": self.replica, "max_frame": self.max_frame,
                                                   "name": self.name})] + list(then):
             out += self.seal_frames(frame(frame_type, encode_payload(frame_type, message)))
         self._send(out)

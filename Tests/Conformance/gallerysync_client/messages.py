@@ -26,7 +26,7 @@ KNOWN_TYPES = frozenset({T_HELLO, T_ERROR, T_HEARTBEAT, T_NOISE, T_RECORD, T_IDE
 ERROR_NAMES = {1: "protocol_error", 2: "unsupported_version", 3: "auth_failed", 4: "frame_too_large",
                5: "unknown_frame_type", 6: "timeout", 7: "slow_peer", 8: "shutting_down", 9: "rejected_op",
                10: "duplicate_connection", 11: "internal_error", 12: "not_found", 13: "cancelled",
-               14: "divergent_op", 15: "corrupt_frame", 16: "identity_mismatch"}
+               14: "divergent_op", 15: "corrupt_frame", 16: "identity_mismatch", 17: "forged_op"}
 ERROR_CODES = {name: code for code, name in ERROR_NAMES.items()}
 
 
@@ -192,8 +192,8 @@ def decode_payload(frame_type, payload, tables=None):
 
 
 def hello_frame():
-    return frame(T_HELLO, encode_payload(T_HELLO, {"versions": [3]}))
+    return frame(T_HELLO, encode_payload(T_HELLO, {"versions": [4]}))
 
 
 def prologue_for(hello):
-    return b"GallerySync" + struct.pack("<H", 3) + hello
+    return b"GallerySync" + struct.pack("<H", 4) + hello

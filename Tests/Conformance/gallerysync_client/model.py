@@ -132,14 +132,17 @@ class LooseModel(Model):
 class Author:
     """Makes ops of one replica: each counter one above every counter this replica has seen (Lamport)."""
 
-    def __init__(self, model, replica):
-        self.model, self.replica = model, replica
+    def __init__(self, model, replica, signer=None):
+        self.model, self.replica, self.signer = model, replica, signer
 
     def op(self, kind, **body):
+        """The next op of this replica, sealed by `signer` (section 7.3) over the chain the model holds."""
         counter = self.model.max_counter() + 1
         gap = counter - self.model.vv.get(self.replica, 0)
         op = {"kind": kind, "counter": counter, "replica": self.replica, "gap": gap}
         op.update(body)
+        if self.signer is not None:
+            self.signer.seal(op, self.model.applied)
         return op
 
     def draft(self, title, placeholder=False, **extra):

@@ -128,10 +128,26 @@ def read_value(r, op_counter, op_replica, names=CANONICAL):
     raise Malformed(f"unknown value tag {tag}")
 
 
-def encode_op(op, names=CANONICAL) -> bytes:
-    """The op as in `ops`, or, with a direction's CompactTables as `names`, as in `ops_compact`."""
+SEALED = 0x80
+
+
+def encode_seal(seal) -> bytes:
+    """Section 7.3: flags (bit 0 key claim, bit 1 signature), then the claim, then the signature."""
+    flags = (1 if "key" in seal else 0) | (2 if "sig" in seal else 0)
+    out = bytes([flags])
+    if "key" in seal:
+        out += seal["key"] + struct.pack("<Q", seal["salt"])
+    if "sig" in seal:
+        out += seal["sig"]
+    return out
+
+
+def encode_op(op, names=CANONICAL, sealed=True) -> bytes:
+    """The op as in `ops`, or, with a direction's CompactTables as `names`, as in `ops_compact`; with its
+    seal unless `sealed` is false (the canonical encoding that chain hashes and duplicates use)."""
     c, rep = op["counter"], op["replica"]
-    out = bytes([op["kind"]]) + varint(c) + names.put_replica(rep) + varint(op["gap"])
+    seal = op.get("seal") if sealed else None
+    out = bytes([op["kind"] | (SEALED if seal else 0)]) + varint(c) + names.put_replica(rep) + varint(op["gap"])
     kind = op["kind"]
     if kind in (K_CREATE, K_DELETE_GALLERY):
         out += string(op["name"])
@@ -154,12 +170,15 @@ def encode_op(op, names=CANONICAL) -> bytes:
         out += encode_ref(op["item"], c, rep, names) + bytes([op["field"]]) + encode_value(op["value"], c, rep, names)
     else:
         raise ValueError(f"unknown op kind {kind}")
+    if seal:
+        out += encode_seal(seal)
     return out
 
 
 def read_op(r, names=CANONICAL):
     """One op as in `ops`, or, with a direction's CompactTables as `names`, as in `ops_compact`."""
-    kind = r.u8()
+    flagged = r.u8()
+    kind = flagged & ~SEALED
     c = r.varint()
     rep = names.get_replica(r)
     gap = r.varint()
@@ -199,6 +218,19 @@ def read_op(r, names=CANONICAL):
         op["value"] = read_value(r, c, rep, names)
     else:
         raise Malformed(f"unknown op kind {kind}")
+    if flagged & SEALED:
+        flags = r.u8()
+        if flags & ~3 or flags == 0:
+            raise Malformed(f"seal flags {flags}")
+        seal = {}
+        if flags & 1:
+            if gap != c:
+                raise Malformed("a key claim on an op that is not its replica's first")
+            seal["key"] = r.take(32)
+            seal["salt"] = struct.unpack("<Q", r.take(8))[0]
+        if flags & 2:
+            seal["sig"] = r.take(64)
+        op["seal"] = seal
     return op
 
 

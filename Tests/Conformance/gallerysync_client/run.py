@@ -9,11 +9,12 @@ import time
 
 from .checking import check, log
 from .model import Author, Model
+from .signing import Signer
 from .node_cli import Cli, make_png
 from .checks_sync import check_catch_up, check_handshake, check_live_ops, check_pushed_ops
 from .checks_fetch import check_fetches
 from .checks_frame_types import check_ignorable_frame, check_refused_frames
-from .checks_errors import check_corrupted_record_and_wrong_secret, check_op_bounds
+from .checks_errors import check_corrupted_record_and_wrong_secret, check_forged_ops, check_op_bounds
 
 
 def setup_node(cli, tag):
@@ -59,8 +60,10 @@ def run(args):
     node_replica = int(status["replica"], 16)
     check(status["replica"] == f"{node_replica:016x}", f"status shows the replica as {status['replica']!r}")
     model = Model()
-    mine = secrets.randbits(63) | (1 << 62)
-    author = Author(model, mine)
+    # This client's replica is bound to the signing key of its static key, with a fresh salt (section 7.3).
+    signer = Signer(secret, args.static, secrets.randbits(64))
+    mine = signer.replica
+    author = Author(model, mine, signer)
     ctx = RunContext(args, cli, secret, tag, png, cli_gallery, status, node_replica, model, mine, author)
     check_handshake(ctx)
     check_catch_up(ctx)
@@ -70,5 +73,6 @@ def run(args):
     check_ignorable_frame(ctx)
     check_refused_frames(ctx)
     check_op_bounds(ctx)
+    check_forged_ops(ctx)
     check_corrupted_record_and_wrong_secret(ctx)
     log(f"run: every check passed in {time.time() - started:.1f} s")

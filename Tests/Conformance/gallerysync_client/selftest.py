@@ -12,7 +12,9 @@ from .primitives import (OpenFailed, aead_open, aead_seal, chacha20_block, chach
     space_psk, x25519, x25519_public)
 from .noise import Handshake, RecordSealer, node_id
 from .frames import Malformed, Reader, frame, parse_frame, varint, zigzag
-from .ops import F_ASPECT, F_TITLE, K_CREATE, K_INSERT, K_MOVE, K_UPDATE, CompactTables
+from .ops import F_ASPECT, F_TITLE, K_CREATE, K_INSERT, K_MOVE, K_UPDATE, CompactTables, encode_op
+from .signing import (L, chain, ed25519_public, ed25519_sign, ed25519_verify, genesis, message, replica_id, signing_seed,
+    space_id)
 from .messages import (T_ADDRESSES, T_CANCEL, T_CAUGHT_UP, T_CHUNK, T_ERROR, T_FETCH, T_FETCH_ERROR, T_GRAFT,
     T_FEATURES, T_HEARTBEAT, T_HELLO, T_IDENTITY, T_IHAVE, T_NOISE, T_OPS, T_OPS_COMPACT, T_PRUNE, T_RECORD,
     T_SYNC_REQUEST, T_TREE, T_IHAVE_TOTAL, decode_payload,
@@ -101,7 +103,7 @@ def golden_selftest(protocol_path):
     expected_names = {"hello", "noise1", "noise2", "noise3", "recordAlice", "recordBob", "identity", "syncRequest",
                       "ops", "caughtUp", "ihave", "graft", "prune", "heartbeat", "error", "fetch", "chunk",
                       "fetchError", "cancel", "addresses", "opsCompact", "opsCompactNext", "features", "tree",
-                      "ihaveTotal"}
+                      "ihaveTotal", "opsSigned"}
     check(expected_names <= set(golden), f"protocol.md lacks golden frames {sorted(expected_names - set(golden))}")
 
     def key(label):
@@ -121,7 +123,7 @@ def golden_selftest(protocol_path):
     check(hello == golden["hello"], "golden hello: my encoding differs")
     check(len(hello) == 58, "hello is not 58 bytes")
     t, f, p = parse_frame(golden["hello"])
-    check(t == T_HELLO and f == 0 and decode_payload(t, p)["versions"] == [3], "golden hello decodes")
+    check(t == T_HELLO and f == 0 and decode_payload(t, p)["versions"] == [4], "golden hello decodes")
     prologue = prologue_for(hello)
     alice = Handshake(True, a_s, psk, prologue, a_e)
     bob = Handshake(False, b_s, psk, prologue, b_e)
@@ -136,13 +138,13 @@ def golden_selftest(protocol_path):
     check(m3 == golden["noise3"], "golden noise3 (-> s, se, psk) differs")
     bob.read_message3(parse_frame(golden["noise3"])[2])
     check(bob.rs == x25519_public(a_s), "message 3 carries alice's static key")
-    check(alice.ss.h.hex() == "6e2e8634d26cd4921b7e41f2220dd8cf2df0979468318418b83dc3d2c8942b19", "golden handshake hash")
+    check(alice.ss.h.hex() == "0368e0d00d8c22d8bcd52128e2106aa7115ace41b0a12038cc051dd65ba6673e", "golden handshake hash")
     check(bob.ss.h == alice.ss.h, "both sides' handshake hashes")
     alice_send, alice_recv = alice.keys()
     bob_send, bob_recv = bob.keys()
     check(alice_send == bob_recv and bob_send == alice_recv, "split keys pair up")
-    alice_identity = frame(T_IDENTITY, encode_payload(T_IDENTITY, {"version": 3, "replica": ALICE, "max_frame": 4194304, "name": "alice"}))
-    bob_identity = frame(T_IDENTITY, encode_payload(T_IDENTITY, {"version": 3, "replica": BOB, "max_frame": 4194304, "name": "bob"}))
+    alice_identity = frame(T_IDENTITY, encode_payload(T_IDENTITY, {"version": 4, "replica": ALICE, "max_frame": 4194304, "name": "alice"}))
+    bob_identity = frame(T_IDENTITY, encode_payload(T_IDENTITY, {"version": 4, "replica": BOB, "max_frame": 4194304, "name": "bob"}))
     check(frame(T_RECORD, RecordSealer(alice_send).seal(alice_identity)) == golden["recordAlice"], "golden recordAlice differs")
     check(frame(T_RECORD, RecordSealer(bob_send).seal(bob_identity)) == golden["recordBob"], "golden recordBob differs")
     check(RecordSealer(bob_recv).open(parse_frame(golden["recordAlice"])[2]) == alice_identity, "recordAlice opens to alice's identity")
@@ -165,7 +167,7 @@ def golden_selftest(protocol_path):
          "after": None, "before": None},
     ]
     semantic = {
-        "identity": (T_IDENTITY, 0, {"version": 3, "replica": ALICE, "max_frame": 4194304, "name": "alice"}),
+        "identity": (T_IDENTITY, 0, {"version": 4, "replica": ALICE, "max_frame": 4194304, "name": "alice"}),
         "syncRequest": (T_SYNC_REQUEST, 0, {"vv": {ALICE: 3, BOB: 300}}),
         "ops": (T_OPS, 0, {"ops": ops}),
         "opsCompact": (T_OPS_COMPACT, 0, {"ops": ops}),
@@ -225,9 +227,52 @@ def compact_next(golden, first_ops):
         pass
 
 
+def ed25519_vectors():
+    """RFC 8032 section 7.1, tests 1 and 2; a flipped bit and S + L refused."""
+    h = bytes.fromhex
+    seed = h("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60")
+    public = h("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
+    signature = h("e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")
+    check(ed25519_public(seed) == public and ed25519_sign(seed, b"") == signature, "RFC 8032 7.1 test 1")
+    check(ed25519_verify(public, b"", signature), "RFC 8032 7.1 test 1 verifies")
+    seed2 = h("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb")
+    public2 = h("3d4017c3e843895a92b70aa74d1b7ebc9c982ccf2ec4968cc0cd55f12af4660c")
+    signature2 = h("92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00")
+    check(ed25519_public(seed2) == public2 and ed25519_sign(seed2, b"\x72") == signature2, "RFC 8032 7.1 test 2")
+    flipped = bytes([signature[0] ^ 1]) + signature[1:]
+    check(not ed25519_verify(public, b"", flipped), "a flipped bit of R is refused")
+    s_plus_l = signature[:32] + (int.from_bytes(signature[32:], "little") + L).to_bytes(32, "little")
+    check(not ed25519_verify(public, b"", s_plus_l), "S + L is refused")
+
+
+def golden_signed(protocol_path):
+    """The opsSigned example: alice's signing key from her golden static key, her bound replica, and both
+    signatures checked over the chain; each op re-encodes byte for byte."""
+    golden = golden_frames(protocol_path)
+    secret = b"example secret"
+    static = hashlib.sha256(b"GallerySync golden initiator static").digest()
+    seed = signing_seed(static)
+    public = ed25519_public(seed)
+    space = space_id(secret)
+    replica = replica_id(space, public, 1)
+    t, f, payload = parse_frame(golden["opsSigned"])
+    check((t, f) == (T_OPS, 0), "golden opsSigned is an ops frame")
+    ops = decode_payload(T_OPS, payload)["ops"]
+    check([o["kind"] for o in ops] == [K_CREATE, K_INSERT] and all(o["replica"] == replica for o in ops),
+          f"golden opsSigned: alice's two ops under {replica:016x}")
+    check(ops[0]["seal"].get("key") == public and ops[0]["seal"].get("salt") == 1, "golden opsSigned claims alice's key, salt 1")
+    h = genesis(space, replica, public)
+    for op in ops:
+        h = chain(h, encode_op(op, sealed=False))
+        check(ed25519_verify(public, message(replica, op["counter"], h), op["seal"]["sig"]), f"golden opsSigned: op {op['counter']} verifies")
+    check(frame(T_OPS, encode_payload(T_OPS, {"ops": ops})) == golden["opsSigned"], "golden opsSigned re-encodes")
+
+
 def selftest(protocol_path):
     started = time.time()
     rfc_vectors()
+    ed25519_vectors()
     count = golden_selftest(protocol_path)
+    golden_signed(protocol_path)
     log(f"selftest: RFC 7748/8439/5869/4231 vectors and {count} golden frames of protocol.md section 16 pass "
         f"({time.time() - started:.2f} s)")

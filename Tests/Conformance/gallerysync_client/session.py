@@ -7,6 +7,7 @@ from .checking import Mismatch, check
 from .ops import encode_op, op_id_text, op_size
 from .messages import T_CAUGHT_UP, T_CHUNK, T_FETCH, T_FETCH_ERROR, T_IDENTITY, T_OPS, T_SYNC_REQUEST
 from .connection import Connection
+from .signing import check_runs, space_id
 
 
 class Session:
@@ -19,6 +20,8 @@ class Session:
         self.fetch_answers = []
         self.seen_types = set()
         self.node_sync_requests = 0
+        self.space = space_id(conn.secret)
+        self.signatures_checked = 0
 
     @staticmethod
     def open(args, secret, model, replica, max_frame=65536, static=None, name=None):
@@ -37,6 +40,12 @@ class Session:
                 self.conn.send(T_OPS, {"ops": missing[i:i + 100]})
             self.conn.send(T_CAUGHT_UP, {"vv": self.model.vv})
         elif frame_type == T_OPS:
+            # Section 7.3: one signature per replica and frame covers the node's ops.
+            try:
+                checked, _ = check_runs(self.space, m["ops"], self.model.applied)
+            except ValueError as error:
+                raise Mismatch(f"the node sent an op whose signature does not hold: {error}")
+            self.signatures_checked += checked
             for op in m["ops"]:
                 raw = op.pop("raw")
                 check(encode_op(op) == raw, f"op {op_id_text(op['counter'], op['replica'])} from the node re-encodes differently:\n"
@@ -44,7 +53,7 @@ class Session:
                 op_id = (op["counter"], op["replica"])
                 known = [o for o in self.model.applied if (o["counter"], o["replica"]) == op_id]
                 if known:
-                    check(encode_op(known[0]) == raw, f"op {op_id_text(*op_id)} came back with other bytes")
+                    check(encode_op(known[0], sealed=False) == encode_op(op, sealed=False), f"op {op_id_text(*op_id)} came back with other bytes")
                 else:
                     self.model.apply(op)
                 self.received.append(op)

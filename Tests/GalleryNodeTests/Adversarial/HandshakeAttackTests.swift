@@ -64,7 +64,7 @@ extension NodeSuites.AdversarialPeerTests {
         let beforeHandshake: [(String, [UInt8], ErrorCode)] = [
             ("ops before the handshake", goldenOps, .protocolError),
             ("Noise message before hello", Message.noiseHandshake(Array(repeating: 1, count: 32)).frame.encoded, .protocolError),
-            ("identity before the handshake", Message.identity(PeerInfo(version: 3, replica: ReplicaID(9), maximumFrameSize: 1 << 20,
+            ("identity before the handshake", Message.identity(PeerInfo(version: 4, replica: ReplicaID(9), maximumFrameSize: 1 << 20,
                                                                         name: "x")).frame.encoded, .protocolError),
             ("version 2 auth frame", Frame(rawType: 0x03, flags: 0, payload: Array(repeating: 1, count: 32)).encoded, .unsupportedVersion),
             ("caught_up before the handshake", Message.caughtUp(VersionVector([ReplicaID(3): 4])).frame.encoded, .protocolError),
@@ -89,7 +89,7 @@ extension NodeSuites.AdversarialPeerTests {
         wrongMagic[6] = UInt8(ascii: "X")
         let badHellos: [(String, [UInt8], ErrorCode)] = [
             ("hello with a wrong magic", wrongMagic, .protocolError),
-            ("hello with no common version", Message.hello(Hello(versions: [4, 5])).frame.encoded, .unsupportedVersion),
+            ("hello with no common version (version 3, unsigned ops, and 5)", Message.hello(Hello(versions: [3, 5])).frame.encoded, .unsupportedVersion),
             // Versions 1 and 2 sent everything in the clear: refused, so that no one can downgrade a link.
             ("hello of a version 2 peer", Message.hello(Hello(
                 versions: [2], replica: ReplicaID(0xBAD0_0003), nonce: Array(repeating: 5, count: 32),

@@ -26,7 +26,7 @@ extension NodeSuites.AdversarialPeerTests {
         let insiderMessages: [(String, [UInt8], ErrorCode)] = [
             ("authenticated 2 GiB header", [0x00, 0x00, 0x00, 0x80, FrameType.ops.rawValue, 0x00], .frameTooLarge),
             ("authenticated second hello", Message.hello(Hello(versions: HandshakeSettings.supportedVersions)).frame.encoded, .protocolError),
-            ("authenticated second identity", Message.identity(PeerInfo(version: 3, replica: insider, maximumFrameSize: 1 << 20,
+            ("authenticated second identity", Message.identity(PeerInfo(version: 4, replica: insider, maximumFrameSize: 1 << 20,
                                                                        name: "again")).frame.encoded, .protocolError),
             ("authenticated rejected op", Message.ops([
                 Op(id: OpID(counter: 1, replica: insider), previous: 0, action: .update(item: existing, field: .title, value: .number(1))),

@@ -28,7 +28,11 @@ final class TestCluster: Sendable {
                 catchUpBatchBytes: catchUpBatchBytes, log: log)
             var configured = configuration
             configure(index, &configured)
-            let node = SyncNode(configuration: configured, replica: Replica(id: ReplicaID(deriving: name)))
+            // A node that signs its ops makes them under the replica ID bound to its key.
+            let id = configured.replicaSalt.map {
+                ReplicaBinding(secret: configured.secret, nodeKey: configured.staticKey).replicaID(salt: $0)
+            } ?? ReplicaID(deriving: name)
+            let node = SyncNode(configuration: configured, replica: Replica(id: id))
             try node.start()
             nodes.append(node)
         }

@@ -1,10 +1,12 @@
 import Foundation
 import GalleryControl
 import GalleryIO
+import GalleryStorage
 import GalleryWire
 
 /// `export ITEM FILE`: the node names the item's bytes (hash and size); this process reads them
-/// from DIR's blob store, checks them, and writes FILE with the user's own rights.
+/// from DIR's blob store (or the file kept in place), checks them, and writes FILE with the user's
+/// own rights.
 struct ExportCommand: NodeSubcommand {
     static let name = ControlCommandName.export
     static let usage = "usage: gallery -C DIR export ITEM FILE"
@@ -23,7 +25,9 @@ struct ExportCommand: NodeSubcommand {
             throw .failed("the node named no bytes for \(TerminalText.escaped(item.description))")
         }
         do {
-            try BlobExport.export(hash: hash, size: listing.bytes, from: node.directory, to: destination)
+            // An item added with --in-place: its file, checked against the hash as it is copied.
+            let kept = InPlaceFiles(file: node.directory.appendingPathComponent("in-place")).records(for: hash).map(\.path)
+            try BlobExport.export(hash: hash, size: listing.bytes, from: node.directory, to: destination, keptAt: kept)
         } catch {
             throw .failed(TerminalText.escaped(error.localizedDescription))
         }

@@ -39,6 +39,16 @@ struct ImageImport {
         }
     }
 
+    /// The threads that read, hash and write files: four per core, so that a thread waiting on the
+    /// disk leaves its core to another (`GALLERY_IMPORT_THREADS` sets another number, for
+    /// measurements).
+    static var workers: Int {
+        if let text = ProcessInfo.processInfo.environment["GALLERY_IMPORT_THREADS"], let count = Int(text), (1...256).contains(count) {
+            return count
+        }
+        return max(2, ProcessInfo.processInfo.activeProcessorCount * 4)
+    }
+
     /// The sources in the order given, folders' files sorted by path, each file once.
     let sources: [Source]
 
@@ -79,14 +89,7 @@ struct ImageImport {
 
     /// The regular files under a folder, hidden names skipped, sorted by path.
     private static func files(under folder: String) -> [String] {
-        let root = URL(fileURLWithPath: folder)
-        guard let walker = FileManager.default.enumerator(
-            at: root, includingPropertiesForKeys: [.isRegularFileKey], options: [.skipsHiddenFiles]) else { return [] }
-        var files: [String] = []
-        for case let url as URL in walker where (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
-            files.append(url.standardizedFileURL.path)
-        }
-        return files.sorted()
+        FolderWalk.regularFiles(under: folder)
     }
 
     /// The paths matching a shell pattern, sorted (none when nothing matches).
@@ -104,21 +107,71 @@ struct ImageImport {
     struct Stored {
         var sources: [AddSource?]
         var skipped: [Skipped]
-        var temporaries: [(temporary: String, hash: String)]
+        var files: [BlobImporter.Stored]
         var bytes: Int
     }
 
-    /// Hashes and stores every file in `store` on `workers` threads, reporting to `progress`;
-    /// returns the sources of the command. A named file that is not an image (or cannot be read)
-    /// fails the whole import, after removing what was written.
+    /// Hashes and stores every file through `importer` on `workers` threads, reporting to
+    /// `progress`; returns the sources of the command. A named file that is not an image (or
+    /// cannot be read) fails the whole import, after removing what was written.
     ///
     /// Without `aspectGiven`, a header whose aspect ratio is outside `FieldLimits` refuses the file
     /// before its bytes are stored (as the node would).
-    func store(in store: BlobStore, workers: Int, aspectGiven: Bool, progress: ImportProgress?) throws(CommandFailure) -> Stored {
-        let files = sources.enumerated().compactMap { index, source -> (Int, String, Bool)? in
-            if case .file(let path, let explicit) = source { (index, path, explicit) } else { nil }
+    func store(with importer: BlobImporter, workers: Int, aspectGiven: Bool, progress: ImportProgress?) throws(CommandFailure) -> Stored {
+        let inspect = Self.inspection(aspectGiven: aspectGiven)
+        let results = run(workers: workers, progress: progress) { path, buffer -> Result<BlobImporter.Stored, Skipped> in
+            do {
+                switch try importer.store(path, buffer: buffer, inspect: inspect) {
+                case .stored(let file): return .success(file)
+                case .skipped(let reason): return .failure(Skipped(path: path, reason: reason))
+                }
+            } catch {
+                return .failure(Skipped(path: path, reason: error.localizedDescription, fatal: true))
+            }
+        } size: { $0.size }
+        return try collect(results) { file, path in
+            (.blob(hash: file.hash, name: Self.lastComponent(of: path)), file, file.size)
+        } discard: { importer.discard($0) }
+    }
+
+    /// Hashes every file where it is (`--in-place`: nothing is copied) on `workers` threads;
+    /// returns the sources of the command, each naming its file, size, modification time and hash.
+    func fingerprint(workers: Int, aspectGiven: Bool, progress: ImportProgress?) throws(CommandFailure) -> Stored {
+        let inspect = Self.inspection(aspectGiven: aspectGiven)
+        let results = run(workers: workers, progress: progress) { path, buffer -> Result<BlobImporter.Fingerprint, Skipped> in
+            switch BlobImporter.fingerprint(path, buffer: buffer, inspect: inspect) {
+            case .hashed(let fingerprint): .success(fingerprint)
+            case .skipped(let reason): .failure(Skipped(path: path, reason: reason))
+            }
+        } size: { $0.size }
+        return try collect(results) { file, path in
+            (.inPlace(path: path, hash: file.hash, size: file.size, modified: file.modified), nil, file.size)
+        } discard: { _ in }
+    }
+
+    /// Why a file's first bytes are refused (not an image, or an aspect ratio out of bounds), or nil.
+    private static func inspection(aspectGiven: Bool) -> @Sendable (UnsafeRawBufferPointer) -> String? {
+        { head in
+            guard let header = ImageImport.header(of: head) else { return "not a PNG, JPEG or GIF image" }
+            if !aspectGiven, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
+                return problem
+            }
+            return nil
         }
-        let results = Mutex<[Int: Result<(temporary: String, hash: String, size: Int), Skipped>]>([:])
+    }
+
+    /// Runs `work` on every file on `workers` threads of their own, each with its own buffer; the
+    /// results in the order of the files (nil: not reached, the import stopped at a refused named
+    /// file).
+    private func run<Value: Sendable>(
+        workers: Int, progress: ImportProgress?,
+        _ work: @escaping @Sendable (String, BlobImporter.Buffer) -> Result<Value, Skipped>, size: @escaping @Sendable (Value) -> Int
+    ) -> [Result<Value, Skipped>?] {
+        let files = self.files
+        let results = UnsafeMutableBufferPointer<Result<Value, Skipped>?>.allocate(capacity: files.count)
+        results.initialize(repeating: nil)
+        defer { results.deallocate() }
+        let slots = SendableSlots(results)
         let next = Atomic<Int>(0)
         let failed = Atomic<Bool>(false)
         progress?.begin(files: files.count)
@@ -129,32 +182,51 @@ struct ImageImport {
             done.enter()
             Thread.detachNewThread {
                 defer { done.leave() }
+                let buffer = BlobImporter.Buffer()
                 while !failed.load(ordering: .relaxed) {
                     let position = next.add(1, ordering: .relaxed).oldValue
                     guard position < files.count else { return }
-                    let (index, path, explicit) = files[position]
-                    let outcome = Self.storeOne(path, in: store, aspectGiven: aspectGiven)
+                    let (path, explicit) = files[position]
+                    let outcome = work(path, buffer)
                     if case .failure(let skipped) = outcome, explicit || skipped.fatal { failed.store(true, ordering: .relaxed) }
-                    results.withLock { $0[index] = outcome }
-                    progress?.stored(bytes: (try? outcome.get().size) ?? 0)
+                    slots.buffer[position] = outcome
+                    progress?.stored(bytes: (try? outcome.get()).map(size) ?? 0)
                 }
             }
         }
         done.wait()
         progress?.end()
-        var stored = Stored(sources: Array(repeating: nil, count: sources.count), skipped: [], temporaries: [], bytes: 0)
+        return Array(results)
+    }
+
+    /// The files among the sources, in order: (path, named on the command line).
+    private var files: [(String, Bool)] {
+        sources.compactMap { source in
+            if case .file(let path, let explicit) = source { (path, explicit) } else { nil }
+        }
+    }
+
+    /// The command's sources from the files' results (URLs as they are), the files skipped and
+    /// those stored; a named file refused fails the whole import after `discard`ing what was stored.
+    private func collect<Value>(
+        _ results: [Result<Value, Skipped>?], source: (Value, String) -> (AddSource, BlobImporter.Stored?, Int),
+        discard: ([BlobImporter.Stored]) -> Void
+    ) throws(CommandFailure) -> Stored {
+        var stored = Stored(sources: Array(repeating: nil, count: sources.count), skipped: [], files: [], bytes: 0)
         var refusal: String?
-        let all = results.withLock { $0 }
-        for (index, source) in sources.enumerated() {
-            switch source {
+        var position = 0
+        for (index, entry) in sources.enumerated() {
+            switch entry {
             case .url(let url):
                 stored.sources[index] = .url(url)
             case .file(let path, let explicit):
-                switch all[index] {
-                case .success(let file)?:
-                    stored.sources[index] = .blob(hash: file.hash, name: URL(fileURLWithPath: path).lastPathComponent)
-                    stored.temporaries.append((file.temporary, file.hash))
-                    stored.bytes += file.size
+                defer { position += 1 }
+                switch results[position] {
+                case .success(let value)?:
+                    let (made, file, size) = source(value, path)
+                    stored.sources[index] = made
+                    if let file { stored.files.append(file) }
+                    stored.bytes += size
                 case .failure(let skipped)?:
                     if (explicit || skipped.fatal) && refusal == nil { refusal = "\(skipped.path): \(skipped.reason)" }
                     stored.skipped.append(skipped)
@@ -164,32 +236,33 @@ struct ImageImport {
             }
         }
         if let refusal {
-            for (temporary, _) in stored.temporaries { try? FileManager.default.removeItem(atPath: temporary) }
+            discard(stored.files)
             throw .failed(TerminalText.escaped(refusal))
         }
         return stored
     }
 
-    /// Checks one file's header, then copies it into the store unsynced.
-    private static func storeOne(
-        _ path: String, in store: BlobStore, aspectGiven: Bool
-    ) -> Result<(temporary: String, hash: String, size: Int), Skipped> {
-        do {
-            var head = try RegularFile.prefix(of: path, maximumLength: 64 << 10)
-            if ImageHeader(head) == nil && head.count == 64 << 10 {
-                head = try RegularFile.prefix(of: path, maximumLength: AddImage.headerLength)
-            }
-            guard let header = ImageHeader(head) else { return .failure(Skipped(path: path, reason: "not a PNG, JPEG or GIF image")) }
-            if !aspectGiven, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
-                return .failure(Skipped(path: path, reason: problem))
-            }
-        } catch {
-            return .failure(Skipped(path: path, reason: error.localizedDescription))
-        }
-        do {
-            return .success(try store.store(contentsOf: URL(fileURLWithPath: path), sync: false))
-        } catch {
-            return .failure(Skipped(path: path, reason: error.localizedDescription, fatal: true))
-        }
+    /// The last component of a path (the item's title).
+    static func lastComponent(of path: String) -> String {
+        path.split(separator: "/").last.map(String.init) ?? path
+    }
+
+    /// The image header in a file's first bytes: looked for in the first 64 KiB, then in all of
+    /// them (a JPEG's SOF may follow large metadata).
+    static func header(of head: UnsafeRawBufferPointer) -> ImageHeader? {
+        let short = min(head.count, 64 << 10)
+        if let header = ImageHeader(Array(head[0..<short])) { return header }
+        guard head.count > short else { return nil }
+        return ImageHeader(Array(head))
+    }
+}
+
+/// The result slots of the import's workers: each slot is written by one worker and read after
+/// they all ended (`DispatchGroup.wait` orders the writes before the reads).
+private struct SendableSlots<Element>: @unchecked Sendable {
+    let buffer: UnsafeMutableBufferPointer<Element>
+
+    init(_ buffer: UnsafeMutableBufferPointer<Element>) {
+        self.buffer = buffer
     }
 }

@@ -2,7 +2,7 @@ import Foundation
 
 /// The progress of `gallery add`'s files on stderr: on a terminal one line rewritten in place
 /// (at most ten times a second), else one line per tenth of the files, then a last line:
-/// `stored 250/1000 files, 1.0 GB, 812 MB/s`.
+/// `stored 250/1000 files, 1.0 GB, 812 MB/s` (`hashed` with `--in-place`).
 ///
 /// `@unchecked Sendable`: the counts are guarded by `lock` (the import's threads report here).
 final class ImportProgress: @unchecked Sendable {
@@ -15,6 +15,12 @@ final class ImportProgress: @unchecked Sendable {
     private var done = 0
     private var bytes = 0
     private var printedTenths = 0
+    /// "stored", or "hashed" for files kept in place.
+    private let verb: String
+
+    init(verb: String = "stored") {
+        self.verb = verb
+    }
 
     /// Starts counting `files` files.
     func begin(files: Int) {
@@ -52,7 +58,7 @@ final class ImportProgress: @unchecked Sendable {
     /// `stored D/N files, B, R/s` (lock held).
     private func describe() -> String {
         let seconds = max(1e-6, Double((clock.now - start).components.attoseconds) / 1e18 + Double((clock.now - start).components.seconds))
-        return "stored \(done)/\(files) files, \(Self.size(Double(bytes))), \(Self.size(Double(bytes) / seconds))/s"
+        return "\(verb) \(done)/\(files) files, \(Self.size(Double(bytes))), \(Self.size(Double(bytes) / seconds))/s"
     }
 
     /// Bytes in decimal units: `812 MB`, `1.0 GB`.

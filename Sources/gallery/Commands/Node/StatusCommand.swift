@@ -25,6 +25,8 @@ struct StatusCommand: NodeSubcommand {
                 status.treeHops == 0 ? "relay tree: this node is the root\n" : "relay tree: root \(root), \(status.treeHops ?? 0) links away\n"
             } ?? "")
             + (status.health.map(Self.healthLines) ?? "")
+            + (status.storage.map(Self.storageLines) ?? "")
+            + (status.keptInPlace.map(Self.keptInPlaceLines) ?? "")
             + status.peers.map {
                 "peer \(TerminalText.escaped($0.name ?? "?")) [\($0.nodeID ?? "?")] \($0.address) \($0.direction) \($0.state)"
                     + ($0.relay.map { " \($0)" } ?? "") + "\n"
@@ -33,5 +35,11 @@ struct StatusCommand: NodeSubcommand {
                 "transfer \($0.transfer) \($0.move ? "move" : "copy") of \($0.source): \($0.done)/\($0.total) bytes, "
                     + "\(TerminalText.escaped($0.state)), \(Int($0.secondsLeft.rounded())) s left\n"
             }.joined()
+    }
+
+    /// `kept in place: N files, M cannot serve their bytes`, then one line per such file.
+    private static func keptInPlaceLines(_ kept: KeptInPlaceListing) -> String {
+        "kept in place: \(kept.files) files" + (kept.problems.isEmpty ? "\n" : ", \(kept.problems.count) cannot serve their bytes\n")
+            + kept.problems.map { "in place: \(TerminalText.escaped($0.path)): \($0.reason)\n" }.joined()
     }
 }

@@ -1,0 +1,97 @@
+import Foundation
+import GalleryCrypto
+import GalleryWire
+
+/// Which connected peer holds which blobs, asked when a decision needs it (protocol.md, section
+/// 8.2): before evicting a cached original, and for `status`. A question is one `holds_query` of
+/// at most 1,024 hashes per peer, answered by one `holds` bitmap: no standing traffic, no message
+/// per blob per peer, and what is asked is bounded by the hashes the decision is about.
+///
+/// Also answers the peers' `holds_query` from this node's blob store.
+///
+/// `@unchecked Sendable`: the questions in flight are guarded by `lock`.
+package final class AvailabilityBook: @unchecked Sendable {
+    /// How long a question waits for peers' answers; a peer silent for this long holds nothing
+    /// as far as the question is concerned.
+    static let answerTimeout: TimeInterval = 3
+
+    private struct Question {
+        let connection: Int
+        let hashes: [String]
+        var bitmap: [UInt8]?
+    }
+
+    weak var node: SyncNode?
+    private let lock = NSCondition()
+    private var nextID: UInt64 = 0
+    private var questions: [UInt64: Question] = [:]
+    private let serving = DispatchQueue(label: "holds-query", qos: .utility)
+
+    /// For each of `hashes`, the names of the connected peers that say they hold it (none: no
+    /// reachable node is known to hold it). Waits for the answers, at most `answerTimeout`: not
+    /// on the node's loop.
+    package func holders(of hashes: [String], timeout: TimeInterval = AvailabilityBook.answerTimeout) -> [String: [String]] {
+        guard let node, !hashes.isEmpty else { return [:] }
+        let peers = node.fetchPeers()
+        var asked: [(id: UInt64, peer: String)] = []
+        var sends: [(Connection, Message)] = []
+        lock.withLock {
+            for peer in peers {
+                var start = 0
+                while start < hashes.count {
+                    let batch = Array(hashes[start..<min(hashes.count, start + Message.maximumHoldsQuery)])
+                    start += batch.count
+                    nextID += 1
+                    questions[nextID] = Question(connection: peer.connection.id, hashes: batch)
+                    asked.append((nextID, peer.name))
+                    sends.append((peer.connection, .holdsQuery(id: nextID, hashes: batch.map(ThumbnailReplicator.bytes(ofHex:)))))
+                }
+            }
+        }
+        for (connection, message) in sends { _ = connection.send(message) }
+        let deadline = Date().addingTimeInterval(timeout)
+        var result: [String: [String]] = [:]
+        lock.withLock {
+            while asked.contains(where: { questions[$0.id]?.bitmap == nil }), lock.wait(until: deadline) {}
+            for (id, peer) in asked {
+                guard let question = questions.removeValue(forKey: id), let bitmap = question.bitmap else { continue }
+                for (index, hash) in question.hashes.enumerated()
+                where index / 8 < bitmap.count && bitmap[index / 8] & (1 << (index % 8)) != 0 {
+                    result[hash, default: []].append(peer)
+                }
+            }
+        }
+        return result
+    }
+
+    /// A peer's `holds`: the answer to one of this node's questions to that peer.
+    func answered(_ id: UInt64, bitmap: [UInt8], from connection: Connection) {
+        lock.withLock {
+            guard let question = questions[id], question.connection == connection.id, question.bitmap == nil else { return }
+            questions[id]?.bitmap = bitmap
+            lock.broadcast()
+        }
+    }
+
+    /// A connection closed: its questions are answered "nothing held".
+    func connectionClosed(_ connection: Connection) {
+        lock.withLock {
+            for (id, question) in questions where question.connection == connection.id && question.bitmap == nil {
+                questions[id]?.bitmap = []
+            }
+            lock.broadcast()
+        }
+    }
+
+    /// Answers a peer's `holds_query` from the blob store, off the connection's event loop.
+    func serve(_ id: UInt64, hashes: [[UInt8]], on connection: Connection) {
+        serving.async { [weak self] in
+            let blobs = self?.node?.configuration.blobs
+            var bitmap = [UInt8](repeating: 0, count: (hashes.count + 7) / 8)
+            for (index, hash) in hashes.enumerated() where blobs?.contains(SHA256.hex(hash)) == true {
+                bitmap[index / 8] |= 1 << (index % 8)
+            }
+            _ = connection.send(.holds(id: id, bitmap: bitmap))
+        }
+    }
+}

@@ -1,0 +1,211 @@
+import GalleryCrypto
+import GalleryModel
+import GalleryWire
+
+/// Signed ops (protocol.md, "Signed ops"): seals the ops this node makes, and lets a peer's op be
+/// applied only when its replica's key signed it.
+///
+/// Each replica's ops form a chain (each names its predecessor); its chain hash after op k is
+/// SHA-256(hash after op k-1 || op k without seal), starting from a genesis hash that binds the
+/// space, the replica ID and its key. The author signs the chain hash after every op it makes, so
+/// one valid signature proves every op of the chain up to it: a receiver checks one signature per
+/// replica per frame (the last one), not one per op. The intermediate signatures it did not check
+/// are dropped before the ops are stored, so this node never passes on a signature it has not
+/// seen hold; the ops it sends end, for each replica, at a signature it checked or made.
+///
+/// Kept per replica: the head of its chain as applied here, built from the replica's log when
+/// first needed. Ops of replicas whose first op carries no key (ops made before signing, in this
+/// node's own files) are kept and served to no one: they are refused from peers.
+package struct OpSignatures: OpAuthenticator {
+    /// The head of a replica's chain as applied here.
+    struct Head: Sendable {
+        /// The replica's key, nil for a replica of unsigned ops (made before version 4).
+        var key: Ed25519.PublicKey?
+        /// The last counter applied (0: none).
+        var counter: UInt64
+        /// The chain hash after that op.
+        var hash: [UInt8]
+    }
+
+    /// A run of ops of one replica that arrived before its predecessor, with the signature of its
+    /// last op: checked when its first op is about to be applied.
+    struct Proof: Sendable {
+        var ops: [Op]
+        /// The connection that sent it.
+        var source: Int
+    }
+
+    let space: [UInt8]
+    let signingKey: Ed25519.PrivateKey
+    /// The salt of this node's replica ID.
+    let salt: UInt64
+    var heads: [ReplicaID: Head] = [:]
+    /// Per replica, each op a checked signature covers and that is not applied yet (without its
+    /// seal), with the chain hash after it: an op is admitted only if it is that op.
+    var expected: [ReplicaID: [UInt64: (op: Op, hash: [UInt8])]] = [:]
+    /// How many entries `expected` holds; past `maximumExpected` it is cleared (the ops then
+    /// need a signature of their own, or another frame).
+    private var expectedCount = 0
+    static let maximumExpected = 1_000_000
+    /// Runs waiting for their predecessor, by replica and the counter of their first op.
+    var proofs: [ReplicaID: [UInt64: Proof]] = [:]
+    /// The ops of the runs in `proofs`.
+    var proofOpCount = 0
+    static let maximumProofOps = 200_000
+    /// Per connection, the ops held back until a signature covering them arrives (a frame may end
+    /// in the middle of a run).
+    var tails: [Int: [Op]] = [:]
+    /// The replicas of this node's own files that sign nothing (made before version 4): kept,
+    /// never sent.
+    var unsignedReplicas: Set<ReplicaID> = []
+    /// The op `admit` let through last and its chain hash, which `didApply` then takes as is.
+    private var admitted: (id: OpID, hash: [UInt8])?
+    /// The most ops held back per connection.
+    static let maximumTail = 10_000
+    /// Signatures checked, and ops whose signature was covered by another's (for benchmarks).
+    private(set) var verifications = 0
+
+    /// - Parameters:
+    ///   - space: The space ID (`OpSigning.spaceID`).
+    ///   - signingKey: The node's key (`OpSigning.signingKey`).
+    ///   - salt: The salt of the node's replica ID (`OpSigning.replicaID`).
+    package init(space: [UInt8], signingKey: Ed25519.PrivateKey, salt: UInt64) {
+        self.space = space
+        self.signingKey = signingKey
+        self.salt = salt
+        replicaID = OpSigning.replicaID(space: space, publicKey: signingKey.publicKey.rawRepresentation, salt: salt)
+    }
+
+    /// The replica ID this node's ops are made under.
+    package let replicaID: ReplicaID
+
+    // MARK: OpAuthenticator
+
+    package mutating func seal(_ op: Op) -> OpSeal? {
+        let replica = op.id.replica
+        guard replica == replicaID else { return nil }
+        var seal = OpSeal()
+        let before: [UInt8]
+        if op.previous == 0 {
+            seal.keyClaim = OpSeal.KeyClaim(publicKey: signingKey.publicKey.rawRepresentation, salt: salt)
+            before = OpSigning.genesis(space: space, replica: replica, publicKey: signingKey.publicKey.rawRepresentation)
+        } else {
+            guard let head = heads[replica], head.counter == op.previous else { return nil }
+            before = head.hash
+        }
+        seal.signature = signingKey.signature(for: OpSigning.message(op.id, chain: OpSigning.chain(before, op)))
+        return seal
+    }
+
+    package mutating func didApply(_ op: Op) {
+        let replica = op.id.replica
+        let known = admitted?.id == op.id ? admitted?.hash : nil
+        admitted = nil
+        if op.previous == 0 {
+            let key = op.seal?.keyClaim.flatMap { try? Ed25519.PublicKey(rawRepresentation: $0.publicKey) }
+            let genesis = key.map { OpSigning.genesis(space: space, replica: replica, publicKey: $0.rawRepresentation) } ?? []
+            heads[replica] = Head(key: key, counter: op.lastCounter, hash: OpSigning.chain(genesis, op))
+            return
+        }
+        guard var head = heads[replica] else { return }
+        guard head.counter == op.previous else {
+            // Not the next op of the chain known here: learn the head again from the log.
+            heads[replica] = nil
+            return
+        }
+        head.hash = known ?? OpSigning.chain(head.hash, op)
+        head.counter = op.lastCounter
+        heads[replica] = head
+    }
+
+    package mutating func admit(_ op: Op) -> String? {
+        let replica = op.id.replica
+        if expected[replica]?[op.id.counter] == nil {
+            if let proof = proofs[replica]?.removeValue(forKey: op.id.counter) {
+                proofOpCount -= proof.ops.count
+                if let failure = check(proof.ops) { return failure }
+            } else if op.seal?.signature != nil {
+                if let failure = check([op]) { return failure }
+            } else {
+                return "no signature covers it"
+            }
+        }
+        guard let want = expected[replica]?.removeValue(forKey: op.id.counter) else { return "no signature covers it" }
+        expectedCount -= 1
+        // The op the signature covered (compared as values: cheaper than hashing it again), at
+        // the place it covered (its predecessor is the one hashed before it).
+        guard want.op == op.unsealed, chainHash(before: op) != nil else {
+            return "it differs from the op its replica signed under that ID"
+        }
+        admitted = (op.id, want.hash)
+        return nil
+    }
+
+    /// The chain hash before `op` as applied here (its predecessor is applied), or nil if unknown.
+    private func chainHash(before op: Op) -> [UInt8]? {
+        if op.previous == 0 {
+            guard let claim = op.seal?.keyClaim else { return nil }
+            return OpSigning.genesis(space: space, replica: op.id.replica, publicKey: claim.publicKey)
+        }
+        guard let head = heads[op.id.replica], head.counter == op.previous else { return nil }
+        return head.hash
+    }
+
+    // MARK: Checking
+
+    /// Learns the head of `replica`'s chain from the ops applied here, once.
+    mutating func loadHead(of replica: ReplicaID, from state: Replica) {
+        guard heads[replica] == nil else { return }
+        let chain = state.chain(of: replica)
+        guard let first = chain.first, first.previous == 0 else { return }
+        let key = first.seal?.keyClaim.flatMap { try? Ed25519.PublicKey(rawRepresentation: $0.publicKey) }
+        var hash = key.map { OpSigning.genesis(space: space, replica: replica, publicKey: $0.rawRepresentation) } ?? []
+        for op in chain { hash = OpSigning.chain(hash, op) }
+        heads[replica] = Head(key: key, counter: chain.last?.lastCounter ?? 0, hash: hash)
+    }
+
+    /// Checks a run of ops of one replica, each the next of the one before, whose first extends
+    /// the chain applied here and whose last is signed: nil when the signature holds (every op
+    /// of the run is then covered), else why not.
+    mutating func check(_ run: [Op]) -> String? {
+        guard let first = run.first, let last = run.last else { return nil }
+        let replica = first.id.replica
+        var key: Ed25519.PublicKey
+        var hash: [UInt8]
+        if first.previous == 0 {
+            guard let claim = first.seal?.keyClaim else { return "the first op of replica \(replica) claims no key" }
+            guard let claimed = try? Ed25519.PublicKey(rawRepresentation: claim.publicKey) else { return "its key claim is not a valid Ed25519 key" }
+            guard OpSigning.replicaID(space: space, publicKey: claim.publicKey, salt: claim.salt) == replica else {
+                return "replica \(replica) is not the replica of the key it claims in this space"
+            }
+            key = claimed
+            hash = OpSigning.genesis(space: space, replica: replica, publicKey: claim.publicKey)
+        } else {
+            guard let head = heads[replica], head.counter == first.previous else { return "its predecessor's chain is unknown here" }
+            guard let known = head.key else { return "replica \(replica) signs nothing (its ops predate signed ops): refused from peers" }
+            key = known
+            hash = head.hash
+        }
+        var hashes: [[UInt8]] = []
+        hashes.reserveCapacity(run.count)
+        for op in run {
+            hash = OpSigning.chain(hash, op)
+            hashes.append(hash)
+        }
+        guard let signature = last.seal?.signature else { return "no signature covers it" }
+        verifications += 1
+        do {
+            try key.verify(signature, for: OpSigning.message(last.id, chain: hash))
+        } catch {
+            return "signature of \(last.id): \(error.localizedDescription)"
+        }
+        if expectedCount + run.count > Self.maximumExpected {
+            expected = [:]
+            expectedCount = 0
+        }
+        for (op, hash) in zip(run, hashes) where expected[replica, default: [:]].updateValue((op.unsealed, hash), forKey: op.id.counter) == nil {
+            expectedCount += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,215 @@
+import Foundation
+import GalleryImaging
+
+/// Makes the thumbnails of the originals this node holds (`ThumbnailSize.allCases` from one
+/// decode), off the node's loop, on a bounded pool of threads, and stores them as derived blobs.
+///
+/// Jobs are named by the original's hash: every caller asking for one hash while it is queued or
+/// being made shares that one job. A reader waiting (a page) is queued ahead of the thumbnails made
+/// on arrival. An original that yields none (not an image, hostile, too large) gets its reason
+/// recorded in the derived store, and is not tried again.
+///
+/// **Memory bound.** A job holds the original once (at most `maximumOriginalBytes`, 64 MiB, read
+/// 1 MiB at a time into one buffer; a larger file is refused unread) and the decoder's working
+/// memory, bounded by `limits` (`ImageLimits.standard`: 256 MiB, the decoded raster of at most 64
+/// megapixels after scaling included, checked against the headers before any buffer is
+/// allocated), then the resampled rasters (a few MiB): under 330 MiB a job. At most `width` jobs run
+/// at once (the cores, at most 4). A hostile picture costs an error and a recorded reason, never
+/// more than that bound.
+///
+/// `@unchecked Sendable`: the queues and job table are guarded by `lock`.
+package final class ThumbnailMaker: @unchecked Sendable {
+    /// The largest original a thumbnail is made of.
+    package static let maximumOriginalBytes = 64 << 20
+    /// The bytes of the original read at a time.
+    static let readPiece = 1 << 20
+    /// What a job is told: both thumbnails are stored, or why not.
+    package typealias Answer = @Sendable (Result<Void, ThumbnailFailure>) -> Void
+
+    let originals: any BlobSource
+    package let derived: any DerivedBlobSource
+    /// The most jobs running at once.
+    package let width: Int
+    /// The decoders' bounds.
+    let limits: ImageLimits
+    let log: NodeLog
+
+    private let lock = NSLock()
+    /// The answers waiting for each queued or running job.
+    private var jobs: [String: [Answer]] = [:]
+    /// Jobs a reader waits for, then jobs made on arrival; each read from `…Head`.
+    private var urgent: [String] = []
+    private var urgentHead = 0
+    private var background: [String] = []
+    private var backgroundHead = 0
+    private var running = 0
+    private var stopped = false
+    /// Counts since start, for `status`: originals made into thumbnails, and refused.
+    private var madeCount = 0
+    private var failedCount = 0
+
+    package init(originals: any BlobSource, derived: any DerivedBlobSource, width: Int? = nil, limits: ImageLimits = .standard, log: NodeLog) {
+        self.originals = originals
+        self.derived = derived
+        self.width = max(1, width ?? min(4, ProcessInfo.processInfo.activeProcessorCount))
+        self.limits = limits
+        self.log = log
+    }
+
+    /// Whether every size of `hash` is stored.
+    package func isComplete(_ hash: String) -> Bool {
+        ThumbnailSize.allCases.allSatisfy { derived.hasThumbnail(of: hash, size: $0.rawValue) }
+    }
+
+    /// Jobs queued or running.
+    package var pending: Int {
+        lock.withLock { jobs.count }
+    }
+
+    /// Originals made into thumbnails, and refused, since the node started.
+    package var counts: (made: Int, failed: Int) {
+        lock.withLock { (madeCount, failedCount) }
+    }
+
+    /// Makes the thumbnails of the held original `hash` unless they are stored, then calls
+    /// `answer` once (on another thread, or at once when nothing is to be done). `urgent`: a
+    /// reader waits, so the job goes ahead of those made on arrival.
+    package func make(_ hash: String, urgent isUrgent: Bool = false, answer: Answer? = nil) {
+        if isComplete(hash) {
+            answer?(.success(()))
+            return
+        }
+        if let reason = derived.failure(of: hash) {
+            answer?(.failure(.undecodable(reason)))
+            return
+        }
+        let start = lock.withLock { () -> Bool? in
+            guard !stopped else { return nil }
+            if jobs[hash] != nil {
+                if let answer { jobs[hash]!.append(answer) }
+                // A reader now waits for a job made on arrival: it goes ahead too.
+                if isUrgent { urgent.append(hash) }
+                return false
+            }
+            jobs[hash] = answer.map { [$0] } ?? []
+            if isUrgent { urgent.append(hash) } else { background.append(hash) }
+            guard running < width else { return false }
+            running += 1
+            return true
+        }
+        switch start {
+        case nil: answer?(.failure(.stopped))
+        case true?: DispatchQueue.global(qos: .utility).async { self.work() }
+        case false?: break
+        }
+    }
+
+    /// Refuses every queued job and every later one.
+    package func stop() {
+        let answers = lock.withLock { () -> [Answer] in
+            stopped = true
+            let waiting = jobs.values.flatMap { $0 }
+            jobs = [:]
+            urgent = []
+            background = []
+            urgentHead = 0
+            backgroundHead = 0
+            return waiting
+        }
+        for answer in answers { answer(.failure(.stopped)) }
+    }
+
+    /// A pool thread: takes jobs until none is queued.
+    private func work() {
+        while let hash = next() {
+            let result = makeNow(hash)
+            let answers = lock.withLock { () -> [Answer] in
+                switch result {
+                case .success: madeCount += 1
+                case .failure(.undecodable): failedCount += 1
+                default: break
+                }
+                return jobs.removeValue(forKey: hash) ?? []
+            }
+            for answer in answers { answer(result) }
+        }
+    }
+
+    /// The next queued job, urgent first; nil (and one thread fewer running) when none is left.
+    private func next() -> String? {
+        lock.withLock {
+            while true {
+                if urgentHead < urgent.count {
+                    let hash = urgent[urgentHead]
+                    urgentHead += 1
+                    if urgentHead == urgent.count { urgent = []; urgentHead = 0 }
+                    // A job already taken from the other queue is not made twice.
+                    if jobs[hash] != nil, !taken.contains(hash) { taken.insert(hash); return hash }
+                } else if backgroundHead < background.count {
+                    let hash = background[backgroundHead]
+                    backgroundHead += 1
+                    if backgroundHead == background.count { background = []; backgroundHead = 0 }
+                    if jobs[hash] != nil, !taken.contains(hash) { taken.insert(hash); return hash }
+                } else {
+                    running -= 1
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// The jobs a thread took (they stay in `jobs` until answered). Guarded by `lock`.
+    private var taken: Set<String> = []
+
+    /// Reads the original, makes both sizes from one decode and stores them; records why not
+    /// when the picture cannot be decoded.
+    private func makeNow(_ hash: String) -> Result<Void, ThumbnailFailure> {
+        defer { lock.withLock { _ = taken.remove(hash) } }
+        if isComplete(hash) { return .success(()) }
+        let data: Data
+        do {
+            let reader = try originals.openForReading(hash)
+            defer { reader.close() }
+            let size = try reader.size()
+            guard size <= Self.maximumOriginalBytes else {
+                return refuse(hash, "the file is \(size) bytes, more than the \(Self.maximumOriginalBytes) bytes thumbnails are made of")
+            }
+            // A piece at a time into one buffer: the original is held once, not twice.
+            var bytes = Data(capacity: size)
+            while bytes.count < size {
+                let piece = try reader.read(count: min(Self.readPiece, size - bytes.count), at: bytes.count)
+                if piece.isEmpty { break }
+                bytes.append(contentsOf: piece)
+            }
+            data = bytes
+        } catch {
+            return .failure(.unreadable(error.localizedDescription))
+        }
+        let sizes = ThumbnailSize.allCases.map(\.rawValue)
+        let thumbnails: [Thumbnail]
+        do {
+            thumbnails = try Thumbnailer.thumbnails(of: data, longEdges: sizes, limits: limits)
+        } catch {
+            return refuse(hash, error.localizedDescription)
+        }
+        do {
+            for (size, thumbnail) in zip(sizes, thumbnails) {
+                try derived.storeThumbnail(Array(thumbnail.jpeg), of: hash, size: size)
+            }
+        } catch {
+            return .failure(.storage(error.localizedDescription))
+        }
+        return .success(())
+    }
+
+    /// Records why `hash` yields no thumbnail and returns the failure.
+    private func refuse(_ hash: String, _ reason: String) -> Result<Void, ThumbnailFailure> {
+        do {
+            try derived.recordFailure(reason, of: hash)
+        } catch {
+            log("cannot record why \(hash.prefix(12)) has no thumbnail: \(error.localizedDescription)")
+        }
+        log("no thumbnail of \(hash.prefix(12)): \(reason)")
+        return .failure(.undecodable(reason))
+    }
+}

@@ -1,0 +1,53 @@
+/// The options of `gallery-bench syncthing`.
+struct SideBySideOptions {
+    var repetitions = 3
+    var smallFiles = 10_000
+    var smallBytes = 4_096
+    var mediumFiles = 1_000
+    var mediumBytes = 100 * 1_024
+    var largeBytes = 256 << 20
+    /// Seconds over which two connected idle nodes' CPU is read.
+    var idleSeconds = 60
+    /// Gallery sizes at which `watch` is measured (ours only); empty skips it.
+    var watchItems = [100, 100_000]
+    /// Changes timed per watch measurement.
+    var watchChanges = 300
+    /// Which systems run (both by default; one alone to try the harness).
+    var systems: [SideBySideSystem] = [.ours, .syncthing]
+
+    /// Parses `--NAME VALUE` pairs; throws a usage failure on anything else.
+    init(_ arguments: [String]) throws {
+        var rest = arguments[...]
+        while let option = rest.popFirst() {
+            guard let value = rest.popFirst() else { throw BenchFailure.usage("\(option) needs a value") }
+            func number() throws -> Int {
+                guard let number = Int(value), number > 0 else { throw BenchFailure.usage("\(option) needs a positive number") }
+                return number
+            }
+            switch option {
+            case "--repetitions": repetitions = try number()
+            case "--small-files": smallFiles = try number()
+            case "--small-bytes": smallBytes = try number()
+            case "--medium-files": mediumFiles = try number()
+            case "--medium-bytes": mediumBytes = try number()
+            case "--large-mib": largeBytes = try number() << 20
+            case "--idle-seconds": idleSeconds = try number()
+            case "--watch-changes": watchChanges = try number()
+            case "--watch-items":
+                let sizes = value.split(separator: ",").map { Int($0) }
+                guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? 0) >= 0 }) else { throw BenchFailure.usage("--watch-items takes N,N,... (0 skips)") }
+                watchItems = sizes.compactMap { $0 }.filter { $0 > 1 }
+            case "--only":
+                guard let system = SideBySideSystem(rawValue: value) else { throw BenchFailure.usage("--only takes ours or syncthing") }
+                systems = [system]
+            default: throw BenchFailure.usage("unknown option \(option)")
+            }
+        }
+    }
+}
+
+/// The two systems compared.
+enum SideBySideSystem: String {
+    case ours
+    case syncthing
+}
