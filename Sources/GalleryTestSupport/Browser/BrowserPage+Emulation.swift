@@ -27,11 +27,6 @@ extension BrowserPage {
         try touch("touchEnd", [])
     }
 
-    /// A tap on the centre of the first element matching `selector`.
-    package func tap(_ selector: String) throws(BrowserError) {
-        try tap(at: center(of: selector))
-    }
-
     /// Long-presses `source` until the page's `pressed` condition holds, then moves the finger to
     /// `target` in `steps` and lifts it.
     package func longPressDrag(from source: PagePoint, to target: PagePoint, until pressed: String, steps: Int = 8) throws(BrowserError) {
