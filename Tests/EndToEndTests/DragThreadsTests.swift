@@ -46,7 +46,11 @@ struct DragThreadsTests {
         #expect(items.map { $0["hash"] as? String } == (try space.column("hash", on: "bob", "alice")))
         let peak = most.withLock { $0 }
         print("drag threads: \(before) before, at most \(peak) during a drag of \(count) items")
-        #expect(peak <= 16, "\(peak) threads")
+        // The thumbnail pool (one thread per core, at most 4) makes both thumbnails of each picture
+        // as it arrives, beside the transfer's threads: issue 27's 16 plus that pool. (Before the
+        // thumbnails, 15 at most; sharing the transfer stages would bring it back under 16.)
+        let thumbnailThreads = min(4, ProcessInfo.processInfo.activeProcessorCount)
+        #expect(peak <= 16 + thumbnailThreads, "\(peak) threads")
         #endif
     }
 }

@@ -20,7 +20,8 @@ struct InPlaceImportTests {
     /// Files of `blobs/` (outside `tmp/`).
     private func blobCount(_ node: URL) throws -> Int {
         let blobs = node.appendingPathComponent("blobs")
-        return try FileManager.default.contentsOfDirectory(atPath: blobs.path).filter { $0 != "tmp" }.reduce(0) { count, name in
+        // The two-character fan-out directories hold the blobs (`derived/` the thumbnails, `cache` the cache's records).
+        return try FileManager.default.contentsOfDirectory(atPath: blobs.path).filter { $0.utf8.count == 2 }.reduce(0) { count, name in
             count + (try FileManager.default.contentsOfDirectory(atPath: blobs.appendingPathComponent(name).path).count)
         }
     }

@@ -16,11 +16,13 @@ struct ServeCommandTests {
     }
 
     private func peer(_ name: String, secret: [UInt8], connectingTo endpoint: Endpoint) throws -> SyncNode {
-        let node = SyncNode(
-            configuration: NodeConfiguration(
-                name: name, secret: secret, listen: nil, heartbeatInterval: .milliseconds(200),
-                reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)), log: .silent),
-            replica: Replica(id: ReplicaID(deriving: "\(name)-\(UUID().uuidString)")))
+        // A member of a version 4 space: its ops are signed under the replica ID bound to its key.
+        var configuration = NodeConfiguration(
+            name: name, secret: secret, listen: nil, heartbeatInterval: .milliseconds(200),
+            reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)), log: .silent)
+        configuration.replicaSalt = UInt64.random(in: 1...UInt64.max)
+        let replica = ReplicaBinding(secret: secret, nodeKey: configuration.staticKey).replicaID(salt: configuration.replicaSalt!)
+        let node = SyncNode(configuration: configuration, replica: Replica(id: replica))
         try node.start()
         node.keepConnected(to: endpoint)
         return node

@@ -1,6 +1,7 @@
 import Foundation
 import GalleryCrypto
 import GalleryModel
+import GalleryNode
 import GalleryTestSupport
 import GalleryWire
 import Testing
@@ -23,7 +24,11 @@ struct ThumbnailRequestBoundTests {
         var peer = try RawPeer(connectingTo: endpoint, secret: secret)
         defer { peer.streams.close() }
 
-        var replica = Replica(id: ReplicaID(0xB0B))
+        // A member of a version 4 space: its ops are signed under the replica ID bound to its key.
+        var signer = NodeConfiguration(name: "raw", secret: secret)
+        signer.replicaSalt = 0xB0B
+        var replica = SyncNode.signing(
+            Replica(id: ReplicaBinding(secret: secret, nodeKey: signer.staticKey).replicaID(salt: 0xB0B)), signer)
         try replica.createGallery("raw")
         let drafts = (0..<100).map { index in
             ItemDraft(fields: [

@@ -6,7 +6,7 @@ import GalleryWire
 /// brought it with `forged_op`, wherever it came from (live, a catch-up, a relay).
 extension SyncNode {
     /// `replica` with `OpSignatures` installed when the configuration signs ops.
-    static func signing(_ replica: Replica, _ configuration: NodeConfiguration) -> Replica {
+    package static func signing(_ replica: Replica, _ configuration: NodeConfiguration) -> Replica {
         guard let salt = configuration.replicaSalt else { return replica }
         var signatures = OpSignatures(
             space: OpSigning.spaceID(ofSecret: configuration.secret),

@@ -27,8 +27,6 @@ extension BrowserPage {
         try touch("touchEnd", [])
     }
 
-    // A tap on an element by selector: `tap(_:)` in BrowserPage+Gestures.
-
     /// Long-presses `source` until the page's `pressed` condition holds, then moves the finger to
     /// `target` in `steps` and lifts it.
     package func longPressDrag(from source: PagePoint, to target: PagePoint, until pressed: String, steps: Int = 8) throws(BrowserError) {

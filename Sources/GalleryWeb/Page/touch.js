@@ -155,11 +155,18 @@ async function finishTouchDrag(x, y, dropped) {
   await moveItems(drag.ids, S.gallery, index);
 }
 
-// A tap (a click from a touch) selects the tile, or takes it out of the selection: phones have no Ctrl.
+// A tap (a click from a touch), as in a phone's photo app: with nothing selected it opens the picture
+// (viewer.js) and selects nothing; once a long press has selected something, a tap adds the tile to
+// the selection or takes it out (phones have no Ctrl).
 function onTouchClick(e) {
   if (e.pointerType !== 'touch') return;
   const tile = e.target.closest('.tile');
   if (!tile || e.target.closest('.cancel')) return;
+  if (!S.selected.size) {
+    const id = tile.dataset.id;
+    setTimeout(() => { if (S.selected.size === 1 && S.selected.has(id)) setSelection([], null); }, 0);
+    return;
+  }
   e.stopPropagation();
   clickTile(tile.dataset.id, { ctrlKey: true });
 }
