@@ -54,7 +54,11 @@ struct RealViewerTests {
             // A phone: a tap on a tile opens the viewer.
             let phone = try space.open(bob)
             try phone.emulateViewport(width: 390, height: 844, scale: 2, mobile: true)
+            // On a phone the galleries are in the drawer.
+            try phone.tap("#drawer-open")
+            try phone.waitFor("__state.drawerOpen && document.querySelector('#sidebar').getBoundingClientRect().left === 0")
             try phone.tap(".gallery-row[data-gallery=alice]")
+            try phone.waitFor("document.getElementById('gallery-title').textContent === 'alice'")
             try phone.waitFor(RealCrossNodeTests.showsImage(hashes[2], at: 2), timeout: .seconds(30))
             GalleryViewerTests.keep(phone, "real-grid-390")
             try phone.tap(BrowserPage.tile(ids[2]))
