@@ -99,7 +99,7 @@ function renderTrash() {
     card.setAttribute('aria-selected', String(selected));
     card.style.setProperty('--a', aspectOf(item));
     const frame = el('div', 'frame');
-    const source = blobURL(item);
+    const source = thumbnailURL(item);   // a thumbnail, never the original (which may be on a peer only)
     if (source) {
       const image = document.createElement('img');
       image.alt = '';
