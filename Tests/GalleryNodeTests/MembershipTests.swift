@@ -1,7 +1,10 @@
+import Foundation
 import GalleryCrypto
+import GalleryIO
 import GalleryModel
 import GalleryNode
 import GalleryWire
+import Synchronization
 import Testing
 
 /// The membership a node holds (protocol.md, "Membership"): single-use invitations, which
@@ -83,5 +86,45 @@ struct MembershipTests {
         _ = try b.adopt(secret: a.keys.secret, generation: 1)
         #expect(a.keys.secret == b.keys.secret)
         #expect(a.keys.space == OpSigning.spaceID(ofSecret: Array("space".utf8)), "the space ID survives the key")
+    }
+}
+
+/// The newcomer's side against inviters that do not behave.
+@Suite("join client")
+struct JoinClientTests {
+    @Test("An inviter that accepts and never answers is given up after the deadline, with a clear error")
+    func silentInviter() throws {
+        let listener = try Listener(Endpoint(host: "127.0.0.1", port: 0))
+        defer { listener.close() }
+        let held = Mutex<StreamPair?>(nil)
+        Thread.detachNewThread { held.withLock { $0 = try? listener.accept() } }
+        defer { held.withLock { $0?.close() } }
+        let code = InvitationCode(secret: Array(repeating: 1, count: 16), inviterKey: X25519.PrivateKey().publicKey.rawRepresentation,
+                                  space: Array(repeating: 2, count: 16), expires: UInt32.max,
+                                  addresses: [WireAddress(host: "127.0.0.1", port: listener.endpoint.port)])
+        let started = Date()
+        #expect {
+            _ = try JoinClient.join(code: code, staticKey: X25519.PrivateKey(), name: "newcomer", deadline: 0.5)
+        } throws: { error in
+            "\(error.localizedDescription)".contains("no answer from the inviter")
+        }
+        #expect(Date().timeIntervalSince(started) < 15)
+    }
+
+    @Test("A node at the code's address with another key is refused before the newcomer proves anything")
+    func wrongInviter() throws {
+        // A real node with a fresh key; the code names another key.
+        let node = SyncNode(configuration: NodeConfiguration(name: "other", secret: Array("s".utf8), log: NodeLog { _ in }),
+                            replica: Replica(id: ReplicaID(7)))
+        let endpoint = try #require(try node.start())
+        defer { node.stop() }
+        let code = InvitationCode(secret: Array(repeating: 1, count: 16), inviterKey: X25519.PrivateKey().publicKey.rawRepresentation,
+                                  space: Array(repeating: 2, count: 16), expires: UInt32.max,
+                                  addresses: [WireAddress(host: "127.0.0.1", port: endpoint.port)])
+        #expect {
+            _ = try JoinClient.join(code: code, staticKey: X25519.PrivateKey(), name: "newcomer", deadline: 10)
+        } throws: { error in
+            "\(error.localizedDescription)".contains("not the inviter")
+        }
     }
 }

@@ -3,6 +3,7 @@ import GalleryCrypto
 import GalleryIO
 import GalleryModel
 import GalleryWire
+import Synchronization
 
 /// The newcomer's side of a join (`gallery serve DIR --join CODE`; protocol.md, "Joining"): it
 /// dials the inviter at the code's addresses, runs the handshake with the invitation's PSK,
@@ -36,8 +37,12 @@ package enum JoinClient {
         }
     }
 
+    /// The longest a join waits on one inviter address once connected.
+    package static let deadline: TimeInterval = 20
+
     /// Joins the space of `code` as the node whose static key is `staticKey`, named `name`.
-    package static func join(code: InvitationCode, staticKey: X25519.PrivateKey, name: String) throws(Failure) -> Grant {
+    package static func join(code: InvitationCode, staticKey: X25519.PrivateKey, name: String,
+                             deadline: TimeInterval = JoinClient.deadline) throws(Failure) -> Grant {
         guard let inviterKey = try? X25519.PublicKey(rawRepresentation: code.inviterKey) else {
             throw .protocolFailure("the code's inviter key is not a valid X25519 key")
         }
@@ -52,15 +57,32 @@ package enum JoinClient {
                 continue
             }
             defer { streams.close() }
-            do {
-                var keys = try exchange(on: streams, code: code, inviterKey: inviterKey, staticKey: staticKey, name: name)
-                keys.inviter = endpoint
-                return keys
-            } catch let failure as Failure {
-                throw failure
-            } catch {
-                throw .protocolFailure("\(error)")
+            // The exchange runs on its own thread, bounded: an inviter that stops answering is
+            // given up (its streams closed) after `deadline`.
+            let outcome = Mutex<Result<Grant, Failure>?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            Thread.detachNewThread {
+                let result: Result<Grant, Failure>
+                do {
+                    var grant = try exchange(on: streams, code: code, inviterKey: inviterKey, staticKey: staticKey, name: name)
+                    grant.inviter = endpoint
+                    result = .success(grant)
+                } catch let failure as Failure {
+                    result = .failure(failure)
+                } catch JoinLink.Ended.ended {
+                    result = .failure(.refused("the inviter closed the connection during the handshake"))
+                } catch {
+                    result = .failure(.protocolFailure("\(error)"))
+                }
+                outcome.withLock { $0 = result }
+                done.signal()
             }
+            if done.wait(timeout: .now() + deadline) == .timedOut {
+                streams.close()
+                throw .protocolFailure("no answer from the inviter within \(Int(deadline)) s")
+            }
+            guard let result = outcome.withLock({ $0 }) else { throw .protocolFailure("the join ended without an outcome") }
+            return try result.get()
         }
         throw .unreachable(tries)
     }
