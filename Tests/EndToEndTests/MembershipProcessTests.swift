@@ -96,6 +96,9 @@ struct MembershipProcessTests {
         #expect(space.waitUntil(timeout: 20) { space.standardError(of: "bob").contains("took the space key of generation 1") })
         #expect(space.waitUntil(timeout: 20) { space.standardError(of: "carol").contains("was revoked from this space") })
         #expect(try space.gallery("bob", "members").stdout.contains("REVOKED"))
+        // Alice no longer dials carol: it is out of her address book.
+        #expect(space.standardError(of: "alice").contains("forgot revoked node"))
+        #expect(try !space.gallery("alice", "peers").stdout.contains("carol"))
         // Carol redials and is refused; a gallery made after the revocation reaches bob, not carol.
         #expect(space.waitUntil(timeout: 30) { space.standardError(of: "alice").contains("REVOKED node") })
         #expect(try space.gallery("alice", "new-gallery", "after-revocation").status == 0)

@@ -115,6 +115,12 @@ extension SyncNode {
                 _ = connection.send(.membership(.records(added)))
             }
         }
+        // Members stop dialing a revoked node (it would be refused at message 3 anyway).
+        for record in added where record.kind == .revoked {
+            if let node = record.nodeID, forgetOnLoop(node.rawValue) {
+                configuration.log("\(configuration.name): forgot revoked node \(node): no longer dialed")
+            }
+        }
         notifyChange()
     }
 
