@@ -4,6 +4,7 @@ import GalleryCrypto
 enum SHA256Order {
     /// Whether SHA-256(`a`) is greater than SHA-256(`b`), bytes compared in order.
     static func greater(_ a: [UInt8], than b: [UInt8]) -> Bool {
-        SHA256.hash(a).lexicographicallyPrecedes(SHA256.hash(b)) == false && SHA256.hash(a) != SHA256.hash(b)
+        let (first, second) = (SHA256.hash(a), SHA256.hash(b))
+        return first != second && !first.lexicographicallyPrecedes(second)
     }
 }
