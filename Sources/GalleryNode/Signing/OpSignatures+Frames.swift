@@ -56,8 +56,11 @@ extension OpSignatures {
                 if first.previous == chainEnd {
                     if let reason = check(covered) {
                         // The ops before the first one the author did not sign still count.
+                        // The op blamed is the first signed op after them: its signature fails
+                        // (the ops between, whose signatures the sender left out, are not proven).
                         let valid = longestSignedPrefix(of: covered)
-                        return FrameCheck(ops: valid, forged: (covered[valid.count], reason))
+                        let blamed = covered[valid.count...].first { $0.seal?.signature != nil } ?? covered[valid.count]
+                        return FrameCheck(ops: valid, forged: (blamed, reason))
                     }
                     chainEnd = covered.last?.lastCounter ?? chainEnd
                 } else if first.previous > chainEnd {
