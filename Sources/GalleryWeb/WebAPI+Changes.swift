@@ -12,10 +12,8 @@ extension WebAPI {
         let index = try optionalIndex(json)
         switch change {
         case .newGallery:
+            // The name's rule is the command line's: `ControlCommand.galleryNameProblem`.
             let name = json["name"] as? String ?? ""
-            guard !name.isEmpty, name.utf8.count <= 200, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw WebRefusal(400, "badName", "a gallery's name is 1 to 200 bytes without control characters")
-            }
             _ = try ControlCommands.execute(.newGallery(name), on: node)
             return .json(["gallery": name, "lastEventId": feed.advance()], status: 201)
         case .move:
@@ -38,12 +36,8 @@ extension WebAPI {
             return try addURL(json, index: index)
         case .cancelTransfer:
             let id = try itemIDs([json["transfer"] ?? NSNull()])[0]
-            guard let transfers = node.transfers else { throw WebRefusal(404, "unknownTransfer", "this node keeps no blobs") }
-            do {
-                try transfers.cancel([id])
-            } catch {
-                throw WebRefusal(404, "unknownTransfer", error.localizedDescription)
-            }
+            guard let transfers = node.transfers else { throw ActionError.noBlobs }
+            try transfers.cancel([id])
             return .json(["cancelled": id.description, "lastEventId": feed.advance()])
         case .announceUploads:
             let files = (json["files"] as? [[String: Any]] ?? []).map {
@@ -91,7 +85,7 @@ extension WebAPI {
         case ("url", is NSNull): (field, fieldValue) = (.url, .none)
         default: throw WebRefusal(400, "badField", "fields are title, url (text) and aspectRatio (a number)")
         }
-        if let problem = FieldLimits.problem(with: fieldValue, for: field) { throw WebRefusal(400, "badField", problem) }
+        if let problem = FieldLimits.problem(with: fieldValue, for: field) { throw ActionError.outOfBounds(problem) }
         let step = try node.perform { replica in
             guard replica.item(id)?.isDeleted == false else { throw ModelError.unknownItem(id) }
             return try UpdateItems.set(id, field, to: fieldValue, in: &replica)
@@ -124,7 +118,7 @@ extension WebAPI {
             throw WebRefusal(403, "otherSpace", "the items come from another space")
         }
         if descriptor["wholeGallery"] as? Bool == true, descriptor["gallery"] as? String == to {
-            throw WebRefusal(409, "intoItself", "cannot drop gallery \"\(to)\" into itself")
+            throw ActionError.intoItself(to)
         }
         let ids = try itemIDs(items.map { $0["id"] ?? NSNull() })
         let operation = json["operation"] as? String ?? "copy"
