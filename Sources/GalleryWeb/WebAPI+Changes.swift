@@ -44,7 +44,7 @@ extension WebAPI {
                 Upload.File(name: $0["name"] as? String ?? "", size: ($0["size"] as? NSNumber)?.intValue ?? -1,
                             mediaType: $0["mediaType"] as? String ?? "")
             }
-            guard !files.isEmpty, files.count <= 10_000 else { throw WebRefusal(400, "badFiles", "announce 1 to 10,000 files") }
+            guard !files.isEmpty, files.count <= ControlCommand.maximumBatchItems else { throw WebRefusal(400, "badFiles", "announce 1 to 10,000 files") }
             let made = try uploads.begin(files, into: json["to"] as? String ?? "", at: index)
             return .json(["uploads": made.map { ["upload": $0.upload, "item": $0.item.description] },
                           "lastEventId": feed.advance()], status: 201)
@@ -64,7 +64,7 @@ extension WebAPI {
 
     /// Item IDs `COUNTER@REPLICA` from a JSON array.
     private func itemIDs(_ value: Any?) throws -> [OpID] {
-        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= 10_000 else {
+        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= ControlCommand.maximumBatchItems else {
             throw WebRefusal(400, "badItems", "name 1 to 10,000 items")
         }
         return try texts.map { text in
@@ -98,8 +98,9 @@ extension WebAPI {
     private func addURL(_ json: [String: Any], index: Int?) throws -> WebResponse {
         let url = json["url"] as? String ?? ""
         let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.utf8.count <= 2048 else {
-            throw WebRefusal(400, "badURL", "only http: and https: URLs of at most 2048 bytes")
+        // The length is the command line's rule (`FieldLimits.urlBytes`, checked by `AddImage`).
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw WebRefusal(400, "badURL", "only http: and https: URLs")
         }
         let request = AddRequest(sources: [.url(url)], gallery: json["to"] as? String, index: index, title: json["title"] as? String,
                                  aspect: (json["aspectRatio"] as? NSNumber)?.doubleValue)
@@ -111,7 +112,7 @@ extension WebAPI {
     /// `drops`: the cross-node drop of a descriptor (section 7), exactly `gallery drag`.
     private func drop(_ json: [String: Any], index: Int?) throws -> WebResponse {
         guard let descriptor = json["descriptor"] as? [String: Any], let items = descriptor["items"] as? [[String: Any]],
-              let to = json["to"] as? String, !items.isEmpty, items.count <= 10_000 else {
+              let to = json["to"] as? String, !items.isEmpty, items.count <= ControlCommand.maximumBatchItems else {
             throw WebRefusal(400, "badDescriptor", "a drop needs a descriptor with 1 to 10,000 items and a gallery")
         }
         guard descriptor["space"] as? String == space else {

@@ -61,7 +61,7 @@ extension WebAPI {
 
     /// Item IDs of a Trash route: 1 to 10,000 `COUNTER@REPLICA`.
     private func trashItemIDs(_ value: Any?) throws -> [OpID] {
-        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= 10_000 else {
+        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= ControlCommand.maximumBatchItems else {
             throw WebRefusal(400, "badItems", "name 1 to 10,000 items")
         }
         return try texts.map { text in

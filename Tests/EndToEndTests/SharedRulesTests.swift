@@ -39,6 +39,35 @@ struct SharedRulesTests {
         #expect(try node.gallery("galleries").stdout == listed)
     }
 
+    @Test("a URL of 8,192 bytes and a title of 1,024 bytes pass both adapters; one byte more is refused by both")
+    func urlAndTitleLimits() throws {
+        defer { try? FileManager.default.removeItem(at: base) }
+        let node = try WebNode("fields", base: base)
+        defer { node.stop() }
+        let prefix = "https://example.org/"
+        let url = prefix + String(repeating: "a", count: 8_192 - prefix.utf8.count)
+        let webAdded = try node.post("/api/items/add-url", ["url": url, "to": "fields"])
+        #expect(webAdded.status == 201, "\(webAdded.text)")
+        let cliAdded = try node.gallery("add", url)
+        #expect(cliAdded.status == 0, "\(cliAdded.stderr)")
+        let webLong = try node.post("/api/items/add-url", ["url": url + "a", "to": "fields"])
+        #expect(webLong.status == 400 && webLong.json["error"] as? String == "badField", "\(webLong.text)")
+        let cliLong = try node.gallery("add", url + "a")
+        let reason = try #require(webLong.json["message"] as? String)
+        #expect(cliLong.status == 64 && cliLong.stderr.hasPrefix("gallery: \(reason)\n"), "\(cliLong.stderr) vs \(reason)")
+
+        let id = try #require(node.ids("fields").first)
+        let title = String(repeating: "t", count: 1_024)
+        #expect(try node.post("/api/items/update", ["item": id, "field": "title", "value": title]).status == 200)
+        #expect(try node.gallery("update", id, "--title", title).status == 0)
+        let webTitle = try node.post("/api/items/update", ["item": id, "field": "title", "value": title + "t"])
+        #expect(webTitle.status == 400 && webTitle.json["error"] as? String == "badField", "\(webTitle.text)")
+        let cliTitle = try node.gallery("update", id, "--title", title + "t")
+        let titleReason = try #require(webTitle.json["message"] as? String)
+        #expect(cliTitle.status == 64 && cliTitle.stderr.hasPrefix("gallery: \(titleReason)\n"), "\(cliTitle.stderr)")
+        #expect(try node.ids("fields").count == 2)
+    }
+
     @Test("a refused use case: the web's status and code for its case, and the CLI's message is the web's")
     func sameRefusal() throws {
         defer { try? FileManager.default.removeItem(at: base) }
