@@ -88,14 +88,48 @@ struct PhoneDrawerTests {
         }
     }
 
-    @Test("With items selected a bar says how many: Move to… takes them to a gallery chosen in the drawer, Delete to the Trash, Clear unselects")
-    func selectionBar() throws {
-        try PageScenario.run("phone-selection-bar") { scenario in
+    @Test("A long-press drag held at the screen's left edge opens the drawer; lifting the finger on the Trash moves the tile there")
+    func touchDropOnTrash() throws {
+        try PageScenario.run("phone-drawer-trash") { scenario in
+            let server = try scenario.node("alice", pictures: 3)
+            let ids = server.node.items("alice").map(\.id)
+            let page = try scenario.open(server)
+            try PageLooks.apply(PageLooks.phone, dark: true, to: page)
+            try page.settle()
+            let pressed = try page.center(of: BrowserPage.tile(ids[2]))
+            try page.touch("touchStart", [pressed])
+            try page.waitFor("__state.touchDrag === 1", timeout: .seconds(5))
+            let edge = PagePoint(x: 6, y: pressed.y)
+            for step in 1...5 {
+                let f = Double(step) / 5
+                try page.touch("touchMove", [PagePoint(x: pressed.x + (edge.x - pressed.x) * f, y: pressed.y)])
+            }
+            try page.waitFor("__state.drawerOpen && document.querySelector('#sidebar').getBoundingClientRect().left === 0", timeout: .seconds(5))
+            let trash = try page.center(of: "#trash")
+            for step in 1...4 {
+                let f = Double(step) / 4
+                try page.touch("touchMove", [PagePoint(x: edge.x + (trash.x - edge.x) * f, y: edge.y + (trash.y - edge.y) * f)])
+            }
+            try page.waitFor("__state.touchTarget === 'trash' && document.getElementById('trash').classList.contains('drop-target')")
+            try PageLooks.keep(page, as: "phone-drawer-trash-dark")
+            try page.touch("touchEnd", [])
+            try #require(server.node.waitUntil { $0.titles("alice") == ["alice-0", "alice-1"] }, "\(server.node.titles("alice"))")
+            #expect(server.node.requests(to: "/api/items/delete").first?["items"] as? [String] == [ids[2]])
+            #expect(server.node.requests(to: "/api/items/move").isEmpty)
+            try page.waitFor("!__state.drawerOpen")
+        }
+    }
+
+    @Test("With items selected a bar says how many: Move to… takes them to a gallery chosen in the drawer, Delete to the Trash, Clear unselects",
+          arguments: [false, true])
+    func selectionBar(dark: Bool) throws {
+        let scheme = dark ? "dark" : "light"
+        try PageScenario.run("phone-selection-bar-\(scheme)") { scenario in
             let server = try scenario.node("alice", pictures: 6)
             try server.node.createGallery("Family")
             let ids = server.node.items("alice").map(\.id)
             let page = try scenario.open(server)
-            try PageLooks.apply(PageLooks.phone, dark: false, to: page)
+            try PageLooks.apply(PageLooks.phone, dark: dark, to: page)
             try page.settle()
             #expect(try page.evaluate("document.getElementById('selection-bar').hidden") as? Bool == true)
 
@@ -107,13 +141,13 @@ struct PhoneDrawerTests {
             let bar = try #require(try page.box("#selection-bar"))
             #expect(bar[0] >= 0 && bar[2] <= 390 && bar[3] <= 844, "the bar fits the phone: \(bar)")
             try page.settle()
-            try PageLooks.keep(page, as: "phone-selection-bar")
+            try PageLooks.keep(page, as: "phone-selection-bar-\(scheme)")
 
             // Move to…: the drawer opens to choose; a tap on Family moves the two, the bar goes.
             try page.tap("#selection-move")
             try page.waitFor("__state.drawerOpen && document.getElementById('drawer-title').textContent === 'Move 2 items to…'")
             try page.waitFor("document.querySelector('#sidebar').getBoundingClientRect().left === 0")
-            try PageLooks.keep(page, as: "phone-move-to")
+            try PageLooks.keep(page, as: "phone-move-to-\(scheme)")
             try page.tap(".gallery-row[data-gallery=\"Family\"]")
             try #require(server.node.waitUntil { $0.titles("Family") == ["alice-0", "alice-2"] }, "\(server.node.titles("Family"))")
             try page.waitFor("!__state.drawerOpen && document.getElementById('selection-bar').hidden")
