@@ -37,7 +37,7 @@ package struct MeshReport: Sendable {
     /// Node crashes (each followed by a restart).
     package var crashes = 0
     /// With `Sabotage.silentRoot`: how many nodes followed node 0 as their root at the workload's
-    /// start (the hijack took hold) and at its end (the others gave it up for lagging).
+    /// start (the hijack took hold) and at its end.
     package var silentRootFollowers: (start: Int, end: Int)?
     /// Links reset as lost.
     package var linkDrops = 0
@@ -80,7 +80,7 @@ package struct MeshReport: Sendable {
         ]
         if let followers = silentRootFollowers {
             lines.append("silent root: \(followers.start) of \(parameters.nodes - 1) nodes followed it at the workload's start, "
-                + "\(followers.end) at its end (the others gave it up for lagging)")
+                + "\(followers.end) at its end")
         }
         lines.append(breakdown("workload bytes per op per node", workloadFrames, per: Double(max(1, opsDurable) * max(1, parameters.nodes - 1))))
         if idleSeconds > 0 {
