@@ -11,8 +11,10 @@ import Synchronization
 /// blob is ever rendered as a document.
 ///
 /// Bytes this node lacks but one of its items names are fetched from a connected peer that holds
-/// them first (`SyncNode.demandBytes`: verified before they are stored, shared by every request
-/// for them), then served; with no holder, the answer is at once a `notHeld` refusal saying why.
+/// them (`SyncNode.demandBytes`: verified before they are stored, shared by every request for
+/// them): a whole-blob request is streamed as they arrive (`WebBlobStream`: the last byte after the
+/// hash check, an abort on a mismatch), a `Range` or conditional one served once they are stored;
+/// with no holder, the answer is at once a `notHeld` refusal saying why.
 ///
 /// `reply` opens the blob and builds the head; the connection then asks `WebBlobBody` for one
 /// piece at a time as its socket drains. Both touch the disk: on the web workers, never a loop.
