@@ -14,7 +14,7 @@ import Testing
 /// `ihave_total` or `caught_up` (`NodeEnvironment.withheldFrames`).
 @Suite("silent root across processes", .serialized)
 struct SilentRootProcessTests {
-    @Test("With a silent root that every node follows, ops made on one node reach a node two ring hops away within 2 s")
+    @Test("With a silent root that every node follows, ops made on one node reach a node two ring hops away within 2 s, and the nodes that grafted around it stop following it")
     func opsRouteAroundASilentRoot() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
@@ -74,5 +74,9 @@ struct SilentRootProcessTests {
         print("silent root: delivery a -> c, seconds: \(delays.map { String(format: "%.2f", $0) }.joined(separator: " "))")
         // 16 ops: the largest is the p99.
         #expect((delays.last ?? .infinity) <= 2.0, "slowest delivery \(delays.last ?? -1) s")
+        // The nodes that had to graft around it gave it up as their root (section 11, "A parent
+        // that keeps lagging is replaced"); a, the author, never lacked its own ops.
+        let gaveUp = space.waitUntil(timeout: 30) { ["b", "c", "d"].allSatisfy { treeRoot($0).map { $0 != hijackerReplica } ?? false } }
+        #expect(gaveUp, "roots followed: \(["a", "b", "c", "d"].map { treeRoot($0) ?? "?" })")
     }
 }

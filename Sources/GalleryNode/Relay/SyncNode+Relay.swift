@@ -271,6 +271,16 @@ extension SyncNode {
         sessions[candidate.id]?.relay.grafting()
         connection.send(.graft(replica.version, origins: candidate.lacking))
         relayCountsOnLoop.graftsSent += 1
+        if let parent = relayTree.parent, parent != candidate.id {
+            let lagging = connections[parent]?.peer?.name ?? "?"
+            if relayTree.parentLagged(now: now, wallMilliseconds: wallMilliseconds) {
+                relayCountsOnLoop.parentsReplaced += 1
+                sendBeacons()
+                liveness.relayLook.nextDue = 0
+                throttledLog("parent", "\(configuration.name): the relay parent \(lagging) kept lagging what lazy peers "
+                    + "announced; following \(relayTree.parent.flatMap { connections[$0]?.peer?.name } ?? "no parent") instead")
+            }
+        }
         let named = candidate.lacking.isEmpty
             ? "ops (by its total)" : "ops of " + candidate.lacking.prefix(3).map(\.description).joined(separator: ", ")
         throttledLog("graft", "\(configuration.name): \(connection.peer?.name ?? "?") announced \(named) missing here "
