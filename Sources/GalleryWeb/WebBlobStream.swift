@@ -129,7 +129,8 @@ final class WebBlobStream: DemandTap, @unchecked Sendable {
             if state.failed { return .failed }
             let end = state.verified ? size : size - 1
             if let first = state.queue.first, state.queueStart < end {
-                precondition(state.queueStart == offset, "streamed out of order")
+                // Pieces are asked for in order; anything else aborts the response, never the node.
+                guard state.queueStart == offset else { return .failed }
                 let count = min(first.count, maximum, end - state.queueStart)
                 let bytes: [UInt8]
                 if count == first.count {
