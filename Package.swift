@@ -62,7 +62,7 @@ let package = Package(
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [
-            "GalleryModel", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
+            "GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
         ]),
         .executableTarget(name: "gallery", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
