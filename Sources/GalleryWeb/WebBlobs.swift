@@ -2,6 +2,7 @@ import Foundation
 import GalleryHTTP
 import GalleryIO
 import GalleryNode
+import Synchronization
 
 /// `GET /blobs/HASH` (http-api.md section 4): the bytes streamed from the blob store a piece at a
 /// time (never the whole blob in memory), with `ETag` = the hash, immutable caching, one `Range`,
@@ -10,8 +11,10 @@ import GalleryNode
 /// blob is ever rendered as a document.
 ///
 /// Bytes this node lacks but one of its items names are fetched from a connected peer that holds
-/// them first (`SyncNode.demandBytes`: verified before they are stored, shared by every request
-/// for them), then served; with no holder, the answer is at once a `notHeld` refusal saying why.
+/// them (`SyncNode.demandBytes`: verified before they are stored, shared by every request for
+/// them): a whole-blob request is streamed as they arrive (`WebBlobStream`: the last byte after the
+/// hash check, an abort on a mismatch), a `Range` or conditional one served once they are stored;
+/// with no holder, the answer is at once a `notHeld` refusal saying why.
 ///
 /// `reply` opens the blob and builds the head; the connection then asks `WebBlobBody` for one
 /// piece at a time as its socket drains. Both touch the disk: on the web workers, never a loop.
@@ -28,18 +31,60 @@ struct WebBlobs {
             return done(Self.refuse(WebRefusal(400, "badHash", "a hash is 64 lower-case hex digits"), request))
         }
         if let held = reply(held: hash, for: request) { return done(held) }
-        let asked = node.demandBytes(named: hash) { result in
+        // A whole blob asked for is streamed as it arrives from the peer (see `WebBlobStream`).
+        let stream = streaming(hash, for: request, lane: lane, done: done)
+        let asked = node.demandBytes(named: hash, tap: stream) { result in
             lane.submit {
                 switch result {
                 case .success:
+                    if let stream, !stream.claimReply() { return stream.verified() }
                     done(reply(held: hash, for: request)
                         ?? Self.refuse(WebRefusal(404, "notHeld", "the bytes arrived but cannot be read"), request))
                 case .failure(let failure):
+                    if let stream, !stream.claimReply() { return stream.fail() }
                     done(Self.refuse(keptFileRefusal(hash) ?? Self.refusal(failure), request))
                 }
             }
         }
         if !asked { done(Self.refuse(WebRefusal(404, "unknownBlob", "no item on this node names blob \(hash)"), request)) }
+    }
+
+    /// A stream for the bytes of `hash` as they arrive, when the whole blob is asked for (no
+    /// `Range`, no `If-None-Match`): its head goes out through `done` with the first bytes stored.
+    private func streaming(_ hash: String, for request: HTTPRequestHead, lane: WebWorkers.Lane,
+                           done: @escaping @Sendable (WebReply) -> Void) -> WebBlobStream? {
+        guard request.headers["range"] == nil, request.headers["if-none-match"] == nil,
+              let item = node.read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size > 0 else { return nil }
+        let type = item.mediaType.flatMap { Self.imageTypes.contains($0) ? $0 : nil } ?? "application/octet-stream"
+        let blobs = node.configuration.blobs
+        let node = node
+        let stream = Mutex<WebBlobStream?>(nil)
+        let made = WebBlobStream(hash: hash, size: Int(size)) {
+            guard let stream = stream.withLock({ $0 }) else { return }
+            lane.submit {
+                let head = Self.head(hash, type: type, status: .ok, length: Int(size), for: request)
+                let body = WebBlobBody(stream: stream, size: Int(size)) {
+                    guard let reader = try? blobs?.openForReading(hash) else { return nil }
+                    node.originalRead(hash)
+                    return reader
+                }
+                done(.blob(head: head.serialized(), body: body, keepAlive: request.keepAlive))
+            }
+        }
+        stream.withLock { $0 = made }
+        return made
+    }
+
+    /// The head of a blob answer: caching by hash, the media type, the length.
+    private static func head(_ hash: String, type: String, status: HTTPStatus, length: Int, for request: HTTPRequestHead) -> HTTPResponseHead {
+        var head = HTTPResponseHead(status: status)
+        head.headers = WebResponse.withCommonFields(HTTPHeaders([
+            ("ETag", "\"\(hash)\""), ("Cache-Control", "private, max-age=31536000, immutable"), ("Accept-Ranges", "bytes"),
+        ]))
+        head.headers.add("Content-Type", type)
+        head.headers.add("Content-Length", String(length))
+        head.setConnection(for: request, keepAlive: request.keepAlive)
+        return head
     }
 
     /// The refusal for bytes kept in place whose file is gone or changed on disk (and that no
@@ -110,14 +155,17 @@ struct WebBlobs {
     }
 }
 
-/// The bytes of a blob answer still to send: an open reader and the span of the blob asked for.
+/// The bytes of a blob answer still to send: an open reader (or a stream of bytes arriving from a
+/// peer) and the span of the blob asked for.
 ///
 /// `@unchecked Sendable`: read and closed on one connection's lane, one job at a time.
 final class WebBlobBody: @unchecked Sendable {
     /// Bytes read at a time.
     static let pieceSize = 256 << 10
 
-    private let reader: any BlobReader
+    private let reader: (any BlobReader)?
+    private let stream: WebBlobStream?
+    private let openStored: () -> (any BlobReader)?
     /// The bytes of the blob sent.
     let span: Range<Int>
     private var closed = false
@@ -125,19 +173,39 @@ final class WebBlobBody: @unchecked Sendable {
     init(reader: any BlobReader, span: Range<Int>) {
         self.reader = reader
         self.span = span
+        stream = nil
+        openStored = { nil }
     }
 
-    /// The next piece from `offset` (at most `pieceSize` bytes, never past the span); empty when
-    /// the read fails.
-    func piece(at offset: Int) -> [UInt8] {
-        guard !closed, offset < span.upperBound else { return [] }
-        return (try? reader.read(count: min(Self.pieceSize, span.upperBound - offset), at: offset)) ?? []
+    /// A body fed by `stream`, the whole blob of `size` bytes; `openStored` opens the stored blob
+    /// for a reader that fell behind the stream.
+    init(stream: WebBlobStream, size: Int, openStored: @escaping () -> (any BlobReader)?) {
+        reader = nil
+        self.stream = stream
+        self.openStored = openStored
+        span = 0..<size
     }
 
-    /// Closes the reader; idempotent.
+    /// The next piece from `offset` (at most `pieceSize` bytes, never past the span): `.failed`
+    /// when the read fails or the streamed bytes were wrong; `.later` (streaming only) when none
+    /// has arrived yet, and then `waker` is called when some has.
+    func piece(at offset: Int, waker: @escaping @Sendable () -> Void) -> WebBlobStream.Piece {
+        guard !closed, offset < span.upperBound else { return .failed }
+        if let stream {
+            return stream.piece(at: offset, maximum: Self.pieceSize, waker: waker, openStored: openStored)
+        }
+        let bytes = (try? reader?.read(count: min(Self.pieceSize, span.upperBound - offset), at: offset)) ?? []
+        return bytes.isEmpty ? .failed : .bytes(bytes)
+    }
+
+    /// Whether a piece is there to read (always for a stored blob).
+    var isReady: Bool { stream?.isReady ?? true }
+
+    /// Closes the reader; idempotent. A stream closed early takes no more bytes.
     func close() {
         guard !closed else { return }
         closed = true
-        reader.close()
+        reader?.close()
+        stream?.fail()
     }
 }

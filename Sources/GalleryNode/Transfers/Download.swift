@@ -60,6 +60,8 @@ struct Download {
     /// Readers waiting for these bytes (`TransferManager.demand`), answered once when they are
     /// stored or cannot be had.
     var demanders: [TransferManager.DemandAnswer] = []
+    /// Readers taking the bytes as they are stored (`DemandTap`), from the first byte.
+    var taps: [any DemandTap] = []
     /// Uptime (nanoseconds) when the first reader waiting asked, or when bytes last arrived since:
     /// the readers are answered when nothing arrives for the manager's `demandPatience`.
     var demandedAt: UInt64?

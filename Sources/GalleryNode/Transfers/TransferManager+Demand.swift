@@ -57,12 +57,14 @@ extension TransferManager {
     /// `answer` once (on another thread). Asks the `preferred` replicas first, then every other
     /// connected peer, one at a time; answers a failure as soon as every connected peer has said
     /// `not_found` (at once with no peer), or when the peers send nothing for `patience`.
-    package func demand(_ hash: String, size: Int, preferred: [ReplicaID], answer: @escaping DemandAnswer) {
+    /// A `tap` takes the bytes as they are stored when the download has stored none yet.
+    package func demand(_ hash: String, size: Int, preferred: [ReplicaID], tap: (any DemandTap)? = nil, answer: @escaping DemandAnswer) {
         let refusal = lock.withLock { () -> DemandFailure?? in
             guard running else { return .some(.stopped) }
             if blobs.contains(hash) { return .some(nil) }
             if downloads[hash] != nil {
                 downloads[hash]!.demanders.append(answer)
+                if let tap, downloads[hash]!.done == 0 { downloads[hash]!.taps.append(tap) }
                 if downloads[hash]!.demandedAt == nil { downloads[hash]!.demandedAt = Self.now }
                 for replica in preferred where !downloads[hash]!.preferred.contains(replica) {
                     downloads[hash]!.preferred.append(replica)
@@ -71,6 +73,7 @@ extension TransferManager {
                 guard downloads.values.count(where: { !$0.demanders.isEmpty }) < Self.maximumDemands else { return .some(.busy) }
                 var download = Download(hash: hash, size: size, placeholders: [], preferred: preferred)
                 download.demanders = [answer]
+                if let tap { download.taps = [tap] }
                 download.demandedAt = Self.now
                 downloads[hash] = download
             }
@@ -97,6 +100,7 @@ extension TransferManager {
         guard !download.demanders.isEmpty else { return }
         let answers = download.demanders
         download.demanders = []
+        download.taps = []
         download.demandedAt = nil
         DispatchQueue.global().async {
             for answer in answers { answer(result) }
@@ -140,10 +144,10 @@ extension SyncNode {
     /// them (with their size): `answer` is called once, on another thread. Returns false, calling
     /// nothing, when no item names `hash` (the node fetches no bytes it has no use for) or it keeps
     /// no blobs. Waits for the node's inbox: not on a loop.
-    package func demandBytes(named hash: String, answer: @escaping TransferManager.DemandAnswer) -> Bool {
+    package func demandBytes(named hash: String, tap: (any DemandTap)? = nil, answer: @escaping TransferManager.DemandAnswer) -> Bool {
         guard let transfers, let item = read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size >= 0 else { return false }
         let held = configuration.blobs?.contains(hash) ?? true
-        transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item)) { [weak self] result in
+        transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item), tap: tap) { [weak self] result in
             if case .success = result, !held { self?.originalFetchedOnDemand(hash, size: Int(size)) }
             answer(result.mapError { self?.namingOfflineHolder($0, of: item) ?? $0 })
         }

@@ -100,6 +100,12 @@ extension TransferManager {
         do {
             try writer.finish()
         } catch .hashMismatch(let expected, let actual) {
+            // Readers streaming these bytes abort what they sent: it was not the blob.
+            let discarded = lock.withLock { () -> [any DemandTap] in
+                defer { downloads[hash]?.taps = [] }
+                return downloads[hash]?.taps ?? []
+            }
+            for tap in discarded { tap.discarded() }
             let retry = lock.withLock { () -> Bool in
                 guard var download = downloads[hash] else { return false }
                 if writer.resumeOffset > 0 && !download.restartedFromZero {

@@ -25,6 +25,8 @@ extension TransferManager {
         var checkpoint = false
         var finished = false
         var failed: [OpID]?
+        var taps: [any DemandTap] = []
+        var offset = 0
         lock.withLock {
             guard var download = downloads[hash], download.writer === writer else { return }
             defer { downloads[hash] = download }
@@ -35,6 +37,8 @@ extension TransferManager {
                 node?.configuration.log("\(node?.configuration.name ?? "?"): cannot store \(hash.prefix(12)): \(failure)")
                 return
             }
+            offset = download.written
+            taps = download.taps
             download.written += data.count
             storedSinceRelease += data.count
             if fetchesHeldBack {
@@ -57,6 +61,11 @@ extension TransferManager {
             }
         }
         if let (connection, request) = next { connection.send(.fetch(request)) }
+        // Readers streaming the blob get the bytes now, unverified; they complete on the answer.
+        let refusing = taps.filter { !$0.received(data, at: offset) }
+        if !refusing.isEmpty {
+            lock.withLock { downloads[hash]?.taps.removeAll { tap in refusing.contains { $0 === tap } } }
+        }
         if let failed, let failure {
             fail(failed, reason: "cannot store the bytes: \(failure)")
             lock.withLock { dropUnwanted(hash, failure: .storage(failure)) }

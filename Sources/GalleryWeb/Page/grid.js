@@ -12,7 +12,8 @@ function blobURL(item) {
 const THUMBNAIL_SIZES = [320, 1280];
 function thumbnailURL(item) {
   if (!item.hash) return blobURL(item);
-  const width = Math.min(Math.max(120, $('grid').clientWidth), Math.round(L.h * aspectOf(item)));
+  // The layout's width, not clientWidth: reading that after a tile was inserted forces a layout per tile.
+  const width = Math.min(L.width || Math.max(120, $('grid').clientWidth), Math.round(L.h * aspectOf(item)));
   const needed = Math.max(width, L.h) * (window.devicePixelRatio || 1);
   const size = THUMBNAIL_SIZES.find((s) => s * 1.1 >= needed) || THUMBNAIL_SIZES[THUMBNAIL_SIZES.length - 1];
   return `/thumbnails/${item.hash}/${size}`;
@@ -170,10 +171,10 @@ const GAP = 14;        // between tiles, both ways
 const CAPTION = 24;    // the caption under the image, with its gap
 const OVERSCAN = 900;  // pixels rendered above and below the viewport
 // L.items: what is laid out, the gallery or a view of it (view.js); layout indices count in it.
-const L = { items: [], xs: [], ys: [], ws: [], rows: [], h: 160, height: 0 };
+const L = { items: [], xs: [], ys: [], ws: [], rows: [], h: 160, height: 0, width: 0 };
 
 function layout() {
-  const width = Math.max(120, $('grid').clientWidth);
+  const width = L.width = Math.max(120, $('grid').clientWidth);
   const h = L.h;
   const items = L.items = shownItems();
   L.xs = new Array(items.length); L.ys = new Array(items.length); L.ws = new Array(items.length);
@@ -229,9 +230,14 @@ function renderWindow() {
     let tile = S.tiles.get(item.id);
     if (!tile) { tile = makeTile(item); S.tiles.set(item.id, tile); fresh.add(item.id); }
     else if (tile.dataset.h !== String(L.h) && item.state !== 'placeholder') showThumbnail(tile.querySelector('.frame'), item);
-    tile.style.left = `${L.xs[i]}px`;
-    tile.style.top = `${L.ys[i]}px`;
-    tile.style.width = `${L.ws[i]}px`;
+    // Written only when changed: a scrolled frame then touches the style of its new tiles alone.
+    const place = `${L.xs[i]} ${L.ys[i]} ${L.ws[i]}`;
+    if (tile.dataset.place !== place) {
+      tile.dataset.place = place;
+      tile.style.left = `${L.xs[i]}px`;
+      tile.style.top = `${L.ys[i]}px`;
+      tile.style.width = `${L.ws[i]}px`;
+    }
     // Keep the DOM in gallery order (screen readers and tests read it so), moving only what is out of place.
     const expected = previous ? previous.nextElementSibling : grid.firstElementChild;
     if (expected !== tile) grid.insertBefore(tile, expected);

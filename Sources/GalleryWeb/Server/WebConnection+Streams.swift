@@ -16,17 +16,30 @@ extension WebConnection {
         guard outbox.buffered < WebOutbox.lowWater else { return }  // `outboxDrained` comes back.
         state = .blob(body, offset: offset, reading: true, keepAlive: keepAlive)
         lane.submit { [self] in
-            let piece = body.piece(at: offset)
+            let piece = body.piece(at: offset) { [weak self] in
+                guard let self else { return }
+                channel.execute { self.continueBlob() }
+            }
             channel.execute { self.blobPiece(piece) }
         }
     }
 
     /// A piece read on the lane.
-    private func blobPiece(_ piece: [UInt8]) {
+    private func blobPiece(_ read: WebBlobStream.Piece) {
         assertOnLoop()
         guard case .blob(let body, let offset, _, let keepAlive) = state else { return }
-        guard !piece.isEmpty else {
-            // The blob cannot be read (removed meanwhile): the promised length cannot be kept.
+        let piece: [UInt8]
+        switch read {
+        case .bytes(let bytes):
+            piece = bytes
+        case .later:
+            // Streaming from a peer: the waker comes back; bytes that came meanwhile are read now.
+            state = .blob(body, offset: offset, reading: false, keepAlive: keepAlive)
+            if body.isReady { continueBlob() }
+            return
+        case .failed:
+            // The blob cannot be read (removed meanwhile), or the bytes streamed from a peer did
+            // not hash to the blob's hash: the promised length is not kept, the response aborted.
             close(reason: "cannot read the blob")
             return
         }

@@ -76,12 +76,17 @@ enum ThumbsBenchmark {
         return lines
     }
 
-    /// The first `convert` on PATH that is ImageMagick's (a stand-in script may come first).
+    /// The first `convert` on PATH that is ImageMagick's own program: a stand-in script that may
+    /// come first (and would add an interpreter's start to every call) is passed over.
     static func imageMagickConvert() -> String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         for directory in path.split(separator: ":") where !directory.isEmpty {
             let candidate = "\(directory)/convert"
             guard FileManager.default.isExecutableFile(atPath: candidate),
+                  FileHandle(forReadingAtPath: candidate).map({ handle in
+                      defer { try? handle.close() }
+                      return (try? handle.read(upToCount: 2)) != Data("#!".utf8)
+                  }) == true,
                   let version = try? ExternalHashTools.runToEnd(candidate, ["-version"]),
                   String(decoding: version, as: UTF8.self).contains("Version: ImageMagick") else { continue }
             return candidate

@@ -73,7 +73,7 @@ enum ViewerBenchmark {
         let frames = try page.evaluate("""
             (async () => {
               const s = document.getElementById('scroller'); const long = [];
-              const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) long.push(e.duration); });
+              const observer = new PerformanceObserver((list) => { for (const e of list.getEntries()) long.push(e); });
               try { observer.observe({ type: 'long-animation-frame' }); } catch (_) {}
               const deltas = []; let last = await new Promise(r => requestAnimationFrame(r));
               while (s.scrollTop + s.clientHeight < s.scrollHeight - 1) {
@@ -85,7 +85,13 @@ enum ViewerBenchmark {
               deltas.sort((a, b) => a - b);
               return { frames: deltas.length, max: deltas[deltas.length - 1], p95: deltas[Math.floor(deltas.length * 0.95)],
                        p50: deltas[Math.floor(deltas.length / 2)], over50: deltas.filter(d => d > 50).length,
-                       longFrames: long.length, longestFrame: long.length ? Math.max(...long) : 0 };
+                       longFrames: long.length, longestFrame: long.length ? Math.max(...long.map(e => e.duration)) : 0,
+                       // Where each long frame's time went: scripts (by invoker), then style and layout, then paint.
+                       longParts: long.map(e => ({ ms: Math.round(e.duration), blocking: Math.round(e.blockingDuration),
+                         scripts: e.scripts.map(x => `${x.invoker || x.invokerType}:${Math.round(x.duration)}`).join(' '),
+                         beforeRender: Math.round((e.renderStart || e.startTime + e.duration) - e.startTime),
+                         styleLayout: e.styleAndLayoutStart ? Math.round(e.startTime + e.duration - e.styleAndLayoutStart) : 0,
+                         render: e.renderStart ? Math.round((e.styleAndLayoutStart || e.renderStart) - e.renderStart) : 0 })) };
             })()
             """) as? [String: Any] ?? [:]
         try page.waitFor(visibleTilesLoaded, timeout: .seconds(120))
@@ -105,6 +111,8 @@ enum ViewerBenchmark {
         fields.append("\"frameP95Ms\": \(format(number("p95"))), \"frameMaxMs\": \(format(number("max")))")
         fields.append("\"framesOver50Ms\": \(Int(number("over50"))), \"longAnimationFrames\": \(Int(number("longFrames")))")
         fields.append("\"longestAnimationFrameMs\": \(format(number("longestFrame")))")
+        let parts = (try? JSONSerialization.data(withJSONObject: frames["longParts"] ?? [])).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+        fields.append("\"longAnimationFrameParts\": \(parts)")
         fields.append("\"rendererRSSMiB\": \(renderer.map(format) ?? "null"), \"jsHeapMiB\": \(format(heap)), \"loadAverage\": \(format(load))")
         return "{" + fields.joined(separator: ", ") + "}"
     }

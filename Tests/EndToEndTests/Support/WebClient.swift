@@ -113,6 +113,16 @@ final class WebClient: @unchecked Sendable {
         return String(decoding: pending, as: UTF8.self)
     }
 
+    /// Reads raw bytes until `done` holds for all read so far, the server closes, or the deadline;
+    /// returns them (kept for the next read).
+    func rawBytes(timeout: TimeInterval = 20, until done: ([UInt8]) -> Bool) -> [UInt8] {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !done(pending) && Date() < deadline && !closedByServer {
+            _ = receive()
+        }
+        return pending
+    }
+
     /// Forgets what was read.
     func discardPending() { pending.removeAll() }
 
