@@ -5,6 +5,18 @@ import PackageDescription
 // points down (README.md, "Layout"; `.ci/check-layout` holds the lists, the imports and README's
 // arrows to each other). GalleryNode never imports GalleryStorage: it asks storage through the
 // protocols in GalleryNode/Ports, which GalleryHost conforms the storage types to.
+/// Linker flags of a release `gallery` on Linux: the Swift runtime and Foundation linked in (their
+/// archives in a group, as their members refer to one another), no shared Swift library loaded at start.
+let staticRuntimeInRelease: [LinkerSetting] = [
+    .unsafeFlags([
+        "-static-stdlib",
+        "-Xlinker", "--start-group",
+        "-lCoreFoundation", "-lFoundation", "-lFoundationEssentials", "-lFoundationInternationalization",
+        "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU",
+        "-Xlinker", "--end-group", "-lstdc++",
+    ], .when(platforms: [.linux], configuration: .release)),
+]
+
 let package = Package(
     name: "GallerySync",
     // Products are what a user outside this package can name: the two programs. No library is
@@ -64,10 +76,13 @@ let package = Package(
         .target(name: "GalleryHost", dependencies: [
             "GalleryModel", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
         ]),
+        // The release `gallery` links the Swift runtime and Foundation statically: a script runs one
+        // process per command, and loading and relocating the shared Foundation and ICU libraries
+        // was two thirds of each command's CPU (BENCHMARKS.md, "The command line's start-up").
         .executableTarget(name: "gallery", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
             "GalleryHost",
-        ]),
+        ], linkerSettings: staticRuntimeInRelease),
         // Hundreds of real nodes in one process on a seeded scheduler and a simulated network
         // (a deterministic stand-in for the network and the clock): for tests and gallery-bench only,
         // never in `gallery`.
