@@ -188,7 +188,7 @@ extension TransferManager {
             for id in outcomeOrder[..<forgotten] { outcomes[id] = nil }
             outcomeOrder.removeFirst(forgotten)
         }
-        journalDirty = true
+        journalEnded = true
         var callbacks: [() -> Void] = []
         waiters.removeAll { waiter in
             guard waiter.ids.allSatisfy({ transfers[$0] == nil }) else { return false }
