@@ -74,7 +74,7 @@ let package = Package(
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [
-            "GalleryModel", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
+            "GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
         ]),
         // The release `gallery` links the Swift runtime and Foundation statically: a script runs one
         // process per command, and loading and relocating the shared Foundation and ICU libraries

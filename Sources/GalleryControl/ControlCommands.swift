@@ -61,6 +61,14 @@ package enum ControlCommands {
         case .forget(let peer):
             guard node.forget(peer) else { throw ActionFailure("the address book holds no peer or address \"\(peer)\"") }
             return .done
+        case .invite(let seconds):
+            return .message(try node.invite(seconds: seconds).text)
+        case .members:
+            return .members(try node.members())
+        case .revoke(let target):
+            let member = try node.revoke(target)
+            let generation = node.configuration.membership?.keys.generation ?? 0
+            return .message("Revoked \(member.name) [\(member.nodeID)]; the space key is now of generation \(generation)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryControl
+import GalleryWire
 import GalleryIO
 import GalleryNode
 import GalleryStorage
@@ -71,7 +72,7 @@ package final class GalleryServer: @unchecked Sendable {
         directory: URL, name: String? = nil, listen: Endpoint? = nil,
         peers: [Endpoint] = [], secretFile: URL? = nil, log nodeLog: NodeLog = .standardError,
         checkpoints: CheckpointPolicy = CheckpointPolicy(), http: Endpoint? = nil, announce: [Endpoint]? = nil,
-        mirrorsOpLog: Bool = true, configure: (inout NodeConfiguration) -> Void = { _ in }
+        mirrorsOpLog: Bool = true, join: InvitationCode? = nil, configure: (inout NodeConfiguration) -> Void = { _ in }
     ) throws {
         self.http = http
         try FileManager.default.createDirectory(
@@ -79,13 +80,22 @@ package final class GalleryServer: @unchecked Sendable {
         let files = NodeDirectory(url: directory)
         let lockDescriptor = try files.lock()
         do {
-            let secret = try files.secret(copiedFrom: secretFile)
             let staticKey = try files.nodeKey()
+            let membershipFiles = MembershipFiles(directory: directory)
+            // `--join CODE`: the secret comes from the inviter (GalleryServer+Join).
+            let joined = try join.map { code in
+                try Self.join(code, files: membershipFiles, staticKey: staticKey, name: name ?? directory.lastPathComponent, secretFile: secretFile)
+            }
+            let secret = try files.secret(copiedFrom: secretFile)
+            let keys = try membershipFiles.loadKeys(secret: secret)
+            let membership = Membership(
+                keys: keys, records: membershipFiles.loadRecords(), invitations: membershipFiles.loadInvitations(),
+                staticKey: staticKey, store: membershipFiles)
             let logExisted = FileManager.default.fileExists(atPath: files.opLog.path)
             // `DIR/replica` keeps the salt of the replica ID bound to the node's signing key
             // (protocol.md, "Signed ops"); a version 3 directory's replica ID is taken as that
             // salt, so an upgraded node goes on under a new, bound ID (its unsigned ops stay).
-            let binding = ReplicaBinding(secret: secret, nodeKey: staticKey)
+            let binding = ReplicaBinding(space: keys.space, nodeKey: staticKey)
             let salt = SaltBox(try files.replicaID(logExisted: logExisted).rawValue)
             let (storage, replica, report) = try NodeStorage.open(
                 files, replicaID: binding.replicaID(salt: salt.value), mirrored: mirrorsOpLog,
@@ -109,7 +119,8 @@ package final class GalleryServer: @unchecked Sendable {
             let checkpointer = self.checkpointer
             let book = ChecksummedFile<AddressBook>(file: files.addressBook)
             var configuration = NodeConfiguration(
-                name: name, secret: secret, staticKey: staticKey, listen: listen ?? KeptPort.choose(from: book, log: nodeLog), peers: peers, log: nodeLog,
+                name: name, secret: secret, staticKey: staticKey, listen: listen ?? KeptPort.choose(from: book, log: nodeLog),
+                peers: peers + (joined.map { [$0.inviter] } ?? []), log: nodeLog,
                 blobs: try BlobStore(directory: directory),
                 store: DirectoryOpStore(storage: storage, checkpoints: checkpoints, checkpointer: checkpointer))
             configuration.addressBook = book
@@ -118,6 +129,10 @@ package final class GalleryServer: @unchecked Sendable {
                 file: directory.appendingPathComponent("blobs").appendingPathComponent("cache"))
             configuration.repairedAtStart = report.repairs
             configuration.replicaSalt = salt.value
+            configuration.membership = membership
+            configuration.spaceID = keys.space
+            if let joined { configuration.pins[joined.inviter] = joined.inviterNode }
+            membership.registerSelf(name: name, now: Timestamp.now)
             configuration.announce = announce
             configuration.environment.releaseFreedMemory = MallocArenas.releaseFreed
             // No sealed heartbeat a second on an idle link (protocol.md, section 10).

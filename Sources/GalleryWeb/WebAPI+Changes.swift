@@ -34,6 +34,8 @@ extension WebAPI {
             return .json(["updated": id.description, "undo": entry?.id ?? NSNull(), "lastEventId": feed.advance()])
         case .restore, .emptyTrash, .renameGallery, .deleteGallery, .undo:
             return try trashChange(change, json)
+        case .invite, .revoke:
+            return try membershipChange(change, json)
         case .addURL:
             return try addURL(json, index: index)
         case .cancelTransfer:

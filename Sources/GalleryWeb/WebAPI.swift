@@ -61,6 +61,8 @@ struct WebAPI: Sendable {
             return .complete(try items(in: gallery))
         case .trash:
             return .complete(try trash())
+        case .members:
+            return .complete(try members())
         case .blob(let hash):
             return .blob(hash)
         case .thumbnail(let hash, let size):

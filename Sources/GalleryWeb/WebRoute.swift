@@ -15,6 +15,8 @@ enum WebRoute: Equatable, Sendable {
     case items(gallery: String)
     /// `GET /api/trash`.
     case trash
+    /// `GET /api/members` (`WebAPI+Members`).
+    case members
     /// A `POST` with a JSON body that changes the space (http-api.md section 5).
     case change(Change)
     /// `PUT /api/uploads/ID`.
@@ -43,6 +45,8 @@ enum WebRoute: Equatable, Sendable {
         /// `/api/items/restore`, `/api/trash/empty`, `/api/galleries/rename`, `/api/galleries/delete`,
         /// `/api/undo` (`WebAPI+Trash`).
         case restore, emptyTrash, renameGallery, deleteGallery, undo
+        /// `/api/invite`, `/api/members/revoke` (`WebAPI+Members`).
+        case invite, revoke
     }
 
     /// Why a request has no route.
@@ -90,6 +94,9 @@ enum WebRoute: Equatable, Sendable {
         case ["api", "galleries", "rename"]: [("POST", .change(.renameGallery))]
         case ["api", "galleries", "delete"]: [("POST", .change(.deleteGallery))]
         case ["api", "undo"]: [("POST", .change(.undo))]
+        case ["api", "members"]: [("GET", .members)]
+        case ["api", "invite"]: [("POST", .change(.invite))]
+        case ["api", "members", "revoke"]: [("POST", .change(.revoke))]
         default: parameterized(segments)
         }
     }

@@ -31,6 +31,9 @@ struct ControlCommandCodingTests {
         .disconnect(peer: "bob"),
         .forget(peer: "bob"),
         .forget(peer: "127.0.0.1:7000"),
+        .invite(seconds: 600),
+        .members,
+        .revoke(node: "carol"),
         .watch(gallery: nil),
         .watch(gallery: "trip"),
         .drag(DragRequest(items: [.item(.id(id)), .gallery("alice"), .item(.position(gallery: "bob", index: 0))], gallery: "trip")),
@@ -124,6 +127,9 @@ struct ControlCommandCodingTests {
                           url: nil, progress: nil)),
         .changes([WatchEvent(event: .inserted, id: "1@ab", gallery: "g", index: 0)]),
         .changes([WatchEvent(event: .progress, done: 1, total: 2)]),
+        .members([MemberListing(nodeID: "x36zqpdofdwg4t2w", name: "alice", added: 1, addedBy: "itself", revoked: nil, revokedBy: nil, isSelf: true),
+                  MemberListing(nodeID: "meki6r2ngbfah7yq", name: "bob", added: 2, addedBy: "alice [x36zqpdofdwg4t2w]", revoked: 3,
+                                revokedBy: "alice [x36zqpdofdwg4t2w]", isSelf: false)]),
     ]
 
     @Test("every reply and a refusal survive a JSON round trip", arguments: replies)

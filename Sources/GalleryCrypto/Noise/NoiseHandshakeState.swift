@@ -57,7 +57,7 @@ package struct NoiseHandshakeState: Sendable {
     /// re, once received.
     private var remoteEphemeralKey: X25519.PublicKey?
     /// The 32-byte pre-shared key, for patterns with a psk token.
-    private let presharedKey: [UInt8]?
+    private var presharedKey: [UInt8]?
     /// The index of the next message to write or read.
     private var messageIndex = 0
     /// The first error, which closed the handshake.
@@ -92,6 +92,14 @@ package struct NoiseHandshakeState: Sendable {
         fixedEphemeralKey = ephemeralKey
         symmetric = NoiseSymmetricState(protocolName: pattern.protocolName)
         symmetric.mixHash(prologue)
+    }
+
+    /// Replaces the PSK before its token is processed: a responder that accepts several keys
+    /// (a space's current and previous secrets, pending invitations) tries each on a copy of the
+    /// state. The key must be 32 bytes; the pattern must take one.
+    package mutating func replacePresharedKey(_ key: [UInt8]) {
+        precondition(key.count == 32 && presharedKey != nil, "a 32-byte PSK replaces a PSK")
+        presharedKey = key
     }
 
     /// Whether every message of the pattern has been written or read.

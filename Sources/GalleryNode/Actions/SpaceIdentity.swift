@@ -9,4 +9,9 @@ package enum SpaceIdentity {
     package static func id(ofSecret secret: [UInt8]) -> String {
         SHA256.hex(SHA256.hash(Array("gallerysync space id v1".utf8) + secret).prefix(16))
     }
+
+    /// The text of the space ID `space` (16 bytes), which survives changes of the secret.
+    package static func id(of space: [UInt8]) -> String {
+        SHA256.hex(space)
+    }
 }

@@ -105,6 +105,18 @@ package struct NodeConfiguration: Sendable {
     /// replica must then be `OpSigning.replicaID` of the space, the signing key derived from
     /// `staticKey`, and this salt. Nil: ops are neither signed nor checked (tests, simulations).
     package var replicaSalt: UInt64?
+    /// The space's members, keys and invitations (`gallery invite`, `members`, `revoke`;
+    /// protocol.md, "Membership"); nil: every holder of `secret` is a member, as before.
+    package var membership: Membership?
+    /// The node each of these addresses must answer as (a node that joined by invitation pins
+    /// its inviter from the start), besides the address book's.
+    package var pins: [Endpoint: NodeID] = [:]
+    /// The space ID when it is not the digest of `secret` (the secret changed since the space was
+    /// made: protocol.md, "Signed ops"); nil: `OpSigning.spaceID(ofSecret: secret)`.
+    package var spaceID: [UInt8]?
+
+    /// The space ID: kept across key changes.
+    package var space: [UInt8] { spaceID ?? OpSigning.spaceID(ofSecret: secret) }
 
     package init(
         name: String, secret: [UInt8], staticKey: X25519.PrivateKey = X25519.PrivateKey(), listen: Endpoint? = Endpoint(host: "127.0.0.1", port: 0),

@@ -156,6 +156,7 @@ package final class SyncNode: @unchecked Sendable {
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
         settings.sealsRecords = configuration.sealsRecords
+        settings.keyring = configuration.membership
         let random = configuration.environment.random
         settings.makeEphemeralKey = {
             var generator = EnvironmentRandom(source: random)

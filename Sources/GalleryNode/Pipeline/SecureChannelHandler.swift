@@ -91,9 +91,10 @@ final class SecureChannelHandler: ChannelHandler {
             throw HandshakeFailure(.protocolError, "the peer runs version \(info.version) on a version \(result.version) connection")
         }
         guard info.replica != settings.replica else { throw HandshakeFailure(.duplicateConnection, "connected to itself") }
-        let identity = PeerIdentity(
+        var identity = PeerIdentity(
             replica: info.replica, name: info.name, version: info.version, maximumFrameSize: info.maximumFrameSize,
             key: result.remoteKey)
+        identity.authority = result.authority
         peer = identity
         context.fireUserInboundEventTriggered(HandshakeCompleted(peer: identity))
     }

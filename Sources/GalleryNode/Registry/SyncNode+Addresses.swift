@@ -146,21 +146,24 @@ extension SyncNode {
     /// Removes a peer (by name or key) or a pending address from the book, unpins it and stops
     /// dialing it; a live connection to it stays up. False when the book holds no such peer or address.
     package func forget(_ peerOrAddress: String) -> Bool {
-        loop.sync {
-            let node = addresses.book.peers.first { $0.key.rawValue == peerOrAddress || $0.name == peerOrAddress }
-                .flatMap { NodeID(rawValue: $0.key.rawValue) }
-            guard addresses.book.forget(peerOrAddress) else { return false }
-            peerKeys.unpin(node: node, address: Endpoint(peerOrAddress))
-            addresses.targets = addresses.targets.filter { key, _ in
-                switch key {
-                case .peer(let peer): addresses.book.peer(peer) != nil
-                case .address(let address): addresses.book.pending.contains { $0.address == address }
-                }
+        loop.sync { forgetOnLoop(peerOrAddress) }
+    }
+
+    /// `forget`, on the loop.
+    func forgetOnLoop(_ peerOrAddress: String) -> Bool {
+        let node = addresses.book.peers.first { $0.key.rawValue == peerOrAddress || $0.name == peerOrAddress }
+            .flatMap { NodeID(rawValue: $0.key.rawValue) }
+        guard addresses.book.forget(peerOrAddress) else { return false }
+        peerKeys.unpin(node: node, address: Endpoint(peerOrAddress))
+        addresses.targets = addresses.targets.filter { key, _ in
+            switch key {
+            case .peer(let peer): addresses.book.peer(peer) != nil
+            case .address(let address): addresses.book.pending.contains { $0.address == address }
             }
-            saveAddressBook()
-            notifyChange()
-            return true
         }
+        saveAddressBook()
+        notifyChange()
+        return true
     }
 
     /// Waits until the stored book holds every change made so far (tests, `stop`).

@@ -15,6 +15,8 @@ package struct RelayCounts: Hashable, Sendable {
     package var prunesSent = 0
     /// `graft` frames sent.
     package var graftsSent = 0
+    /// Relay parents given up for lagging what lazy peers announced (`RelayTree.parentLagged`).
+    package var parentsReplaced = 0
     /// Catch-ups answered (`sync_request` or `graft`).
     package var catchUpsAnswered = 0
     /// `ops` frames sent by catch-ups.

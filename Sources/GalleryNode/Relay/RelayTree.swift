@@ -46,6 +46,22 @@ struct RelayTree {
     private(set) var retired: [ReplicaID: (since: UInt64, round: UInt64)] = [:]
     /// Links that were branches, until when (uptime, nanoseconds) they still count as ones.
     private(set) var lingering: [Int: UInt64] = [:]
+    /// Replicas this node does not follow, as its parent or its root, until when (uptime,
+    /// nanoseconds): as a parent they kept lagging what lazy peers announced (`parentLagged`).
+    private(set) var distrusted: [ReplicaID: UInt64] = [:]
+    /// When the current parent lagged recently (grafts it made necessary), oldest first.
+    private(set) var lagStrikes: [UInt64] = []
+    /// How many lags within `lagWindow`, at least `lagSpacing` apart, replace the parent.
+    static let lagStrikeLimit = 2
+    /// The window `lagStrikeLimit` counts in.
+    static let lagWindow: UInt64 = 20_000_000_000
+    /// Lags closer to the last one counted are the same lag (a graft and the ops it brings).
+    static let lagSpacing: UInt64 = 1_000_000_000
+    /// How long a replaced parent is not followed again: a hostile root starts a new round every
+    /// beacon interval, and each time it is followed again costs the grafts that expose it.
+    static let distrustPeriod: UInt64 = 600_000_000_000
+    /// How many distrusted replicas are remembered.
+    static let distrustedLimit = 16
 
     /// A node that roots its own tree, as of `wallMilliseconds`, until it hears of a preferred root.
     init(me: ReplicaID, now: UInt64, wallMilliseconds: UInt64) {
@@ -115,6 +131,9 @@ struct RelayTree {
         defer { assertInvariants() }
         if let previous = beacons[session], names(previous), !names(beacon) { linger(session, now: now) }
         beacons[session] = beacon
+        // A root this node gave up for lagging is neither followed nor answered: each peer gives
+        // it up in turn, and the links to peers still following it are branches meanwhile.
+        if beacon.root != root, isDistrusted(beacon.root, now: now) { return .none }
         let mine = self.beacon
         if beacon.root == me {
             // This node's own root, as an earlier run of it started it (a restart): the mesh
@@ -134,7 +153,7 @@ struct RelayTree {
         }
         // A child's echo (it reached the root through this node) and stale or distant state are
         // not adopted.
-        guard beacon.parent != me, beacon.hops < Self.maximumHops else { return .none }
+        guard beacon.parent != me, beacon.hops < Self.maximumHops, !isDistrusted(peers[session], now: now) else { return .none }
         if let last = retired[beacon.root], last.since == beacon.since, beacon.round <= last.round { return .none }
         guard beacon.prefersRoot(over: mine) || beacon.round > round else { return .none }
         // A new round of the same root keeps the parent unless this copy came a shorter way:
@@ -151,6 +170,7 @@ struct RelayTree {
         hops = (kept?.hops ?? beacon.hops) + 1
         if kept == nil, parent != session {
             linger(parent, now: now)
+            lagStrikes = []
             parent = session
         }
         heardAt = now
@@ -167,13 +187,15 @@ struct RelayTree {
         guard !isRoot else { return false }
         let current = parent.flatMap { beacons[$0] }
         let parentValid = current.map { $0.root == root && $0.since == since && $0.parent != me } ?? false
+            && !isDistrusted(parent.flatMap { peers[$0] }, now: now)
         let bound = parentValid ? max(hops, 1) - 1 : hops
         let better = beacons.filter { key, beacon in
             key != parent && beacon.root == root && beacon.since == since && beacon.round == round
-                && beacon.parent != me && beacon.hops < bound
+                && beacon.parent != me && beacon.hops < bound && !isDistrusted(peers[key], now: now)
         }.min { ($0.value.hops, $0.key) < ($1.value.hops, $1.key) }
         if let better {
             linger(parent, now: now)
+            lagStrikes = []
             parent = better.key
             hops = better.value.hops + 1
             return true
@@ -201,6 +223,54 @@ struct RelayTree {
         return settle(now: now)
     }
 
+    /// Whether `replica` is not to be followed at `now`.
+    func isDistrusted(_ replica: ReplicaID?, now: UInt64) -> Bool {
+        guard let replica, let until = distrusted[replica] else { return false }
+        return now < until
+    }
+
+    /// Ops this node lacked came by a way other than its parent: it grafted a lazy peer for them,
+    /// or a grafted link brought new ones (protocol.md, "Relay": a parent that keeps lagging is
+    /// replaced). Lags less than `lagSpacing` after the last counted are the same lag; at
+    /// `lagStrikeLimit` lags within `lagWindow` (so a lag that lasted at least `lagSpacing`) the
+    /// parent's replica is distrusted for `distrustPeriod`: a parent that is the
+    /// root is given up as a silent one is (this node roots its own tree, as of
+    /// `wallMilliseconds`, until it hears of a root it trusts); another parent is replaced by the
+    /// peer of this round closest to the root, or none until the next round. Returns true when
+    /// this node's beacon changed.
+    mutating func parentLagged(now: UInt64, wallMilliseconds: UInt64) -> Bool {
+        defer { assertInvariants() }
+        guard let parent, let replica = peers[parent] else { return false }
+        if let last = lagStrikes.last, now &- last < Self.lagSpacing { return false }
+        lagStrikes = lagStrikes.filter { now &- $0 < Self.lagWindow } + [now]
+        guard lagStrikes.count >= Self.lagStrikeLimit else { return false }
+        lagStrikes = []
+        distrusted = distrusted.filter { now < $0.value }
+        distrusted[replica] = now &+ Self.distrustPeriod
+        if distrusted.count > Self.distrustedLimit, let soonest = distrusted.min(by: { $0.value < $1.value }) {
+            distrusted[soonest.key] = nil
+        }
+        guard replica == root else { return settle(now: now) }
+        linger(parent, now: now)
+        rootOwnTree(now: now, wallMilliseconds: wallMilliseconds)
+        return true
+    }
+
+    /// Gives the followed root up (remembered as retired with its last round) and roots this
+    /// node's own tree, as of `wallMilliseconds`, with its first round.
+    private mutating func rootOwnTree(now: UInt64, wallMilliseconds: UInt64) {
+        retired[root] = (since, round)
+        if retired.count > Self.retiredLimit, let oldest = retired.min(by: { $0.value.since < $1.value.since }) {
+            retired[oldest.key] = nil
+        }
+        root = me
+        since = wallMilliseconds
+        hops = 0
+        parent = nil
+        round = max(round + 1, wallMilliseconds)
+        heardAt = now
+    }
+
     /// The root's beat: a root whose last round is `interval` old starts the next one (numbered
     /// above every earlier one, `wallMilliseconds` keeping that true across restarts); a node
     /// that heard no new round for `timeout` gives its root up and roots its own tree. Returns
@@ -209,14 +279,8 @@ struct RelayTree {
         defer { assertInvariants() }
         if !isRoot {
             guard now >= heardAt, now - heardAt > timeout else { return false }
-            retired[root] = (since, round)
-            if retired.count > Self.retiredLimit, let oldest = retired.min(by: { $0.value.since < $1.value.since }) {
-                retired[oldest.key] = nil
-            }
-            root = me
-            since = wallMilliseconds
-            hops = 0
-            parent = nil
+            rootOwnTree(now: now, wallMilliseconds: wallMilliseconds)
+            return true
         } else if round > 0, now >= heardAt, now - heardAt < interval {
             return false
         }

@@ -16,6 +16,8 @@ import GalleryWire
 extension SyncNode: ConnectionDelegate {
     func connectionAuthenticated(_ connection: Connection) {
         guard let peer = connection.peer else { return }
+        // Revoked nodes, stale keys and joins hold no session (SyncNode+Membership).
+        guard membershipAdmits(connection, peer) else { return }
         // Heartbeats are due from now on: sooner than the handshake and silence deadlines.
         livenessDue(connection, at: clock.now)
         loop.async { [self] in
@@ -57,6 +59,12 @@ extension SyncNode: ConnectionDelegate {
     }
 
     func connection(_ connection: Connection, received message: Message) {
+        // A join or a stale key's connection takes its membership frames and nothing else.
+        if case .membership(let membership) = message {
+            received(membership, from: connection)
+            return
+        }
+        guard connection.peer?.authority == .space else { return }
         switch message {
         case .syncRequest(let version):
             loop.async { [self] in startCatchUp(connection.id, from: version) }
@@ -109,6 +117,8 @@ extension SyncNode: ConnectionDelegate {
             // Commands are taken on the local control socket only (ControlServer): a peer, or
             // anyone who can inject frames into a peer link, can never command this node.
             connection.close(.protocolError, "\(message.type) on the peer port: commands are taken on the node's local control socket only")
+        case .membership:
+            break
         case .hello, .noiseHandshake, .record, .identity, .error:
             connection.close(.protocolError, "\(message.type) after authentication")
         }
@@ -201,7 +211,7 @@ extension SyncNode: ConnectionDelegate {
     /// Applies received ops and hands the ones that were new to the writer; once durable they go
     /// to every other live peer. On the loop.
     private func receive(_ ops: [Op], from connection: Connection) {
-        let ops = checkSignatures(ops, from: connection)
+        let ops = checkSignatures(withoutRevokedAuthors(ops, from: connection), from: connection)
         var applied: [Op] = []
         var failure: (Op, ModelError)?
         var duplicates: [ReplicaID: Int] = [:]

@@ -14,6 +14,12 @@ package struct ReplicaBinding: Sendable {
         publicKey = OpSigning.signingKey(fromNodeKey: nodeKey).publicKey.rawRepresentation
     }
 
+    /// The binding of the node whose key is `nodeKey` in the space `space` (its ID).
+    package init(space: [UInt8], nodeKey: X25519.PrivateKey) {
+        self.space = space
+        publicKey = OpSigning.signingKey(fromNodeKey: nodeKey).publicKey.rawRepresentation
+    }
+
     /// The replica ID of `salt`.
     package func replicaID(salt: UInt64) -> ReplicaID {
         OpSigning.replicaID(space: space, publicKey: publicKey, salt: salt)

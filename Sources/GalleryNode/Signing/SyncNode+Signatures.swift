@@ -9,7 +9,7 @@ extension SyncNode {
     package static func signing(_ replica: Replica, _ configuration: NodeConfiguration) -> Replica {
         guard let salt = configuration.replicaSalt else { return replica }
         var signatures = OpSignatures(
-            space: OpSigning.spaceID(ofSecret: configuration.secret),
+            space: configuration.space,
             signingKey: OpSigning.signingKey(fromNodeKey: configuration.staticKey), salt: salt)
         precondition(signatures.replicaID == replica.id, "the replica ID is not the one bound to the node's key")
         signatures.loadHead(of: replica.id, from: replica)
@@ -23,7 +23,7 @@ extension SyncNode {
     /// salt (`configuration.replicaSalt`, which must be set), sealing what it makes.
     package static func signedReplica(for configuration: NodeConfiguration) -> Replica {
         precondition(configuration.replicaSalt != nil, "a signed replica needs a salt")
-        let binding = ReplicaBinding(secret: configuration.secret, nodeKey: configuration.staticKey)
+        let binding = ReplicaBinding(space: configuration.space, nodeKey: configuration.staticKey)
         return signing(Replica(id: binding.replicaID(salt: configuration.replicaSalt ?? 0)), configuration)
     }
 

@@ -84,7 +84,7 @@ package final class WebServer: @unchecked Sendable {
         let feed = WebEventFeed(node: node) { [weak node] item in
             uploads.reason(of: item) ?? node?.transfers?.failureReason(of: item)
         }
-        api = WebAPI(node: node, feed: feed, uploads: uploads, access: access, space: SpaceIdentity.id(ofSecret: node.configuration.secret))
+        api = WebAPI(node: node, feed: feed, uploads: uploads, access: access, space: SpaceIdentity.id(of: node.configuration.space))
         listener.start(
             accepted: { [weak self] descriptor, remote in
                 guard let self else { return POSIX.closeDescriptor(descriptor) }

@@ -16,6 +16,9 @@ import GalleryModel
 /// | `connect` | `{"host": H, "port": P}` |
 /// | `disconnect` | `{"peer": NAME}` |
 /// | `forget` | `{"peer": NAME or HOST:PORT}` |
+/// | `invite` | `{"seconds": N}` |
+/// | `members` | none |
+/// | `revoke` | `{"node": NODE-ID or NAME}` |
 /// | `drag` | `DragRequest` |
 /// | `cancel` | `{"transfers": [COUNTER@REPLICA]}` |
 /// | `list-trash`, `undo`, `redo` | none |
@@ -30,7 +33,7 @@ extension ControlCommand: Codable {
 
     /// The keys inside `arguments` of the commands whose arguments are not a request type.
     enum ArgumentKey: String, CodingKey {
-        case name, gallery, item, items, index, host, port, peer, transfers
+        case name, gallery, item, items, index, host, port, peer, transfers, seconds, node
     }
 
     package init(from decoder: any Decoder) throws {
@@ -93,6 +96,9 @@ extension ControlCommand: Codable {
             self = .connect(host: try arguments.decode(String.self, forKey: .host), port: try arguments.decode(UInt16.self, forKey: .port))
         case .disconnect: self = .disconnect(peer: try arguments().decode(String.self, forKey: .peer))
         case .forget: self = .forget(peer: try arguments().decode(String.self, forKey: .peer))
+        case .invite: self = .invite(seconds: try arguments().decode(UInt64.self, forKey: .seconds))
+        case .members: self = .members
+        case .revoke: self = .revoke(node: try arguments().decode(String.self, forKey: .node))
         case .cancel:
             let arguments = try arguments()
             let texts = try arguments.decode([String].self, forKey: .transfers)
@@ -156,6 +162,14 @@ extension ControlCommand: Codable {
         case .cancel(let transfers):
             var arguments = arguments()
             try arguments.encode(transfers.map(\.description), forKey: .transfers)
+        case .invite(let seconds):
+            var arguments = arguments()
+            try arguments.encode(seconds, forKey: .seconds)
+        case .revoke(let node):
+            var arguments = arguments()
+            try arguments.encode(node, forKey: .node)
+        case .members:
+            break
         }
     }
 

@@ -33,6 +33,12 @@ package enum ControlCommand: Hashable, Sendable {
     case disconnect(peer: String)
     /// Removes a peer (by name) or an address from the address book and stops dialing it.
     case forget(peer: String)
+    /// Makes a single-use invitation valid this many seconds (protocol.md, "Membership").
+    case invite(seconds: UInt64)
+    /// Lists the space's members.
+    case members
+    /// Revokes a member, by node ID or name.
+    case revoke(node: String)
     /// The listing of one gallery (or all), then every change, until the client closes.
     case watch(gallery: String?)
     /// Drops items into a gallery.
@@ -73,6 +79,9 @@ package enum ControlCommand: Hashable, Sendable {
         case .connect: .connect
         case .disconnect: .disconnect
         case .forget: .forget
+        case .invite: .invite
+        case .members: .members
+        case .revoke: .revoke
         case .watch: .watch
         case .drag: .drag
         case .cancel: .cancel
@@ -91,7 +100,8 @@ package enum ControlCommand: Hashable, Sendable {
     /// `add`, a slow disk) cannot lock `list` and `status` out.
     package var onlyReads: Bool {
         switch self {
-        case .galleries, .list, .peers, .status, .export, .listTrash: true
+        case .galleries, .list, .peers, .status, .export, .listTrash, .members: true
+        case .invite, .revoke: false
         case .newGallery, .add, .move, .delete, .update, .connect, .disconnect, .forget, .watch, .drag, .cancel,
              .restore, .emptyTrash, .renameGallery, .deleteGallery, .undo, .redo: false
         }
@@ -113,7 +123,7 @@ package enum ControlCommand: Hashable, Sendable {
         case .update(let request): Self.problem(withBatch: request.items) ?? request.boundsProblem
         case .drag(let request): request.boundsProblem
         case .galleries, .list, .export, .peers, .status, .connect, .disconnect, .forget, .watch, .cancel,
-             .listTrash, .undo, .redo: nil
+             .listTrash, .undo, .redo, .invite, .members, .revoke: nil
         }
     }
 

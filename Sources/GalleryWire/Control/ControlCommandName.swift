@@ -24,4 +24,7 @@ package enum ControlCommandName: String, Codable, Hashable, Sendable, CaseIterab
     case deleteGallery = "delete-gallery"
     case undo
     case redo
+    case invite
+    case members
+    case revoke
 }

@@ -30,6 +30,8 @@ package enum ControlReply: Hashable, Sendable {
     /// What an action that can be undone did, in one line (`delete`, `restore`, `empty-trash`,
     /// `rename-gallery`, `delete-gallery`, `undo`, `redo`): "Moved 3 items to Trash".
     case message(String)
+    /// The space's members (`members`).
+    case members([MemberListing])
 
     /// The galleries of `galleries`, else nil.
     package var galleries: [GalleryListing]? {

@@ -40,7 +40,7 @@ package struct ControlResponse: Codable, Hashable, Sendable {
     }
 
     private enum Key: String, CodingKey {
-        case id, ok, error, galleries, ids, peers, status, drops, item, events, message
+        case id, ok, error, galleries, ids, peers, status, drops, item, events, message, members
     }
 
     package init(from decoder: any Decoder) throws {
@@ -70,6 +70,8 @@ package struct ControlResponse: Codable, Hashable, Sendable {
                 }
                 return id
             })
+        } else if let members = try container.decodeIfPresent([MemberListing].self, forKey: .members) {
+            reply = .members(members)
         } else if let message = try container.decodeIfPresent(String.self, forKey: .message) {
             reply = .message(message)
         } else {
@@ -103,6 +105,8 @@ package struct ControlResponse: Codable, Hashable, Sendable {
             try container.encode(events, forKey: .events)
         case .success(.message(let message)):
             try container.encode(message, forKey: .message)
+        case .success(.members(let members)):
+            try container.encode(members, forKey: .members)
         }
     }
 }

@@ -61,6 +61,8 @@ package enum FrameType: UInt8, CaseIterable, Sendable {
     case controlResponse = 0x31
     /// Where the sender listens and the members it knows (sent with the ignorable flag).
     case addresses = 0x40
+    /// Membership: records, joins, space keys (sent with the ignorable flag).
+    case membership = 0x41
 
     /// Whether frames of this type go before ops and bulk bytes on a connection.
     package var priority: FramePriority {

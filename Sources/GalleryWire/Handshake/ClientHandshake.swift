@@ -47,7 +47,7 @@ package struct ClientHandshake: Sendable {
             var state = try NoiseHandshakeState(
                 role: .initiator, pattern: HandshakeSettings.pattern,
                 prologue: HandshakeSettings.prologue(version: version, hello: hello.frame),
-                staticKey: settings.staticKey, presharedKey: settings.presharedKey, ephemeralKey: fixedEphemeralKey ?? settings.makeEphemeralKey())
+                staticKey: settings.staticKey, presharedKey: settings.dialingKey, ephemeralKey: fixedEphemeralKey ?? settings.makeEphemeralKey())
             let first = try state.writeMessage()
             noise = state
             return [hello, .noiseHandshake(first)]

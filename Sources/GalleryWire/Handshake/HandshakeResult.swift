@@ -14,6 +14,8 @@ package struct HandshakeResult: Sendable {
     package var sending: NoiseCipherState
     /// Opens what the peer sends.
     package var receiving: NoiseCipherState
+    /// Which PSK the client proved (always `.space` for a client).
+    package var authority = HandshakeAuthority.space
 
     init(version: UInt16, transport: NoiseTransport) {
         self.version = version

@@ -45,6 +45,12 @@ package struct HandshakeSettings: Sendable {
     /// unsealed baseline, which turns it off on both of its nodes (a node with it off cannot talk
     /// to any other: their tags never match).
     package var sealsRecords = true
+    /// Where the pre-shared keys come from when they can change while the node runs (a new space
+    /// key after a revocation, pending invitations: `Membership`); nil: `presharedKey` only.
+    package var keyring: (any HandshakeKeyring)?
+
+    /// The PSK a dial proves.
+    package var dialingKey: [UInt8] { keyring?.dialingKey ?? presharedKey }
 
     package init(
         secret: [UInt8], staticKey: X25519.PrivateKey, replica: ReplicaID, name: String,
@@ -87,6 +93,25 @@ package struct HandshakeSettings: Sendable {
     }
 }
 
+/// The keys a node's handshakes may prove, read at each handshake (protocol.md, "Membership").
+package protocol HandshakeKeyring: AnyObject, Sendable {
+    /// The PSK this node's dials prove: its space's current secret's.
+    var dialingKey: [UInt8] { get }
+    /// The PSKs an accepted handshake may prove, in the order tried, the current space key first.
+    var acceptedKeys: [(HandshakeAuthority, [UInt8])] { get }
+}
+
+/// What the PSK of a finished handshake was.
+package enum HandshakeAuthority: Hashable, Sendable {
+    /// The space's current secret.
+    case space
+    /// The space's previous secret (before the last revocation): only a member that missed the
+    /// new key proves it; it is sent the new key and nothing else.
+    case previousSpace
+    /// A pending (or spent, or expired) invitation, by ID: the connection is a join.
+    case invitation(String)
+}
+
 /// Who is at the other end of an authenticated connection.
 package struct PeerIdentity: Hashable, Sendable {
     /// The peer's replica ID.
@@ -101,6 +126,9 @@ package struct PeerIdentity: Hashable, Sendable {
     package var key: X25519.PublicKey
     /// The peer's node ID (a digest of `key`).
     package var nodeID: NodeID
+
+    /// What the handshake's PSK was.
+    package var authority = HandshakeAuthority.space
 
     /// "name (node ID)": how logs name the peer.
     package var label: String { "\(name) (node \(nodeID))" }

@@ -55,8 +55,13 @@ package struct ServerHandshake: Sendable {
             guard var state = noise, let version else { throw HandshakeFailure(.protocolError, "no handshake") }
             let index = messagesRead * 2
             try HandshakeSettings.checkLength(of: bytes, message: index)
+            var authority = HandshakeAuthority.space
             do {
-                _ = try state.readMessage(bytes)
+                if index == 2, let keyring = settings.keyring {
+                    (state, authority) = try Self.readLast(bytes, state: state, keys: keyring.acceptedKeys)
+                } else {
+                    _ = try state.readMessage(bytes)
+                }
             } catch {
                 throw HandshakeFailure.noise(error, message: index)
             }
@@ -72,7 +77,8 @@ package struct ServerHandshake: Sendable {
             }
             noise = nil
             do {
-                let result = HandshakeResult(version: version, transport: try state.transport())
+                var result = HandshakeResult(version: version, transport: try state.transport())
+                result.authority = authority
                 if result.remoteKey == settings.staticKey.publicKey {
                     throw HandshakeFailure(.duplicateConnection, "connected to itself")
                 }
@@ -87,5 +93,24 @@ package struct ServerHandshake: Sendable {
         default:
             throw HandshakeFailure(.protocolError, "\(message.type) before the handshake completed")
         }
+    }
+
+    /// Reads message 3 under each accepted key in turn (each on a copy of the state): the first
+    /// that opens it says what the client proved. Fails as the first key failed when none opens.
+    private static func readLast(_ bytes: [UInt8], state: NoiseHandshakeState, keys: [(HandshakeAuthority, [UInt8])]) throws(NoiseError) -> (NoiseHandshakeState, HandshakeAuthority) {
+        var firstError: NoiseError?
+        for (authority, key) in keys {
+            var attempt = state
+            attempt.replacePresharedKey(key)
+            do {
+                _ = try attempt.readMessage(bytes)
+                return (attempt, authority)
+            } catch {
+                if firstError == nil { firstError = error }
+            }
+        }
+        var last = state
+        _ = try last.readMessage(bytes)
+        throw firstError ?? .authenticationFailed(handshakeMessage: 2)
     }
 }

@@ -100,6 +100,9 @@ extension Message {
             // Ignorable: a node that does not know the type skips it (protocol.md, section 14).
             announcement.write(into: &writer)
             return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
+        case .membership(let membership):
+            membership.write(into: &writer)
+            return Frame(type, flags: Frame.ignorableFlag, payload: writer.bytes)
         }
         return Frame(type, payload: writer.bytes)
     }
@@ -216,6 +219,8 @@ extension Message {
             return .controlResponse(Array(try reader.bytes(reader.remaining)))
         case .addresses:
             return .addresses(try AddressAnnouncement.read(from: &reader))
+        case .membership:
+            return .membership(try MembershipMessage.read(from: &reader))
         }
     }
 

@@ -54,6 +54,8 @@ package enum Message: Hashable, Sendable {
     case controlResponse([UInt8])
     /// Where the sender listens and what it knows of other members (ignorable).
     case addresses(AddressAnnouncement)
+    /// Member records, a join's request and grant, a new space key (protocol.md, "Membership").
+    case membership(MembershipMessage)
 
     /// The frame type that carries this message.
     package var type: FrameType {
@@ -86,6 +88,7 @@ package enum Message: Hashable, Sendable {
         case .controlRequest: .controlRequest
         case .controlResponse: .controlResponse
         case .addresses: .addresses
+        case .membership: .membership
         }
     }
 }

@@ -36,6 +36,10 @@ enum Usage {
           disconnect PEER                             drop the connections to the peer of that name (both
                                                       sides redial, as after a network fault)
           forget PEER|HOST:PORT                       remove a peer from the address book: stop dialing it
+          invite [--expires SECONDS]                  print a single-use code for serve --join (default 600 s)
+          members [--json]                            the space's members: node ID, name, added, revoked
+          revoke NODE-ID|NAME                         remove a member: a new space key, its connections
+                                                      and later ops refused
           drag ITEM... --to GALLERY [--at INDEX] [--copy | --move] [--wait] [--timeout SECONDS]
                                                       drop items into GALLERY on this node (see help drag)
           cancel TRANSFER...                          cancel transfers: their placeholders are deleted
@@ -61,7 +65,7 @@ enum Usage {
     static let serve = """
         usage: gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
                              [--http [HOST:PORT]] [--announce HOST:PORT|none]...
-                             [--keep all|thumbnails] [--cache-budget BYTES]
+                             [--keep all|thumbnails] [--cache-budget BYTES] [--join CODE]
 
         Runs a node on DIR in the foreground until SIGINT or SIGTERM and prints "listening on HOST:PORT"
         when it is ready. DIR holds the op log (replayed at start; a torn tail is cut and reported), the
@@ -69,6 +73,8 @@ enum Usage {
         ID, node.json, peers (the address book) and control.sock (the socket of gallery -C DIR, mode
         0600, for this user only). The node creates the gallery named after it (--name, default: DIR's
         name), and redials every peer it has ever been connected to whenever it is not connected.
+          --join CODE          join a space with a code from `gallery -C DIR invite` (a new DIR only;
+                               no secret file, no --peer: the inviter sends the space's key)
           --listen HOST:PORT   where to accept peers (default: the port of the last run when it is
                                free, else 127.0.0.1:0, an ephemeral port)
           --peer HOST:PORT     a peer to stay connected to (repeatable; added to the address book)

@@ -12,7 +12,7 @@ struct NodeCommand {
             MoveCommand.self, DeleteCommand.self, UpdateCommand.self, PeersCommand.self, ConnectCommand.self,
             DisconnectCommand.self, ForgetCommand.self, DragCommand.self, CancelCommand.self, StatusCommand.self, WatchCommand.self,
             RestoreCommand.self, EmptyTrashCommand.self, RenameGalleryCommand.self, DeleteGalleryCommand.self,
-            UndoCommand.self, RedoCommand.self,
+            UndoCommand.self, RedoCommand.self, InviteCommand.self, MembersCommand.self, RevokeCommand.self,
         ]
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GalleryHost
 import GalleryIO
 import GalleryNode
+import GalleryWire
 
 /// `gallery serve DIR [--name NAME] [--listen HOST:PORT] [--peer HOST:PORT]... [--secret-file FILE]
 /// [--http [HOST:PORT]] [--announce HOST:PORT|none]...`: runs a node in the foreground until SIGINT or SIGTERM.
@@ -22,6 +23,8 @@ struct ServeCommand {
         var keep = KeepPolicy.thumbnails
         /// The most bytes of originals fetched on demand kept (`--cache-budget`); nil: no limit.
         var cacheBudget: Int?
+        /// An invitation code to join a space with (`--join`).
+        var join: InvitationCode?
     }
 
     let options: Options
@@ -38,6 +41,14 @@ struct ServeCommand {
             options.announce = try announce.map { text throws(CommandFailure) in try arguments.endpoint(text, "--announce: ") }
         }
         options.secretFile = try arguments.option("--secret-file").map { URL(fileURLWithPath: $0) }
+        if let code = try arguments.option("--join") {
+            do {
+                options.join = try InvitationCode(text: code)
+            } catch {
+                throw arguments.failure("--join: \(error)")
+            }
+            if options.secretFile != nil { throw arguments.failure("--join and --secret-file exclude each other") }
+        }
         if let keep = try arguments.option("--keep") {
             guard let policy = KeepPolicy(rawValue: keep) else { throw arguments.failure("--keep: \(keep) is not all or thumbnails") }
             options.keep = policy
@@ -101,7 +112,7 @@ struct ServeCommand {
             server = try GalleryServer(
                 directory: options.directory, name: options.name, listen: options.listen,
                 peers: options.peers, secretFile: options.secretFile, http: options.http,
-                announce: options.announce
+                announce: options.announce, join: options.join
             ) { [options] configuration in
                 configuration.keep = options.keep
                 configuration.cacheBudget = options.cacheBudget

@@ -14,6 +14,8 @@ final class NodeSpace: @unchecked Sendable {
     private var peersOf: [String: [String]] = [:]
     /// The first node started: the others join its space with its secret.
     private var founder: String?
+    /// The nodes that joined with an invitation code: never given the founder's secret file.
+    private var joined: Set<String> = []
 
     init() {
         base = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-space-\(UUID().uuidString)")
@@ -30,7 +32,9 @@ final class NodeSpace: @unchecked Sendable {
         if !peers.isEmpty { peersOf[name] = peers }
         var arguments = [directory(name).path, "--name", name] + options
         if keepAddress, let address = addresses[name] { arguments += ["--listen", address] }
-        if let founder, founder != name {
+        // A node that joins by invitation (`--join CODE`) gets the secret from its inviter.
+        if options.contains("--join") { joined.insert(name) }
+        if let founder, founder != name, !joined.contains(name) {
             arguments += ["--secret-file", directory(founder).appendingPathComponent("secret").path]
         }
         founder = founder ?? name

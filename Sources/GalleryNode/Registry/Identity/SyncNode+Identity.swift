@@ -22,7 +22,7 @@ extension SyncNode {
         if let owner = addresses.book.owner(of: endpoint.description), let node = NodeID(rawValue: owner.rawValue) {
             return node
         }
-        return peerKeys.pinned[endpoint]
+        return configuration.pins[endpoint] ?? peerKeys.pinned[endpoint]
     }
 
     /// A dialed address presented another key than the one it had: the dial was refused.
