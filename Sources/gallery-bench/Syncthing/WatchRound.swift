@@ -71,12 +71,14 @@ struct WatchRound {
             defer { for watcher in watchers { watcher.stop() } }
             for watcher in watchers { try watcher.waitForLines(1, timeout: 300) }
             /// One change, waited for in every watcher's output.
-            func watchedChange() throws {
+            func watchedChange(timeout: TimeInterval = 30) throws {
                 let lines = watchers.map(\.lines)
                 try change()
-                for (watcher, count) in zip(watchers, lines) { try watcher.waitForLines(count + 1, timeout: 30) }
+                for (watcher, count) in zip(watchers, lines) { try watcher.waitForLines(count + 1, timeout: timeout) }
             }
-            for _ in 0..<20 { try watchedChange() }
+            // The first changes may wait behind the listings still being written to the others
+            // (15 MB each at 100,000 items): a generous bound for them.
+            for _ in 0..<20 { try watchedChange(timeout: 300) }
             let watched = ProcessProbe.cpuSeconds(node.pid) ?? 0
             let watcherStart = watchers.map { ProcessProbe.cpuSeconds($0.pid) ?? 0 }
             for _ in 0..<changes { try watchedChange() }
