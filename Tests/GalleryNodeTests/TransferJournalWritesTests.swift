@@ -28,9 +28,9 @@ extension NodeSuites {
             func load() -> [Transfer] { inner.load() }
 
             func save(_ transfers: [Transfer]) throws {
+                try inner.save(transfers)
                 saves.add(1, ordering: .relaxed)
                 lastCount.withLock { $0 = transfers.count }
-                try inner.save(transfers)
             }
         }
 
