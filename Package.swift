@@ -1,10 +1,6 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The modules are the layers: each target lists exactly the modules it imports, and every arrow
-// points down (README.md, "Layout"; `.ci/check-layout` holds the lists, the imports and README's
-// arrows to each other). GalleryNode never imports GalleryStorage: it asks storage through the
-// protocols in GalleryNode/Ports, which GalleryHost conforms the storage types to.
 /// Linker flags of a release `gallery` on Linux: the Swift runtime and Foundation linked in (their
 /// archives in a group, as their members refer to one another), no shared Swift library loaded at start.
 let staticRuntimeInRelease: [LinkerSetting] = [
@@ -17,6 +13,10 @@ let staticRuntimeInRelease: [LinkerSetting] = [
     ], .when(platforms: [.linux], configuration: .release)),
 ]
 
+// The modules are the layers: each target lists exactly the modules it imports, and every arrow
+// points down (README.md, "Layout"; `.ci/check-layout` holds the lists, the imports and README's
+// arrows to each other). GalleryNode never imports GalleryStorage: it asks storage through the
+// protocols in GalleryNode/Ports, which GalleryHost conforms the storage types to.
 let package = Package(
     name: "GallerySync",
     // Products are what a user outside this package can name: the two programs. No library is
