@@ -1,6 +1,18 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// Linker flags of a release `gallery` on Linux: the Swift runtime and Foundation linked in (their
+/// archives in a group, as their members refer to one another), no shared Swift library loaded at start.
+let staticRuntimeInRelease: [LinkerSetting] = [
+    .unsafeFlags([
+        "-static-stdlib",
+        "-Xlinker", "--start-group",
+        "-lCoreFoundation", "-lFoundation", "-lFoundationEssentials", "-lFoundationInternationalization",
+        "-l_FoundationCShims", "-l_FoundationCollections", "-l_FoundationICU",
+        "-Xlinker", "--end-group", "-lstdc++",
+    ], .when(platforms: [.linux], configuration: .release)),
+]
+
 // The modules are the layers: each target lists exactly the modules it imports, and every arrow
 // points down (README.md, "Layout"; `.ci/check-layout` holds the lists, the imports and README's
 // arrows to each other). GalleryNode never imports GalleryStorage: it asks storage through the
@@ -64,10 +76,13 @@ let package = Package(
         .target(name: "GalleryHost", dependencies: [
             "GalleryModel", "GalleryCrypto", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl", "GalleryWeb",
         ]),
+        // The release `gallery` links the Swift runtime and Foundation statically: a script runs one
+        // process per command, and loading and relocating the shared Foundation and ICU libraries
+        // was two thirds of each command's CPU (BENCHMARKS.md, "The command line's start-up").
         .executableTarget(name: "gallery", dependencies: [
             "GalleryModel", "GallerySimulation", "GalleryWire", "GalleryIO", "GalleryStorage", "GalleryNode", "GalleryControl",
             "GalleryHost",
-        ]),
+        ], linkerSettings: staticRuntimeInRelease),
         // Hundreds of real nodes in one process on a seeded scheduler and a simulated network
         // (a deterministic stand-in for the network and the clock): for tests and gallery-bench only,
         // never in `gallery`.

@@ -44,6 +44,9 @@ extension TransferManager {
         for callback in callbacks { callback() }
         poke()
         releaseMemoryIfIdle()
+        // The last transfer may end here, on a stage, while the worker sleeps with nothing to do:
+        // the journal is emptied now, not at the next drag.
+        flushJournal()
     }
 
     /// Hands freed memory back to the system once no download is left and a burst of bytes was
@@ -88,6 +91,7 @@ extension TransferManager {
         }
         for callback in callbacks { callback() }
         poke()
+        flushJournal()
     }
 
     /// Cancels transfers in flight (`gallery cancel`): their placeholders are deleted.
@@ -188,7 +192,7 @@ extension TransferManager {
             for id in outcomeOrder[..<forgotten] { outcomes[id] = nil }
             outcomeOrder.removeFirst(forgotten)
         }
-        journalDirty = true
+        journalEnded = true
         var callbacks: [() -> Void] = []
         waiters.removeAll { waiter in
             guard waiter.ids.allSatisfy({ transfers[$0] == nil }) else { return false }

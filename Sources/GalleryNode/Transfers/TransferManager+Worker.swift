@@ -81,16 +81,19 @@ extension TransferManager {
             unstored += download.unstoredBytes
         }
         fetchesHeldBack = false
-        let order = downloads.keys.sorted { a, b in
+        // Each download's rank is read once (not in every comparison of the sort: a plan is made
+        // after every chunk stored while fetches are held back, over every download of the drag).
+        let order = downloads.map { hash, download in
             // Bytes a reader waits for (a page, an export) take a free slot before a drag's.
-            let (readA, readB) = (downloads[a]?.demanders.isEmpty == false, downloads[b]?.demanders.isEmpty == false)
-            if readA != readB { return readA }
-            return switch (downloads[a]?.placeholders.min(), downloads[b]?.placeholders.min()) {
+            (hash: hash, read: !download.demanders.isEmpty, first: download.placeholders.min())
+        }.sorted { a, b in
+            if a.read != b.read { return a.read }
+            return switch (a.first, b.first) {
             case let (first?, second?): first < second
             case (nil, _): false
             case (_, nil): true
             }
-        }
+        }.map(\.hash)
         for hash in order {
             guard var download = downloads[hash] else { continue }
             if answerIfImpatient(&download, now: now) { downloads[hash] = download }
@@ -104,6 +107,13 @@ extension TransferManager {
                 continue
             }
             guard case .waiting(let until) = download.phase, until <= now else { continue }
+            if unstored >= backlogBytes {
+                // No fetch can start in this plan: the rest of the drag waits for the next one
+                // (each chunk stored pokes the worker) without a look at the disk each, which made
+                // a plan cost a `stat` per waiting download, a drag of n items n² of them.
+                fetchesHeldBack = true
+                continue
+            }
             if blobs.contains(hash) {
                 // The bytes arrived another way (another download, an `add`): nothing to fetch.
                 download.phase = .finishing

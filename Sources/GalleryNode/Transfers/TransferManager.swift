@@ -73,7 +73,13 @@ package final class TransferManager: @unchecked Sendable {
     /// chunks' buffers of a burst are freed scattered among live allocations, where the allocator
     /// keeps them.
     static let releaseAfterBytes = 16 << 20
+    /// Transfers began since the journal was last written: it must be written before long.
     var journalDirty = false
+    /// Transfers ended since the journal was last written. Their records may stay a while (a
+    /// restart resumes only placeholders still unresolved, so a record of one that ended is never
+    /// read): the journal is rewritten for them when the last transfer ends, or with the next that
+    /// begins, not at every end (a drag of n items wrote it n times, n²/2 records in all).
+    var journalEnded = false
     /// Serializes writing the journal (taken before `lock`, never while holding it).
     let journalLock = NSLock()
     private let workerFinished = DispatchSemaphore(value: 0)
@@ -166,8 +172,9 @@ package final class TransferManager: @unchecked Sendable {
     package func flushJournal() {
         journalLock.withLock {
             let snapshot = lock.withLock { () -> [Transfer]? in
-                guard journalDirty else { return nil }
+                guard journalDirty || (journalEnded && transfers.isEmpty) else { return nil }
                 journalDirty = false
+                journalEnded = false
                 return Array(transfers.values)
             }
             guard let snapshot else { return }

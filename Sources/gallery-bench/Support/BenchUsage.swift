@@ -23,7 +23,7 @@ enum BenchUsage {
                gallery-bench viewer [--photos 300] [--samples 15] [--pixels 6000x4000]
                gallery-bench syncthing [--repetitions 3] [--idle-seconds 60] [--small-files 10000] [--small-bytes 4096]
                                        [--medium-files 1000] [--medium-bytes 102400] [--large-mib 256]
-                                       [--watch-items 100,100000] [--watch-changes 300] [--only ours|syncthing]
+                                       [--watch-items 100,100000] [--watch-changes 300] [--watchers 8] [--watch-blocks 3] [--only ours|syncthing]
                gallery-bench mesh-sim [--seed 1] [--nodes 50] [--topology random|ring|star|sparse] [--degree 4]
                                       [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
                                       [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]

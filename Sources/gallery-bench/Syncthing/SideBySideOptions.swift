@@ -12,6 +12,10 @@ struct SideBySideOptions {
     var watchItems = [100, 100_000]
     /// Changes timed per watch measurement.
     var watchChanges = 300
+    /// Watchers attached at once in a watched block (the node's cost is divided by their number).
+    var watchers = 8
+    /// Blocks without and with watchers, interleaved, per gallery size.
+    var watchBlocks = 3
     /// Which systems run (both by default; one alone to try the harness).
     var systems: [SideBySideSystem] = [.ours, .syncthing]
 
@@ -33,6 +37,8 @@ struct SideBySideOptions {
             case "--large-mib": largeBytes = try number() << 20
             case "--idle-seconds": idleSeconds = try number()
             case "--watch-changes": watchChanges = try number()
+            case "--watchers": watchers = try number()
+            case "--watch-blocks": watchBlocks = try number()
             case "--watch-items":
                 let sizes = value.split(separator: ",").map { Int($0) }
                 guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? 0) >= 0 }) else { throw BenchFailure.usage("--watch-items takes N,N,... (0 skips)") }

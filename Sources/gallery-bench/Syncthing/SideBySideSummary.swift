@@ -61,7 +61,7 @@ struct SideBySideSummary {
         if let smallest = watchSizes.first, let largest = watchSizes.last, smallest != largest {
             let low = median("watch.\(smallest).watchCostMsPerChange", .ours)
             let high = median("watch.\(largest).watchCostMsPerChange", .ours)
-            var row = Row(figure: "watch cost per change (node CPU with a watcher minus without), \(smallest) vs \(largest) items",
+            var row = Row(figure: "watch cost per change and watcher (node CPU with watchers minus without, over their number), \(smallest) vs \(largest) items",
                           ours: high, theirs: nil, unit: "ms at \(largest) (\(Self.format(low)) at \(smallest))", target: "within 20%", met: nil)
             if let low, let high { row.met = abs(high - low) <= 0.2 * max(abs(low), 0.001) || abs(high - low) < 0.05 }
             rows.append(row)

@@ -7,9 +7,10 @@ import Synchronization
 /// `watch` cost per change (ours only, Syncthing has no such command) in `gallery-bench
 /// syncthing`: for each gallery size, a fresh node whose gallery holds that many items (kept by
 /// URL: no bytes), `--watch-changes` single-item moves in the middle of the gallery, each its own
-/// command over the control socket; the node's CPU per change with no watcher, then with a `gallery
-/// watch --json` process attached (each change waited for in its output, so that no answer
-/// covers two), and the watcher process's own CPU per change.
+/// command over the control socket; the node's CPU per change with no watcher, then with
+/// `--watchers` `gallery watch --json` processes attached (each change waited for in every output,
+/// so that no answer covers two), in `--watch-blocks` interleaved blocks; the cost per change of
+/// one watcher, and a watcher process's own CPU per change.
 struct WatchRound {
     let options: SideBySideOptions
     let results: SideBySideResults
@@ -49,32 +50,47 @@ struct WatchRound {
             let response = try ControlClient.send(ControlRequest(id: step, command: command), to: node.directory, timeout: .seconds(60))
             guard response.ok else { throw BenchFailure.failed("watch: a move failed: \(response.error ?? "?")") }
         }
-        for _ in 0..<20 { try change() }
-        let alone = ProcessProbe.cpuSeconds(node.pid) ?? 0
-        for _ in 0..<changes { try change() }
-        let aloneCPU = (ProcessProbe.cpuSeconds(node.pid) ?? 0) - alone
-        record("watch.\(items).nodeMsPerChangeUnwatched", aloneCPU / Double(changes) * 1_000)
+        // Blocks without and with `--watchers` watchers attached, interleaved, so that a drift of
+        // the machine's load falls on both alike; each watched block's CPU is read after its
+        // watchers got the listing and a few changes, so that the listing sent at subscribe is not
+        // counted. The cost per watcher is the difference over the watchers attached: with 8, the
+        // signal is 8 times a single watcher's while the noise of the two readings stays the same.
+        var aloneCPU = 0.0
+        var watchedCPU = 0.0
+        var watcherCPU = 0.0
+        var measured = 0
+        for _ in 0..<options.watchBlocks {
+            for _ in 0..<20 { try change() }
+            let alone = ProcessProbe.cpuSeconds(node.pid) ?? 0
+            for _ in 0..<changes { try change() }
+            aloneCPU += (ProcessProbe.cpuSeconds(node.pid) ?? 0) - alone
 
-        let watcher = try LineCounter(GalleryProcess.executable, ["-C", node.directory.path, "watch", "w", "--json"])
-        defer { watcher.stop() }
-        try watcher.waitForLines(1, timeout: 120)
-        for _ in 0..<20 {
-            let lines = watcher.lines
-            try change()
-            try watcher.waitForLines(lines + 1, timeout: 30)
+            let watchers = try (0..<options.watchers).map { _ in
+                try LineCounter(GalleryProcess.executable, ["-C", node.directory.path, "watch", "w", "--json"])
+            }
+            defer { for watcher in watchers { watcher.stop() } }
+            for watcher in watchers { try watcher.waitForLines(1, timeout: 300) }
+            /// One change, waited for in every watcher's output.
+            func watchedChange(timeout: TimeInterval = 30) throws {
+                let lines = watchers.map(\.lines)
+                try change()
+                for (watcher, count) in zip(watchers, lines) { try watcher.waitForLines(count + 1, timeout: timeout) }
+            }
+            // The first changes may wait behind the listings still being written to the others
+            // (15 MB each at 100,000 items): a generous bound for them.
+            for _ in 0..<20 { try watchedChange(timeout: 300) }
+            let watched = ProcessProbe.cpuSeconds(node.pid) ?? 0
+            let watcherStart = watchers.map { ProcessProbe.cpuSeconds($0.pid) ?? 0 }
+            for _ in 0..<changes { try watchedChange() }
+            watchedCPU += (ProcessProbe.cpuSeconds(node.pid) ?? 0) - watched
+            watcherCPU += zip(watchers, watcherStart).map { (ProcessProbe.cpuSeconds($0.pid) ?? 0) - $1 }.reduce(0, +)
+            measured += changes
         }
-        let watched = ProcessProbe.cpuSeconds(node.pid) ?? 0
-        let watcherStart = ProcessProbe.cpuSeconds(watcher.pid) ?? 0
-        for _ in 0..<changes {
-            let lines = watcher.lines
-            try change()
-            try watcher.waitForLines(lines + 1, timeout: 30)
-        }
-        let watchedCPU = (ProcessProbe.cpuSeconds(node.pid) ?? 0) - watched
-        let watcherCPU = (ProcessProbe.cpuSeconds(watcher.pid) ?? 0) - watcherStart
-        record("watch.\(items).nodeMsPerChange", watchedCPU / Double(changes) * 1_000)
-        record("watch.\(items).watchCostMsPerChange", (watchedCPU - aloneCPU) / Double(changes) * 1_000)
-        record("watch.\(items).watcherProcessMsPerChange", watcherCPU / Double(changes) * 1_000)
+        let perChange = 1_000 / Double(measured)
+        record("watch.\(items).nodeMsPerChangeUnwatched", aloneCPU * perChange)
+        record("watch.\(items).nodeMsPerChange", watchedCPU * perChange)
+        record("watch.\(items).watchCostMsPerChange", (watchedCPU - aloneCPU) * perChange / Double(options.watchers))
+        record("watch.\(items).watcherProcessMsPerChange", watcherCPU * perChange / Double(options.watchers))
     }
 }
 
