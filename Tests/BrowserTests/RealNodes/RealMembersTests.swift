@@ -34,6 +34,14 @@ struct RealMembersTests {
         return try QRReader.decode(png, savedAs: RealTrashTests.shots.appendingPathComponent("\(name).png"))
     }
 
+    /// The texts on `page` (the open dialogs included) under 4.5:1 contrast against what is behind them.
+    static func contrastFailures(_ page: BrowserPage) throws -> [String] {
+        #expect(try page.evaluate(ContrastProbe.install) as? Bool == true)
+        let text = try #require(try page.evaluate("__contrast.textFailures(4.5)") as? [String: Any])
+        #expect((text["checked"] as? Int ?? 0) > 5)
+        return text["failures"] as? [String] ?? ["no answer"]
+    }
+
     @Test("Invite at 1440 px: the code as text, Copy, expiry, the newcomer's command, and a QR code zbarimg decodes to the code")
     func inviteShowsTheCodeAsTextAndQR() throws {
         try RealSpace.run("real-invite") { space in
@@ -118,8 +126,12 @@ struct RealMembersTests {
                     """) ?? ""
                 versions.insert(String(drawn.prefix { $0 != " " }))
                 if let mask = test.mask { #expect(drawn.hasSuffix("mask \(mask)")) }
-                let decoded = try Self.decode(page, "#qr-probe", as: "qr-probe-\(index)")
-                #expect(decoded == [test.text], "case \(index) (\(drawn)): \(test.text.utf8.count) bytes")
+                do {
+                    let decoded = try Self.decode(page, "#qr-probe", as: "qr-probe-\(index)")
+                    #expect(decoded == [test.text], "case \(index) (\(drawn)): \(test.text.utf8.count) bytes")
+                } catch {
+                    Issue.record("case \(index) (\(drawn)), \(test.text.utf8.count) bytes: \(error.localizedDescription)")
+                }
             }
             #expect(versions.isSuperset(of: ["1-M", "3-M", "7-M", "10-M", "10-L"]), "\(versions.sorted())")
         }
@@ -176,6 +188,7 @@ struct RealMembersTests {
             #expect(try page.evaluate("__state.requests.some(r => r.path === '/api/members/revoke' && r.body.node === \(BrowserPage.jsString(bobID)))") as? Bool == true)
             let revoked = try Self.members(alice).first { $0["nodeID"] as? String == bobID }
             #expect(revoked?["revoked"] is NSNumber, "members --json agrees: \(String(describing: revoked))")
+            #expect(try Self.contrastFailures(page) == [], "text contrast in the Members dialog")
             try page.screenshot(to: RealTrashTests.shots.appendingPathComponent("members-revoked.png"))
         }
     }
@@ -200,6 +213,7 @@ struct RealMembersTests {
             try page.waitFor("!document.body.classList.contains('drawer-moving') && !__state.drawerOpen")
             let code = try #require(try page.evaluateString("document.getElementById('invite-code').textContent"))
             #expect(try Self.decode(page, "#invite-qr", as: "invite-qr-phone") == [code])
+            #expect(try Self.contrastFailures(page) == [], "text contrast in the Invite dialog, dark")
             try page.screenshot(to: RealTrashTests.shots.appendingPathComponent("invite-phone.png"))
             try page.tap("#invite-close")
             try page.waitFor("!document.getElementById('invite')")
@@ -211,6 +225,7 @@ struct RealMembersTests {
             try page.waitFor("document.getElementById('members')?.open && document.querySelectorAll('#members-list .member').length === 1")
             #expect(try page.evaluate(fits) as? Bool == true, "the Members dialog fits 390 px")
             try page.waitFor("!document.body.classList.contains('drawer-moving')")
+            #expect(try Self.contrastFailures(page) == [], "text contrast in the Members dialog, dark")
             try page.screenshot(to: RealTrashTests.shots.appendingPathComponent("members-phone.png"))
         }
     }
