@@ -9,17 +9,17 @@ extension ControlCommands {
     /// `move`: the items stand as one run in the order given, the first at `index` of `gallery`
     /// as counted without them; `gallery` nil is the items' own, which they must share.
     static func move(_ items: [ItemReference], to gallery: String?, at index: Int, on node: SyncNode) throws {
-        guard !items.isEmpty else { throw ActionFailure("move needs at least one ITEM") }
+        guard !items.isEmpty else { throw ActionError.nothingNamed(command: "move", what: "ITEM") }
         let steps = try node.perform { replica -> [UndoStep] in
             let ids = try items.resolveLive(in: replica, verb: "moved")
             let target: String
             if let gallery {
-                guard replica.hasGallery(gallery) else { throw ActionFailure("no gallery named \"\(gallery)\"; nothing was moved") }
+                guard replica.hasGallery(gallery) else { throw ActionError.unknownGallery(gallery) }
                 target = gallery
             } else {
                 let galleries = Set(ids.compactMap { replica.location(of: $0)?.gallery })
                 guard galleries.count == 1, let only = galleries.first else {
-                    throw ActionFailure("the items stand in \(galleries.count) galleries: name the destination with --to; nothing was moved")
+                    throw ActionError.ambiguousDestination(galleries: galleries.count)
                 }
                 target = only
             }
@@ -32,7 +32,7 @@ extension ControlCommands {
     /// so that GALLERY:INDEX means the same list for all (a place that changes before the ops are
     /// made refuses the whole batch: `TrashItems` checks again).
     static func delete(_ items: [ItemReference], on node: SyncNode) throws -> String {
-        guard !items.isEmpty else { throw ActionFailure("delete needs at least one ITEM") }
+        guard !items.isEmpty else { throw ActionError.nothingNamed(command: "delete", what: "ITEM") }
         let ids = try node.read { replica in try items.resolveLive(in: replica, verb: "moved to the Trash") }
         return try TrashItems.trash(ids, on: node, scope: UndoJournal.commandLine).message
     }
@@ -40,8 +40,8 @@ extension ControlCommands {
     /// `update`: every item and both fields are checked before the first op, so that a refused
     /// update changes nothing.
     static func update(_ request: UpdateRequest, on node: SyncNode) throws {
-        guard request.title != nil || request.aspect != nil else { throw ActionFailure("update needs a title or an aspect ratio") }
-        guard !request.items.isEmpty else { throw ActionFailure("update needs at least one ITEM") }
+        guard request.title != nil || request.aspect != nil else { throw ActionError.nothingNamed(command: "update", what: "of a title and an aspect ratio") }
+        guard !request.items.isEmpty else { throw ActionError.nothingNamed(command: "update", what: "ITEM") }
         if let title = request.title, !ItemField.title.accepts(.text(title)) { throw ModelError.invalidFieldValue(.title) }
         if let aspect = request.aspect, !ItemField.aspectRatio.accepts(.number(aspect)) {
             throw ModelError.invalidFieldValue(.aspectRatio)

@@ -28,7 +28,7 @@ extension ControlCommands {
         case .undo, .redo:
             let redo = command == .redo
             guard let entry = node.undo.pop(scope, redo: redo) else {
-                throw ActionFailure(redo ? "nothing to redo" : "nothing to undo: no action of this node's command line is kept")
+                throw ActionError.nothingToUndo(redo: redo)
             }
             let outcome: UndoAction.Outcome
             do {
@@ -41,7 +41,7 @@ extension ControlCommands {
             if let back = outcome.entry { node.undo.push(back, scope, redo: !redo) }
             return .message(outcome.message)
         default:
-            throw ActionFailure("\(command.name.rawValue) is not a Trash command")
+            throw ActionError.unsupported(command.name.rawValue)
         }
     }
 

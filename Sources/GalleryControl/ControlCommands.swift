@@ -11,13 +11,14 @@ package enum ControlCommands {
     /// Carries out `command` and returns its reply; throws the one-line reason of a refusal (the
     /// command changed nothing).
     package static func execute(_ command: ControlCommand, on node: SyncNode) throws -> ControlReply {
-        if let problem = command.boundsProblem { throw ActionFailure(problem) }
+        if let problem = command.galleryNameProblem { throw ActionError.badGalleryName(problem) }
+        if let problem = command.boundsProblem { throw ActionError.outOfBounds(problem) }
         switch command {
         case .galleries:
             return .galleries(node.read { $0.galleries }.map { GalleryListing(gallery: $0, items: []) })
         case .newGallery(let name):
             try node.perform { replica in
-                guard !replica.hasGallery(name) else { throw ActionFailure("gallery \"\(name)\" exists already") }
+                guard !replica.hasGallery(name) else { throw ActionError.galleryExists(name) }
                 try replica.createGallery(name)
             }
             return .done
@@ -44,22 +45,22 @@ package enum ControlCommands {
         case .drag(let request):
             return .drops(try Drop.perform(request, on: node))
         case .cancel(let ids):
-            guard let transfers = node.transfers else { throw ActionFailure("this node keeps no blobs") }
+            guard let transfers = node.transfers else { throw ActionError.noBlobs }
             try transfers.cancel(ids)
             return .done
         case .connect(let host, let port):
             // Checked as the command line checks HOST:PORT: a client may send any host.
             let text = Endpoint(host: host, port: port).description
-            guard let endpoint = Endpoint(text) else { throw ActionFailure("\"\(text)\" is not HOST:PORT") }
+            guard let endpoint = Endpoint(text) else { throw ActionError.badAddress(text) }
             node.keepConnected(to: endpoint)
             return .done
         case .disconnect(let name):
             let replicas = Set(node.peers.filter { $0.name == name }.compactMap(\.replica))
-            guard !replicas.isEmpty else { throw ActionFailure("no peer named \"\(name)\" is connected") }
+            guard !replicas.isEmpty else { throw ActionError.peerNotConnected(name) }
             for replica in replicas { node.disconnect(replica) }
             return .done
         case .forget(let peer):
-            guard node.forget(peer) else { throw ActionFailure("the address book holds no peer or address \"\(peer)\"") }
+            guard node.forget(peer) else { throw ActionError.unknownPeer(peer) }
             return .done
         case .invite(let seconds):
             return .message(try node.invite(seconds: seconds).text)
@@ -77,18 +78,18 @@ package enum ControlCommands {
     /// this node lacks are fetched from a connected peer that holds them first (verified before
     /// they are stored); with none, the refusal says why, as soon as that is known.
     private static func export(_ reference: ItemReference, on node: SyncNode) throws -> ItemListing {
-        guard let blobs = node.configuration.blobs else { throw ActionFailure("this node keeps no blobs") }
+        guard let blobs = node.configuration.blobs else { throw ActionError.noBlobs }
         let found = try node.read { replica -> Item in
             let id = try reference.resolve(in: replica)
-            guard let found = replica.item(id), found.contentHash != nil else { throw ActionFailure("item \(id) has no bytes (a URL?)") }
+            guard let found = replica.item(id), found.contentHash != nil else { throw ActionError.noBytes(id) }
             return found
         }
-        guard let hash = found.contentHash else { throw ActionFailure("the bytes of \(reference) are not on this node") }
+        guard let hash = found.contentHash else { throw ActionError.noBytes(found.id) }
         if !blobs.contains(hash) {
             do {
                 try node.demandBytes(of: found)
             } catch {
-                throw ActionFailure("the bytes of \(reference) are not on this node and cannot be fetched: \(error.localizedDescription)")
+                throw ActionError.bytesMissing("\(reference)", reason: error.localizedDescription)
             }
         }
         return listing(found, transfers: nil)

@@ -12,10 +12,8 @@ extension WebAPI {
         let index = try optionalIndex(json)
         switch change {
         case .newGallery:
+            // The name's rule is the command line's: `ControlCommand.galleryNameProblem`.
             let name = json["name"] as? String ?? ""
-            guard !name.isEmpty, name.utf8.count <= 200, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw WebRefusal(400, "badName", "a gallery's name is 1 to 200 bytes without control characters")
-            }
             _ = try ControlCommands.execute(.newGallery(name), on: node)
             return .json(["gallery": name, "lastEventId": feed.advance()], status: 201)
         case .move:
@@ -40,19 +38,15 @@ extension WebAPI {
             return try addURL(json, index: index)
         case .cancelTransfer:
             let id = try itemIDs([json["transfer"] ?? NSNull()])[0]
-            guard let transfers = node.transfers else { throw WebRefusal(404, "unknownTransfer", "this node keeps no blobs") }
-            do {
-                try transfers.cancel([id])
-            } catch {
-                throw WebRefusal(404, "unknownTransfer", error.localizedDescription)
-            }
+            guard let transfers = node.transfers else { throw ActionError.noBlobs }
+            try transfers.cancel([id])
             return .json(["cancelled": id.description, "lastEventId": feed.advance()])
         case .announceUploads:
             let files = (json["files"] as? [[String: Any]] ?? []).map {
                 Upload.File(name: $0["name"] as? String ?? "", size: ($0["size"] as? NSNumber)?.intValue ?? -1,
                             mediaType: $0["mediaType"] as? String ?? "")
             }
-            guard !files.isEmpty, files.count <= 10_000 else { throw WebRefusal(400, "badFiles", "announce 1 to 10,000 files") }
+            guard !files.isEmpty, files.count <= ControlCommand.maximumBatchItems else { throw WebRefusal(400, "badFiles", "announce 1 to 10,000 files") }
             let made = try uploads.begin(files, into: json["to"] as? String ?? "", at: index)
             return .json(["uploads": made.map { ["upload": $0.upload, "item": $0.item.description] },
                           "lastEventId": feed.advance()], status: 201)
@@ -72,7 +66,7 @@ extension WebAPI {
 
     /// Item IDs `COUNTER@REPLICA` from a JSON array.
     private func itemIDs(_ value: Any?) throws -> [OpID] {
-        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= 10_000 else {
+        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= ControlCommand.maximumBatchItems else {
             throw WebRefusal(400, "badItems", "name 1 to 10,000 items")
         }
         return try texts.map { text in
@@ -93,7 +87,7 @@ extension WebAPI {
         case ("url", is NSNull): (field, fieldValue) = (.url, .none)
         default: throw WebRefusal(400, "badField", "fields are title, url (text) and aspectRatio (a number)")
         }
-        if let problem = FieldLimits.problem(with: fieldValue, for: field) { throw WebRefusal(400, "badField", problem) }
+        if let problem = FieldLimits.problem(with: fieldValue, for: field) { throw ActionError.outOfBounds(problem) }
         let step = try node.perform { replica in
             guard replica.item(id)?.isDeleted == false else { throw ModelError.unknownItem(id) }
             return try UpdateItems.set(id, field, to: fieldValue, in: &replica)
@@ -106,8 +100,9 @@ extension WebAPI {
     private func addURL(_ json: [String: Any], index: Int?) throws -> WebResponse {
         let url = json["url"] as? String ?? ""
         let lower = url.lowercased()
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), url.utf8.count <= 2048 else {
-            throw WebRefusal(400, "badURL", "only http: and https: URLs of at most 2048 bytes")
+        // The length is the command line's rule (`FieldLimits.urlBytes`, checked by `AddImage`).
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
+            throw WebRefusal(400, "badURL", "only http: and https: URLs")
         }
         let request = AddRequest(sources: [.url(url)], gallery: json["to"] as? String, index: index, title: json["title"] as? String,
                                  aspect: (json["aspectRatio"] as? NSNumber)?.doubleValue)
@@ -119,14 +114,14 @@ extension WebAPI {
     /// `drops`: the cross-node drop of a descriptor (section 7), exactly `gallery drag`.
     private func drop(_ json: [String: Any], index: Int?) throws -> WebResponse {
         guard let descriptor = json["descriptor"] as? [String: Any], let items = descriptor["items"] as? [[String: Any]],
-              let to = json["to"] as? String, !items.isEmpty, items.count <= 10_000 else {
+              let to = json["to"] as? String, !items.isEmpty, items.count <= ControlCommand.maximumBatchItems else {
             throw WebRefusal(400, "badDescriptor", "a drop needs a descriptor with 1 to 10,000 items and a gallery")
         }
         guard descriptor["space"] as? String == space else {
             throw WebRefusal(403, "otherSpace", "the items come from another space")
         }
         if descriptor["wholeGallery"] as? Bool == true, descriptor["gallery"] as? String == to {
-            throw WebRefusal(409, "intoItself", "cannot drop gallery \"\(to)\" into itself")
+            throw ActionError.intoItself(to)
         }
         let ids = try itemIDs(items.map { $0["id"] ?? NSNull() })
         let operation = json["operation"] as? String ?? "copy"

@@ -37,10 +37,8 @@ extension WebAPI {
             return .json(["deleted": count, "message": "Deleted \(TrashItems.count(count)) for good", "lastEventId": feed.advance()])
         case .renameGallery:
             let gallery = json["gallery"] as? String ?? ""
+            // The name's rule is the command line's (`FieldLimits.problem(withNewGalleryName:)`).
             let name = (json["name"] as? String ?? "").trimmingCharacters(in: .whitespaces)
-            guard !name.isEmpty, !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
-                throw WebRefusal(400, "badName", "a gallery's name is 1 to 255 bytes without control characters")
-            }
             let entry = try GalleryChanges.rename(gallery, to: name, on: node)
             return .json(["gallery": name, "undo": entry?.id ?? NSNull(), "message": entry?.label ?? "", "lastEventId": feed.advance()])
         case .deleteGallery:
@@ -63,7 +61,7 @@ extension WebAPI {
 
     /// Item IDs of a Trash route: 1 to 10,000 `COUNTER@REPLICA`.
     private func trashItemIDs(_ value: Any?) throws -> [OpID] {
-        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= 10_000 else {
+        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= ControlCommand.maximumBatchItems else {
             throw WebRefusal(400, "badItems", "name 1 to 10,000 items")
         }
         return try texts.map { text in

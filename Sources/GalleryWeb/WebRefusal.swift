@@ -21,34 +21,71 @@ struct WebRefusal: Error, LocalizedError {
 
     var errorDescription: String? { message }
 
-    /// The refusal for an error of a use case or of the model: its status and code from what it
-    /// is (the model's errors) or says (the one-line `ActionFailure`s the command line shows too).
+    /// The refusal of a use case's error: one status and code per case of `ActionError`, with the
+    /// message the command line prints for it.
+    init(action error: ActionError) {
+        let (status, code) = Self.statusAndCode(of: error)
+        self.init(status, code, error.description)
+    }
+
+    /// The refusal of any error a route meets: its own, a use case's (`ActionError`, the model's,
+    /// storage faults), or else a failure of the node itself (500).
     static func from(_ error: any Error) -> WebRefusal {
         if let refusal = error as? WebRefusal { return refusal }
-        let message = error.localizedDescription
-        if let model = error as? ModelError {
-            switch model {
-            case .unknownGallery: return WebRefusal(404, "unknownGallery", message)
-            case .unknownItem, .itemDeleted: return WebRefusal(404, "unknownItem", message)
-            case .indexOutOfRange: return WebRefusal(400, "badIndex", message)
-            case .invalidGalleryName: return WebRefusal(400, "badName", message)
-            case .invalidFieldValue, .outOfBounds: return WebRefusal(400, "badField", message)
-            case .galleryNameTaken: return WebRefusal(409, "galleryExists", message)
-            case .itemInTrash: return WebRefusal(409, "inTrash", message)
-            case .notInTrash: return WebRefusal(409, "notInTrash", message)
-            default: return WebRefusal(409, "refused", message)
-            }
+        if let action = ActionError.from(error) { return WebRefusal(action: action) }
+        return WebRefusal(500, "failed", error.localizedDescription)
+    }
+
+    /// The status and `error` code of each case.
+    static func statusAndCode(of error: ActionError) -> (Int, String) {
+        switch error {
+        case .nothingNamed: (400, "badItems")
+        case .badGalleryName: (400, "badName")
+        case .outOfBounds: (400, "badField")
+        case .ambiguousDestination: (400, "noDestination")
+        case .badKeptFile: (400, "badSource")
+        case .badAddress: (400, "badAddress")
+        case .unsupported: (400, "unsupported")
+        case .unknownGallery: (404, "unknownGallery")
+        case .unknownName, .unknownItem, .itemDeleted: (404, "unknownItem")
+        case .unknownTransfer: (404, "unknownTransfer")
+        case .unknownPeer, .peerNotConnected: (404, "unknownPeer")
+        case .blobMissing: (404, "unknownBlob")
+        case .bytesMissing: (404, "notHeld")
+        case .repeatedItem, .namedAlready: (409, "repeatedItem")
+        case .intoItself: (409, "intoItself")
+        case .emptyGallery: (409, "emptyGallery")
+        case .stillLoading: (409, "stillLoading")
+        case .galleryExists, .sameName: (409, "galleryExists")
+        case .noBytes: (409, "noBytes")
+        case .fileChanged: (409, "changedOnDisk")
+        case .placeholderGone: (409, "placeholderGone")
+        case .transferEnded: (409, "transferEnded")
+        case .nothingToUndo: (409, "nothingToUndo")
+        case .tooLarge: (413, "tooLarge")
+        case .notAnImage, .unusableImage: (415, "notAnImage")
+        case .noBlobs: (503, "noBlobs")
+        case .storage: (503, "storage")
+        case .refusedItem(_, _, let reason): statusAndCode(of: reason)
+        case .model(let model): statusAndCode(of: model)
         }
-        if error is SyncNodeError { return WebRefusal(503, "storage", message) }
-        let rules: [(String, Int, String)] = [
-            ("exists already", 409, "galleryExists"), ("named twice", 409, "repeatedItem"),
-            ("dragged twice", 409, "repeatedItem"), ("into itself", 409, "intoItself"),
-            ("still loading", 409, "stillLoading"), ("no transfer", 404, "unknownTransfer"),
-            ("already ended", 404, "unknownTransfer"), ("no gallery named", 404, "unknownGallery"),
-            ("was deleted", 404, "unknownItem"), ("no item", 404, "unknownItem"),
-            ("not a PNG, JPEG or GIF", 415, "notAnImage"),
-        ]
-        for (phrase, status, code) in rules where message.contains(phrase) { return WebRefusal(status, code, message) }
-        return WebRefusal(400, "refused", message)
+    }
+
+    /// The status and `error` code of each of the model's refusals.
+    private static func statusAndCode(of error: ModelError) -> (Int, String) {
+        switch error {
+        case .unknownGallery: (404, "unknownGallery")
+        case .unknownItem, .itemDeleted: (404, "unknownItem")
+        case .indexOutOfRange: (400, "badIndex")
+        case .invalidGalleryName: (400, "badName")
+        case .invalidFieldValue, .outOfBounds, .emptyInsert: (400, "badField")
+        case .galleryNameTaken: (409, "galleryExists")
+        case .itemInTrash: (409, "inTrash")
+        case .notInTrash: (409, "notInTrash")
+        case .notAPlaceholder: (409, "notAPlaceholder")
+        case .tooManyReplicas, .counterOverflow: (507, "full")
+        case .malformedOp, .conflictingHistory, .divergentOp, .bufferFull, .sourceQuotaExceeded, .counterTooFarAhead, .forgedOp:
+            (500, "failed")
+        }
     }
 }

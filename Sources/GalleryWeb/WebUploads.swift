@@ -35,7 +35,7 @@ final class WebUploads: @unchecked Sendable {
 
     /// Inserts the placeholders of `files` and returns each upload's ID and item.
     func begin(_ files: [Upload.File], into gallery: String, at index: Int?) throws -> [(upload: String, item: OpID)] {
-        if let problem = files.lazy.compactMap(Upload.problem(with:)).first { throw WebRefusal(415, "notAnImage", problem) }
+        if let problem = files.lazy.compactMap(Upload.problem(with:)).first { throw WebRefusal(action: problem) }
         let items = try Upload.begin(files, into: gallery, at: index, on: node)
         return lock.withLock {
             zip(files, items).map { file, item in
@@ -102,9 +102,9 @@ final class WebUploads: @unchecked Sendable {
         defer { receiver.discard() }
         do {
             guard let header = ImageHeader(receiver.head) else {
-                throw WebRefusal(415, "notAnImage", "\(receiver.file.name) is not a PNG, JPEG or GIF image")
+                throw ActionError.notAnImage(receiver.file.name)
             }
-            guard let blobs = node.configuration.blobs else { throw WebRefusal(503, "noBlobs", "this node keeps no blobs") }
+            guard let blobs = node.configuration.blobs else { throw ActionError.noBlobs }
             // The bytes were hashed as they arrived and are fsynced here: the file becomes the
             // blob by a rename, not a second copy.
             try receiver.close()

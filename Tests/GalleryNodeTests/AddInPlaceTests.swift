@@ -62,7 +62,7 @@ struct AddInPlaceTests {
             let stale = try source(directory.appendingPathComponent("c.png"), png(width: 20, filler: 100))
             try Data(png(width: 20, filler: 101)).write(to: directory.appendingPathComponent("c.png"))
             let ops = node.read { $0.opCount }
-            #expect(throws: ActionFailure.self) { try AddImage.perform(AddRequest(sources: [stale]), defaultGallery: "node", on: node) }
+            #expect(throws: ActionError.self) { try AddImage.perform(AddRequest(sources: [stale]), defaultGallery: "node", on: node) }
             #expect(node.read { $0.opCount } == ops && store.inPlace.count == 2)
 
             #expect(unlink(directory.appendingPathComponent("a.png").path) == 0)
@@ -91,7 +91,7 @@ struct AddInPlaceTests {
             do {
                 _ = try AddImage.perform(AddRequest(sources: bad), defaultGallery: "node", on: node)
                 Issue.record("a missing blob was added")
-            } catch let failure as ActionFailure {
+            } catch let failure as ActionError {
                 #expect(failure.localizedDescription.contains("first-bad.png"), "\(failure.localizedDescription)")
             }
         }

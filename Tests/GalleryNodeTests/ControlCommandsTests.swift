@@ -61,7 +61,7 @@ struct ControlCommandsTests {
         let ops = node.read { $0.opCount }
         for source in [AddSource.blob(hash: String(repeating: "0", count: 64), name: "gone.png"), .blob(hash: "../../secret", name: "x.png"),
                        .blob(hash: text, name: "notes.txt")] {
-            #expect(throws: ActionFailure.self) {
+            #expect(throws: ActionError.self) {
                 try AddImage.perform(AddRequest(sources: [.blob(hash: image, name: "c.png"), source]), defaultGallery: "node", on: node)
             }
         }

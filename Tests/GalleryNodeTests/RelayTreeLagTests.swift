@@ -113,4 +113,16 @@ struct RelayTreeLagTests {
         #expect(!step23)
         #expect(tree.parent == 2)
     }
+
+    @Test("Lags less than a second apart are one lag: a graft and the ops it brings do not replace the parent")
+    func closeLagsAreOne() {
+        var tree = T.node()
+        let adopted = tree.received(T.beacon(T.a, 500, 1, parent: T.a), on: 1, now: 1)
+        #expect(adopted == .changed)
+        let first = tree.parentLagged(now: Self.second, wallMilliseconds: 1_000)
+        let close = tree.parentLagged(now: Self.second + RelayTree.lagSpacing - 1, wallMilliseconds: 1_999)
+        #expect(!first && !close && tree.parent == 1)
+        let apart = tree.parentLagged(now: Self.second + RelayTree.lagSpacing, wallMilliseconds: 2_000)
+        #expect(apart && tree.parent == nil)
+    }
 }

@@ -37,8 +37,8 @@ package struct MeshReport: Sendable {
     /// Node crashes (each followed by a restart).
     package var crashes = 0
     /// With `Sabotage.silentRoot`: how many nodes followed node 0 as their root at the workload's
-    /// middle (the hijack took hold) and at its end (routed around it).
-    package var silentRootFollowers: (middle: Int, end: Int)?
+    /// start (the hijack took hold) and at its end (the others gave it up for lagging).
+    package var silentRootFollowers: (start: Int, end: Int)?
     /// Links reset as lost.
     package var linkDrops = 0
     /// Ops durable somewhere but missing (or different) on a node at the end: node and op.
@@ -79,8 +79,8 @@ package struct MeshReport: Sendable {
                 + "simulated_s=\(format(simulatedSeconds)) wall_s=\(String(format: "%.2f", wallSeconds))",
         ]
         if let followers = silentRootFollowers {
-            lines.append("silent root: \(followers.middle) of \(parameters.nodes - 1) nodes followed it at the workload's middle, "
-                + "\(followers.end) at its end")
+            lines.append("silent root: \(followers.start) of \(parameters.nodes - 1) nodes followed it at the workload's start, "
+                + "\(followers.end) at its end (the others gave it up for lagging)")
         }
         lines.append(breakdown("workload bytes per op per node", workloadFrames, per: Double(max(1, opsDurable) * max(1, parameters.nodes - 1))))
         if idleSeconds > 0 {

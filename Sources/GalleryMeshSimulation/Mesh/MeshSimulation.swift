@@ -74,12 +74,9 @@ package final class MeshSimulation: @unchecked Sendable {
         scheduler.run(until: workStart)
         let bytesBefore = network.bytesSent
         let tallyBefore = network.tally.snapshot
-        if parameters.sabotage == .silentRoot {
-            scheduler.run(until: (workStart + workEnd) / 2)
-            let middle = silentRootFollowers()
-            scheduler.run(until: workEnd)
-            report.silentRootFollowers = (middle, silentRootFollowers())
-        }
+        let followersAtStart = parameters.sabotage == .silentRoot ? silentRootFollowers() : 0
+        scheduler.run(until: workEnd)
+        if parameters.sabotage == .silentRoot { report.silentRootFollowers = (followersAtStart, silentRootFollowers()) }
         scheduler.run(until: workEnd)
         let workloadBytes = network.bytesSent - bytesBefore
         report.workloadFrames = network.tally.snapshot.since(tallyBefore)

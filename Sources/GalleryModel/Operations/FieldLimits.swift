@@ -75,6 +75,17 @@ package enum FieldLimits {
         galleryNameBytes.contains(name.utf8.count) ? nil : outOfRange("gallery name", name, galleryNameBytes)
     }
 
+    /// Why a person may not give a gallery this name (a new gallery, a rename), or nil: the bound
+    /// of every gallery name, and no control characters (a name is one line of a listing). Ops from
+    /// peers are held to `problem(withGalleryName:)` only, so that no op once accepted is refused.
+    package static func problem(withNewGalleryName name: String) -> String? {
+        if let problem = problem(withGalleryName: name) { return problem }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            return "a gallery name has no control characters (tabs, line breaks)"
+        }
+        return nil
+    }
+
     /// Why a new item cannot have these fields, or nil when it can.
     ///
     /// - Complexity: O(b) for b bytes of text.

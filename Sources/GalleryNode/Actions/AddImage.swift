@@ -17,8 +17,8 @@ package enum AddImage {
     ///
     /// - Parameter defaultGallery: The gallery when the request names none (the node's own).
     package static func perform(_ request: AddRequest, defaultGallery: String, on node: SyncNode) throws -> [OpID] {
-        guard !request.sources.isEmpty else { throw ActionFailure("add needs at least one FILE or URL") }
-        if let problem = request.boundsProblem { throw ActionFailure(problem) }
+        guard !request.sources.isEmpty else { throw ActionError.nothingNamed(command: "add", what: "FILE or URL") }
+        if let problem = request.boundsProblem { throw ActionError.outOfBounds(problem) }
         let gallery = request.gallery ?? defaultGallery
         let blobs = node.configuration.blobs
         let drafts = try ParallelMap.ordered(request.sources) { source in
@@ -30,7 +30,7 @@ package enum AddImage {
             return KeptFile(hash: hash, path: path, size: size, modified: modified)
         }
         if !kept.isEmpty {
-            guard let blobs else { throw ActionFailure("this node keeps no blobs") }
+            guard let blobs else { throw ActionError.noBlobs }
             try blobs.keep(kept)
         }
         let ops = try node.perform { replica in
@@ -57,24 +57,24 @@ package enum AddImage {
         case .url:
             return nil
         case .file(let file):
-            guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
+            guard blobs != nil else { throw ActionError.noBlobs }
             head = try RegularFile.prefix(of: file, maximumLength: headerLength)
             path = file
             size = 0
         case .blob(let hash, let name):
-            guard let blobs else { throw ActionFailure("this node keeps no blobs") }
+            guard let blobs else { throw ActionError.noBlobs }
             (head, size) = try storedPrefix(of: hash, in: blobs, name: name)
             path = name
         case .inPlace(let file, let hash, let expectedSize, let modified):
-            guard blobs != nil else { throw ActionFailure("this node keeps no blobs") }
-            guard FieldLimits.isContentHash(hash), file.hasPrefix("/") else { throw ActionFailure("\(file): not an absolute path and a SHA-256") }
+            guard blobs != nil else { throw ActionError.noBlobs }
+            guard FieldLimits.isContentHash(hash), file.hasPrefix("/") else { throw ActionError.badKeptFile(file) }
             head = try KeptFileCheck.prefix(of: file, size: expectedSize, modified: modified, maximumLength: headerLength)
             path = file
             size = expectedSize
         }
-        guard let header = ImageHeader(head) else { throw ActionFailure("\(path) is not a PNG, JPEG or GIF image") }
+        guard let header = ImageHeader(head) else { throw ActionError.notAnImage(path) }
         if aspect == nil, let problem = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) {
-            throw ActionFailure("\(path): \(problem)")
+            throw ActionError.unusableImage(path, reason: problem)
         }
         return Inspected(image: header, size: size)
     }
@@ -88,14 +88,14 @@ package enum AddImage {
             fields[.url] = .text(url)
             fields[.title] = .text(request.title ?? FieldLimits.truncatedTitle(lastComponent(of: url)))
         case .file(let path):
-            guard let blobs, let header else { throw ActionFailure("this node keeps no blobs") }
+            guard let blobs, let header else { throw ActionError.noBlobs }
             let (hash, size) = try blobs.put(contentsOf: URL(fileURLWithPath: path))
             fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: size, header: header.image)
         case .blob(let hash, let name):
-            guard let header else { throw ActionFailure("this node keeps no blobs") }
+            guard let header else { throw ActionError.noBlobs }
             fields = imageFields(title: request.title ?? name, hash: hash, size: header.size, header: header.image)
         case .inPlace(let path, let hash, _, _):
-            guard let header else { throw ActionFailure("this node keeps no blobs") }
+            guard let header else { throw ActionError.noBlobs }
             fields = imageFields(title: request.title ?? lastComponent(of: path), hash: hash, size: header.size, header: header.image)
         }
         if let aspect = request.aspect { fields[.aspectRatio] = .number(aspect) }
@@ -114,7 +114,7 @@ package enum AddImage {
     /// `headerLength` when the header lies further (a JPEG's SOF after large metadata).
     private static func storedPrefix(of hash: String, in blobs: any BlobSource, name: String) throws -> (head: [UInt8], size: Int) {
         guard FieldLimits.isContentHash(hash), let reader = try? blobs.openForReading(hash) else {
-            throw ActionFailure("\(name): the blob \(hash) is not stored here")
+            throw ActionError.blobMissing(name, hash: hash)
         }
         defer { reader.close() }
         let head = try reader.read(count: 64 << 10, at: 0)

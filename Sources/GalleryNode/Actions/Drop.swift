@@ -20,15 +20,15 @@ package enum Drop {
     /// - Returns: One listing per dragged item, in drag order, and the transfers started.
     package static func perform(_ request: DragRequest, on node: SyncNode) throws -> [DropListing] {
         let destination = request.gallery
-        guard !request.items.isEmpty else { throw ActionFailure("drag needs at least one ITEM") }
+        guard !request.items.isEmpty else { throw ActionError.nothingNamed(command: "drag", what: "ITEM") }
         let move = request.move
         let timeout = request.timeout ?? Double(TransferManager.defaultTimeout.components.seconds)
-        if let problem = request.boundsProblem { throw ActionFailure(problem) }
+        if let problem = request.boundsProblem { throw ActionError.outOfBounds(problem) }
         let blobs = node.configuration.blobs
         defer { node.transfers?.flushJournal() }
         return try node.perform { replica -> [DropListing] in
             // Everything is checked before the first op, so that a refused drop changes nothing.
-            guard replica.hasGallery(destination) else { throw ActionFailure("no gallery named \"\(destination)\" to drop into") }
+            guard replica.hasGallery(destination) else { throw ActionError.unknownGallery(destination) }
             let sources = try resolveSources(request.items, destination: destination, in: replica)
             let items = sources.map { replica.item($0)! }
             let holdsBytes = { (item: Item) -> Bool in item.contentHash.map { blobs?.contains($0) ?? false } ?? true }
@@ -37,7 +37,7 @@ package enum Drop {
                     ? try moveLocally(sources, to: destination, at: request.index, in: &replica)
                     : try copyLocally(items, to: destination, at: request.index, in: &replica)
             }
-            guard let transfers = node.transfers else { throw ActionFailure("this node keeps no blobs") }
+            guard let transfers = node.transfers else { throw ActionError.noBlobs }
             let index = try request.index ?? replica.count(in: destination)
             let drafts = items.map { item in
                 var fields = item.fields
@@ -82,23 +82,23 @@ package enum Drop {
             case .item(.id): false
             }
             if isGallery {
-                guard replica.hasGallery(name) else { throw ActionFailure("\"\(name)\" names no item (COUNTER@REPLICA or GALLERY:INDEX) and no gallery") }
-                guard name != destination else { throw ActionFailure("cannot drop gallery \"\(name)\" into itself") }
+                guard replica.hasGallery(name) else { throw ActionError.unknownName(name) }
+                guard name != destination else { throw ActionError.intoItself(name) }
                 let items = try replica.items(in: name)
-                guard !items.isEmpty else { throw ActionFailure("gallery \"\(name)\" has no items to drag") }
+                guard !items.isEmpty else { throw ActionError.emptyGallery(name) }
                 sources += items.map(\.id)
                 continue
             }
             guard case .item(let reference) = source else { continue }
             let id = try reference.resolve(in: replica)
-            guard let item = replica.item(id), !item.isDeleted else { throw ActionFailure("item \(id) was deleted") }
-            guard item.state == .ready else { throw ActionFailure("item \(id) is a placeholder still loading; it cannot be dragged") }
+            guard let item = replica.item(id), !item.isDeleted else { throw ActionError.itemDeleted(id) }
+            guard item.state == .ready else { throw ActionError.stillLoading(id) }
             sources.append(id)
         }
         var seen: Set<OpID> = []
-        for id in sources where !seen.insert(id).inserted { throw ActionFailure("item \(id) is dragged twice") }
+        for id in sources where !seen.insert(id).inserted { throw ActionError.repeatedItem(id) }
         for id in sources where replica.item(id)?.state != .ready {
-            throw ActionFailure("item \(id) is a placeholder still loading; it cannot be dragged")
+            throw ActionError.stillLoading(id)
         }
         return sources
     }

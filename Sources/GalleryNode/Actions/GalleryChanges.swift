@@ -7,8 +7,8 @@ package enum GalleryChanges {
     /// - Throws: `ModelError.unknownGallery`, `.invalidGalleryName`, `.galleryNameTaken`.
     @discardableResult
     package static func rename(_ name: String, to newName: String, on node: SyncNode, scope: String? = nil) throws -> UndoJournal.Entry? {
-        if let problem = FieldLimits.problem(withGalleryName: newName) { throw ActionFailure(problem) }
-        guard newName != name else { throw ActionFailure("gallery \"\(name)\" has that name already") }
+        if let problem = FieldLimits.problem(withNewGalleryName: newName) { throw ActionError.badGalleryName(problem) }
+        guard newName != name else { throw ActionError.sameName(name) }
         let steps = try node.perform { replica -> [UndoStep] in
             guard let identity = replica.galleryIdentity(of: name) else { throw ModelError.unknownGallery(name) }
             let before = replica.lastRenameOrDelete(ofIdentity: identity)

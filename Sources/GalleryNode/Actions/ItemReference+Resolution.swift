@@ -21,7 +21,7 @@ extension [ItemReference] {
     /// resolved against the same replica, so that GALLERY:INDEX means the same listing for all.
     ///
     /// - Parameter verb: What the command does, for the refusal ("moved": "nothing was moved").
-    /// - Throws: `ActionFailure` naming the first reference that names no item, a deleted one, or
+    /// - Throws: `ActionError` naming the first reference that names no item, a deleted one, or
     ///   one named before, with its place in the list when there are several: nothing is done then.
     package func resolveLive(in replica: Replica, verb: String) throws -> [OpID] {
         var ids: [OpID] = []
@@ -33,12 +33,12 @@ extension [ItemReference] {
             do {
                 id = try reference.resolve(in: replica)
             } catch {
-                throw ActionFailure("\(named): \(error.localizedDescription); nothing was \(verb)")
+                throw ActionError.refusedItem(named, verb: verb, because: ActionError.from(error) ?? .unknownName("\(reference)"))
             }
-            guard replica.item(id)?.isDeleted == false else { throw ActionFailure("\(named) was deleted already; nothing was \(verb)") }
+            guard replica.item(id)?.isDeleted == false else { throw ActionError.refusedItem(named, verb: verb, because: .itemDeleted(id)) }
             if let first = seen.updateValue(offset, forKey: id) {
-                let same = reference == .id(id) ? "" : " is \(id),"
-                throw ActionFailure("\(named)\(same) named already as item \(first + 1); nothing was \(verb)")
+                let same = reference == .id(id) ? "" : "\(id) "
+                throw ActionError.refusedItem(named, verb: verb, because: .namedAlready("\(same)", asItem: first + 1))
             }
             ids.append(id)
         }

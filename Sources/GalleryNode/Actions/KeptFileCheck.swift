@@ -16,7 +16,7 @@ enum KeptFileCheck {
         let time = Int64(opened.status.st_mtim.tv_sec) * 1_000_000_000 + Int64(opened.status.st_mtim.tv_nsec)
         #endif
         guard Int(opened.status.st_size) == size, time == modified else {
-            throw ActionFailure("\(path) changed while it was being added: add it again")
+            throw ActionError.fileChanged(path)
         }
         var bytes = [UInt8](repeating: 0, count: min(maximumLength, size))
         var count = 0

@@ -8,18 +8,18 @@ package enum MoveItems {
     /// Moves the items; all or nothing.
     ///
     /// - Throws: `ModelError.unknownGallery`, `.unknownItem`, `.itemDeleted`, `.indexOutOfRange`,
-    ///   or `ActionFailure` for an item named twice or an empty list.
+    ///   or `ActionError` for an item named twice or an empty list.
     @discardableResult
     package static func perform(_ items: [OpID], to gallery: String, at index: Int?, on node: SyncNode,
                                 scope: String? = nil) throws -> UndoJournal.Entry? {
-        guard !items.isEmpty else { throw ActionFailure("move needs at least one item") }
+        guard !items.isEmpty else { throw ActionError.nothingNamed(command: "move", what: "item") }
         let steps = try node.perform { replica -> [UndoStep] in
             guard replica.hasGallery(gallery) else { throw ModelError.unknownGallery(gallery) }
             var seen: Set<OpID> = []
             for id in items {
                 guard let item = replica.item(id) else { throw ModelError.unknownItem(id) }
                 guard !item.isDeleted else { throw ModelError.itemDeleted(id) }
-                guard seen.insert(id).inserted else { throw ActionFailure("item \(id) is named twice; nothing was moved") }
+                guard seen.insert(id).inserted else { throw ActionError.refusedItem("\(id)", verb: "moved", because: .repeatedItem(id)) }
             }
             return try moveRun(items, to: gallery, at: index, in: &replica)
         }

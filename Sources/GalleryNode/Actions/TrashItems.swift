@@ -23,11 +23,11 @@ package enum TrashItems {
     /// what was done. Placeholders are deleted instead, which cancels their transfers (there is no
     /// picture to restore; rule 10), and no undo brings them back.
     ///
-    /// - Throws: `ActionFailure` naming the first item that is unknown, deleted, in the Trash
+    /// - Throws: `ActionError` naming the first item that is unknown, deleted, in the Trash
     ///   already, or named twice.
     @discardableResult
     package static func trash(_ ids: [OpID], on node: SyncNode, scope: String? = nil) throws -> (entry: UndoJournal.Entry?, message: String) {
-        guard !ids.isEmpty else { throw ActionFailure("name at least one item to move to the Trash") }
+        guard !ids.isEmpty else { throw ActionError.nothingNamed(command: "delete", what: "item") }
         let time = now()
         let (steps, cancelled) = try node.perform { replica -> ([UndoStep], Int) in
             try check(ids, in: replica, verb: "moved to the Trash") { item in item.isInTrash ? .itemInTrash(item.id) : nil }
@@ -54,7 +54,7 @@ package enum TrashItems {
     /// comes back too when it was deleted), all or none.
     @discardableResult
     package static func restore(_ ids: [OpID], on node: SyncNode, scope: String? = nil) throws -> UndoJournal.Entry? {
-        guard !ids.isEmpty else { throw ActionFailure("name at least one item to restore") }
+        guard !ids.isEmpty else { throw ActionError.nothingNamed(command: "restore", what: "item") }
         let steps = try node.perform { replica -> [UndoStep] in
             try check(ids, in: replica, verb: "restored") { item in item.isInTrash ? nil : .notInTrash(item.id) }
             var steps: [UndoStep] = []
@@ -120,9 +120,9 @@ package enum TrashItems {
     static func check(_ ids: [OpID], in replica: Replica, verb: String, _ problem: (Item) -> ModelError?) throws {
         var seen: Set<OpID> = []
         for id in ids {
-            guard let item = replica.item(id) else { throw ActionFailure("no item \(id); nothing was \(verb)") }
-            guard !item.isDeleted else { throw ActionFailure("item \(id) was deleted; nothing was \(verb)") }
-            guard seen.insert(id).inserted else { throw ActionFailure("item \(id) is named twice; nothing was \(verb)") }
+            guard let item = replica.item(id) else { throw ActionError.refusedItem("\(id)", verb: verb, because: .unknownItem(id)) }
+            guard !item.isDeleted else { throw ActionError.refusedItem("\(id)", verb: verb, because: .itemDeleted(id)) }
+            guard seen.insert(id).inserted else { throw ActionError.refusedItem("\(id)", verb: verb, because: .repeatedItem(id)) }
             if let refusal = problem(item) { throw refusal }
         }
     }

@@ -31,17 +31,17 @@ package enum Upload {
     package static let maximumSize = 4 << 30
 
     /// Why a file cannot be uploaded, or nil.
-    package static func problem(with file: File) -> String? {
-        guard imageTypes.contains(file.mediaType) else { return "\(file.name) is not a PNG, JPEG or GIF image" }
-        guard file.size >= 0, file.size <= maximumSize else { return "\(file.name) is over 4 GiB" }
+    package static func problem(with file: File) -> ActionError? {
+        guard imageTypes.contains(file.mediaType) else { return .notAnImage(file.name) }
+        guard file.size >= 0, file.size <= maximumSize else { return .tooLarge(file.name) }
         return nil
     }
 
     /// Inserts one placeholder per file (title = file name) as one run at `index` of `gallery`
     /// (appended when nil); returns their IDs, in order. All or nothing.
     package static func begin(_ files: [File], into gallery: String, at index: Int?, on node: SyncNode) throws -> [OpID] {
-        guard !files.isEmpty else { throw ActionFailure("an upload needs at least one file") }
-        if let problem = files.lazy.compactMap(problem(with:)).first { throw ActionFailure(problem) }
+        guard !files.isEmpty else { throw ActionError.nothingNamed(command: "an upload", what: "file") }
+        if let problem = files.lazy.compactMap(problem(with:)).first { throw problem }
         let drafts = files.map { file in
             ItemDraft(isPlaceholder: true, fields: [
                 .title: .text(FieldLimits.truncatedTitle(file.name)), .byteSize: .integer(Int64(file.size)),
@@ -57,11 +57,11 @@ package enum Upload {
     /// Gives the placeholder its stored bytes (hash, size, the header's media type and aspect ratio)
     /// and commits it where it stands, in one batch.
     ///
-    /// - Throws: `ActionFailure` when the placeholder was deleted or committed meanwhile.
+    /// - Throws: `ActionError` when the placeholder was deleted or committed meanwhile.
     package static func finish(_ placeholder: OpID, hash: String, size: Int, header: ImageHeader, on node: SyncNode) throws {
         try node.perform { replica in
             guard let item = replica.item(placeholder), !item.isDeleted, item.state == .placeholder else {
-                throw ActionFailure("the placeholder \(placeholder) was deleted meanwhile")
+                throw ActionError.placeholderGone(placeholder)
             }
             let aspect = FieldLimits.problem(with: .number(header.aspectRatio), for: .aspectRatio) == nil ? header.aspectRatio : 1
             try replica.update(placeholder, .contentHash, to: .text(hash))

@@ -51,10 +51,12 @@ struct RelayTree {
     private(set) var distrusted: [ReplicaID: UInt64] = [:]
     /// When the current parent lagged recently (grafts it made necessary), oldest first.
     private(set) var lagStrikes: [UInt64] = []
-    /// How many grafts within `lagWindow`, each for ops the parent had not brought, replace it.
+    /// How many lags within `lagWindow`, at least `lagSpacing` apart, replace the parent.
     static let lagStrikeLimit = 2
     /// The window `lagStrikeLimit` counts in.
     static let lagWindow: UInt64 = 20_000_000_000
+    /// Lags closer to the last one counted are the same lag (a graft and the ops it brings).
+    static let lagSpacing: UInt64 = 1_000_000_000
     /// How long a replaced parent is not followed again: a hostile root starts a new round every
     /// beacon interval, and each time it is followed again costs the grafts that expose it.
     static let distrustPeriod: UInt64 = 600_000_000_000
@@ -227,9 +229,11 @@ struct RelayTree {
         return now < until
     }
 
-    /// This node had to graft a lazy peer for ops its parent had not brought (protocol.md,
-    /// "Relay": a parent that keeps lagging is replaced). At `lagStrikeLimit` such grafts within
-    /// `lagWindow` the parent's replica is distrusted for `distrustPeriod`: a parent that is the
+    /// Ops this node lacked came by a way other than its parent: it grafted a lazy peer for them,
+    /// or a grafted link brought new ones (protocol.md, "Relay": a parent that keeps lagging is
+    /// replaced). Lags less than `lagSpacing` after the last counted are the same lag; at
+    /// `lagStrikeLimit` lags within `lagWindow` (so a lag that lasted at least `lagSpacing`) the
+    /// parent's replica is distrusted for `distrustPeriod`: a parent that is the
     /// root is given up as a silent one is (this node roots its own tree, as of
     /// `wallMilliseconds`, until it hears of a root it trusts); another parent is replaced by the
     /// peer of this round closest to the root, or none until the next round. Returns true when
@@ -237,6 +241,7 @@ struct RelayTree {
     mutating func parentLagged(now: UInt64, wallMilliseconds: UInt64) -> Bool {
         defer { assertInvariants() }
         guard let parent, let replica = peers[parent] else { return false }
+        if let last = lagStrikes.last, now &- last < Self.lagSpacing { return false }
         lagStrikes = lagStrikes.filter { now &- $0 < Self.lagWindow } + [now]
         guard lagStrikes.count >= Self.lagStrikeLimit else { return false }
         lagStrikes = []

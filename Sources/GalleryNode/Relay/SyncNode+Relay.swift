@@ -213,12 +213,32 @@ extension SyncNode {
         if policy.firstCatchUpPending { policy.firstCatchUpProgress = clock.now }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
-        let prune = !duplicates.isEmpty && policy.receivedDuplicates(branch: relayTree.isBranch(connection.id, now: clock.now))
+        let branch = relayTree.isBranch(connection.id, now: clock.now)
+        if policy.isGrafted, !branch, ops.count > duplicates.values.reduce(0, +) { parentLagged(now: clock.now) }
+        let prune = !duplicates.isEmpty && policy.receivedDuplicates(branch: branch)
         sessions[connection.id]?.relay = policy
         if prune {
             connection.send(.prune(duplicates.keys.sorted()))
             relayCountsOnLoop.prunesSent += 1
         }
+    }
+
+    /// Ops came by a way other than the relay parent (a graft asked for them, a grafted link
+    /// brought new ones): a parent that keeps lagging is replaced (`RelayTree.parentLagged`).
+    /// On the loop.
+    private func parentLagged(now: UInt64) {
+        // A joining node's grafts bring what it lacks by design, not for a lagging parent.
+        guard let parent = relayTree.parent, !joining(now: now) else { return }
+        let lagging = connections[parent]?.peer?.name ?? "?"
+        let wallMilliseconds = UInt64(max(0, configuration.environment.wallClock() * 1_000))
+        guard relayTree.parentLagged(now: now, wallMilliseconds: wallMilliseconds) else { return }
+        relayCountsOnLoop.parentsReplaced += 1
+        sendBeacons()
+        liveness.relayLook.nextDue = 0
+        let instead = relayTree.isRoot ? "rooting its own tree"
+            : relayTree.parent.flatMap { connections[$0]?.peer?.name }.map { "following \($0)" } ?? "orphaned until the next round"
+        throttledLog("parent", "\(configuration.name): the relay parent \(lagging) kept lagging what lazy peers "
+            + "announced; distrusted for 10 minutes, \(instead)")
     }
 
     /// The relay's share of the liveness pass: the tree's beat (a root's next round, a silent
@@ -271,16 +291,7 @@ extension SyncNode {
         sessions[candidate.id]?.relay.grafting()
         connection.send(.graft(replica.version, origins: candidate.lacking))
         relayCountsOnLoop.graftsSent += 1
-        if let parent = relayTree.parent, parent != candidate.id {
-            let lagging = connections[parent]?.peer?.name ?? "?"
-            if relayTree.parentLagged(now: now, wallMilliseconds: wallMilliseconds) {
-                relayCountsOnLoop.parentsReplaced += 1
-                sendBeacons()
-                liveness.relayLook.nextDue = 0
-                throttledLog("parent", "\(configuration.name): the relay parent \(lagging) kept lagging what lazy peers "
-                    + "announced; following \(relayTree.parent.flatMap { connections[$0]?.peer?.name } ?? "no parent") instead")
-            }
-        }
+        if relayTree.parent != candidate.id { parentLagged(now: now) }
         let named = candidate.lacking.isEmpty
             ? "ops (by its total)" : "ops of " + candidate.lacking.prefix(3).map(\.description).joined(separator: ", ")
         throttledLog("graft", "\(configuration.name): \(connection.peer?.name ?? "?") announced \(named) missing here "

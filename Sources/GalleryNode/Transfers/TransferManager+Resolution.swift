@@ -92,18 +92,18 @@ extension TransferManager {
 
     /// Cancels transfers in flight (`gallery cancel`): their placeholders are deleted.
     ///
-    /// - Throws: `ActionFailure` naming an ID that is not a transfer in flight.
+    /// - Throws: `ActionError` naming an ID that is not a transfer in flight.
     package func cancel(_ ids: [OpID]) throws {
         try lock.withLock {
             for id in ids where transfers[id] == nil {
-                if let outcome = outcomes[id] { throw ActionFailure("transfer \(id) already ended: \(outcome)") }
-                throw ActionFailure("no transfer \(id) on this node")
+                if let outcome = outcomes[id] { throw ActionError.transferEnded(id, outcome: "\(outcome)") }
+                throw ActionError.unknownTransfer(id)
             }
         }
         fail(ids, reason: "cancelled")
         // A transfer that committed between the check above and the delete was not cancelled.
         let committed = lock.withLock { ids.filter { outcomes[$0] == .committed } }
-        if let id = committed.first { throw ActionFailure("transfer \(id) already ended: committed") }
+        if let id = committed.first { throw ActionError.transferEnded(id, outcome: "committed") }
     }
 
     /// Sees every batch of ops applied by the node, once durable (from `NodeEvents`, on the

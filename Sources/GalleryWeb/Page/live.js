@@ -131,6 +131,7 @@ function setSelection(ids, anchor) {
     tile.classList.toggle('selected', on);
     tile.setAttribute('aria-selected', String(on));
   }
+  renderSelectionBar();   // phone.js
 }
 
 function focusTile(id) {

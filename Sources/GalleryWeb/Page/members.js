@@ -69,12 +69,16 @@ function describeTime(ms) {
 }
 
 async function openInvite() {
+  if (MB.asking || $('invite')) return;        // one invitation per click, one dialog at a time
+  MB.asking = true;
   let reply;
   try {
     reply = await api('POST', '/api/invite', {});
   } catch (error) {
     toast(`Cannot make an invitation: ${error.message}`, 'error');
     return;
+  } finally {
+    MB.asking = false;
   }
   MB.invite = reply;
   const dialog = memberDialog('invite', 'Invite a node');
@@ -83,17 +87,21 @@ async function openInvite() {
     + `${describeTime(reply.expires)} (${minutes} minute${minutes === 1 ? '' : 's'}); share it only with that node.`);
   note.id = 'invite-expiry';
   const picture = el('figure', 'qr');
-  const symbol = QR.encode(reply.code);
-  // A whole number of CSS pixels per module, as large as fits (at most 6).
-  const module = Math.max(2, Math.min(6, Math.floor(Math.min(300, innerWidth - 72) / (symbol.size + 8))));
-  const svg = QR.svg(symbol, module);
-  svg.id = 'invite-qr';
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', 'The invitation code as a QR code');
-  svg.dataset.version = symbol.version;
-  svg.dataset.level = symbol.level;
-  svg.dataset.mask = symbol.mask;
-  picture.append(svg);
+  try {
+    const symbol = QR.encode(reply.code);
+    // A whole number of CSS pixels per module, as large as fits (at most 6).
+    const module = Math.max(2, Math.min(6, Math.floor(Math.min(300, innerWidth - 72) / (symbol.size + 8))));
+    const svg = QR.svg(symbol, module);
+    svg.id = 'invite-qr';
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', 'The invitation code as a QR code');
+    svg.dataset.version = symbol.version;
+    svg.dataset.level = symbol.level;
+    svg.dataset.mask = symbol.mask;
+    picture.append(svg);
+  } catch (error) {
+    picture.append(el('p', null, `No QR code: ${error.message}. Copy the code below instead.`));
+  }
   const command = `gallery serve DIR --name NAME --join ${reply.code}`;
   const commandNote = el('p', 'hint', 'On the new node (DIR a new folder, NAME its name), run:');
   dialog.body.append(note, picture, el('h3', null, 'Code'), copyableLine('invite-code', 'the code', reply.code),
@@ -139,6 +147,7 @@ function renderMembers() {
 }
 
 async function openMembers() {
+  if ($('members')) return;
   try {
     await loadMembers();
   } catch (error) {

@@ -128,6 +128,7 @@ function moveTouchDrag(x, y) {
   const drag = TOUCH.drag;
   drag.x = x; drag.y = y;
   drag.ghost.style.transform = `translate(${Math.round(x - 20)}px, ${Math.round(y - 48)}px)`;
+  if (phoneDragOver(x, y)) return;   // over the drawer (phone.js)
   const box = $('scroller').getBoundingClientRect();
   // Near the top or bottom edge the grid scrolls under the finger.
   if (y < box.top + 40) $('scroller').scrollTop -= 24;
@@ -143,6 +144,7 @@ async function finishTouchDrag(x, y, dropped) {
   hideIndicator();
   for (const tile of document.querySelectorAll('.tile.touch-dragging')) tile.classList.remove('touch-dragging');
   T.touchDrag = 0;
+  if (phoneDrop(drag.ids, x, y, dropped)) return;   // on a gallery or the Trash in the drawer (phone.js)
   const box = $('scroller').getBoundingClientRect();
   if (!dropped || x < box.left || x > box.right || y < box.top || y > box.bottom) return;
   const spot = insertionAt({ clientX: x, clientY: y }).index;

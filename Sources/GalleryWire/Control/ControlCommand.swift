@@ -107,18 +107,28 @@ package enum ControlCommand: Hashable, Sendable {
         }
     }
 
+    /// Why the command names a gallery that no op may name, or gives one a name a person may not
+    /// give (`FieldLimits`), or nil: the one rule for gallery names, of the command line and the web.
+    package var galleryNameProblem: String? {
+        switch self {
+        case .newGallery(let name): FieldLimits.problem(withNewGalleryName: name)
+        case .deleteGallery(let name): FieldLimits.problem(withGalleryName: name)
+        case .renameGallery(let name, let newName):
+            FieldLimits.problem(withGalleryName: name) ?? FieldLimits.problem(withNewGalleryName: newName)
+        case .move(_, let gallery?, _): FieldLimits.problem(withGalleryName: gallery)
+        default: nil
+        }
+    }
+
     /// Why the command carries a value that no op may hold (`FieldLimits`), or nil. The command
     /// line checks it before it contacts the node (a usage error); the node checks it again before
     /// the command changes anything.
     package var boundsProblem: String? {
-        switch self {
-        case .newGallery(let name), .deleteGallery(let name): FieldLimits.problem(withGalleryName: name)
-        case .renameGallery(let name, let newName):
-            FieldLimits.problem(withGalleryName: name) ?? FieldLimits.problem(withGalleryName: newName)
+        if let problem = galleryNameProblem { return problem }
+        return switch self {
+        case .newGallery, .deleteGallery, .renameGallery: nil
         case .restore(let items), .emptyTrash(let items): Self.problem(withBatch: items)
-        case .move(let items, let gallery, _):
-            Self.problem(withBatch: items) ?? gallery.flatMap(FieldLimits.problem(withGalleryName:))
-        case .delete(let items): Self.problem(withBatch: items)
+        case .move(let items, _, _), .delete(let items): Self.problem(withBatch: items)
         case .add(let request): request.boundsProblem
         case .update(let request): Self.problem(withBatch: request.items) ?? request.boundsProblem
         case .drag(let request): request.boundsProblem
