@@ -75,10 +75,10 @@ struct RealMembersTests {
             try page.click("#invite-code-copy")
             try page.waitFor("__state.members.copied === \(BrowserPage.jsString(code)) && document.querySelector('#invite .copy-status').textContent === 'Copied.'")
 
-            // Escape closes it; Invite again makes a new code.
+            // Escape closes it and gives the focus back to Invite…; Enter there makes a new code.
             try page.press(.escape)
-            try page.waitFor("!document.getElementById('invite')")
-            try page.click("#invite-open")
+            try page.waitFor("!document.getElementById('invite') && document.activeElement.id === 'invite-open'")
+            try page.press(.enter)
             try page.waitFor("document.getElementById('invite')?.open && !!document.getElementById('invite-qr')")
             let second = try page.evaluateString("document.getElementById('invite-code').textContent")
             #expect(second != code && second?.hasPrefix("gsj1-") == true)
