@@ -70,7 +70,7 @@ let package = Package(
             .embedInCode("Page/undo.js"), .embedInCode("Page/trash.js"),
             .embedInCode("Page/view.js"), .embedInCode("Page/selection.js"), .embedInCode("Page/offline.js"),
             .embedInCode("Page/access.js"), .embedInCode("Page/touch.js"), .embedInCode("Page/phone.js"),
-            .embedInCode("Page/viewer.js"),
+            .embedInCode("Page/viewer.js"), .embedInCode("Page/qr.js"), .embedInCode("Page/members.js"),
         ]),
         // Composition: a node on its directory, with storage, the control socket and the web adapter.
         .target(name: "GalleryHost", dependencies: [

@@ -8,7 +8,8 @@ import Foundation
 /// `view.js` with search and sort; `selection.js` with the rubber band; `offline.js` with the
 /// offline banner; `access.js` with the sidebar's keys, Add photos and upload shapes; `touch.js`
 /// with the phone's drawer and touch; `phone.js` with the drawer's focus trap, touch drops into it and
-/// the "N selected" bar; `viewer.js` with the full-size viewer: `scriptParts`), embedded
+/// the "N selected" bar; `viewer.js` with the full-size viewer; `qr.js`, the QR encoder, and
+/// `members.js` with Invite and Members: `scriptParts`), embedded
 /// in the binary at build time (SwiftPM's `.embedInCode`, which generates `PackageResources`), so that
 /// a built `gallery` needs no file beside it. The script parts are served joined, as `app.js`.
 ///
@@ -32,13 +33,16 @@ package enum PageAssets {
                                      PackageResources.drag_js, PackageResources.undo_js, PackageResources.trash_js,
                                      PackageResources.view_js, PackageResources.selection_js, PackageResources.offline_js,
                                      PackageResources.access_js, PackageResources.touch_js, PackageResources.phone_js, PackageResources.viewer_js,
+                                     PackageResources.qr_js, PackageResources.members_js,
                                      ].map { String(decoding: $0, as: UTF8.self) }.joined()
 
     /// The script's parts, in the order they are joined (`undo.js`: Ctrl+Z and the Undo toast;
     /// `trash.js`: the Trash as a place, gallery rename and delete, titles edited in place; the
-    /// phone, views, selection, offline and keyboard parts after them; `viewer.js`: the full-size viewer).
+    /// phone, views, selection, offline and keyboard parts after them; `viewer.js`: the full-size viewer;
+    /// `qr.js` and `members.js`: Invite and Members).
     package static let scriptParts = ["core.js", "grid.js", "live.js", "drag.js", "undo.js", "trash.js", "view.js",
-                                      "selection.js", "offline.js", "access.js", "touch.js", "phone.js", "viewer.js"]
+                                      "selection.js", "offline.js", "access.js", "touch.js", "phone.js", "viewer.js",
+                                      "qr.js", "members.js"]
 
     /// The path of each asset, its `Content-Type` and its embedded body.
     package static let files: [(path: String, contentType: String, body: String)] = [
