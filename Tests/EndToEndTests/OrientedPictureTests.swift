@@ -59,7 +59,7 @@ struct OrientedPictureTests {
 
         // The 320 px thumbnails reach alice (made on bob, replicated): woken by her folder's events.
         let thumbnails = Self.orientations.map { ThumbnailRouteTests.derivedPath(hashes[$0]!, 320, on: alice) }
-        let arrived = FolderEvents.wait(under: alice.directory, timeout: 60) {
+        let arrived = FolderEvents.wait(under: alice.directory, timeout: 120) {
             thumbnails.allSatisfy { FileManager.default.fileExists(atPath: $0) }
         }
         #expect(arrived, "alice lacks thumbnails: \(thumbnails.filter { !FileManager.default.fileExists(atPath: $0) })")

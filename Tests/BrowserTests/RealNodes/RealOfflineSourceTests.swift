@@ -28,14 +28,19 @@ struct RealOfflineSourceTests {
         try RealSpace.run("real-offline-source", options: options) { space in
             let alice = try space.node("alice")
             let bob = try space.node("bob", peers: [alice])
-            let pictures = (0..<8).map { $0 % 4 == 1 ? RealPictures.png(width: 800, height: 1_000, palette: $0) : RealPictures.png(width: 1_400, height: 875, palette: $0) }
+            // The first is larger than the viewer's 1280 px thumbnail; the others small (a debug build's
+            // decoder makes their thumbnails in a fraction of the time), one in three portrait.
+            let pictures = (0..<8).map { index in
+                index == 0 ? RealPictures.png(width: 1_400, height: 875, palette: 0)
+                    : RealPictures.png(width: index % 3 == 1 ? 320 : 560, height: index % 3 == 1 ? 400 : 350, palette: index)
+            }
             let hashes = pictures.map(RealNodeLiveTests.sha256)
             try bob.gallery(["add"] + pictures.enumerated().map { try space.file("p\($0.offset).png", $0.element) })
 
             // alice receives the ops and both thumbnails of every photo: woken by her folder's
             // events (each thumbnail written and renamed into place), not by a sleep.
             let wanted = hashes.flatMap { hash in [320, 1280].map { Self.thumbnailPath(hash, $0, on: alice) } }
-            let replicated = FolderEvents.wait(under: alice.directory, timeout: 60) {
+            let replicated = FolderEvents.wait(under: alice.directory, timeout: 120) {
                 wanted.allSatisfy { FileManager.default.fileExists(atPath: $0) }
             }
             try #require(replicated, "alice lacks \(wanted.filter { !FileManager.default.fileExists(atPath: $0) })")

@@ -26,7 +26,7 @@ struct RealOrientationTests {
             let hashes = pictures.map(RealNodeLiveTests.sha256)
             try bob.gallery(["add"] + pictures.enumerated().map { try space.file("o\(orientations[$0.offset]).jpg", $0.element) })
             let thumbnails = hashes.map { RealOfflineSourceTests.thumbnailPath($0, 320, on: alice) }
-            let arrived = FolderEvents.wait(under: alice.directory, timeout: 60) {
+            let arrived = FolderEvents.wait(under: alice.directory, timeout: 120) {
                 thumbnails.allSatisfy { FileManager.default.fileExists(atPath: $0) }
             }
             try #require(arrived, "alice lacks thumbnails")
