@@ -4,8 +4,8 @@ import GalleryImaging
 import GalleryTestSupport
 import Testing
 
-/// EXIF orientation across real `gallery serve` processes: JPEGs stored landscape and tagged 6, 8,
-/// 3 and 5 (as phones write them), added on bob. Everywhere a size shows, it is the picture as
+/// EXIF orientation across real `gallery serve` processes: JPEGs stored landscape and tagged 1 to 8
+/// (6 and 8 as phones tag portraits, 3 upside down; odd values big-endian), added on bob. Everywhere a size shows, it is the picture as
 /// shown: `list --json` on both nodes, the placeholders of a drag, and the thumbnails alice
 /// replicated, whose corners hold the colors EXIF puts there.
 @Suite("EXIF orientation across nodes", .serialized)
@@ -14,7 +14,7 @@ struct OrientedPictureTests {
 
     /// The stored size: landscape, 3:2.
     static let stored = (width: 480, height: 320)
-    static let orientations = [6, 8, 3, 5]
+    static let orientations = Array(1...8)
 
     /// A JPEG of the quadrant picture, stored landscape, tagged `orientation` (odd values big-endian).
     static func taggedJPEG(orientation: Int) -> [UInt8] {
@@ -34,7 +34,7 @@ struct OrientedPictureTests {
         Dictionary(try node.items(gallery).map { ($0["title"] as? String ?? "", $0["aspectRatio"] as? Double ?? 0) }) { a, _ in a }
     }
 
-    @Test("JPEGs tagged 6, 8, 3, 5 added on bob: list --json on alice and bob gives the shown aspect; a drag's placeholders on alice have it; alice's 320 px thumbnails are upright, corners where EXIF puts them")
+    @Test("JPEGs tagged 1 to 8 added on bob: list --json on alice and bob gives the shown aspect; a drag's placeholders on alice have it; alice's 320 px thumbnails are upright, corners where EXIF puts them")
     func orientationHonoredEverywhere() throws {
         defer { try? FileManager.default.removeItem(at: base) }
         let alice = try WebNode("alice", base: base)
