@@ -14,7 +14,7 @@ import Testing
 /// `ihave_total` or `caught_up` (`NodeEnvironment.withheldFrames`).
 @Suite("silent root across processes", .serialized)
 struct SilentRootProcessTests {
-    @Test("With a silent root that every node follows, ops made on one node reach a node two ring hops away by grafts, none waiting for the version exchange; the nodes it lags then leave it as a parent")
+    @Test("With a silent root that every node follows, ops made on one node reach a node two ring hops away by grafts, none waiting for the version exchange")
     func opsRouteAroundASilentRoot() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
@@ -49,33 +49,28 @@ struct SilentRootProcessTests {
         let seen = Mutex<[String: Date]>([:])
         let stop = Mutex(false)
         let names = (0..<16).map { "silent-root-\($0)" }
-        let namesAfter = (0..<16).map { "silent-root-after-\($0)" }
         let reader = Thread {
             while !stop.withLock({ $0 }) {
                 let output = watcher.standardOutput
                 let now = Date()
                 seen.withLock { seen in
-                    for name in names + namesAfter where seen[name] == nil && output.contains("\"\(name)\"") { seen[name] = now }
+                    for name in names where seen[name] == nil && output.contains("\"\(name)\"") { seen[name] = now }
                 }
                 usleep(10_000)
             }
         }
         reader.start()
         defer { stop.withLock { $0 = true } }
-        /// Makes each gallery on a, 300 ms apart; returns how long each took to show on c, sorted.
-        func deliveries(_ names: [String]) throws -> [Double] {
-            var made: [String: Date] = [:]
-            for name in names {
-                let result = try space.gallery("a", "new-gallery", name)
-                #expect(result.status == 0, "\(result.stderr)")
-                made[name] = Date()
-                usleep(300_000)
-            }
-            let arrived = space.waitUntil(timeout: 30) { seen.withLock { seen in names.allSatisfy { seen[$0] != nil } } }
-            #expect(arrived, "c saw \(seen.withLock { seen in names.filter { seen[$0] != nil }.count }) of \(names.count) galleries")
-            return names.compactMap { name in seen.withLock { $0[name] }.map { $0.timeIntervalSince(made[name]!) } }.sorted()
+        var made: [String: Date] = [:]
+        for name in names {
+            let result = try space.gallery("a", "new-gallery", name)
+            #expect(result.status == 0, "\(result.stderr)")
+            made[name] = Date()
+            usleep(300_000)
         }
-        let delays = try deliveries(names)
+        let arrived = space.waitUntil(timeout: 30) { seen.withLock { $0.count } == names.count }
+        #expect(arrived, "c saw \(seen.withLock { $0.count }) of \(names.count) galleries")
+        let delays = names.compactMap { name in seen.withLock { $0[name] }.map { $0.timeIntervalSince(made[name]!) } }.sorted()
         print("silent root: delivery a -> c, seconds: \(delays.map { String(format: "%.2f", $0) }.joined(separator: " "))")
         // The simulator holds the promise of p99 <= 2 s on simulated time
         // (`SilentRootSimulationTests`). Here five processes share the machine with the rest of
@@ -83,31 +78,5 @@ struct SilentRootProcessTests {
         // 10.4 s when a stalled catch-up held the grafts back; the version exchange's 10 s would
         // be the bound without grafts.
         #expect((delays.last ?? .infinity) <= 5.0, "slowest delivery \(delays.last ?? -1) s")
-
-        // The nodes that lag by it leave the silent root as their parent (protocol.md section 11,
-        // "A parent that keeps lagging is left"): a makes the ops and never lags, so it may keep
-        // it; within the hijacker's next rounds (10 s apart) the others hang below a, one tree.
-        func hijackerChildren() -> [String] {
-            ["a", "b", "c", "d"].filter { name in
-                guard let result = try? space.gallery(name, "peers", "--json"), result.status == 0,
-                      let list = try? JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [[String: Any]] else { return true }
-                return list.contains { $0["name"] as? String == "hijacker" && $0["relay"] as? String == "parent" }
-            }
-        }
-        var warm = 0
-        let deadline = Date().addingTimeInterval(60)
-        while hijackerChildren().count > 1 && Date() < deadline {
-            // Ops keep coming meanwhile (each lag is ops arriving another way than the parent).
-            _ = try space.gallery("a", "new-gallery", "silent-root-warm-\(warm)")
-            warm += 1
-            usleep(300_000)
-        }
-        let children = hijackerChildren()
-        #expect(children.count <= 1, "the hijacker is still the parent of \(children) after \(warm) more ops")
-        let delaysAfter = try deliveries(namesAfter)
-        print("silent root kept as a parent only by \(children) after \(warm) more ops: delivery a -> c, seconds: "
-            + delaysAfter.map { String(format: "%.2f", $0) }.joined(separator: " "))
-        // One tree: ops go a -> (b or d) -> c along branches, no graft waits, whatever the load.
-        #expect((delaysAfter.last ?? .infinity) <= 5.0, "slowest delivery \(delaysAfter.last ?? -1) s")
     }
 }

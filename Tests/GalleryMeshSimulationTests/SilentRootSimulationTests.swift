@@ -22,14 +22,10 @@ import Testing
         #expect(followers.start >= parameters.nodes - 1)
         // Before a stalled first catch-up stopped holding back grafts, p99 was 5.3 s (seed 1).
         #expect((report.convergenceP99Milliseconds ?? .infinity) <= 2_000)
-        // The honest nodes leave it as their parent (issue 26 item 4: a parent that keeps lagging
-        // is replaced) and stay one tree under it: at most one of them keeps it as a parent from
-        // 25 s into the workload on, where without the replacement its children stay.
-        let children = report.silentRootChildren
-        #expect(children.count == parameters.seconds)
-        #expect((children.first ?? 0) >= 3, "the silent root's children each second: \(children)")
-        #expect(children.dropFirst(25).allSatisfy { $0 <= 1 }, "the silent root's children each second: \(children)")
-        // Relay parents never formed a loop, looked at every second (also a violation above).
+        // One look at the tree each second of the workload: the silent root's children stay (no
+        // node leaves a lagging parent: BENCHMARKS.md, the withdrawn tries of issue 26 item 4).
+        #expect(report.silentRootChildren.count == parameters.seconds)
+        // Relay parents never formed a loop, looked at every second.
         #expect(report.relayLoops.isEmpty, "\(report.relayLoops.prefix(3))")
     }
 }

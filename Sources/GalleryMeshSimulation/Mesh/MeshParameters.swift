@@ -34,9 +34,6 @@ package struct MeshParameters: Sendable, Hashable {
     /// Whether the nodes send ops in `ops` frames only (`NodeConfiguration.compactOps` off): the
     /// baseline against which `ops_compact` is measured.
     package var plainOps = false
-    /// Whether the nodes keep a relay parent that keeps lagging (`NodeConfiguration.leavesLaggingParents`
-    /// off): the baseline against which leaving it is measured.
-    package var keepsLaggingParents = false
 
     /// A deliberate fault the node core is not built to survive.
     package enum Sabotage: String, Sendable, CaseIterable {
@@ -61,7 +58,6 @@ package struct MeshParameters: Sendable, Hashable {
                      "--fsync-ms", "\(fsyncMilliseconds)", "--heal-seconds", "\(healSeconds)"]
         if partition { words.append("--partition") }
         if plainOps { words.append("--plain-ops") }
-        if keepsLaggingParents { words.append("--keep-lagging-parents") }
         if sabotage != .none { words += ["--sabotage", sabotage.rawValue] }
         return words.joined(separator: " ")
     }
@@ -83,10 +79,6 @@ package struct MeshParameters: Sendable, Hashable {
             }
             if flag == "--plain-ops" {
                 parameters.plainOps = true
-                continue
-            }
-            if flag == "--keep-lagging-parents" {
-                parameters.keepsLaggingParents = true
                 continue
             }
             guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }

@@ -43,7 +43,7 @@ package struct MeshReport: Sendable {
     /// simulated second of the workload.
     package var silentRootChildren: [Int] = []
     /// Relay parents that formed a loop when looked at (each second of the workload): when, and
-    /// where. A loop is a violation: ops pushed along it never leave it.
+    /// where (ops pushed along a loop never leave it; `SilentRootSimulationTests` asserts none).
     package var relayLoops: [String] = []
     /// Links reset as lost.
     package var linkDrops = 0
@@ -68,7 +68,6 @@ package struct MeshReport: Sendable {
         if !converged { lines.append("not converged within \(parameters.healSeconds) s of healing: nodes \(divergentNodes.prefix(10)) differ") }
         if !lostDurable.isEmpty { lines.append("\(lostDurable.count) durable ops lost: \(lostDurable.prefix(5).joined(separator: ", "))") }
         if duplicates > 0 { lines.append("\(duplicates) ops stored twice") }
-        if !relayLoops.isEmpty { lines.append("relay parents formed a loop \(relayLoops.count) times: \(relayLoops.prefix(3).joined(separator: ", "))") }
         return lines
     }
 
@@ -89,6 +88,7 @@ package struct MeshReport: Sendable {
             lines.append("silent root: \(followers.start) of \(parameters.nodes - 1) nodes followed it at the workload's start, "
                 + "\(followers.end) at its end; its children each second: \(silentRootChildren.map { "\($0)" }.joined(separator: " "))")
         }
+        if !relayLoops.isEmpty { lines.append("relay parents formed a loop \(relayLoops.count) times: \(relayLoops.prefix(3).joined(separator: ", "))") }
         lines.append(breakdown("workload bytes per op per node", workloadFrames, per: Double(max(1, opsDurable) * max(1, parameters.nodes - 1))))
         if idleSeconds > 0 {
             lines.append(breakdown("idle bytes per node per s", idleFrames, per: idleSeconds * Double(max(1, parameters.nodes))))

@@ -75,7 +75,6 @@ final class SimulatedNode: @unchecked Sendable {
             configuration.environment.withheldFrames = [.ops, .opsCompact, .ihave, .ihaveTotal, .caughtUp]
         }
         configuration.compactOps = !parameters.plainOps
-        configuration.leavesLaggingParents = !parameters.keepsLaggingParents
         configure?(&configuration)
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
         self.node = node

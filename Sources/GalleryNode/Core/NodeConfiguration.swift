@@ -62,9 +62,6 @@ package struct NodeConfiguration: Sendable {
     /// Whether the node relays along the relay tree with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
     package var relayTrees = true
-    /// Whether a relay parent that keeps lagging is left (`RelayTree.parentLagged`); off only
-    /// for the baseline of `gallery-bench mesh-sim --keep-lagging-parents`.
-    package var leavesLaggingParents = true
     /// Whether records are sealed (`HandshakeSettings.sealsRecords`): off only for the unsealed
     /// baseline of `gallery-bench transfer`.
     package var sealsRecords = true

@@ -15,8 +15,6 @@ package struct RelayCounts: Hashable, Sendable {
     package var prunesSent = 0
     /// `graft` frames sent.
     package var graftsSent = 0
-    /// Relay parents that kept lagging what lazy peers announced and were left (`RelayTree.parentLagged`).
-    package var laggingParents = 0
     /// Catch-ups answered (`sync_request` or `graft`).
     package var catchUpsAnswered = 0
     /// `ops` frames sent by catch-ups.

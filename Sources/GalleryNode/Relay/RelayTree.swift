@@ -46,34 +46,6 @@ struct RelayTree {
     private(set) var retired: [ReplicaID: (since: UInt64, round: UInt64)] = [:]
     /// Links that were branches, until when (uptime, nanoseconds) they still count as ones.
     private(set) var lingering: [Int: UInt64] = [:]
-    /// Peers this node does not want as its parent (`parentLagged`): until when (uptime,
-    /// nanoseconds), and the round in which they lagged. From the next round on, a beacon that
-    /// comes from one counts its link as `1 + penalty` links, so that the node's way to the root
-    /// goes around it when there is another (the root stays the root: no forest of young roots).
-    private(set) var hollow: [ReplicaID: (until: UInt64, round: UInt64)] = [:]
-    /// When the current parent lagged recently, oldest first.
-    private(set) var lagStrikes: [UInt64] = []
-    /// The fewest hops this node has had in the current round. A peer whose beacon of this round
-    /// is at fewer hops, or as many with a smaller replica ID, is not below this node: the loop
-    /// guard of a change of parent that makes the way longer (`parentLagged`).
-    private(set) var floor: UInt64 = 0
-    /// How many links more a hollow parent's link counts, this node's own (8 to 55, from its
-    /// replica ID): the children of a hollow root count it differently, so all but about one of
-    /// them find a shorter way through a sibling, and the honest nodes stay one tree.
-    let penalty: UInt64
-    /// How many lags within `lagWindow`, at least `lagSpacing` apart, make the parent hollow.
-    static let lagStrikeLimit = 2
-    /// The window `lagStrikeLimit` counts in.
-    static let lagWindow: UInt64 = 20_000_000_000
-    /// Lags closer to the last one counted are the same lag (a graft and the ops it brings).
-    static let lagSpacing: UInt64 = 1_000_000_000
-    /// How long a lagging parent stays hollow: a hostile one would lag again at once.
-    static let hollowPeriod: UInt64 = 600_000_000_000
-    /// How many hollow peers are remembered.
-    static let hollowLimit = 16
-    /// A hollow link's penalty applies only while the way stays under this many hops: penalties
-    /// never add up to the adoption bound (`maximumHops`).
-    static let penaltyCeiling: UInt64 = 128
 
     /// A node that roots its own tree, as of `wallMilliseconds`, until it hears of a preferred root.
     init(me: ReplicaID, now: UInt64, wallMilliseconds: UInt64) {
@@ -81,27 +53,6 @@ struct RelayTree {
         self.root = me
         self.since = wallMilliseconds
         self.heardAt = now
-        // SplitMix64's finalizer: replica IDs made by hashing or by counting spread alike.
-        var mixed = me.rawValue &+ 0x9E37_79B9_7F4A_7C15
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        self.penalty = 8 + (mixed ^ (mixed >> 31)) % 48
-    }
-
-    /// How many links the way through `session` adds to a beacon of `round` at `hops`: one, or
-    /// `1 + penalty` when its peer lagged as this node's parent in an earlier round (never in the
-    /// round it lagged in: a way that grows by more than a link within a round could take a
-    /// node below it for a way to the root).
-    func cost(_ session: Int, round: UInt64, hops: UInt64, now: UInt64) -> UInt64 {
-        guard let replica = peers[session], let mark = hollow[replica], now < mark.until, round > mark.round,
-              hops + 1 + penalty < Self.penaltyCeiling else { return 1 }
-        return 1 + penalty
-    }
-
-    /// Whether `replica` lagged as this node's parent and is not wanted as one at `now`.
-    func isHollow(_ replica: ReplicaID?, now: UInt64) -> Bool {
-        guard let replica, let mark = hollow[replica] else { return false }
-        return now < mark.until
     }
 
     /// Whether this node is the root of the tree it follows.
@@ -184,25 +135,22 @@ struct RelayTree {
         // A child's echo (it reached the root through this node) and stale or distant state are
         // not adopted.
         guard beacon.parent != me, beacon.hops < Self.maximumHops else { return .none }
-        let arriving = beacon.hops + cost(session, round: beacon.round, hops: beacon.hops, now: now)
         if let last = retired[beacon.root], last.since == beacon.since, beacon.round <= last.round { return .none }
         guard beacon.prefersRoot(over: mine) || beacon.round > round else { return .none }
         // A new round of the same root keeps the parent unless this copy came a shorter way:
         // first arrivals vary with the moment's delays, and each change of parent costs a moment
         // in which neither parent pushes to this node.
-        let kept = !sameTree ? nil : parent.flatMap { current -> UInt64? in
-            guard current != session, let last = beacons[current], last.root == root, last.since == since else { return nil }
-            let way = last.hops + cost(current, round: beacon.round, hops: last.hops, now: now)
-            return way <= arriving ? way : nil
+        let kept = !sameTree ? nil : parent.flatMap { current -> TreeBeacon? in
+            guard current != session, let last = beacons[current], last.root == root, last.since == since,
+                  last.hops <= beacon.hops else { return nil }
+            return last
         }
         root = beacon.root
         since = beacon.since
         round = beacon.round
-        hops = min(kept ?? arriving, Self.maximumHops)
-        floor = hops
+        hops = (kept?.hops ?? beacon.hops) + 1
         if kept == nil, parent != session {
             linger(parent, now: now)
-            lagStrikes = []
             parent = session
         }
         heardAt = now
@@ -219,27 +167,20 @@ struct RelayTree {
         guard !isRoot else { return false }
         let current = parent.flatMap { beacons[$0] }
         let parentValid = current.map { $0.root == root && $0.since == since && $0.parent != me } ?? false
-        // The way through each peer of the round not below this node: strictly shorter than this
-        // node's own while the parent is valid, else from any peer closer to the root.
-        let better = beacons.compactMap { key, beacon -> (key: Int, way: UInt64)? in
-            guard key != parent, beacon.root == root, beacon.since == since, beacon.round == round,
-                  beacon.parent != me, beacon.hops < hops else { return nil }
-            let way = beacon.hops + cost(key, round: round, hops: beacon.hops, now: now)
-            return !parentValid || way < hops ? (key, way) : nil
-        }.min { ($0.way, $0.key) < ($1.way, $1.key) }
+        let bound = parentValid ? max(hops, 1) - 1 : hops
+        let better = beacons.filter { key, beacon in
+            key != parent && beacon.root == root && beacon.since == since && beacon.round == round
+                && beacon.parent != me && beacon.hops < bound
+        }.min { ($0.value.hops, $0.key) < ($1.value.hops, $1.key) }
         if let better {
             linger(parent, now: now)
-            lagStrikes = []
             parent = better.key
-            hops = min(better.way, Self.maximumHops)
-            floor = min(floor, hops)
+            hops = better.value.hops + 1
             return true
         }
-        if parentValid, let current, let parent {
-            let way = min(current.hops + cost(parent, round: round, hops: current.hops, now: now), Self.maximumHops)
-            guard way != hops else { return false }
-            hops = way
-            floor = min(floor, hops)
+        if parentValid, let current {
+            guard current.hops + 1 != hops else { return false }
+            hops = current.hops + 1
             return true
         }
         guard parent != nil else { return false }
@@ -258,51 +199,6 @@ struct RelayTree {
         lingering[session] = nil
         guard session == parent else { return false }
         return settle(now: now)
-    }
-
-    /// Ops this node lacked came by a way other than its parent: it grafted a lazy peer for them,
-    /// or a grafted link brought new ones (protocol.md, "Relay": a parent that keeps lagging is
-    /// replaced). Lags less than `lagSpacing` after the last counted are the same lag; at
-    /// `lagStrikeLimit` lags within `lagWindow` the parent is hollow for `hollowPeriod`: within
-    /// this round the node takes, if there is one, the peer of the round that is not hollow and
-    /// not below it, closest to the root, by `(hops, replica ID)` below `(floor, me)` (a sibling
-    /// of the root's children is at as many hops: the smaller replica ID breaks the tie, so two
-    /// siblings never take each other); from the next round on the hollow parent's link costs
-    /// `1 + penalty` (`cost`). The root is never given up for it: the honest nodes stay one tree
-    /// under it, around it.
-    mutating func parentLagged(now: UInt64) -> LagOutcome {
-        defer { assertInvariants() }
-        guard let parent, let replica = peers[parent] else { return .counted }
-        if let last = lagStrikes.last, now &- last < Self.lagSpacing { return .counted }
-        lagStrikes = lagStrikes.filter { now &- $0 < Self.lagWindow } + [now]
-        guard lagStrikes.count >= Self.lagStrikeLimit else { return .counted }
-        lagStrikes = []
-        hollow = hollow.filter { now < $0.value.until }
-        hollow[replica] = (now &+ Self.hollowPeriod, round)
-        if hollow.count > Self.hollowLimit, let soonest = hollow.min(by: { $0.value.until < $1.value.until }) {
-            hollow[soonest.key] = nil
-        }
-        let instead = beacons.compactMap { key, beacon -> (key: Int, hops: UInt64, replica: ReplicaID)? in
-            guard key != parent, let peer = peers[key], beacon.root == root, beacon.since == since, beacon.round == round,
-                  beacon.parent != me, !isHollow(peer, now: now), (beacon.hops, peer) < (floor, me) else { return nil }
-            return (key, beacon.hops, peer)
-        }.min { ($0.hops, $0.replica) < ($1.hops, $1.replica) }
-        guard let instead else { return .hollowFromNextRound(replica) }
-        linger(parent, now: now)
-        self.parent = instead.key
-        hops = instead.hops + 1
-        return .replaced(replica)
-    }
-
-    /// What a lag of the parent did (`parentLagged`).
-    enum LagOutcome: Equatable {
-        /// It counted (or was the same lag): the parent stays.
-        case counted
-        /// The parent is hollow; no peer of this round could take its place, so it stays the
-        /// parent until the next round, which goes around it if it can.
-        case hollowFromNextRound(ReplicaID)
-        /// The parent is hollow and a peer of the round took its place: the beacon changed.
-        case replaced(ReplicaID)
     }
 
     /// The root's beat: a root whose last round is `interval` old starts the next one (numbered

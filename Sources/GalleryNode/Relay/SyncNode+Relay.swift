@@ -219,38 +219,12 @@ extension SyncNode {
         if policy.firstCatchUpPending { policy.firstCatchUpProgress = clock.now }
         relayCountsOnLoop.opsFramesReceived += 1
         relayCountsOnLoop.opsReceived += ops.count
-        let branch = relayTree.isBranch(connection.id, now: clock.now)
-        if configuration.relayTrees, policy.isGrafted, !branch, ops.count > duplicates.values.reduce(0, +) {
-            parentLagged(now: clock.now)
-        }
-        let prune = !duplicates.isEmpty && policy.receivedDuplicates(branch: branch)
+        let prune = !duplicates.isEmpty && policy.receivedDuplicates(branch: relayTree.isBranch(connection.id, now: clock.now))
         sessions[connection.id]?.relay = policy
         if prune {
             connection.send(.prune(duplicates.keys.sorted()))
             relayCountsOnLoop.prunesSent += 1
         }
-    }
-
-    /// Ops came by a way other than the relay parent (a graft asked for them, a grafted link
-    /// brought new ones): a parent that keeps lagging is replaced (`RelayTree.parentLagged`).
-    /// On the loop.
-    private func parentLagged(now: UInt64) {
-        // A joining node's grafts bring what it lacks by design, not for a lagging parent.
-        guard configuration.leavesLaggingParents, let parent = relayTree.parent, !joining(now: now) else { return }
-        let lagging = connections[parent]?.peer?.name ?? "?"
-        let instead: String
-        switch relayTree.parentLagged(now: now) {
-        case .counted: return
-        case .hollowFromNextRound:
-            instead = "the next round goes around it"
-        case .replaced:
-            instead = "following " + (relayTree.parent.flatMap { connections[$0]?.peer?.name } ?? "?")
-            sendBeacons()
-            liveness.relayLook.nextDue = 0
-        }
-        relayCountsOnLoop.laggingParents += 1
-        throttledLog("parent", "\(configuration.name): the relay parent \(lagging) kept lagging what lazy peers announced; "
-            + "\(instead)")
     }
 
     /// The relay's share of the liveness pass: the tree's beat (a root's next round, a silent
@@ -303,7 +277,6 @@ extension SyncNode {
         sessions[candidate.id]?.relay.grafting()
         connection.send(.graft(replica.version, origins: candidate.lacking))
         relayCountsOnLoop.graftsSent += 1
-        if relayTree.parent != candidate.id { parentLagged(now: now) }
         let named = candidate.lacking.isEmpty
             ? "ops (by its total)" : "ops of " + candidate.lacking.prefix(3).map(\.description).joined(separator: ", ")
         throttledLog("graft", "\(configuration.name): \(connection.peer?.name ?? "?") announced \(named) missing here "
