@@ -22,7 +22,9 @@ extension WebAPI {
             return .json(["moved": WebJSON(body.items.map(\.description)), "undo": WebJSON(entry?.id), "lastEventId": advance()])
         case (.delete, let body as DeleteBody):
             // Into the Trash (http-api.md): `deleted` names what left the gallery, `undo` takes it back.
-            let (entry, message) = try TrashItems.trash(body.items, on: node)
+            // Resolved as `gallery delete` resolves its items: the same refusal, with the same line.
+            let ids = try node.read { replica in try body.items.map(ItemReference.id).resolveLive(in: replica, verb: "moved to the Trash") }
+            let (entry, message) = try TrashItems.trash(ids, on: node)
             return .json(["deleted": WebJSON(body.items.map(\.description)), "undo": WebJSON(entry?.id), "message": .string(message),
                           "lastEventId": advance()])
         case (.update, let body as UpdateBody):

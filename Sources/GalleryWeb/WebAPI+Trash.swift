@@ -26,12 +26,15 @@ extension WebAPI {
     func trashChange(_ request: any WebRequestBody) throws -> WebResponse {
         switch request {
         case let body as RestoreBody:
-            let entry = try TrashItems.restore(body.items, on: node)
+            // Resolved as `gallery restore` resolves its items (`ControlCommands.trashOrUndo`).
+            let ids = try node.read { replica in try body.items.map { try ItemReference.id($0).resolve(in: replica) } }
+            let entry = try TrashItems.restore(ids, on: node)
             return .json(["restored": WebJSON(body.items.map(\.description)), "undo": WebJSON(entry?.id),
                           "message": .string(entry?.label ?? ""), "lastEventId": advance()])
         case let body as EmptyTrashBody:
             // No `items`: all of the Trash. Nothing undoes it: the page asks first.
-            let count = try TrashItems.empty(body.items, on: node)
+            let ids = try body.items.map { items in try node.read { replica in try items.map { try ItemReference.id($0).resolve(in: replica) } } }
+            let count = try TrashItems.empty(ids, on: node)
             return .json(["deleted": WebJSON(count), "message": .string("Deleted \(TrashItems.count(count)) for good"), "lastEventId": advance()])
         case let body as RenameGalleryBody:
             // The name's rule is the command line's (`FieldLimits.problem(withNewGalleryName:)`), untrimmed as there.

@@ -62,6 +62,36 @@ extension NodeSuites {
             #expect(node.read { $0.item(item)?.fields[.title] } == .text("a"))
         }
 
+        @Test("an unknown, deleted or repeated item: the same code on the web and the same line as the CLI's")
+        func sameItemRefusals() throws {
+            let fixture = try WebBodyFixture()
+            let node = fixture.node
+            let item = try node.perform { try $0.insert([.titled("a")], into: "web", at: 0) }.id
+            let gone = try node.perform { try $0.insert([.titled("gone")], into: "web", at: 1) }.id
+            _ = try node.perform { try $0.delete(gone) }
+            let unknown = OpID("99@00000000000000ab")!
+            let cases: [(String, String, Int, String, ControlCommand)] = [
+                ("/api/items/move", #"{"items": ["\#(unknown)"], "to": "web", "index": 0}"#, 404, "unknownItem",
+                 .move(items: [.id(unknown)], to: "web", at: 0)),
+                ("/api/items/move", #"{"items": ["\#(item)", "\#(gone)"], "to": "web", "index": 0}"#, 404, "unknownItem",
+                 .move(items: [.id(item), .id(gone)], to: "web", at: 0)),
+                ("/api/items/move", #"{"items": ["\#(item)", "\#(item)"], "to": "web", "index": 0}"#, 409, "repeatedItem",
+                 .move(items: [.id(item), .id(item)], to: "web", at: 0)),
+                ("/api/items/delete", #"{"items": ["\#(item)", "\#(unknown)"]}"#, 404, "unknownItem", .delete([.id(item), .id(unknown)])),
+                ("/api/items/delete", #"{"items": ["\#(gone)"]}"#, 404, "unknownItem", .delete([.id(gone)])),
+                ("/api/items/restore", #"{"items": ["\#(unknown)"]}"#, 404, "unknownItem", .restore([.id(unknown)])),
+                ("/api/items/restore", #"{"items": ["\#(item)"]}"#, 409, "notInTrash", .restore([.id(item)])),
+                ("/api/trash/empty", #"{"items": ["\#(unknown)"]}"#, 404, "unknownItem", .emptyTrash([.id(unknown)])),
+            ]
+            for (path, body, status, code, command) in cases {
+                let web = try fixture.post(path, body)
+                let line = try #require(cliRefusal(command, on: node), "the CLI accepted \(command)")
+                #expect(web.status == status && web.json["error"] as? String == code, "\(path) \(body): \(web.text)")
+                #expect(web.json["message"] as? String == line, "\(path) \(body): web \(web.json["message"] ?? "") vs CLI \(line)")
+            }
+            #expect(node.read { try? $0.items(in: "web").map(\.id) } == [item])
+        }
+
         @Test("a move without a destination stays in the items' gallery, as `move` without --to; two galleries: the same refusal")
         func moveWithoutDestination() throws {
             let fixture = try WebBodyFixture()
