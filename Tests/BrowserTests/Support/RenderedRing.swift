@@ -24,10 +24,12 @@ struct RenderedRing: CustomStringConvertible {
     /// it the focus back.
     static func measure(_ page: BrowserPage) throws -> RenderedRing {
         let box = try page.evaluate("""
-            (() => { const e = document.activeElement; window.__ringElement = e; const r = e.getBoundingClientRect();
+            (() => { const e = document.activeElement; window.__ringElement = e;
+              // A visually hidden control (Add photos' file input) shows its ring on its label.
+              const shown = (e.getBoundingClientRect().width < 4 && e.closest('label')) || e; const r = shown.getBoundingClientRect();
               const x = Math.max(0, Math.floor(r.left - 12)), y = Math.max(0, Math.floor(r.top - 12));
               return [x, y, Math.min(innerWidth, Math.ceil(r.right + 12)) - x, Math.min(innerHeight, Math.ceil(r.bottom + 12)) - y,
-                      Math.round(2 * (Math.min(r.width, innerWidth) + Math.min(r.height, innerHeight))), __contrast.name(e)]; })()
+                      Math.round(2 * (Math.min(r.width, innerWidth) + Math.min(r.height, innerHeight))), __contrast.name(shown)]; })()
             """) as? [Any] ?? []
         let numbers = box.prefix(5).compactMap { ($0 as? NSNumber)?.doubleValue }
         guard box.count == 6, numbers.count == 5, numbers[2] > 0, numbers[3] > 0
