@@ -26,7 +26,9 @@ struct OursRound {
         for set in [data.small, data.medium, data.large] {
             try a.command(["new-gallery", set.name])
         }
-        try b.command(["new-gallery", "\(data.small.name)-in-place"])
+        for set in [data.small, data.medium] {
+            try b.command(["new-gallery", "\(set.name)-in-place"])
+        }
         // B knows A's galleries once the two are connected and caught up.
         try b.waitForGallery(data.large.name, timeout: 60)
 
@@ -39,6 +41,7 @@ struct OursRound {
         try idle(a, b)
         // Last, so that B's thumbnails of these files (made on arrival) disturb no other figure.
         try importInPlace(data.small, on: b)
+        try importInPlace(data.medium, on: b)
     }
 
     /// `gallery -C A add FOLDER --to SET --json`: the command's wall time, and the CPU of the
