@@ -61,6 +61,9 @@ struct RealTrashTests {
             // Shift+Ctrl+Z: again in the Trash; Ctrl+Z once more brings them back.
             try page.press(.character("z"), modifiers: [.control, .shift])
             #expect(try alice.waitUntil { try $0.ids("alice").isEmpty })
+            // The node applies the redo before the page has its reply (and the entry Ctrl+Z takes back):
+            // wait for the page, or under load Ctrl+Z finds nothing to undo yet.
+            try page.waitFor("__state.toasts.includes('Redid: Moved 6 items to Trash') && __state.undo.undo.length > 0")
             try page.press(.character("z"), modifiers: .control)
             #expect(try alice.waitUntil { try $0.ids("alice") == ids })
             try page.waitFor("document.querySelectorAll('#grid .tile').length === 6")
