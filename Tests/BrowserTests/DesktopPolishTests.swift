@@ -170,13 +170,36 @@ struct DesktopPolishTests {
                 try page.waitFor("__state.toasts.some(t => t.startsWith('Cannot delete: Not connected to alice'))")
                 #expect(try page.evaluate("__state.requests.slice(\(sent)).some(r => r.method !== 'GET')") as? Bool == true,
                         "the page recorded the attempt")
+                // The other changes are refused the same way, never queued: a move (Alt+Arrow), Add photos, a new gallery.
+                try page.press(.arrowRight, modifiers: .alt)
+                try page.waitFor("__state.toasts.some(t => t.startsWith('Cannot move: Not connected to alice'))")
+                let picture = try PageLooks.pictureFile("offline.png", width: 30, height: 20)
+                try page.pickFiles([picture], in: "#picker")
+                try page.waitFor("__state.toasts.some(t => t.startsWith('Cannot upload: Not connected to alice'))")
+                if screen.mobile {
+                    try page.tap("#drawer-open")
+                    try page.waitFor("__state.drawerOpen && document.querySelector('#sidebar').getBoundingClientRect().left === 0")
+                }
+                try page.click("#new-gallery-name")
+                try page.insertText("later")
+                try page.press(.enter)
+                try page.waitFor("__state.toasts.some(t => t.startsWith('Cannot create “later”: Not connected to alice'))")
+                if screen.mobile {
+                    try page.press(.escape)
+                    try page.waitFor("!__state.drawerOpen")
+                }
+                #expect(try page.evaluate("document.querySelectorAll('#grid .tile.placeholder').length") as? Int == 0, "no placeholder waits for the node")
                 // Retry now while still down: the countdown starts again.
                 let retries = try page.evaluate("__state.retries || 0") as? Int ?? 0
                 try page.click("#offline-retry")
                 try page.waitFor("(__state.retries || 0) > \(retries)")
                 try page.waitFor("/Retrying in [123] s/.test(document.getElementById('offline-text').textContent)", timeout: .seconds(10))
             }
-            #expect(node.requests(to: "/api/items/delete").isEmpty, "nothing reached the node")
+            for path in ["/api/items/delete", "/api/items/move", "/api/uploads", "/api/galleries"] {
+                #expect(node.requests(to: path).isEmpty, "nothing reached the node: \(path)")
+            }
+            #expect(try page.evaluateString("document.getElementById('gallery-title').textContent") == "alice")
+            #expect(node.titles("alice") == (0..<4).map { "alice-\($0)" }, "the order is untouched")
             try page.click("#offline-retry")
             try page.waitFor("__state.connected && __state.offline === false && document.getElementById('offline').hidden", timeout: .seconds(10))
             #expect(node.titles("alice").count == 4)

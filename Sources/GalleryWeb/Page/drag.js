@@ -253,7 +253,8 @@ function wireTrash() {
 
 function wireChrome() {
   const saved = Number((() => { try { return localStorage.getItem('gallery.zoom'); } catch (_) { return null; } })());
-  setZoom(saved > 0 ? saved : 160);
+  L.auto = !(saved > 0);   // nothing picked yet: the screen's default (grid.js), not remembered
+  setZoom(saved > 0 ? saved : ZOOM.desktop, false);
   $('zoom').addEventListener('input', (e) => setZoom(Number(e.target.value)));
   $('scroller').addEventListener('wheel', (e) => {
     if (!e.ctrlKey) return;

@@ -167,16 +167,52 @@ async function cancelPlaceholder(id) {
 // The grid is virtual: the layout of every tile is computed here (rows of the zoom's height, each
 // tile as wide as its aspect ratio asks), and only the tiles near the viewport exist in the DOM, in
 // gallery order. 10,000 items cost a few milliseconds of arithmetic, not 10,000 elements.
-const GAP = 14;        // between tiles, both ways
-const CAPTION = 24;    // the caption under the image, with its gap
+// A phone's grid is Google Photos' density: thin gaps and no caption under the tiles (the title is
+// the tile's label and tooltip); a desktop's keeps wide gaps and captions.
+const NARROW = window.matchMedia('(max-width: 720px)');
+let GAP = 14;          // between tiles, both ways (4 on a phone)
+let CAPTION = 24;      // the caption under the image, with its gap (none on a phone)
 const OVERSCAN = 900;  // pixels rendered above and below the viewport
 // L.items: what is laid out, the gallery or a view of it (view.js); layout indices count in it.
-const L = { items: [], xs: [], ys: [], ws: [], rows: [], h: 160, height: 0, width: 0 };
+// L.auto: nobody picked a zoom in this browser yet (slider, ctrl+wheel, pinch): the screen's default.
+const L = { items: [], xs: [], ys: [], ws: [], rows: [], h: 160, auto: true, height: 0, width: 0 };
+
+const ZOOM = { min: 56, max: 480, desktop: 160, phoneColumns: 4 };
+function clampZoom(height) { return Math.max(ZOOM.min, Math.min(ZOOM.max, Math.round(height))); }
+
+// The zoom a screen starts at: 160 px on a desktop. On a phone, Google Photos' density: of the tile
+// heights that put 3 to 4.5 tiles a row (over the gallery's first 60 pictures, as they are shaped),
+// the one whose rows fill the width best, 4 a row preferred (a ragged right edge looks broken).
+function defaultZoom(width, items) {
+  if (!NARROW.matches) return ZOOM.desktop;
+  const ratios = items.slice(0, 60).map(aspectOf);
+  if (!ratios.length) return 88;
+  let best = null;
+  for (let h = ZOOM.min; h <= 200; h++) {
+    const rows = [];   // [tiles, width used]
+    let x = 0, n = 0;
+    for (let i = 0; i < ratios.length; i++) {
+      const w = Math.min(width, Math.round(h * ratios[i]));
+      if (i > 0 && x + w > width) { rows.push([n, x - GAP]); x = 0; n = 0; }
+      x += w + GAP; n += 1;
+    }
+    if (!rows.length) rows.push([n, x - GAP]);   // all in one row: count it
+    const perRow = rows.reduce((sum, row) => sum + row[0], 0) / rows.length;
+    if (perRow < 3 || perRow > 4.5) continue;
+    const fill = rows.reduce((sum, row) => sum + row[1], 0) / (rows.length * width);
+    const score = fill - 0.03 * Math.abs(perRow - 4);
+    if (!best || score > best.score) best = { h, score };
+  }
+  return best ? best.h : clampZoom((width - 3 * GAP) / (4 * ratios.reduce((sum, ratio) => sum + ratio, 0) / ratios.length));
+}
 
 function layout() {
   const width = L.width = Math.max(120, $('grid').clientWidth);
-  const h = L.h;
   const items = L.items = shownItems();
+  GAP = NARROW.matches ? 4 : 14;
+  CAPTION = NARROW.matches ? 0 : 24;
+  if (L.auto) showZoom(defaultZoom(width, items));
+  const h = L.h;
   L.xs = new Array(items.length); L.ys = new Array(items.length); L.ws = new Array(items.length);
   L.rows = [];
   let x = 0, y = 0;
@@ -274,14 +310,24 @@ function updateCount() {
 
 // ---- Zoom: slider and ctrl+wheel (trackpad pinch arrives as ctrl+wheel) ----
 
-function setZoom(height) {
-  const clamped = Math.max(80, Math.min(480, Math.round(height)));
-  document.documentElement.style.setProperty('--h', clamped + 'px');
-  $('zoom').value = String(clamped);
-  L.h = clamped;
+// A zoom someone picked (slider, ctrl+wheel, pinch): kept in this browser, and it replaces the
+// screen's default from then on. `remember` false: a zoom restored or set by the page itself.
+function setZoom(height, remember = true) {
+  const clamped = clampZoom(height);
+  if (remember) {
+    L.auto = false;
+    try { localStorage.setItem('gallery.zoom', String(clamped)); } catch (_) { /* private mode */ }
+  }
+  showZoom(clamped);
   layout();
   renderWindow();
-  try { localStorage.setItem('gallery.zoom', String(clamped)); } catch (_) { /* private mode */ }
+}
+
+function showZoom(height) {
+  if (L.h === height && $('zoom').value === String(height)) return;
+  document.documentElement.style.setProperty('--h', height + 'px');
+  $('zoom').value = String(height);
+  L.h = height;
 }
 
 // ---- FLIP: tiles glide from where they were to where a change put them ----

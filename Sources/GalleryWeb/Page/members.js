@@ -115,6 +115,18 @@ async function loadMembers() {
   return reply.members;
 }
 
+// Who signed a record, as the node names it ("NAME [NODEID]"): the member's name as the list shows it
+// now (looked up by node ID), the raw node ID only as a smaller detail after it.
+function memberByline(signer) {
+  const match = /^(.*) \[([^\]]*)\]$/.exec(String(signer));
+  if (!match) return [el('span', 'member-by', String(signer))];
+  const known = MB.members.find((member) => member.nodeID === match[2]);
+  const name = el('span', 'member-by', known ? known.name : match[1]);
+  const id = el('code', 'member-by-id', match[2]);
+  id.title = 'node ID';
+  return [name, ' ', id];
+}
+
 // One member: name (and "this node"), node ID, added when and by whom, revoked or a Revoke button.
 function memberRow(member) {
   const row = el('li', 'member' + (member.revoked !== null ? ' revoked' : ''));
@@ -125,11 +137,14 @@ function memberRow(member) {
   if (member.isSelf) head.append(el('span', 'member-badge', 'this node'));
   if (member.revoked !== null) head.append(el('span', 'member-badge revoked-badge', 'revoked'));
   const id = el('code', 'member-id', member.nodeID);
-  const added = el('span', 'member-added',
-    `Added ${describeTime(member.added)}` + (member.addedBy === 'itself' ? ' (founder or copied secret)' : ` by ${member.addedBy}`));
+  const added = el('span', 'member-added', `Added ${describeTime(member.added)}`);
+  if (member.addedBy === 'itself') added.append(' (founder or copied secret)');
+  else added.append(' by ', ...memberByline(member.addedBy));
   row.append(head, id, added);
   if (member.revoked !== null) {
-    row.append(el('span', 'member-revoked', `Revoked ${describeTime(member.revoked)}${member.revokedBy ? ' by ' + member.revokedBy : ''}`));
+    const revoked = el('span', 'member-revoked', `Revoked ${describeTime(member.revoked)}`);
+    if (member.revokedBy) revoked.append(' by ', ...memberByline(member.revokedBy));
+    row.append(revoked);
   } else if (!member.isSelf) {
     const revoke = el('button', 'danger member-revoke', 'Revoke');
     revoke.type = 'button';

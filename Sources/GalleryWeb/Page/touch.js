@@ -58,10 +58,28 @@ function cancelPress() {
   TOUCH.press = null;
 }
 
+// Where the pinch holds the grid: the row under the fingers' midpoint (its first item, and how far
+// down the row the midpoint is), kept under the fingers as the tiles grow or shrink.
+function pinchAnchor(touches) {
+  const y = (touches[0].clientY + touches[1].clientY) / 2;
+  if (!L.items.length) return { y, id: null, within: 0 };
+  const gridY = y - $('grid').getBoundingClientRect().top;
+  const first = L.rows[rowAt(gridY)];
+  return { y, id: L.items[first].id, within: (gridY - L.ys[first]) / (L.h + CAPTION + GAP) };
+}
+
+function keepPinchAnchor(anchor) {
+  const index = anchor.id === null ? -1 : indexOfId(anchor.id);
+  if (index < 0) return;
+  const rowY = $('grid').getBoundingClientRect().top + L.ys[index] + anchor.within * (L.h + CAPTION + GAP);
+  $('scroller').scrollTop += rowY - anchor.y;
+  renderWindow();
+}
+
 function onTouchStart(e) {
   if (e.touches.length === 2 && !TOUCH.drag) {
     cancelPress();
-    TOUCH.pinch = { distance: Math.max(1, touchDistance(e.touches)), zoom: L.h };
+    TOUCH.pinch = { distance: Math.max(1, touchDistance(e.touches)), zoom: L.h, anchor: pinchAnchor(e.touches) };
     e.preventDefault();
     return;
   }
@@ -78,6 +96,7 @@ function onTouchMove(e) {
   if (TOUCH.pinch && e.touches.length >= 2) {
     e.preventDefault();
     setZoom(TOUCH.pinch.zoom * touchDistance(e.touches) / TOUCH.pinch.distance);
+    keepPinchAnchor(TOUCH.pinch.anchor);
     T.pinched = L.h;
     return;
   }
@@ -175,9 +194,6 @@ function onTouchClick(e) {
 
 document.addEventListener('DOMContentLoaded', () => {
   wireDrawer();
-  // A phone's first visit: tiles small enough for two or three in a row (a zoom chosen since is kept).
-  const saved = (() => { try { return localStorage.getItem('gallery.zoom'); } catch (_) { return null; } })();
-  if (PHONE.matches && !saved) setZoom(112);
   const scroller = $('scroller');
   scroller.addEventListener('touchstart', onTouchStart, { passive: false });
   scroller.addEventListener('touchmove', onTouchMove, { passive: false });

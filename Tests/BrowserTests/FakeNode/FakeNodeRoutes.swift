@@ -46,6 +46,9 @@ struct FakeNodeRoutes {
                 return refuse(request, 415, "contentType", "send \(wanted)")
             }
         }
+        if request.method == "GET", let directory = PageAssets.overrideDirectory, let asset = PageAssets.read(Substring(path), from: directory) {
+            return send(request, 200, asset.contentType, asset.body)   // GALLERY_WEB_ASSETS, as the real node
+        }
         if request.method == "GET", let asset = PageAssets.files.first(where: { $0.path == path }) {
             return send(request, 200, asset.contentType, Array(asset.body.utf8))
         }

@@ -32,7 +32,7 @@ struct RealCrossNodeTests {
     @Test("A 24 MB image dragged from A's page to B's: placeholder with a ring at the drop index, then the image; Shift moves; a selection lands as one run")
     func crossNodeDrag() throws {
         var options = Browser.Options()
-        options.windowSize = (820, 560)
+        options.windowSize = (900, 800)   // tall enough for the README picture to show both galleries whole
         try RealSpace.run("real-cross-node", options: options) { space in
             let alice = try space.node("alice")
             let files = try (0..<3).map { try space.file("alice-\($0).png", RealPictures.png(palette: $0)) }

@@ -162,6 +162,13 @@ struct RealMembersTests {
             #expect(try page.evaluateString("document.querySelector('\(bobRow) .member-id').textContent") == bobID)
             let added = try page.evaluateString("document.querySelector('\(bobRow) .member-added').textContent") ?? ""
             #expect(added.hasPrefix("Added ") && added.contains("by alice"), "\(added)")
+            // "Added by" names the member; the raw node ID is only a smaller detail after the name.
+            #expect(try page.evaluateString("document.querySelector('\(bobRow) .member-added .member-by').textContent") == "alice")
+            #expect(try page.evaluateString("document.querySelector('\(bobRow) .member-added .member-by-id').textContent") == aliceID)
+            #expect(!added.contains("[") && !added.contains("]"), "no bracketed raw ID: \(added)")
+            let smaller = "(() => { const size = (s) => parseFloat(getComputedStyle(document.querySelector('\(bobRow) .member-added ' + s)).fontSize); "
+                + "return size('.member-by-id') < size('.member-by'); })()"
+            #expect(try page.evaluate(smaller) as? Bool == true, "the ID is smaller than the name")
             #expect(try page.evaluate("""
                 (() => { const row = document.querySelector('.member[data-node="\(aliceID)"]');
                   return row.textContent.includes('this node') && !row.querySelector('.member-revoke'); })()

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryTestSupport
 import Testing
 
@@ -36,6 +37,29 @@ struct RealSignInTests {
         #expect(try page.evaluateString("document.cookie") == "")
         try page.navigate(to: bookmark)
         try page.waitFor("window.__state && __state.ready && __state.connected")
+
+        // The session ends while the page is open (its cookie now holds a session this node signed that
+        // ended an hour ago): a change is refused with the signed-out banner, and the bookmark then
+        // shows the small page saying when it ended and how to get a new link, not JSON.
+        let token = try #require(URLComponents(string: node.link)?.queryItems?.first { $0.name == "token" }?.value)
+        let ended = Int(Date().timeIntervalSince1970) - 3_600
+        let mac = SHA256.hex(HMACSHA256.authenticationCode(for: Array("gallery-session-v1:\(ended)".utf8), key: Array(token.utf8)))
+        try page.send("Network.setCookie", ["name": "gallery_session_\(node.webPort)", "value": "s1.\(ended).\(mac)", "url": bookmark,
+                                            "httpOnly": true, "sameSite": "Strict", "expires": Date().timeIntervalSince1970 + 86_400])
+        try page.click("#new-gallery-name")
+        try page.insertText("after")
+        try page.press(.enter)
+        try page.waitFor("!document.getElementById('offline').hidden && document.getElementById('offline-text').textContent.includes('gallery open')")
+        #expect(try page.evaluate("document.getElementById('offline-retry').hidden") as? Bool == true, "no retry: a new link is needed")
+        #expect(try !node.gallery("galleries").stdout.contains("after"), "nothing changed on the node")
+        try page.navigate(to: bookmark)
+        #expect(try page.evaluateString("document.querySelector('h1').textContent") == "Sign in to this gallery")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withFullDate]
+        let day = formatter.string(from: Date(timeIntervalSince1970: Double(ended)))
+        let text = try page.evaluateString("document.body.textContent") ?? ""
+        #expect(text.contains("Your session ended on \(day)") && text.contains("gallery open"), "\(text)")
+        try PageLooks.keep(page, as: "sign-in-expired")
     }
 
     @Test("Add photos on a real node: the placeholder has the picture's shape at once, and keeps it when the node commits it")
