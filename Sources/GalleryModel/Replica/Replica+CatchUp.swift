@@ -13,7 +13,9 @@ extension Replica {
     /// The next `OpCodec` batch of a streaming catch-up: the ops a replica at `version` lacks
     /// among log positions `start..<end`, in log order, at most `maximumBytes` (unless its one op
     /// is larger), looking at no more than `maximumScanned` positions. Nothing is collected
-    /// beyond the batch: the cursor is the returned `next` position.
+    /// beyond the batch: the cursor is the returned `next` position. Of the signatures the log
+    /// holds, the batch carries per replica its last op's, its checkpoints' and its first op's
+    /// (`OpLog.encodedBatchWithCoveringSignatures`).
     ///
     /// - Returns: The batch (nil when no op in the positions looked at is missing) and the
     ///   position to continue from.
@@ -35,6 +37,6 @@ extension Replica {
             position += 1
         }
         guard !selected.isEmpty else { return (nil, position) }
-        return (log.encodedBatches(of: selected, maximumBytes: Int.max).first, position)
+        return (log.encodedBatchWithCoveringSignatures(of: selected), position)
     }
 }

@@ -15,7 +15,8 @@ extension OpSignatures {
     /// frame when the sender sends each replica's ops in order. A run that extends the chain
     /// applied here is checked now; one that waits for a predecessor is checked when its first
     /// op is about to be applied (`admit`); ops after a run's last signature wait for a frame
-    /// that brings one. Signatures not checked are dropped from the ops given back.
+    /// that brings one. Signatures not checked are dropped from the ops given back; those of
+    /// checkpoints (`Op.isSignatureCheckpoint`) are checked with their run's and kept.
     ///
     /// - Complexity: O(n) hashes for n ops, plus one signature check per run.
     mutating func check(frame ops: [Op], from source: Int, state: Replica) -> FrameCheck {
@@ -55,8 +56,11 @@ extension OpSignatures {
                 if first.previous == chainEnd {
                     if let reason = check(covered) {
                         // The ops before the first one the author did not sign still count.
+                        // The op blamed is the first signed op after them: its signature fails
+                        // (the ops between, whose signatures the sender left out, are not proven).
                         let valid = longestSignedPrefix(of: covered)
-                        return FrameCheck(ops: valid, forged: (covered[valid.count], reason))
+                        let blamed = covered[valid.count...].first { $0.seal?.signature != nil } ?? covered[valid.count]
+                        return FrameCheck(ops: valid, forged: (blamed, reason))
                     }
                     chainEnd = covered.last?.lastCounter ?? chainEnd
                 } else if first.previous > chainEnd {
@@ -65,7 +69,8 @@ extension OpSignatures {
                     // It contradicts the chain applied here: the replica refuses it as conflicting.
                     continue
                 }
-                for index in run[run.startIndex..<lastSigned] {
+                // Checkpoints keep theirs (checked with the run's): a log serves any catch-up from them.
+                for index in run[run.startIndex..<lastSigned] where !all[index].isSignatureCheckpoint {
                     out[index].seal?.signature = nil
                     if out[index].seal?.isEmpty == true { out[index].seal = nil }
                 }
@@ -106,7 +111,7 @@ extension OpSignatures {
         let prefix = Array(run[...signed[signed.startIndex + low - 1]])
         return prefix.enumerated().map { index, op in
             var stripped = op
-            if index < prefix.count - 1 {
+            if index < prefix.count - 1 && !op.isSignatureCheckpoint {
                 stripped.seal?.signature = nil
                 if stripped.seal?.isEmpty == true { stripped.seal = nil }
             }
