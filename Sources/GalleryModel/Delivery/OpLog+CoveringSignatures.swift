@@ -4,10 +4,11 @@
 /// other. The log keeps every signature it was given; a batch carries about one per replica.
 extension OpLog {
     /// The ops at log positions `selected`, in that order, as one `OpCodec` batch with only the
-    /// signatures a receiver needs.
+    /// signatures a receiver needs; the ops of the replicas in `keepingEverySignature` keep every
+    /// signature the log holds (their last op's does not cover the chain this log holds).
     ///
     /// - Complexity: O(k + b) for k ops of b bytes, plus one decoding per signature left out.
-    func encodedBatchWithCoveringSignatures(of selected: [Int32]) -> [UInt8] {
+    func encodedBatchWithCoveringSignatures(of selected: [Int32], keepingEverySignature: Set<ReplicaID> = []) -> [UInt8] {
         // The last op of each replica in the batch keeps its signature.
         var seen = Set<ReplicaID>()
         var isLastOfReplica = [Bool](repeating: false, count: selected.count)
@@ -20,7 +21,8 @@ extension OpLog {
             let next = Int(position) + 1 < count ? location(of: position + 1) : (chunk + 1, 0)
             let end = next.0 == chunk ? next.1 : chunks[chunk].bytes.count
             let encoded = chunks[chunk].bytes[start..<end]
-            if !isLastOfReplica[index], let sealStart = Self.coveredSignatureStart(in: encoded, chunk: chunks[chunk].bytes) {
+            if !isLastOfReplica[index], keepingEverySignature.isEmpty || !keepingEverySignature.contains(opID(at: position).replica),
+               let sealStart = Self.coveredSignatureStart(in: encoded, chunk: chunks[chunk].bytes) {
                 let first = body.count
                 body.append(contentsOf: encoded[..<sealStart])
                 body[first] &= ~OpCodec.sealedKindFlag

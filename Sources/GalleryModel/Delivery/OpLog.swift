@@ -119,7 +119,7 @@ struct OpLog {
         return (start >> 32, start & 0xFFFF_FFFF)
     }
 
-    private func decode(_ positions: [Int32]) -> [Op] {
+    func decode(_ positions: [Int32]) -> [Op] {
         positions.map { position in
             let (chunk, offset) = location(of: position)
             var reader = ByteReader(chunks[chunk].bytes, offset: offset)

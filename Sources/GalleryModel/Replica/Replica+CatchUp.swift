@@ -15,7 +15,9 @@ extension Replica {
     /// is larger), looking at no more than `maximumScanned` positions. Nothing is collected
     /// beyond the batch: the cursor is the returned `next` position. Of the signatures the log
     /// holds, the batch carries per replica its last op's, its checkpoints' and its first op's
-    /// (`OpLog.encodedBatchWithCoveringSignatures`).
+    /// (`OpLog.encodedBatchWithCoveringSignatures`), unless the authenticator finds that its last
+    /// signature does not cover the replica's ops in the log (a damaged or forged log): those
+    /// ops then carry every signature the log holds, so that a receiver applies the valid prefix.
     ///
     /// - Returns: The batch (nil when no op in the positions looked at is missing) and the
     ///   position to continue from.
@@ -37,6 +39,19 @@ extension Replica {
             position += 1
         }
         guard !selected.isEmpty else { return (nil, position) }
-        return (log.encodedBatchWithCoveringSignatures(of: selected), position)
+        return (log.encodedBatchWithCoveringSignatures(of: selected, keepingEverySignature: replicasNotCovered(in: selected)), position)
+    }
+
+    /// The replicas whose ops among log positions `selected` the authenticator does not find
+    /// covered by their last signature there (`OpAuthenticator.signatureCovers`).
+    ///
+    /// - Complexity: O(k + b) for k ops of b bytes, plus one signature check per replica.
+    private func replicasNotCovered(in selected: [Int32]) -> Set<ReplicaID> {
+        guard let authenticator else { return [] }
+        var runs: [ReplicaID: [Int32]] = [:]
+        for position in selected { runs[log.opID(at: position).replica, default: []].append(position) }
+        return Set(runs.compactMap { replica, positions in
+            authenticator.signatureCovers(log.decode(positions), in: self) ? nil : replica
+        })
     }
 }

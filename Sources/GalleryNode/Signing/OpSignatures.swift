@@ -65,6 +65,11 @@ package struct OpSignatures: OpAuthenticator {
     private var admitted: (id: OpID, hash: [UInt8])?
     /// The most ops held back per connection.
     static let maximumTail = 10_000
+    /// Chain hashes of this node's log at the ends of the catch-up batches checked last
+    /// (`signatureCovers`), so that the next batch of a catch-up does not hash the chain again.
+    let catchUpChainHashes = CatchUpChainHashes()
+    /// Where a catch-up batch whose signatures do not cover this node's log is reported.
+    var report: (@Sendable (String) -> Void)?
     /// Signatures checked, and ops whose signature was covered by another's (for benchmarks).
     private(set) var verifications = 0
 

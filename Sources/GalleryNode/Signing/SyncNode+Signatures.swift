@@ -13,6 +13,8 @@ extension SyncNode {
             signingKey: OpSigning.signingKey(fromNodeKey: configuration.staticKey), salt: salt)
         precondition(signatures.replicaID == replica.id, "the replica ID is not the one bound to the node's key")
         signatures.loadHead(of: replica.id, from: replica)
+        let (log, name) = (configuration.log, configuration.name)
+        signatures.report = { line in log("\(name): \(line)") }
         signatures.unsignedReplicas = Set(replica.version.counters.keys.filter { replica.firstOp(of: $0)?.seal?.keyClaim == nil })
         var signed = replica
         signed.authenticator = signatures
