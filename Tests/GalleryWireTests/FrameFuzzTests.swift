@@ -187,7 +187,20 @@ struct FrameFuzzTests {
             Op(id: OpID(counter: 300, replica: other), previous: 0, action: .createGallery(name: "ünïcødé ✓")),
             Op(id: OpID(counter: .max, replica: other), previous: 300, action: .delete(item: OpID(counter: .max - 1, replica: other))),
         ]
+        // Membership (section 4.3): records of both kinds, a join's request and grant, a space key.
+        var added = MemberRecord(kind: .added, nodeKey: Array(repeating: 0x11, count: 32), signingKey: Array(repeating: 0x22, count: 32),
+                                 name: "ünï", at: 1_700_000_000_000)
+        added.signer = Array(repeating: 0x33, count: 32)
+        added.signature = Array(repeating: 0x44, count: 64)
+        var revoked = added
+        revoked.kind = .revoked
+        revoked.cutoffs = [me: 12, other: .max]
         let messages: [(String, Message)] = [
+            ("membershipRecords", .membership(.records([added, revoked]))),
+            ("membershipJoinRequest", .membership(.joinRequest(signingKey: Array(repeating: 0x55, count: 32)))),
+            ("membershipJoinGrant", .membership(.joinGrant(secret: Array(repeating: 0x66, count: 32), generation: .max,
+                                                           space: Array(repeating: 0x77, count: 16), records: [revoked]))),
+            ("membershipSpaceKey", .membership(.spaceKey(secret: [1], generation: 0))),
             ("hello3", .hello(Hello(versions: [1, 2, 0xFFFF], replica: other, nonce: nonce, maximumFrameSize: .max, name: "ünï"))),
             ("identityMin", .identity(PeerInfo(version: 4, replica: other, maximumFrameSize: 0, name: ""))),
             ("syncEmpty", .syncRequest(VersionVector())),
