@@ -16,7 +16,9 @@ extension OpSignatures {
     /// applied here is checked now; one that waits for a predecessor is checked when its first
     /// op is about to be applied (`admit`); ops after a run's last signature wait for a frame
     /// that brings one. Signatures not checked are dropped from the ops given back; those of
-    /// checkpoints (`Op.isSignatureCheckpoint`) are checked with their run's and kept.
+    /// checkpoints (`Op.isSignatureCheckpoint`) are checked with their run's and kept. When a
+    /// replica's run is forged, its ops that a signature of theirs covers are given back and the
+    /// rest of that replica's are not; the other replicas' ops are checked and given back as usual.
     ///
     /// - Complexity: O(n) hashes for n ops, plus one signature check per run.
     mutating func check(frame ops: [Op], from source: Int, state: Replica) -> FrameCheck {
@@ -29,7 +31,12 @@ extension OpSignatures {
         }
         var out = all
         var held = Set<Int>()
-        for replica in order {
+        // Ops of a replica from its forged op on: not given back. The other replicas' ops still
+        // are (each checked by its own author's signatures): a forged op in a log never keeps a
+        // sender's other honest ops of the frame from this node.
+        var dropped = Set<Int>()
+        var forged: (op: Op, reason: String)?
+        replicas: for replica in order {
             loadHead(of: replica, from: state)
             var chainEnd = heads[replica]?.counter ?? 0
             let indices = positions[replica] ?? []
@@ -46,7 +53,9 @@ extension OpSignatures {
                 let run = indices[start..<end]
                 start = end
                 if first.previous == chainEnd, let reason = unsignable(first) {
-                    return FrameCheck(ops: [], forged: (first, reason))
+                    forged = forged ?? (first, reason)
+                    dropped.formUnion(indices[run.startIndex...])
+                    continue replicas
                 }
                 guard let lastSigned = run.lastIndex(where: { all[$0].seal?.signature != nil }) else {
                     held.formUnion(run)
@@ -60,7 +69,10 @@ extension OpSignatures {
                         // (the ops between, whose signatures the sender left out, are not proven).
                         let valid = longestSignedPrefix(of: covered)
                         let blamed = covered[valid.count...].first { $0.seal?.signature != nil } ?? covered[valid.count]
-                        return FrameCheck(ops: valid, forged: (blamed, reason))
+                        forged = forged ?? (blamed, reason)
+                        for (index, op) in zip(run, valid) { out[index] = op }
+                        dropped.formUnion(indices[(run.startIndex + valid.count)...])
+                        continue replicas
                     }
                     chainEnd = covered.last?.lastCounter ?? chainEnd
                 } else if first.previous > chainEnd {
@@ -76,6 +88,10 @@ extension OpSignatures {
                 }
                 held.formUnion(run[(lastSigned + 1)...])
             }
+        }
+        if let forged {
+            // The connection closes: nothing waits for its next frame.
+            return FrameCheck(ops: out.indices.filter { !held.contains($0) && !dropped.contains($0) }.map { out[$0] }, forged: forged)
         }
         guard !held.isEmpty else { return FrameCheck(ops: out) }
         if held.count > Self.maximumTail, let op = held.min().map({ all[$0] }) {

@@ -13,7 +13,7 @@ import GalleryWire
 /// reach a new block of 4,096, `Op.isSignatureCheckpoint`), which every node keeps and sends so
 /// that its log covers any catch-up with signatures at most 4,096 ops apart. The other
 /// intermediate signatures are dropped before the ops are stored, so this node never passes on a
-/// signature it has not seen hold; a catch-up sends per replica and batch the last op's signature
+/// signature it has not seen hold; a catch-up sends per replica and batch the last signed op's signature
 /// and the checkpoints' only (`OpLog.encodedBatchWithCoveringSignatures`).
 ///
 /// Kept per replica: the head of its chain as applied here, built from the replica's log when
@@ -68,8 +68,10 @@ package struct OpSignatures: OpAuthenticator {
     /// Chain hashes of this node's log at the ends of the catch-up batches checked last
     /// (`signatureCovers`), so that the next batch of a catch-up does not hash the chain again.
     let catchUpChainHashes = CatchUpChainHashes()
-    /// Where a catch-up batch whose signatures do not cover this node's log is reported.
-    var report: (@Sendable (String) -> Void)?
+    /// The peers and replicas whose catch-up was found not covered and logged (at most
+    /// `maximumReportedUncoveredCatchUps`, then forgotten).
+    var reportedUncoveredCatchUps: Set<UncoveredCatchUp> = []
+    static let maximumReportedUncoveredCatchUps = 4_096
     /// Signatures checked, and ops whose signature was covered by another's (for benchmarks).
     private(set) var verifications = 0
 
