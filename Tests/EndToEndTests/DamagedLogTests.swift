@@ -151,7 +151,8 @@ struct DamagedLogTests {
         // A second version of an op ID can now only come from its author signing both (a node
         // restored from an old copy of its directory): `divergent_op`, as the model's tests check.
         #expect(space.waitUntil { space.standardError(of: "b").contains("FORGED OP") }, "\(space.standardError(of: "b"))")
-        #expect(space.standardError(of: "a").contains("forged_op"), "the peer hears why: \(space.standardError(of: "a"))")
+        // a logs the close when b's error frame reaches it, after b logged the forgery: waited for.
+        #expect(space.waitUntil { space.standardError(of: "a").contains("forged_op") }, "the peer hears why: \(space.standardError(of: "a"))")
         // Op 10, which a signed itself, still comes (its own signature holds), and releases b's own 11...19.
         #expect(try space.waitUntil { try space.column("title", on: "b", "a").count == 20 })
         let titles = try space.column("title", on: "b", "a")

@@ -10,7 +10,7 @@
 struct OpLog {
     private static let chunkSize = 1 << 20
     /// The encoded ops, back to back, in chunks; an op never spans two chunks.
-    private var chunks: [ByteWriter] = []
+    private(set) var chunks: [ByteWriter] = []
     /// Where each op starts, in log order: chunk index << 32 | offset in the chunk.
     private var starts: [Int] = []
     /// Log positions (indices into `starts`) of each replica's ops, in increasing counter order.
@@ -114,12 +114,12 @@ struct OpLog {
     }
 
     /// The chunk and offset where the op at a log position starts.
-    private func location(of position: Int32) -> (chunk: Int, offset: Int) {
+    func location(of position: Int32) -> (chunk: Int, offset: Int) {
         let start = starts[Int(position)]
         return (start >> 32, start & 0xFFFF_FFFF)
     }
 
-    private func decode(_ positions: [Int32]) -> [Op] {
+    func decode(_ positions: [Int32]) -> [Op] {
         positions.map { position in
             let (chunk, offset) = location(of: position)
             var reader = ByteReader(chunks[chunk].bytes, offset: offset)

@@ -11,6 +11,8 @@ extension OpCodec {
     static let sealedKindFlag: UInt8 = 0x80
     private static let keyClaimFlag: UInt8 = 0x01
     private static let signatureFlag: UInt8 = 0x02
+    /// The flags of a seal that is a signature alone (every seal but a replica's first op's).
+    static let signatureOnlySealFlags: UInt8 = signatureFlag
 
     /// Appends a seal that is not empty.
     static func encode(_ seal: OpSeal, into writer: inout some ByteSink) {

@@ -13,6 +13,16 @@ package protocol OpAuthenticator: Sendable {
     mutating func seal(_ op: Op) -> OpSeal?
     /// `op` was applied.
     mutating func didApply(_ op: Op)
+    /// Whether the signature of `run`'s last signed op (the ops of one replica in a catch-up
+    /// batch, in chain order, read from `state`'s log) holds over the chain this node holds; true
+    /// when none is signed. When it does not, the batch carries every signature the log holds for
+    /// them (`Replica.encodedBatch`).
+    func signatureCovers(_ run: [Op], in state: Replica) -> Bool
+}
+
+extension OpAuthenticator {
+    /// An authenticator that checks nothing finds every run covered.
+    package func signatureCovers(_ run: [Op], in state: Replica) -> Bool { true }
 }
 
 extension Replica {

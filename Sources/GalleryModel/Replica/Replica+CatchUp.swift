@@ -13,13 +13,20 @@ extension Replica {
     /// The next `OpCodec` batch of a streaming catch-up: the ops a replica at `version` lacks
     /// among log positions `start..<end`, in log order, at most `maximumBytes` (unless its one op
     /// is larger), looking at no more than `maximumScanned` positions. Nothing is collected
-    /// beyond the batch: the cursor is the returned `next` position.
+    /// beyond the batch: the cursor is the returned `next` position. Of the signatures the log
+    /// holds, the batch carries per replica its last signed op's, its checkpoints' and its first
+    /// op's (`OpLog.encodedBatchWithCoveringSignatures`), unless the authenticator finds that that
+    /// signature does not cover the replica's ops in the log (a damaged or forged log): those
+    /// ops then carry every signature the log holds, so that a receiver applies the valid prefix.
     ///
+    /// - Parameter notCovered: Called with each replica whose ops in the batch carry every
+    ///   signature because their last one does not cover them (the caller reports it).
     /// - Returns: The batch (nil when no op in the positions looked at is missing) and the
     ///   position to continue from.
     /// - Complexity: O(s + b) for s positions looked at and b bytes taken.
     package func encodedBatch(missingFrom version: VersionVector, from start: Int, below end: Int,
-                              maximumBytes: Int, maximumScanned: Int) -> (batch: [UInt8]?, next: Int) {
+                              maximumBytes: Int, maximumScanned: Int,
+                              notCovered: (ReplicaID) -> Void = { _ in }) -> (batch: [UInt8]?, next: Int) {
         var selected: [Int32] = []
         var bytes = 0
         var position = start
@@ -35,6 +42,22 @@ extension Replica {
             position += 1
         }
         guard !selected.isEmpty else { return (nil, position) }
-        return (log.encodedBatches(of: selected, maximumBytes: Int.max).first, position)
+        guard authenticator != nil else { return (log.encodedBatchWithCoveringSignatures(of: selected), position) }
+        // Decoded once, for the authenticator's check and for leaving signatures out.
+        let ops = log.decode(selected)
+        let uncovered = replicasNotCovered(in: ops)
+        uncovered.forEach(notCovered)
+        return (log.encodedBatchWithCoveringSignatures(of: selected, decoded: ops, keepingEverySignature: uncovered), position)
+    }
+
+    /// The replicas whose ops among `ops` (a batch, in log order) the authenticator does not find
+    /// covered by their last signature there (`OpAuthenticator.signatureCovers`).
+    ///
+    /// - Complexity: O(k) for k ops, plus one signature check per replica.
+    private func replicasNotCovered(in ops: [Op]) -> Set<ReplicaID> {
+        guard let authenticator else { return [] }
+        var runs: [ReplicaID: [Op]] = [:]
+        for op in ops { runs[op.id.replica, default: []].append(op) }
+        return Set(runs.compactMap { replica, run in authenticator.signatureCovers(run, in: self) ? nil : replica })
     }
 }

@@ -64,9 +64,11 @@ extension SyncNode {
                 }
                 return
             }
+            var uncovered: [ReplicaID] = []
             let (batch, next) = replica.encodedBatch(
                 missingFrom: catchUp.version, from: catchUp.next, below: catchUp.end,
-                maximumBytes: budget, maximumScanned: Self.catchUpScanLimit)
+                maximumBytes: budget, maximumScanned: Self.catchUpScanLimit) { uncovered.append($0) }
+            reportUncoveredCatchUp(uncovered, to: connection)
             if let batch, let compact = sessions[id]?.compactOps {
                 for frame in compact.frames(transcoding: batch, maximumBytes: budget) {
                     connection.send(frame, priority: .ops, backlog: true)

@@ -15,7 +15,10 @@ extension OpSignatures {
     /// frame when the sender sends each replica's ops in order. A run that extends the chain
     /// applied here is checked now; one that waits for a predecessor is checked when its first
     /// op is about to be applied (`admit`); ops after a run's last signature wait for a frame
-    /// that brings one. Signatures not checked are dropped from the ops given back.
+    /// that brings one. Signatures not checked are dropped from the ops given back; those of
+    /// checkpoints (`Op.isSignatureCheckpoint`) are checked with their run's and kept. When a
+    /// replica's run is forged, its ops that a signature of theirs covers are given back and the
+    /// rest of that replica's are not; the other replicas' ops are checked and given back as usual.
     ///
     /// - Complexity: O(n) hashes for n ops, plus one signature check per run.
     mutating func check(frame ops: [Op], from source: Int, state: Replica) -> FrameCheck {
@@ -28,7 +31,12 @@ extension OpSignatures {
         }
         var out = all
         var held = Set<Int>()
-        for replica in order {
+        // Ops of a replica from its forged op on: not given back. The other replicas' ops still
+        // are (each checked by its own author's signatures): a forged op in a log never keeps a
+        // sender's other honest ops of the frame from this node.
+        var dropped = Set<Int>()
+        var forged: (op: Op, reason: String)?
+        replicas: for replica in order {
             loadHead(of: replica, from: state)
             var chainEnd = heads[replica]?.counter ?? 0
             let indices = positions[replica] ?? []
@@ -45,7 +53,9 @@ extension OpSignatures {
                 let run = indices[start..<end]
                 start = end
                 if first.previous == chainEnd, let reason = unsignable(first) {
-                    return FrameCheck(ops: [], forged: (first, reason))
+                    forged = forged ?? (first, reason)
+                    dropped.formUnion(indices[run.startIndex...])
+                    continue replicas
                 }
                 guard let lastSigned = run.lastIndex(where: { all[$0].seal?.signature != nil }) else {
                     held.formUnion(run)
@@ -55,8 +65,14 @@ extension OpSignatures {
                 if first.previous == chainEnd {
                     if let reason = check(covered) {
                         // The ops before the first one the author did not sign still count.
+                        // The op blamed is the first signed op after them: its signature fails
+                        // (the ops between, whose signatures the sender left out, are not proven).
                         let valid = longestSignedPrefix(of: covered)
-                        return FrameCheck(ops: valid, forged: (covered[valid.count], reason))
+                        let blamed = covered[valid.count...].first { $0.seal?.signature != nil } ?? covered[valid.count]
+                        forged = forged ?? (blamed, reason)
+                        for (index, op) in zip(run, valid) { out[index] = op }
+                        dropped.formUnion(indices[(run.startIndex + valid.count)...])
+                        continue replicas
                     }
                     chainEnd = covered.last?.lastCounter ?? chainEnd
                 } else if first.previous > chainEnd {
@@ -65,12 +81,17 @@ extension OpSignatures {
                     // It contradicts the chain applied here: the replica refuses it as conflicting.
                     continue
                 }
-                for index in run[run.startIndex..<lastSigned] {
+                // Checkpoints keep theirs (checked with the run's): a log serves any catch-up from them.
+                for index in run[run.startIndex..<lastSigned] where !all[index].isSignatureCheckpoint {
                     out[index].seal?.signature = nil
                     if out[index].seal?.isEmpty == true { out[index].seal = nil }
                 }
                 held.formUnion(run[(lastSigned + 1)...])
             }
+        }
+        if let forged {
+            // The connection closes: nothing waits for its next frame.
+            return FrameCheck(ops: out.indices.filter { !held.contains($0) && !dropped.contains($0) }.map { out[$0] }, forged: forged)
         }
         guard !held.isEmpty else { return FrameCheck(ops: out) }
         if held.count > Self.maximumTail, let op = held.min().map({ all[$0] }) {
@@ -106,7 +127,7 @@ extension OpSignatures {
         let prefix = Array(run[...signed[signed.startIndex + low - 1]])
         return prefix.enumerated().map { index, op in
             var stripped = op
-            if index < prefix.count - 1 {
+            if index < prefix.count - 1 && !op.isSignatureCheckpoint {
                 stripped.seal?.signature = nil
                 if stripped.seal?.isEmpty == true { stripped.seal = nil }
             }

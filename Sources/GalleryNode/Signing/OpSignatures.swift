@@ -9,9 +9,12 @@ import GalleryWire
 /// SHA-256(hash after op k-1 || op k without seal), starting from a genesis hash that binds the
 /// space, the replica ID and its key. The author signs the chain hash after every op it makes, so
 /// one valid signature proves every op of the chain up to it: a receiver checks one signature per
-/// replica per frame (the last one), not one per op. The intermediate signatures it did not check
-/// are dropped before the ops are stored, so this node never passes on a signature it has not
-/// seen hold; the ops it sends end, for each replica, at a signature it checked or made.
+/// replica per frame (the last one), not one per op, plus one per checkpoint (an op whose counters
+/// reach a new block of 4,096, `Op.isSignatureCheckpoint`), which every node keeps and sends so
+/// that its log covers any catch-up with signatures at most 4,096 ops apart. The other
+/// intermediate signatures are dropped before the ops are stored, so this node never passes on a
+/// signature it has not seen hold; a catch-up sends per replica and batch the last signed op's signature
+/// and the checkpoints' only (`OpLog.encodedBatchWithCoveringSignatures`).
 ///
 /// Kept per replica: the head of its chain as applied here, built from the replica's log when
 /// first needed. Ops of replicas whose first op carries no key (ops made before signing, in this
@@ -62,6 +65,13 @@ package struct OpSignatures: OpAuthenticator {
     private var admitted: (id: OpID, hash: [UInt8])?
     /// The most ops held back per connection.
     static let maximumTail = 10_000
+    /// Chain hashes of this node's log at the ends of the catch-up batches checked last
+    /// (`signatureCovers`), so that the next batch of a catch-up does not hash the chain again.
+    let catchUpChainHashes = CatchUpChainHashes()
+    /// The peers and replicas whose catch-up was found not covered and logged (at most
+    /// `maximumReportedUncoveredCatchUps`, then forgotten).
+    var reportedUncoveredCatchUps: Set<UncoveredCatchUp> = []
+    static let maximumReportedUncoveredCatchUps = 4_096
     /// Signatures checked, and ops whose signature was covered by another's (for benchmarks).
     private(set) var verifications = 0
 
@@ -198,6 +208,16 @@ package struct OpSignatures: OpAuthenticator {
             try key.verify(signature, for: OpSigning.message(last.id, chain: hash))
         } catch {
             return "signature of \(last.id): \(error.localizedDescription)"
+        }
+        // A checkpoint's signature is kept and passed on: checked too (at most one per 4,096 ops).
+        for (op, hash) in zip(run.dropLast(), hashes) where op.isSignatureCheckpoint {
+            guard let signature = op.seal?.signature else { continue }
+            verifications += 1
+            do {
+                try key.verify(signature, for: OpSigning.message(op.id, chain: hash))
+            } catch {
+                return "signature of checkpoint \(op.id): \(error.localizedDescription)"
+            }
         }
         if expectedCount + run.count > Self.maximumExpected {
             expected = [:]

@@ -71,6 +71,22 @@ extension SyncNode {
         return merged
     }
 
+    /// Logs, once per peer and replica, a catch-up batch to `connection` that carries every
+    /// signature of `replicas`' ops because their last one does not cover this node's log (a log
+    /// damaged or forged on disk). On the loop.
+    func reportUncoveredCatchUp(_ replicas: [ReplicaID], to connection: Connection) {
+        guard !replicas.isEmpty, var signatures = replica.authenticator as? OpSignatures else { return }
+        replica.authenticator = nil
+        let peer = connection.peer?.label ?? connection.remote
+        let first = replicas.filter { signatures.firstUncoveredCatchUp(of: $0, to: peer) }
+        replica.authenticator = signatures
+        for uncovered in first {
+            configuration.log("\(configuration.name): SIGNATURES DO NOT COVER THIS NODE'S LOG: replica \(uncovered) "
+                + "(a damaged or forged log); its catch-up to \(peer) carries every signature this node holds for it, "
+                + "so that the peer takes the ops they cover and refuses the rest (logged once per peer and replica)")
+        }
+    }
+
     /// Forgets the ops a closed connection left waiting for a signature. On the loop.
     func forgetUnsignedTail(of connection: Connection) {
         guard var signatures = replica.authenticator as? OpSignatures else { return }

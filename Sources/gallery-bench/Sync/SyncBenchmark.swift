@@ -53,16 +53,19 @@ enum SyncBenchmark {
         let ops = source.read { $0.opCount }
         let clock = ContinuousClock()
         let start = clock.now
+        // CPU time of both nodes (one process): what the catch-up costs, whatever the machine's load.
+        let cpuStart = ThumbsBenchmark.processCPU()
         try sink.connect(to: source.endpoint!)
         guard sink.wait(timeout: .seconds(60), until: { $0.version.includes(target) }) else {
             throw BenchFailure.failed("catch-up: the sink did not catch up in 60 s")
         }
         let elapsed = clock.now - start
+        let cpuSeconds = ThumbsBenchmark.processCPU() - cpuStart
         let wireBytes = sink.peers.first?.bytesReceived ?? 0
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         return """
             {"workload": "\(signed ? "catch-up-signed" : "catch-up")", "ops": \(ops), "seconds": \(rounded(seconds)), \
-            "opsPerSecond": \(Int(Double(ops) / seconds)), "wireBytes": \(wireBytes), \
+            "cpuSeconds": \(rounded(cpuSeconds)), "opsPerSecond": \(Int(Double(ops) / seconds)), "wireBytes": \(wireBytes), \
             "bytesPerOp": \(rounded(Double(wireBytes) / Double(ops)))}
             """
     }

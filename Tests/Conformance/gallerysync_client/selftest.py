@@ -13,8 +13,8 @@ from .primitives import (OpenFailed, aead_open, aead_seal, chacha20_block, chach
 from .noise import Handshake, RecordSealer, node_id
 from .frames import Malformed, Reader, frame, parse_frame, varint, zigzag
 from .ops import F_ASPECT, F_TITLE, K_CREATE, K_INSERT, K_MOVE, K_UPDATE, CompactTables, encode_op
-from .signing import (L, chain, ed25519_public, ed25519_sign, ed25519_verify, genesis, message, replica_id, signing_seed,
-    space_id)
+from .signing import (L, chain, ed25519_public, ed25519_sign, ed25519_verify, genesis, is_checkpoint, message, replica_id,
+    signing_seed, space_id)
 from .membership import (M_RECORDS, R_ADDED, R_REVOKED, T_MEMBERSHIP, decode_membership, encode_membership,
     record_body, record_signature_holds, take_records)
 from .messages import (T_ADDRESSES, T_CANCEL, T_CAUGHT_UP, T_CHUNK, T_ERROR, T_FETCH, T_FETCH_ERROR, T_GRAFT,
@@ -270,6 +270,16 @@ def golden_signed(protocol_path):
     check(frame(T_OPS, encode_payload(T_OPS, {"ops": ops})) == golden["opsSigned"], "golden opsSigned re-encodes")
 
 
+def checkpoints():
+    """Section 7.3, "Checkpoints": the op's last counter in a later block of 4,096 than its predecessor's."""
+    def op(counter, gap, items=0):
+        return {"kind": K_INSERT if items else K_UPDATE, "counter": counter, "gap": gap, "drafts": [{}] * items}
+    check(not is_checkpoint(op(4095, 4095)), "a first op whose last counter is 4,095 is no checkpoint")
+    check(is_checkpoint(op(4096, 1)), "an op at counter 4,096 after one at 4,095 is a checkpoint")
+    check(is_checkpoint(op(4095, 1, items=2)), "an insert of 2 items at 4,095 (last counter 4,096) is a checkpoint")
+    check(not is_checkpoint(op(8191, 4095)), "an op at 8,191 after one at 4,096 is not")
+
+
 def golden_membership(protocol_path):
     """The membershipRecords example (section 4.3): alice's record of herself and her revocation of bob,
     rebuilt from the document's keys, signed here, byte for byte; both signatures hold, a changed byte
@@ -310,6 +320,7 @@ def selftest(protocol_path):
     started = time.time()
     rfc_vectors()
     ed25519_vectors()
+    checkpoints()
     count = golden_selftest(protocol_path)
     golden_signed(protocol_path)
     golden_membership(protocol_path)

@@ -176,10 +176,19 @@ class Signer:
         return op
 
 
+def is_checkpoint(op):
+    """Section 7.3, "Checkpoints": the op's last counter lies in a later block of 4,096 counters than its
+    predecessor's last counter (`previous`, counter - gap)."""
+    from .ops import op_size
+    previous = op["counter"] - op["gap"]
+    last = op["counter"] + op_size(op) - 1
+    return previous >> 12 != last >> 12
+
+
 def check_runs(space, ops, applied):
     """Checks, per replica, that the last signed op of the frame's ops (those the model lacks) holds for
-    the chain the model holds plus those ops, as section 7.3 says a receiver does. Returns (checked
-    signatures, ops not covered) or raises ValueError."""
+    the chain the model holds plus those ops, and so does every checkpoint's signature, as section 7.3
+    says a receiver does. Returns (checked signatures, ops not covered) or raises ValueError."""
     from .ops import encode_op
     checked, uncovered = 0, 0
     by_replica = {}
@@ -213,4 +222,9 @@ def check_runs(space, ops, applied):
             raise ValueError(f"op {o['counter']}@{replica:016x}: its signature does not hold")
         checked += 1
         uncovered += len(run) - 1 - run.index(o)
+        for c, hc in hashes:
+            if c is not o and c in run and "sig" in c.get("seal", {}) and is_checkpoint(c):
+                if not ed25519_verify(claim["key"], message(replica, c["counter"], hc), c["seal"]["sig"]):
+                    raise ValueError(f"op {c['counter']}@{replica:016x}: its checkpoint signature does not hold")
+                checked += 1
     return checked, uncovered
