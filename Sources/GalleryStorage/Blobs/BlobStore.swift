@@ -214,6 +214,21 @@ package final class BlobStore: @unchecked Sendable {
         if let failure = failures.withLock({ $0.first }) { throw failure }
     }
 
+    /// Stores the blobs of writers that verified their bytes (`BlobWriter.verify()`), durably, with
+    /// one flush for all of them: one `syncfs` makes every partial file durable, then each is
+    /// renamed into place and the directories whose entries changed are synced (`install(batch:)`).
+    /// When this returns, every blob is durable under its name; a crash before leaves partial files
+    /// (resumed, and verified again, at the next fetch) or blobs nothing names yet. Writers not
+    /// accepted by `verify()` are left out. Every writer may be made again afterwards, even when
+    /// this throws.
+    package func install(verified writers: [BlobWriter]) throws(StorageError) {
+        defer { for writer in writers { writer.endVerified() } }
+        let batch = writers.compactMap { writer in writer.verifiedPath.map { (temporary: $0, hash: writer.hash) } }
+        guard !batch.isEmpty else { return }
+        try syncFileSystem()
+        try install(batch: batch)
+    }
+
     /// Whether the store holds the blob (false for anything that is not a valid hash).
     package func contains(_ hash: String) -> Bool {
         size(of: hash) != nil
