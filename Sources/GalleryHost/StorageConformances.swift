@@ -27,7 +27,7 @@ extension BlobStore: BlobSource {
         return (inPlace.count, problems)
     }
 
-    /// One `syncfs` for the batch, then the renames (`BlobStore.install(verified:)`).
+    /// A `syncfs` for the batch's bytes, the renames, a `syncfs` for them (`BlobStore.install(verified:)`).
     package func store(verified writers: [any BlobSink]) throws(StorageError) {
         try install(verified: writers.compactMap { $0 as? BlobWriter })
     }

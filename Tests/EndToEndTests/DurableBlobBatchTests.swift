@@ -28,8 +28,7 @@ struct DurableBlobBatchTests {
         return problems
     }
 
-    @Test("drag --wait of 40 items, kill -9 of the receiver at once: every committed item has its bytes after the restart; "
-        + "a kill in the middle of a drag leaves no committed item without its bytes, and the rest resumes")
+    @Test("kill -9 of the receiver right after drag --wait, and in the middle of a drag: no committed item without its bytes")
     func acknowledgedBlobsSurviveKillNine() throws {
         let space = NodeSpace()
         defer { space.tearDown() }
@@ -65,7 +64,7 @@ struct DurableBlobBatchTests {
         // The transfers left resume and commit.
         #expect(try space.waitUntil(timeout: 120) {
             try space.column("state", on: "bob", "bob") == Array(repeating: "ready", count: 80)
-        }, "\(try space.column("state", on: "bob", "bob"))")
+        }, "\((try? space.column("state", on: "bob", "bob")) ?? [])")
         #expect(try missingBytes(space, on: "bob", "bob").isEmpty)
     }
 }

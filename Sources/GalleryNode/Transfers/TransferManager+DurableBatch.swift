@@ -3,14 +3,14 @@ import Foundation
 /// Durable batches of received blobs: a blob whose bytes verified is not made durable alone (an
 /// fsync of its file and of its directory, then a durable op, per blob) but joins the next batch,
 /// in the manner of the op log's group commit: the stage that finds no batch being stored stores
-/// every blob verified so far at once (`BlobSource.store(verified:)`: one `syncfs`, the renames,
-/// the directories synced), then commits all their placeholders in one durable batch of ops, and
+/// every blob verified so far at once (`BlobSource.store(verified:)`: a `syncfs`, the renames,
+/// a second `syncfs`), then commits all their placeholders in one durable batch of ops, and
 /// goes on with the blobs verified meanwhile until none is left.
 ///
 /// **Durability**: a placeholder's commit op is made only after `store(verified:)` returned,
 /// that is after its blob is durable under its name; the op is durable before any command or
 /// peer hears of it (the node's promise). So an acknowledged commit never names bytes a crash
-/// could lose, as before, with one flush per batch instead of two per blob.
+/// could lose, as before, with two flushes per batch instead of two per blob.
 extension TransferManager {
     /// Hands a verified blob to the next durable batch; stores the batch (and those after it) on
     /// this thread when no other is storing one.
