@@ -27,6 +27,11 @@ extension BlobStore: BlobSource {
         return (inPlace.count, problems)
     }
 
+    /// A `syncfs` for the batch's bytes, the renames, a `syncfs` for them (`BlobStore.install(verified:)`).
+    package func store(verified writers: [any BlobSink]) throws(StorageError) {
+        try install(verified: writers.compactMap { $0 as? BlobWriter })
+    }
+
     package func keptFileProblem(for hash: String) -> String? {
         let records = inPlace.records(for: hash)
         guard !records.isEmpty, size(of: hash) == nil else { return nil }

@@ -30,6 +30,10 @@ package protocol BlobSource: AnyObject, Sendable, KeptFileStore {
     func adopt(_ file: URL, hash: String, size: Int) throws(StorageError)
     /// Where the transfers into this store are recorded, to be resumed after a restart.
     var transferRecords: any TransferRecords { get }
+    /// Stores durably the blobs of writers whose bytes `BlobSink.verify()` accepted, with as few
+    /// flushes as the store can (one for the whole batch): once this returns, every one of them is
+    /// durable under its name. Each writer may be made again afterwards, even when this throws.
+    func store(verified writers: [any BlobSink]) throws(StorageError)
 }
 
 /// A store that keeps no file in place (test stores): `keep` refuses, nothing is reported; a
@@ -50,5 +54,10 @@ extension BlobSource {
 
     package func keptFileProblem(for hash: String) -> String? {
         nil
+    }
+
+    /// A store with no batch of its own stores each blob alone (`BlobSink.storeVerified()`).
+    package func store(verified writers: [any BlobSink]) throws(StorageError) {
+        for writer in writers { try writer.storeVerified() }
     }
 }

@@ -95,11 +95,12 @@ extension TransferManager {
         }
     }
 
-    /// Verifies the whole download and moves it into the store, then commits its placeholders.
-    /// A resumed partial file that fails to verify is fetched once more from the start.
+    /// Verifies the whole download, then hands it to the next durable batch (`storeVerified`),
+    /// which stores it and commits its placeholders. A resumed partial file that fails to verify
+    /// is fetched once more from the start.
     func finish(_ hash: String, _ writer: any BlobSink) {
         do {
-            try writer.finish()
+            try writer.verify()
         } catch .hashMismatch(let expected, let actual) {
             // Readers streaming these bytes abort what they sent: it was not the blob.
             let discarded = lock.withLock { () -> [any DemandTap] in
@@ -146,7 +147,7 @@ extension TransferManager {
             lock.withLock { dropUnwanted(hash, failure: .storage(error.localizedDescription)) }
             return
         }
-        complete(hash)
+        storeVerified(hash, writer)
     }
 
     /// Publishes a download's progress to the node's watchers, at most every `reportInterval`

@@ -7,22 +7,36 @@ extension TransferManager {
     /// now, then (for `--move`) deletes the source, in one durable batch, so that an item is never
     /// in neither place.
     func complete(_ hash: String) {
-        node?.originalStored(hash)
-        let waiting = lock.withLock { (downloads[hash]?.placeholders ?? []).compactMap { transfers[$0] } }
+        complete([hash])
+    }
+
+    /// `complete(_:)` for several blobs in the store, their placeholders committed in one durable
+    /// batch of ops (a commit that fails leaves the others to commit).
+    func complete(_ hashes: [String]) {
+        for hash in hashes { node?.originalStored(hash) }
+        let waiting = lock.withLock { hashes.flatMap { (downloads[$0]?.placeholders ?? []).compactMap { transfers[$0] } } }
         var committed: Set<OpID> = []
+        var failures: [String] = []
         do {
             try node?.perform { replica in
                 for transfer in waiting {
                     guard let item = replica.item(transfer.placeholder), !item.isDeleted, item.state == .placeholder else { continue }
-                    try replica.commit(transfer.placeholder)
-                    committed.insert(transfer.placeholder)
-                    if transfer.move, let source = replica.item(transfer.source), !source.isDeleted {
-                        try replica.delete(transfer.source)
+                    do {
+                        try replica.commit(transfer.placeholder)
+                        committed.insert(transfer.placeholder)
+                        if transfer.move, let source = replica.item(transfer.source), !source.isDeleted {
+                            try replica.delete(transfer.source)
+                        }
+                    } catch {
+                        failures.append("\(transfer.placeholder): \(error.localizedDescription)")
                     }
                 }
             }
         } catch {
-            node?.configuration.log("cannot commit the placeholders of blob \(hash): \(error.localizedDescription)")
+            failures.append(error.localizedDescription)
+        }
+        for failure in failures {
+            node?.configuration.log("cannot commit the placeholders of blobs \(hashes.map { $0.prefix(12) }): \(failure)")
         }
         let callbacks = lock.withLock { () -> [() -> Void] in
             var callbacks: [() -> Void] = []
@@ -31,13 +45,15 @@ extension TransferManager {
                     ? .committed : .failed(failureReasons[transfer.placeholder] ?? "cancelled: the placeholder was deleted")
                 callbacks += finalize(transfer.placeholder, outcome)
             }
-            // Placeholders that joined the download meanwhile: the worker commits them next. A relay
-            // or a demand (no placeholder) is done: the bytes are in the store.
-            if downloads[hash] != nil { answerDemands(&downloads[hash]!, .success(())) }
-            if downloads[hash]?.placeholders.isEmpty == true {
-                downloads[hash] = nil
-            } else if downloads[hash] != nil {
-                downloads[hash]!.phase = .waiting(until: 0)
+            for hash in hashes {
+                // Placeholders that joined the download meanwhile: the worker commits them next. A
+                // relay or a demand (no placeholder) is done: the bytes are in the store.
+                if downloads[hash] != nil { answerDemands(&downloads[hash]!, .success(())) }
+                if downloads[hash]?.placeholders.isEmpty == true {
+                    downloads[hash] = nil
+                } else if downloads[hash] != nil {
+                    downloads[hash]!.phase = .waiting(until: 0)
+                }
             }
             return callbacks
         }

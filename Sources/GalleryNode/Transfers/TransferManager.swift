@@ -98,6 +98,15 @@ package final class TransferManager: @unchecked Sendable {
     /// thousand items costs these few threads, not one per download.
     let stages = StagePool(count: StagePool.defaultCount)
 
+    /// The blobs verified and waiting for the next durable batch (`storeVerified`), and whether a
+    /// stage is storing a batch; guarded by `verifiedLock` (taken alone, never with `lock`).
+    let verifiedLock = NSLock()
+    var verifiedBlobs: [(hash: String, writer: any BlobSink)] = []
+    var storingVerified = false
+    /// Durable batches of blobs stored, and the blobs in them (`storeVerified`), since the start.
+    let blobBatches = Atomic<Int>(0)
+    let batchedBlobs = Atomic<Int>(0)
+
     /// Bytes done / total per placeholder in flight, readable without waiting on `lock` (which a
     /// chunk being written may hold).
     let progressLock = NSLock()

@@ -181,7 +181,9 @@ package final class BlobStore: @unchecked Sendable {
     /// Moves temporary files written by `store(contentsOf:sync:)` (and made durable) into place as
     /// their blobs (or removes those whose blob is already there), then fsyncs each directory whose
     /// entries changed once: for many blobs, one directory sync per fan-out directory, not per blob.
-    package func install(batch: [(temporary: String, hash: String)]) throws(StorageError) {
+    /// With `syncingDirectories` false the renames are left for the caller to make durable (one
+    /// `syncFileSystem()` for the whole batch, `install(verified:)`).
+    package func install(batch: [(temporary: String, hash: String)], syncingDirectories: Bool = true) throws(StorageError) {
         var changed: Set<String> = []
         var madeFanOut = false
         lock.lock()
@@ -197,6 +199,7 @@ package final class BlobStore: @unchecked Sendable {
             try StorageFile.rename(temporary, to: path(of: hash))
             changed.insert(fanOut)
         }
+        guard syncingDirectories else { return }
         if madeFanOut { try StorageFile.syncDirectory(blobsPath) }
         // Concurrent fsyncs of one file system share its journal commits: up to 256 directories
         // cost a few commits, not one each.
@@ -212,6 +215,23 @@ package final class BlobStore: @unchecked Sendable {
             }
         }
         if let failure = failures.withLock({ $0.first }) { throw failure }
+    }
+
+    /// Stores the blobs of writers that verified their bytes (`BlobWriter.verify()`), durably, with
+    /// two flushes for all of them: one `syncfs` makes every partial file durable, then each is
+    /// renamed into place (`install(batch:)`) and a second `syncfs` makes the renames durable
+    /// (instead of an fsync of every directory whose entries changed).
+    /// When this returns, every blob is durable under its name; a crash before leaves partial files
+    /// (resumed, and verified again, at the next fetch) or blobs nothing names yet. Writers not
+    /// accepted by `verify()` are left out. Every writer may be made again afterwards, even when
+    /// this throws.
+    package func install(verified writers: [BlobWriter]) throws(StorageError) {
+        defer { for writer in writers { writer.endVerified() } }
+        let batch = writers.compactMap { writer in writer.verifiedPath.map { (temporary: $0, hash: writer.hash) } }
+        guard !batch.isEmpty else { return }
+        try syncFileSystem()
+        try install(batch: batch, syncingDirectories: false)
+        try syncFileSystem()
     }
 
     /// Whether the store holds the blob (false for anything that is not a valid hash).

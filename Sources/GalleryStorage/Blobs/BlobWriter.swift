@@ -36,6 +36,8 @@ package final class BlobWriter: @unchecked Sendable {
     private var appender: DirectAppender?
     private var hasher = SHA256()
     private var count: Int
+    /// Whether `verify()` accepted the bytes and the blob waits for `BlobStore.install(verified:)`.
+    private var awaitingInstall = false
 
     init(store: BlobStore, hash: String, size: Int, path: String) throws(StorageError) {
         self.store = store
@@ -74,6 +76,8 @@ package final class BlobWriter: @unchecked Sendable {
         if let file {
             try? appender?.flush()
             file.close()
+            store.endReceiving(hash)
+        } else if awaitingInstall {
             store.endReceiving(hash)
         }
     }
@@ -123,6 +127,61 @@ package final class BlobWriter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let file else { throw .closed(path: path) }
+        try verifyAndWrite(file, sync: true)
+        defer { store.endReceiving(hash) }
+        try store.install(path, as: hash)
+    }
+
+    /// Verifies size and hash and writes the last bytes to the partial file, without making them
+    /// durable nor storing the blob: `BlobStore.install(verified:)` does both for many writers at
+    /// once (one `syncfs` for the lot, not an fsync per blob). Until then the partial file stays
+    /// (a crash leaves it to be resumed and verified again) and no other writer of the hash is
+    /// made. Fewer bytes than announced throw `sizeMismatch` and leave the writer open for more; a
+    /// wrong hash throws `hashMismatch` and deletes the partial file.
+    package func verify() throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let file else { throw .closed(path: path) }
+        try verifyAndWrite(file, sync: false)
+        awaitingInstall = true
+    }
+
+    /// The partial file of a writer that `verify()` accepted, for `BlobStore.install(verified:)`;
+    /// nil otherwise.
+    var verifiedPath: String? {
+        lock.lock()
+        defer { lock.unlock() }
+        return awaitingInstall ? path : nil
+    }
+
+    /// Stores alone, durably, the blob of a writer that `verify()` accepted: fsyncs its partial
+    /// file, then moves it into place (what `finish()` does); nothing for any other writer.
+    package func storeVerified() throws(StorageError) {
+        lock.lock()
+        defer { lock.unlock() }
+        guard awaitingInstall else { return }
+        awaitingInstall = false
+        defer { store.endReceiving(hash) }
+        let file = try StorageFile.open(path, flags: O_RDONLY)
+        defer { file.close() }
+        try file.sync()
+        try store.install(path, as: hash)
+    }
+
+    /// Ends a writer accepted by `verify()` once its blob is installed (or could not be): another
+    /// writer of the hash may be made again.
+    func endVerified() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard awaitingInstall else { return }
+        awaitingInstall = false
+        store.endReceiving(hash)
+    }
+
+    /// Checks the bytes held against the announced size and hash, writes the staged bytes to the
+    /// partial file (and fsyncs it when `sync`), then closes it. A wrong hash or a failed write
+    /// deletes the partial file. Caller holds `lock`.
+    private func verifyAndWrite(_ file: StorageFile, sync: Bool) throws(StorageError) {
         guard count == size else { throw .sizeMismatch(hash: hash, expected: size, actual: count) }
         let actual = SHA256.hex(hasher.finalize())
         hasher = SHA256()
@@ -132,7 +191,7 @@ package final class BlobWriter: @unchecked Sendable {
         }
         do throws(StorageError) {
             try appender?.flush()
-            try file.sync()
+            if sync { try file.sync() }
         } catch {
             abandon(file)
             throw error
@@ -140,8 +199,6 @@ package final class BlobWriter: @unchecked Sendable {
         file.close()
         self.file = nil
         appender = nil
-        defer { store.endReceiving(hash) }
-        try store.install(path, as: hash)
     }
 
     /// Gives up on the transfer and deletes the partial file.
