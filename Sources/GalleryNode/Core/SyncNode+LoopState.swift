@@ -31,28 +31,28 @@ extension SyncNode {
         }
     }
 
-    /// The keys of `sessions`, ascending, kept as sessions begin and end.
-    var sessionOrder: [Int] {
-        _read { assertOnLoop(); yield _sessionOrder }
-        _modify { assertOnLoop(); yield &_sessionOrder }
-    }
-
-    /// Every write counts in `sessionsChanges`.
-    var sessions: [Int: Session] {
-        _read { assertOnLoop(); yield _sessions }
+    /// The sessions component. A write that changed a session wakes liveness.
+    var peerSessions: PeerSessions {
+        _read { assertOnLoop(); yield _peerSessions }
         _modify {
             assertOnLoop()
-            _sessionsChanges &+= 1
-            wakeLiveness()
-            yield &_sessions
+            let before = _peerSessions.changes
+            yield &_peerSessions
+            if _peerSessions.changes != before { wakeLiveness() }
         }
     }
 
-    /// How many times `sessions` was written.
-    var sessionsChanges: UInt64 {
-        assertOnLoop()
-        return _sessionsChanges
+    /// The sessions by connection ID (`PeerSessions.sessions`): every write counts in `sessionsChanges`.
+    var sessions: [Int: PeerSessions.Session] {
+        _read { yield peerSessions.sessions }
+        _modify { yield &peerSessions.sessions }
     }
+
+    /// The keys of `sessions`, ascending, kept as sessions begin and end.
+    var sessionOrder: [Int] { peerSessions.order }
+
+    /// How many times `sessions` was written.
+    var sessionsChanges: UInt64 { peerSessions.changes }
 
     var nextConnectionID: Int {
         _read { assertOnLoop(); yield _nextConnectionID }
@@ -71,12 +71,6 @@ extension SyncNode {
     package var storageFault: String? {
         _read { assertOnLoop(); yield _storageFault }
         _modify { assertOnLoop(); yield &_storageFault }
-    }
-
-    /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
-    var deferredCatchUps: [Int: VersionVector] {
-        _read { assertOnLoop(); yield _deferredCatchUps }
-        _modify { assertOnLoop(); yield &_deferredCatchUps }
     }
 
     /// Ops received under an ID this node holds with other content, most recent last.

@@ -6,8 +6,6 @@ struct LivenessState {
     var previous: UInt64
     /// When each connection is next due a look.
     var deadlines = LivenessDeadlines()
-    /// When ops waiting on a missing dependency were last re-requested.
-    var gaps: GapWatch
     /// When the node last sent a `graft` (one peer at a time is asked, `SyncNode+Relay`).
     var lastGraft: UInt64 = 0
     /// After the first catch-up of a joining node ended: the held-back requests wait until then
@@ -28,8 +26,6 @@ struct LivenessState {
     var plannedDelay: UInt64 = 0
     /// The relay scan's last look at the sessions (`SyncNode.relayPass`).
     var relayLook = Look()
-    /// The version exchange's last look at the sessions (`SyncNode.exchangeVersions`).
-    var versionLook = Look()
 
     /// What a scan of every session saw, so that the next pass can tell whether it would find
     /// anything new: an idle pass costs nothing per session. The scan is due again when a

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryIO
+import GalleryWire
 
 /// Liveness: a pass ten times per heartbeat interval on the node's loop looks at the connections
 /// whose deadline is due (`LivenessDeadlines`: heartbeats, silence, handshake deadlines, stuck
@@ -90,7 +91,7 @@ extension SyncNode {
         return sessionsChanges == changesAtStart
             && (liveness.deadlines.nextDeadline ?? .max) >= soon
             && (!configuration.relayTrees || liveness.relayLook.nextDue >= soon)
-            && liveness.versionLook.nextDue >= soon
+            && peerSessions.versionLook.nextDue >= soon
             && replica.bufferedCount == 0 && !liveness.requestsDeferred
             && (liveness.joinSettleUntil.map { now >= $0 } ?? true)
             && addresses.targets.values.allSatisfy { $0.dialing || $0.due >= soon } && !addresses.gossipWanted
@@ -121,9 +122,52 @@ extension SyncNode {
             let next = connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
             liveness.deadlines.schedule(id, at: next)
         }
-        checkForGaps(&liveness.gaps, now: now)
+        checkForGaps(now: now)
         exchangeVersions(now: now)
         addressPass(now: now)
         if configuration.quiet != nil { liveness.slow = nothingDueSoon(now: now, changesAtStart: changesAtStart) }
+    }
+
+    /// Gaps on live links: when ops have waited for missing dependencies for `gapTimeout`, sends a
+    /// fresh `sync_request` to the peers `PeerSessions.checkGaps` names (protocol.md, "Sync"):
+    /// each answers with what this node's version vector lacks, which fills the gap without a
+    /// reconnect. On the loop.
+    private func checkForGaps(now: UInt64) {
+        let buffered = replica.bufferedCount
+        guard let request = peerSessions.checkGaps(buffered: buffered, now: now, isConnected: { connections[$0] != nil })
+        else { return }
+        let peers = request.peers.compactMap { connections[$0] }
+        let missing = replica.missingDependencies
+        for connection in peers { requestCatchUp(from: connection) }
+        let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
+        throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - request.waitingSince) / 1_000_000) ms for \(named); "
+            + "asking \(peers.count) peers again")
+    }
+
+    /// Anti-entropy: every session whose peer has caught it up and that has not carried one for
+    /// `versionExchangeInterval` asks the peer for whatever this node's version vector lacks
+    /// (`PeerSessions.versionExchangesDue`): a 16-byte digest of the vector to a peer that speaks
+    /// `version_digest` (answered only when the peer's vector differs, so that the exchange of
+    /// two nodes holding the same ops costs the same whatever the number of replicas), the
+    /// `sync_request` itself to others. A lost frame that no later op depends on is filled within
+    /// the interval (or two). On the loop.
+    private func exchangeVersions(now: UInt64) {
+        let interval = UInt64(max(configuration.versionExchangeInterval.nanoseconds, 1_000_000))
+        // The sessions are scanned only when one was written or one's exchange falls due.
+        guard let look = peerSessions.versionExchangesDue(now: now, interval: interval) else { return }
+        defer { peerSessions.lookedAtVersions(nextDue: look.nextDue) }
+        guard !look.due.isEmpty else { return }
+        let digest = look.due.contains(where: \.byDigest) ? VersionDigest.of(replica.version) : nil
+        for exchange in look.due {
+            guard let connection = connections[exchange.id] else { continue }
+            if exchange.byDigest, let digest {
+                connection.send(.versionDigest(.digest(digest)))
+                relayCountsOnLoop.digestsSent += 1
+            } else {
+                requestCatchUp(from: connection)
+                relayCountsOnLoop.fullExchangesSent += 1
+            }
+            peerSessions.versionExchangeSent(exchange, now: now)
+        }
     }
 }
