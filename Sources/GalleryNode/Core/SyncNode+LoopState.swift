@@ -22,13 +22,20 @@ extension SyncNode {
         }
     }
 
-    var connections: [Int: Connection] {
-        _read { assertOnLoop(); yield _connections }
+    /// The connections component.
+    var peerRegistry: PeerRegistry {
+        _read { assertOnLoop(); yield _peerRegistry }
         _modify {
             assertOnLoop()
             wakeLiveness()
-            yield &_connections
+            yield &_peerRegistry
         }
+    }
+
+    /// The connections by ID (`PeerRegistry.connections`).
+    var connections: [Int: Connection] {
+        _read { yield peerRegistry.connections }
+        _modify { yield &peerRegistry.connections }
     }
 
     /// The sessions component. A write that changed a session wakes liveness.
@@ -54,13 +61,8 @@ extension SyncNode {
     /// How many times `sessions` was written.
     var sessionsChanges: UInt64 { peerSessions.changes }
 
-    var nextConnectionID: Int {
-        _read { assertOnLoop(); yield _nextConnectionID }
-        _modify { assertOnLoop(); yield &_nextConnectionID }
-    }
-
     /// What the liveness pass carries from one run to the next.
-    var liveness: LivenessState {
+    var liveness: Liveness {
         _read { assertOnLoop(); yield _liveness }
         _modify { assertOnLoop(); yield &_liveness }
     }
@@ -107,7 +109,7 @@ extension SyncNode {
         _modify { assertOnLoop(); yield &_relayTree }
     }
 
-    /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
+    /// The address book and the redials (`SyncNode+Addresses`, `Redial`).
     var addresses: AddressState {
         _read { assertOnLoop(); yield _addresses }
         _modify {

@@ -80,12 +80,12 @@ package final class SyncNode: @unchecked Sendable {
     // the caller runs on the loop in debug builds. Separate stored properties, so that accesses
     // to two of them in one expression never overlap.
     var _replica: Replica
-    var _connections: [Int: Connection] = [:]
+    /// The connections, the addresses they were dialed at, the duplicate rule (`PeerRegistry`).
+    var _peerRegistry = PeerRegistry()
     /// The sync sessions, their catch-ups, the gap watch and the version exchange (`PeerSessions`).
     var _peerSessions: PeerSessions
-    var _nextConnectionID: Int = 0
     /// What the liveness pass carries from one run to the next.
-    var _liveness: LivenessState
+    var _liveness: Liveness
     /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
     /// changes are refused, and nothing more is sent to peers until storing works again
     /// (`SyncNode+StorageFault`).
@@ -100,7 +100,7 @@ package final class SyncNode: @unchecked Sendable {
     var _durability: Durability
     /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
     var _relayTree: RelayTree
-    /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
+    /// The address book and the redials (`SyncNode+Addresses`, `Redial`).
     var _addresses: AddressState = AddressState()
     /// What the relay received and sent (`SyncNode+Relay`).
     var _relayCountsOnLoop: RelayCounts = RelayCounts()
@@ -114,7 +114,7 @@ package final class SyncNode: @unchecked Sendable {
     package init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
         self._replica = Self.signing(replica, configuration)
-        self._liveness = LivenessState(previous: configuration.environment.clock.now)
+        self._liveness = Liveness(previous: configuration.environment.clock.now)
         self._peerSessions = PeerSessions(gapTimeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000)))
         self._durability = Durability(replica: replica)
         self._relayTree = RelayTree(

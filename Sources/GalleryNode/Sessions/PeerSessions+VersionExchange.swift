@@ -118,7 +118,7 @@ extension PeerSessions {
     /// The version exchange's scan ended (after its sends): the next is due at `nextDue`, or
     /// when a session is written.
     mutating func lookedAtVersions(nextDue: UInt64) {
-        versionLook = LivenessState.Look(sessionsChanges: changes, total: 0, nextDue: nextDue)
+        versionLook = Liveness.Look(sessionsChanges: changes, total: 0, nextDue: nextDue)
     }
 
     /// What the node does with a peer's `version_digest`.

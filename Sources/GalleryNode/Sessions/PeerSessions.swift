@@ -38,7 +38,7 @@ struct PeerSessions {
 
     private var table: [Int: Session] = [:]
     /// How many times `sessions` was written: a pass that finds it unchanged since its last look,
-    /// and nothing due by time, skips its scan of the sessions (`LivenessState.Look`).
+    /// and nothing due by time, skips its scan of the sessions (`Liveness.Look`).
     private(set) var changes: UInt64 = 0
     /// The keys of `sessions`, ascending: the order passes visit them in (kept, not sorted per pass).
     private(set) var order: [Int] = []
@@ -48,7 +48,7 @@ struct PeerSessions {
     /// How long received ops have waited in the causal buffer (written by `checkGaps` only).
     var gaps: GapWatch
     /// The version exchange's last look at the sessions (written by `lookedAtVersions` only).
-    var versionLook = LivenessState.Look()
+    var versionLook = Liveness.Look()
 
     /// No session yet; ops may wait `gapTimeout` nanoseconds for a dependency before the peers
     /// are asked again.

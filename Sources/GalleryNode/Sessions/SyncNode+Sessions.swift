@@ -25,16 +25,7 @@ extension SyncNode: ConnectionDelegate {
             recordConnected(connection, peer)
             // One connection per pair of nodes (one static key): when both dialed, keep the one
             // opened by the node with the smaller node ID, on both sides.
-            let keepOutbound = settings.nodeID < peer.nodeID
-            for (id, other) in connections where id != connection.id && other.peer?.key == peer.key {
-                let otherPreferred = (other.role == .client) == keepOutbound
-                let thisPreferred = (connection.role == .client) == keepOutbound
-                if otherPreferred || !thisPreferred {
-                    connection.close(.duplicateConnection, "already connected to \(peer.label)")
-                    return
-                }
-                other.close(.duplicateConnection, "replaced by a connection from the preferred side")
-            }
+            guard keepOneConnection(connection, to: peer) else { return }
             peerSessions.begin(connection.id, now: clock.now, relayTrees: configuration.relayTrees)
             // Before the first `sync_request`: the peer knows what this node accepts before it answers.
             var features: Features = []
@@ -124,8 +115,8 @@ extension SyncNode: ConnectionDelegate {
         let name = connection.peer?.name ?? connection.remote
         let node = connection.peer.map { " (node \($0.nodeID))" } ?? ""
         loop.async { [self] in
-            connections[connection.id] = nil
-            liveness.deadlines.remove(connection.id)
+            peerRegistry.closed(connection.id)
+            liveness.forget(connection.id)
             let ended = peerSessions.end(connection.id)
             let first = ended?.relay.firstCatchUpPending == true
             if ended != nil { relayDisconnected(connection.id) }
