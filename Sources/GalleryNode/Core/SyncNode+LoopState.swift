@@ -22,45 +22,47 @@ extension SyncNode {
         }
     }
 
-    var connections: [Int: Connection] {
-        _read { assertOnLoop(); yield _connections }
+    /// The connections component.
+    var peerRegistry: PeerRegistry {
+        _read { assertOnLoop(); yield _peerRegistry }
         _modify {
             assertOnLoop()
             wakeLiveness()
-            yield &_connections
+            yield &_peerRegistry
         }
+    }
+
+    /// The connections by ID (`PeerRegistry.connections`).
+    var connections: [Int: Connection] {
+        _read { yield peerRegistry.connections }
+        _modify { yield &peerRegistry.connections }
+    }
+
+    /// The sessions component. A write that changed a session wakes liveness.
+    var peerSessions: PeerSessions {
+        _read { assertOnLoop(); yield _peerSessions }
+        _modify {
+            assertOnLoop()
+            let before = _peerSessions.changes
+            yield &_peerSessions
+            if _peerSessions.changes != before { wakeLiveness() }
+        }
+    }
+
+    /// The sessions by connection ID (`PeerSessions.sessions`): every write counts in `sessionsChanges`.
+    var sessions: [Int: PeerSessions.Session] {
+        _read { yield peerSessions.sessions }
+        _modify { yield &peerSessions.sessions }
     }
 
     /// The keys of `sessions`, ascending, kept as sessions begin and end.
-    var sessionOrder: [Int] {
-        _read { assertOnLoop(); yield _sessionOrder }
-        _modify { assertOnLoop(); yield &_sessionOrder }
-    }
-
-    /// Every write counts in `sessionsChanges`.
-    var sessions: [Int: Session] {
-        _read { assertOnLoop(); yield _sessions }
-        _modify {
-            assertOnLoop()
-            _sessionsChanges &+= 1
-            wakeLiveness()
-            yield &_sessions
-        }
-    }
+    var sessionOrder: [Int] { peerSessions.order }
 
     /// How many times `sessions` was written.
-    var sessionsChanges: UInt64 {
-        assertOnLoop()
-        return _sessionsChanges
-    }
-
-    var nextConnectionID: Int {
-        _read { assertOnLoop(); yield _nextConnectionID }
-        _modify { assertOnLoop(); yield &_nextConnectionID }
-    }
+    var sessionsChanges: UInt64 { peerSessions.changes }
 
     /// What the liveness pass carries from one run to the next.
-    var liveness: LivenessState {
+    var liveness: Liveness {
         _read { assertOnLoop(); yield _liveness }
         _modify { assertOnLoop(); yield &_liveness }
     }
@@ -71,12 +73,6 @@ extension SyncNode {
     package var storageFault: String? {
         _read { assertOnLoop(); yield _storageFault }
         _modify { assertOnLoop(); yield &_storageFault }
-    }
-
-    /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
-    var deferredCatchUps: [Int: VersionVector] {
-        _read { assertOnLoop(); yield _deferredCatchUps }
-        _modify { assertOnLoop(); yield &_deferredCatchUps }
     }
 
     /// Ops received under an ID this node holds with other content, most recent last.
@@ -113,7 +109,7 @@ extension SyncNode {
         _modify { assertOnLoop(); yield &_relayTree }
     }
 
-    /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
+    /// The address book and the redials (`SyncNode+Addresses`, `Redial`).
     var addresses: AddressState {
         _read { assertOnLoop(); yield _addresses }
         _modify {

@@ -80,22 +80,16 @@ package final class SyncNode: @unchecked Sendable {
     // the caller runs on the loop in debug builds. Separate stored properties, so that accesses
     // to two of them in one expression never overlap.
     var _replica: Replica
-    var _connections: [Int: Connection] = [:]
-    var _sessions: [Int: SyncNode.Session] = [:]
-    /// How many times `sessions` was written: a pass that finds it unchanged since its last look,
-    /// and nothing due by time, skips its scan of the sessions (`LivenessState.Look`).
-    var _sessionsChanges: UInt64 = 0
-    /// The keys of `sessions`, ascending: the order passes visit them in (kept, not sorted per pass).
-    var _sessionOrder: [Int] = []
-    var _nextConnectionID: Int = 0
+    /// The connections, the addresses they were dialed at, the duplicate rule (`PeerRegistry`).
+    var _peerRegistry = PeerRegistry()
+    /// The sync sessions, their catch-ups, the gap watch and the version exchange (`PeerSessions`).
+    var _peerSessions: PeerSessions
     /// What the liveness pass carries from one run to the next.
-    var _liveness: LivenessState
+    var _liveness: Liveness
     /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
     /// changes are refused, and nothing more is sent to peers until storing works again
     /// (`SyncNode+StorageFault`).
     var _storageFault: String?
-    /// Sessions whose `sync_request` came while ops could not be stored: answered once they can.
-    var _deferredCatchUps: [Int: VersionVector] = [:]
     /// Ops received under an ID this node holds with other content, most recent last.
     var _divergentOps: [DivergentOp] = []
     /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
@@ -106,37 +100,12 @@ package final class SyncNode: @unchecked Sendable {
     var _durability: Durability
     /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
     var _relayTree: RelayTree
-    /// The address book and the redials (`SyncNode+Addresses`, `SyncNode+Redial`).
+    /// The address book and the redials (`SyncNode+Addresses`, `Redial`).
     var _addresses: AddressState = AddressState()
     /// What the relay received and sent (`SyncNode+Relay`).
     var _relayCountsOnLoop: RelayCounts = RelayCounts()
     /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
     var _relayHold: RelayHold = RelayHold()
-
-    /// What the node knows of one authenticated connection.
-    struct Session {
-        /// Ops flow to the peer live once its catch-up is sent.
-        var live = false
-        /// The peer's version vector at its `caught_up`.
-        var syncedUpTo: VersionVector?
-        /// The catch-up being sent, a batch per loop turn.
-        var catchUp: CatchUp?
-        /// When (uptime, nanoseconds) this node last sent the peer its version vector.
-        var lastVersionSent: UInt64
-        /// What the peer holds, whether the link is grafted, what was announced on it (`SyncNode+Relay`).
-        var relay = RelayPolicy()
-        /// The peer said it speaks `version_digest`: the periodic version exchange sends it a
-        /// digest instead of the whole vector (`SyncNode+VersionDigest`).
-        var peerSpeaksDigests = false
-        /// The peer answered this many digests in a row with `differs`; at
-        /// `VersionDigest.confirmations` the next `differs` brings the full `sync_request`.
-        var digestMisses = 0
-        /// When the next digest confirms a `differs` (ops in flight make vectors differ a moment).
-        var digestConfirmAt: UInt64?
-        /// The tables of `ops_compact` towards the peer, once its `features` accepted them (and
-        /// `NodeConfiguration.compactOps` is on); nil: ops go in `ops` frames.
-        var compactOps: CompactOpsWriter?
-    }
 
     /// Ops applied in one turn and not yet durable (`Durability.Batch`).
     typealias InFlight = Durability.Batch
@@ -145,9 +114,8 @@ package final class SyncNode: @unchecked Sendable {
     package init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
         self._replica = Self.signing(replica, configuration)
-        self._liveness = LivenessState(
-            previous: configuration.environment.clock.now,
-            gaps: GapWatch(timeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000))))
+        self._liveness = Liveness(previous: configuration.environment.clock.now)
+        self._peerSessions = PeerSessions(gapTimeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000)))
         self._durability = Durability(replica: replica)
         self._relayTree = RelayTree(
             me: replica.id, now: configuration.environment.clock.now,

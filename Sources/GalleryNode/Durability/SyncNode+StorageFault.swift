@@ -41,9 +41,7 @@ extension SyncNode {
     func storageWorksAgain(stored: Int) {
         storageFault = nil
         configuration.log("\(configuration.name): storing works again: \(stored) ops stored; sending them and accepting changes")
-        let deferred = deferredCatchUps
-        deferredCatchUps = [:]
-        for (id, version) in deferred {
+        for (id, version) in peerSessions.takeDeferredCatchUps() {
             // After the durable report is handled (this turn), so that the catch-up covers them.
             loop.async { [self] in startCatchUp(id, from: version) }
         }

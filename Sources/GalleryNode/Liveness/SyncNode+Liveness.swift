@@ -1,26 +1,18 @@
 import Foundation
 import GalleryIO
+import GalleryWire
 
 /// Liveness: a pass ten times per heartbeat interval on the node's loop looks at the connections
 /// whose deadline is due (`LivenessDeadlines`: heartbeats, silence, handshake deadlines, stuck
 /// closes), then at the node-wide work that runs on the same beat (gaps, version exchange,
 /// redials, the relay's beat). An idle connection is looked at about once per heartbeat.
 extension SyncNode {
-    /// Holds a connection just made: the node's connections and liveness's deadlines (it is
-    /// looked at on the next pass). On the loop.
-    func hold(_ connection: Connection) {
-        connections[connection.id] = connection
-        addresses.dialed[connection.id] = connection.dialed?.description
-        liveness.deadlines.schedule(connection.id, at: clock.now)
-        notifyChange()
-    }
-
     /// A connection's deadlines came closer (it authenticated: heartbeats are due; it is closing:
     /// its close must not take longer than `Connection.closeGrace`): looked at by `deadline`.
     func livenessDue(_ connection: Connection, at deadline: UInt64) {
         loop.async { [self] in
             guard connections[connection.id] != nil else { return }
-            liveness.deadlines.schedule(connection.id, at: deadline)
+            liveness.due(connection.id, at: deadline)
         }
     }
 
@@ -50,23 +42,17 @@ extension SyncNode {
     /// How many liveness passes have run (tests: an idle node's pace).
     package var livenessPasses: Int { loop.sync { liveness.passes } }
 
-    /// How long a node with quiet liveness that found nothing due waits for its next pass: one
-    /// wake-up a second instead of ten when idle (protocol.md, section 10).
-    static let slowLivenessInterval: UInt64 = 1_000_000_000
-
     /// Quiet liveness: the next pass, `delay` from now, on the current chain of timers; after
     /// it, the next one, sooner or later as the pass found. On the loop.
     func schedulePass(after delay: UInt64) {
-        let generation = liveness.passGeneration
-        liveness.plannedDelay = delay
+        let generation = liveness.plan(after: delay)
         scheduleTimer(after: delay) { [self] in
             guard isRunning else { return }
             throttledLog.flush(now: clock.now)
             loop.async { [self] in
-                guard generation == liveness.passGeneration else { return }
-                liveness.slow = false
+                guard liveness.plannedPassFired(generation: generation) else { return }
                 livenessPass()
-                schedulePass(after: liveness.slow ? Self.slowLivenessInterval : livenessInterval)
+                schedulePass(after: liveness.nextDelay(interval: livenessInterval))
             }
         }
     }
@@ -75,25 +61,21 @@ extension SyncNode {
     /// node whose passes slowed down because nothing was due has its next pass at the usual pace.
     /// Cheap when not slowed: called from the loop state's accessors. On the loop.
     func wakeLiveness() {
-        guard _liveness.slow else { return }
-        _liveness.slow = false
-        _liveness.passGeneration &+= 1
+        guard _liveness.wake() else { return }
         schedulePass(after: livenessInterval)
     }
 
-    /// Quiet liveness: whether nothing is due for a second: no connection's deadline, no relay or
-    /// version decision, no op waiting for a dependency, no held request or join settling, no
+    /// Quiet liveness: whether nothing is due for a second: nothing of liveness's own
+    /// (`Liveness.quietForAWhile`), no version decision, no op waiting for a dependency, no
     /// redial due (an attempt under way, or a connection it made, ends with an event) or gossip,
     /// and nothing changed during the pass. On the loop.
     private func nothingDueSoon(now: UInt64, changesAtStart: UInt64) -> Bool {
-        let soon = now &+ Self.slowLivenessInterval
+        let soon = now &+ Liveness.slowInterval
         return sessionsChanges == changesAtStart
-            && (liveness.deadlines.nextDeadline ?? .max) >= soon
-            && (!configuration.relayTrees || liveness.relayLook.nextDue >= soon)
-            && liveness.versionLook.nextDue >= soon
-            && replica.bufferedCount == 0 && !liveness.requestsDeferred
-            && (liveness.joinSettleUntil.map { now >= $0 } ?? true)
-            && addresses.targets.values.allSatisfy { $0.dialing || $0.due >= soon } && !addresses.gossipWanted
+            && liveness.quietForAWhile(now: now, relayTrees: configuration.relayTrees)
+            && peerSessions.versionLook.nextDue >= soon
+            && replica.bufferedCount == 0
+            && addresses.redial.idle(until: soon) && !addresses.gossipWanted
     }
 
     /// One liveness pass: relay (tree beat, announcements, grafts), then heartbeats, silence and
@@ -105,25 +87,64 @@ extension SyncNode {
         let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
         let now = clock.now
         let changesAtStart = sessionsChanges
-        liveness.passes += 1
         // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
         // meanwhile, so peers' silence over that time is not theirs. (A slowed pass was planned late.)
-        let planned = configuration.quiet == nil ? 0 : liveness.plannedDelay
-        if now > liveness.previous && now - liveness.previous > interval &+ planned {
-            let gap = now - liveness.previous - planned
+        if let gap = liveness.beginPass(now: now, heartbeatInterval: interval, quiet: configuration.quiet != nil) {
             for connection in connections.values { connection.excuseSilence(until: now, afterPassGap: gap, interval: interval) }
         }
-        liveness.previous = now
         // The relay first: an announcement due on an idle link goes instead of its heartbeat.
         relayPass(now: now)
-        while let id = liveness.deadlines.popDue(now: now) {
+        while let id = liveness.nextDue(now: now) {
             guard let connection = connections[id] else { continue }
             let next = connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
-            liveness.deadlines.schedule(id, at: next)
+            liveness.due(id, at: next)
         }
-        checkForGaps(&liveness.gaps, now: now)
+        checkForGaps(now: now)
         exchangeVersions(now: now)
         addressPass(now: now)
-        if configuration.quiet != nil { liveness.slow = nothingDueSoon(now: now, changesAtStart: changesAtStart) }
+        if configuration.quiet != nil { liveness.endPass(nothingDueSoon: nothingDueSoon(now: now, changesAtStart: changesAtStart)) }
+    }
+
+    /// Gaps on live links: when ops have waited for missing dependencies for `gapTimeout`, sends a
+    /// fresh `sync_request` to the peers `PeerSessions.checkGaps` names (protocol.md, "Sync"):
+    /// each answers with what this node's version vector lacks, which fills the gap without a
+    /// reconnect. On the loop.
+    private func checkForGaps(now: UInt64) {
+        let buffered = replica.bufferedCount
+        guard let request = peerSessions.checkGaps(buffered: buffered, now: now, isConnected: { connections[$0] != nil })
+        else { return }
+        let peers = request.peers.compactMap { connections[$0] }
+        let missing = replica.missingDependencies
+        for connection in peers { requestCatchUp(from: connection) }
+        let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
+        throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - request.waitingSince) / 1_000_000) ms for \(named); "
+            + "asking \(peers.count) peers again")
+    }
+
+    /// Anti-entropy: every session whose peer has caught it up and that has not carried one for
+    /// `versionExchangeInterval` asks the peer for whatever this node's version vector lacks
+    /// (`PeerSessions.versionExchangesDue`): a 16-byte digest of the vector to a peer that speaks
+    /// `version_digest` (answered only when the peer's vector differs, so that the exchange of
+    /// two nodes holding the same ops costs the same whatever the number of replicas), the
+    /// `sync_request` itself to others. A lost frame that no later op depends on is filled within
+    /// the interval (or two). On the loop.
+    private func exchangeVersions(now: UInt64) {
+        let interval = UInt64(max(configuration.versionExchangeInterval.nanoseconds, 1_000_000))
+        // The sessions are scanned only when one was written or one's exchange falls due.
+        guard let look = peerSessions.versionExchangesDue(now: now, interval: interval) else { return }
+        defer { peerSessions.lookedAtVersions(nextDue: look.nextDue) }
+        guard !look.due.isEmpty else { return }
+        let digest = look.due.contains(where: \.byDigest) ? VersionDigest.of(replica.version) : nil
+        for exchange in look.due {
+            guard let connection = connections[exchange.id] else { continue }
+            if exchange.byDigest, let digest {
+                connection.send(.versionDigest(.digest(digest)))
+                relayCountsOnLoop.digestsSent += 1
+            } else {
+                requestCatchUp(from: connection)
+                relayCountsOnLoop.fullExchangesSent += 1
+            }
+            peerSessions.versionExchangeSent(exchange, now: now)
+        }
     }
 }

@@ -50,7 +50,7 @@ extension SyncNode {
     /// Records an address the user gave (`connect`) and dials it. On the loop.
     func learn(_ endpoint: Endpoint, source: AddressSource) {
         if addresses.book.add(endpoint.description, source: source, now: bookClock) { saveAddressBook() }
-        addresses.targets[.address(endpoint.description)]?.due = 0
+        addresses.redial.dialSoon(.address(endpoint.description))
         redialPass(now: clock.now)
     }
 
@@ -59,8 +59,8 @@ extension SyncNode {
     func recordConnected(_ connection: Connection, _ peer: PeerIdentity) {
         let now = bookClock
         addresses.book.connected(
-            PeerKey(peer), name: peer.name, replica: peer.replica.description, dialed: addresses.dialed[connection.id], now: now)
-        addresses.since[connection.id] = now
+            PeerKey(peer), name: peer.name, replica: peer.replica.description, dialed: peerRegistry.dialed[connection.id], now: now)
+        peerRegistry.authenticated(connection.id, at: now)
         saveAddressBook()
     }
 
@@ -106,7 +106,7 @@ extension SyncNode {
         if moved {
             addresses.gossipWanted = true
             // A peer that moved is dialed at its new address at once.
-            for other in members.map(\.key) + [key] { addresses.targets[.peer(other)]?.due = 0 }
+            for other in members.map(\.key) + [key] { addresses.redial.dialSoon(.peer(other)) }
         }
         if moved || gossiped { saveAddressBook() }
     }
@@ -114,18 +114,13 @@ extension SyncNode {
     /// A connection ended: its peer was seen now, and is redialed soon when no other connection
     /// to it is left. On the loop.
     func addressConnectionClosed(_ connection: Connection) {
-        addresses.dialed[connection.id] = nil
-        addresses.since[connection.id] = nil
+        peerRegistry.forgetAddress(of: connection.id)
         guard let peer = connection.peer else { return }
         let key = PeerKey(peer)
         let stillConnected = connectedKeys.contains(key)
         addresses.book.disconnected(key, stillConnected: stillConnected, now: bookClock)
         saveAddressBook()
-        if !stillConnected, var target = addresses.targets[.peer(key)], !target.dialing {
-            target.attempt = 0
-            target.due = 0
-            addresses.targets[.peer(key)] = target
-        }
+        if !stillConnected { addresses.redial.disconnected(.peer(key)) }
     }
 
     /// The periodic part (from the liveness pass): redials, and a round of gossip when a peer
@@ -140,7 +135,7 @@ extension SyncNode {
 
     /// The keys of the authenticated peers. On the loop.
     var connectedKeys: Set<PeerKey> {
-        Set(connections.values.compactMap { connection in connection.peer.map(PeerKey.init) })
+        peerRegistry.connectedKeys
     }
 
     /// Removes a peer (by name or key) or a pending address from the book, unpins it and stops
@@ -155,10 +150,11 @@ extension SyncNode {
             .flatMap { NodeID(rawValue: $0.key.rawValue) }
         guard addresses.book.forget(peerOrAddress) else { return false }
         peerKeys.unpin(node: node, address: Endpoint(peerOrAddress))
-        addresses.targets = addresses.targets.filter { key, _ in
+        let book = addresses.book
+        addresses.redial.keep { key in
             switch key {
-            case .peer(let peer): addresses.book.peer(peer) != nil
-            case .address(let address): addresses.book.pending.contains { $0.address == address }
+            case .peer(let peer): book.peer(peer) != nil
+            case .address(let address): book.pending.contains { $0.address == address }
             }
         }
         saveAddressBook()

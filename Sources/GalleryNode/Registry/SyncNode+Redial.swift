@@ -1,12 +1,11 @@
 import Foundation
 import GalleryIO
 
-/// Redial from both sides (protocol.md, "Addresses"): every peer in the address book that is not
-/// connected, whichever side dialed first, and every address the user gave that no peer has
-/// answered at yet, is dialed with exponential backoff and jitter (`NodeConfiguration.reconnect`),
-/// through its addresses in turn, one attempt at a time per peer. A connection that gets through
-/// its handshake resets the backoff. When both sides dial at once, the handshake's duplicate rule
-/// keeps one connection, the same on both sides (`SyncNode+Sessions`).
+/// Redial from both sides (protocol.md, "Addresses"): the node's side of `Redial`. Every peer in
+/// the address book that is not connected, whichever side dialed first, and every address the
+/// user gave that no peer has answered at yet, is offered to each pass; the node dials the
+/// attempts it starts and reports how each ended. When both sides dial at once, the handshake's
+/// duplicate rule keeps one connection, the same on both sides (`PeerRegistry.duplicateCloses`).
 extension SyncNode {
     /// Starts every attempt that is due. On the loop (the liveness pass, and when the book changes).
     func redialPass(now: UInt64) {
@@ -14,35 +13,16 @@ extension SyncNode {
         // The set of connected keys is made only when some peer has an address to dial (inbound
         // peers that announce none are the many, and this runs ten times a second).
         var connected: Set<PeerKey>?
-        var wanted: Set<DialTarget.Key> = []
+        var wanted: [(key: DialTarget.Key, addresses: [String])] = []
         for peer in addresses.book.peers where !peer.addresses.isEmpty {
             if connected == nil { connected = connectedKeys }
             guard connected?.contains(peer.key) == false else { continue }
-            wanted.insert(.peer(peer.key))
-            consider(.peer(peer.key), addresses: peer.addresses.map(\.address), now: now)
+            wanted.append((.peer(peer.key), peer.addresses.map(\.address)))
         }
-        for entry in addresses.book.pending {
-            wanted.insert(.address(entry.address))
-            consider(.address(entry.address), addresses: [entry.address], now: now)
-        }
-        // Targets connected or gone from the book are dropped once their attempt is over.
-        addresses.targets = addresses.targets.filter { wanted.contains($0.key) || $0.value.dialing }
-    }
-
-    /// Starts one attempt for `key` when it is due and none is under way.
-    private func consider(_ key: DialTarget.Key, addresses candidates: [String], now: UInt64) {
-        var target = addresses.targets[key] ?? DialTarget(due: 0)
-        defer { addresses.targets[key] = target }
-        guard !target.dialing, now >= target.due, !candidates.isEmpty else { return }
-        let address = candidates[target.turn % candidates.count]
-        target.turn &+= 1
-        guard let endpoint = Endpoint(address) else {
-            target.lastError = "\"\(address)\" is not HOST:PORT"
-            target.due = now &+ UInt64(max(configuration.reconnect.maximum.nanoseconds, 0))
-            return
-        }
-        target.dialing = true
-        startDial(endpoint, for: key)
+        for entry in addresses.book.pending { wanted.append((.address(entry.address), [entry.address])) }
+        let badAddressDelay = UInt64(max(configuration.reconnect.maximum.nanoseconds, 0))
+        let attempts = addresses.redial.pass(wanted: wanted, now: now, badAddressDelay: badAddressDelay)
+        for attempt in attempts { startDial(attempt.endpoint, for: attempt.key) }
     }
 
     /// Dials `endpoint` on the transport; the outcome comes back to the loop (`dialEnded`).
@@ -71,22 +51,13 @@ extension SyncNode {
     /// An attempt is over: its connection ended, or it never connected. The next is due after the
     /// backoff (from 0 again when the connection got through its handshake). On the loop.
     private func dialEnded(_ key: DialTarget.Key, address: String, connection: Connection?, failure: String?) {
-        guard var target = addresses.targets[key] else { return }
-        target.dialing = false
-        if let connection, Self.resetsBackoff(connection) {
-            target.attempt = 0
-            target.lastError = nil
-        } else {
-            if target.attempt == 0, let failure {
-                configuration.log("\(configuration.name): cannot reach \(address): \(failure)")
-            }
-            target.lastError = failure ?? connection?.closeDescription.map { "\(address): \($0)" }
-            target.attempt += 1
+        let gotThrough = connection.map(Self.resetsBackoff) ?? false
+        let error = failure ?? connection?.closeDescription.map { "\(address): \($0)" }
+        let first = addresses.redial.attemptEnded(key, gotThrough: gotThrough, error: error, now: clock.now) { attempt in
+            var generator = EnvironmentRandom(source: configuration.environment.random)
+            return UInt64(max(configuration.reconnect.delay(attempt: attempt, using: &generator).nanoseconds, 0))
         }
-        var generator = EnvironmentRandom(source: configuration.environment.random)
-        let delay = configuration.reconnect.delay(attempt: max(target.attempt - 1, 0), using: &generator)
-        target.due = clock.now &+ UInt64(max(delay.nanoseconds, 0))
-        addresses.targets[key] = target
+        if first, let failure { configuration.log("\(configuration.name): cannot reach \(address): \(failure)") }
     }
 
     /// The peers in the book, connected or not, and the addresses still waiting for an answer,
@@ -96,22 +67,17 @@ extension SyncNode {
             let now = clock.now
             var since: [PeerKey: Double] = [:]
             for (id, connection) in connections {
-                guard let peer = connection.peer, sessions[id] != nil, let time = addresses.since[id] else { continue }
+                guard let peer = connection.peer, sessions[id] != nil, let time = peerRegistry.since[id] else { continue }
                 since[PeerKey(peer)] = time
             }
-            func retry(_ key: DialTarget.Key) -> (Double?, String?) {
-                guard let target = addresses.targets[key] else { return (nil, nil) }
-                let next = target.dialing ? nil : Double(target.due > now ? target.due - now : 0) / 1e9
-                return (next, target.lastError)
-            }
             let peers = addresses.book.peers.map { peer in
-                let (next, error) = since[peer.key] == nil ? retry(.peer(peer.key)) : (nil, nil)
+                let (next, error) = since[peer.key] == nil ? addresses.redial.retry(.peer(peer.key), now: now) : (nil, nil)
                 return KnownPeerStatus(
                     key: peer.key.rawValue, name: peer.name, replica: peer.replica, connectedSince: since[peer.key],
                     lastSeen: peer.lastSeen, addresses: peer.addresses, nextRetry: next, lastError: error)
             }
             let pending = addresses.book.pending.map { entry in
-                let (next, error) = retry(.address(entry.address))
+                let (next, error) = addresses.redial.retry(.address(entry.address), now: now)
                 return KnownPeerStatus(
                     key: nil, name: nil, replica: nil, connectedSince: nil, lastSeen: nil, addresses: [entry],
                     nextRetry: next, lastError: error)

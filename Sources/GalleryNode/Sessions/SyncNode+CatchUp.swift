@@ -15,17 +15,10 @@ import GalleryWire
 /// A catch-up cut by a disconnect resumes where it stopped: the ops of each replica come in log
 /// order, so what the peer received is, per replica, a prefix of what it lacked, and the version
 /// vector of its next `sync_request` starts the cursor just past it (`CatchUpCursor`).
+///
+/// Where each catch-up stands is `PeerSessions`' (`PeerSessions+CatchUp`); this reads the batches
+/// from the replica and sends them.
 extension SyncNode {
-    /// Where a catch-up stands.
-    struct CatchUp {
-        /// The peer's version vector from its `sync_request`.
-        var version: VersionVector
-        /// The next log position to look at.
-        var next: Int
-        /// The log positions below this one may be sent (durable when the catch-up began, or since).
-        var end: Int
-    }
-
     /// The most log positions one turn looks at when the peer lacks few of them.
     static let catchUpScanLimit = 65_536
 
@@ -34,43 +27,42 @@ extension SyncNode {
         guard sessions[id] != nil, connections[id] != nil else { return }
         if storageFault != nil {
             // The replica holds ops that are not durable: answer once they are.
-            deferredCatchUps[id] = version
+            peerSessions.deferCatchUp(id, from: version)
             return
         }
-        let running = sessions[id]?.catchUp != nil
-        // A fresh request (a gap re-request on a live session) holds live ops back until its
-        // catch-up is sent, so that the peer gets them in causal order.
-        sessions[id]?.live = false
-        sessions[id]?.relay.learned(version)
-        let version = withoutUnsignedReplicas(version)
-        sessions[id]?.catchUp = CatchUp(
-            version: version, next: replica.firstLogPosition(missingFrom: version), end: durability.count)
+        let sending = withoutUnsignedReplicas(version)
+        let next = replica.firstLogPosition(missingFrom: sending)
+        let starts = peerSessions.startCatchUp(id, requested: version, sending: sending, next: next, end: durability.count)
         relayCountsOnLoop.catchUpsAnswered += 1
-        if !running { continueCatchUp(id) }
+        if starts { continueCatchUp(id) }
     }
 
-    /// Sends the next batch of a catch-up, or ends it; continues on a later turn, or once the
-    /// peer's outbox has room. On the loop.
+    /// Takes the next step of a catch-up (`PeerSessions.nextCatchUpStep`): sends a batch, or
+    /// `caught_up` at its end; continues on a later turn, or once the peer's outbox has room.
+    /// On the loop.
     func continueCatchUp(_ id: Int) {
-        guard var catchUp = sessions[id]?.catchUp, let connection = connections[id] else { return }
+        guard sessions[id]?.catchUp != nil, let connection = connections[id] else { return }
         let budget = min(configuration.catchUpBatchBytes, Int(connection.peer?.maximumFrameSize ?? FrameLimits.minimum))
-        let highWater = 2 * budget
-        if catchUp.next < catchUp.end {
-            guard connection.outbox.queuedBytes < highWater else {
-                // Paced by the socket: the next batch is read once the peer has taken these.
-                connection.outbox.whenBelow(highWater) { [weak self] in
-                    guard let node = self else { return }
-                    node.loop.async { node.continueCatchUp(id) }
-                }
-                return
+        let step = peerSessions.nextCatchUpStep(
+            id, queuedBytes: connection.outbox.queuedBytes, budget: budget, durableCount: durability.count)
+        switch step {
+        case nil:
+            return
+        case .waitForRoom(let highWater):
+            // Paced by the socket: the next batch is read once the peer has taken these.
+            connection.outbox.whenBelow(highWater) { [weak self] in
+                guard let node = self else { return }
+                node.loop.async { node.continueCatchUp(id) }
             }
+            return
+        case .sendBatch(let version, let from, let below, let maximumBytes):
             var uncovered: [ReplicaID] = []
             let (batch, next) = replica.encodedBatch(
-                missingFrom: catchUp.version, from: catchUp.next, below: catchUp.end,
-                maximumBytes: budget, maximumScanned: Self.catchUpScanLimit) { uncovered.append($0) }
+                missingFrom: version, from: from, below: below,
+                maximumBytes: maximumBytes, maximumScanned: Self.catchUpScanLimit) { uncovered.append($0) }
             reportUncoveredCatchUp(uncovered, to: connection)
             if let batch, let compact = sessions[id]?.compactOps {
-                for frame in compact.frames(transcoding: batch, maximumBytes: budget) {
+                for frame in compact.frames(transcoding: batch, maximumBytes: maximumBytes) {
                     connection.send(frame, priority: .ops, backlog: true)
                     relayCountsOnLoop.catchUpFramesSent += 1
                 }
@@ -78,19 +70,15 @@ extension SyncNode {
                 connection.send(Frame(.ops, payload: batch), priority: .ops, backlog: true)
                 relayCountsOnLoop.catchUpFramesSent += 1
             }
-            catchUp.next = next
-        } else if catchUp.end < durability.count {
-            // Ops durable since the catch-up began: the peer lacks most of them (any it has, it drops).
-            catchUp.end = durability.count
-        } else {
+            peerSessions.catchUpSent(id, upTo: next)
+        case .extended:
+            break
+        case .finish:
             connection.send(.caughtUp(durability.version))
-            sessions[id]?.relay.learned(durability.version)
-            sessions[id]?.catchUp = nil
-            sessions[id]?.live = true
+            peerSessions.finishCatchUp(id, at: durability.version)
             notifyChange()
             return
         }
-        sessions[id]?.catchUp = catchUp
         loop.async { [self] in continueCatchUp(id) }
     }
 }

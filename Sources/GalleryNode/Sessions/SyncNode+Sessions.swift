@@ -25,22 +25,8 @@ extension SyncNode: ConnectionDelegate {
             recordConnected(connection, peer)
             // One connection per pair of nodes (one static key): when both dialed, keep the one
             // opened by the node with the smaller node ID, on both sides.
-            let keepOutbound = settings.nodeID < peer.nodeID
-            for (id, other) in connections where id != connection.id && other.peer?.key == peer.key {
-                let otherPreferred = (other.role == .client) == keepOutbound
-                let thisPreferred = (connection.role == .client) == keepOutbound
-                if otherPreferred || !thisPreferred {
-                    connection.close(.duplicateConnection, "already connected to \(peer.label)")
-                    return
-                }
-                other.close(.duplicateConnection, "replaced by a connection from the preferred side")
-            }
-            if sessions[connection.id] == nil {
-                let place = sessionOrder.firstIndex { $0 > connection.id } ?? sessionOrder.endIndex
-                sessionOrder.insert(connection.id, at: place)
-            }
-            sessions[connection.id] = Session(
-                lastVersionSent: clock.now, relay: RelayPolicy(trees: configuration.relayTrees))
+            guard keepOneConnection(connection, to: peer) else { return }
+            peerSessions.begin(connection.id, now: clock.now, relayTrees: configuration.relayTrees)
             // Before the first `sync_request`: the peer knows what this node accepts before it answers.
             var features: Features = []
             if configuration.compactOps { features.insert(.compactOps) }
@@ -76,10 +62,7 @@ extension SyncNode: ConnectionDelegate {
             loop.async { [self] in
                 // The first `caught_up` of a session is logged; those that answer the periodic
                 // version exchange only when they bring something new.
-                let previous = sessions[connection.id]?.syncedUpTo
-                sessions[connection.id]?.syncedUpTo = version
-                let first = sessions[connection.id]?.relay.firstCatchUpPending == true
-                sessions[connection.id]?.relay.caughtUp(version)
+                let (previous, first) = peerSessions.caughtUp(connection.id, at: version)
                 if first {
                     liveness.joinSettleUntil = clock.now + Self.joinSettle
                     firstCatchUpEnded(on: connection)
@@ -132,13 +115,11 @@ extension SyncNode: ConnectionDelegate {
         let name = connection.peer?.name ?? connection.remote
         let node = connection.peer.map { " (node \($0.nodeID))" } ?? ""
         loop.async { [self] in
-            connections[connection.id] = nil
-            liveness.deadlines.remove(connection.id)
-            let ended = sessions.removeValue(forKey: connection.id)
-            if ended != nil { sessionOrder.removeAll { $0 == connection.id } }
+            peerRegistry.closed(connection.id)
+            liveness.forget(connection.id)
+            let ended = peerSessions.end(connection.id)
             let first = ended?.relay.firstCatchUpPending == true
             if ended != nil { relayDisconnected(connection.id) }
-            deferredCatchUps[connection.id] = nil
             addressConnectionClosed(connection)
             if first { releaseDeferredRequests(now: clock.now) }
             forgetWaitingOps(of: connection)
@@ -165,8 +146,30 @@ extension SyncNode: ConnectionDelegate {
         if let quiet = configuration.quiet, features.contains(.quietLiveness) {
             connection.sendHeartbeats(every: UInt64(max(quiet.heartbeatInterval.nanoseconds, 1_000_000)))
         }
-        guard configuration.compactOps, features.contains(.compactOps), sessions[connection.id]?.compactOps == nil else { return }
-        sessions[connection.id]?.compactOps = CompactOpsWriter()
+        guard configuration.compactOps, features.contains(.compactOps) else { return }
+        peerSessions.acceptCompactOps(connection.id)
+    }
+
+    /// Takes a `version_digest` from a peer (`PeerSessions.received(_:on:holding:now:enabled:)`):
+    /// a node configured without digests ignores it, like a node that does not know the frame
+    /// type. On the loop.
+    private func receive(_ digest: VersionDigest, from connection: Connection) {
+        let version = replica.version
+        let reaction = peerSessions.received(
+            digest, on: connection.id, holding: version, now: clock.now, enabled: configuration.versionDigests)
+        switch reaction {
+        case .ignore, .noted, .matched(changed: false), .confirmLater:
+            break
+        case .answerDiffers:
+            connection.send(.versionDigest(.differs))
+            relayCountsOnLoop.digestsDiffered += 1
+        case .matched(changed: true):
+            publishPeerChange(connection)
+        case .requestFull:
+            // The peer answers with what this node's vector lacks, then `caught_up`.
+            requestCatchUp(from: connection)
+            relayCountsOnLoop.fullExchangesSent += 1
+        }
     }
 
     /// Wakes the waiters and tells the subscribers that a connection changed state. On the loop.
@@ -254,7 +257,7 @@ extension SyncNode: ConnectionDelegate {
     private func forgetWaitingOps(of connection: Connection) {
         let dropped = replica.dropWaitingOps(from: connection.id)
         guard dropped > 0 else { return }
-        let peers = sessions.compactMap { id, session in session.live && session.syncedUpTo != nil ? connections[id] : nil }
+        let peers = peerSessions.syncedPeers.compactMap { connections[$0] }
         for peer in peers { requestCatchUp(from: peer) }
         configuration.log("\(configuration.name): forgot \(dropped) waiting ops of \(connection.peer?.label ?? connection.remote); "
             + "asking \(peers.count) peers for what is missing")

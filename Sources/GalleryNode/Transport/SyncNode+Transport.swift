@@ -61,9 +61,8 @@ extension SyncNode {
             link.refuse()
             return nil
         }
-        nextConnectionID += 1
         let connection = Connection(
-            id: nextConnectionID, role: role, link: link, settings: settings,
+            id: peerRegistry.nextID(), role: role, link: link, settings: settings,
             queueLimit: configuration.outboundQueueLimit, clock: clock, tally: configuration.environment.wireTally,
             withheld: configuration.environment.withheldFrames, delegate: self,
             dialed: dialed, expectedNode: expectedNode(at: dialed))

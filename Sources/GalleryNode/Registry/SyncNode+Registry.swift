@@ -1,10 +1,37 @@
 import Foundation
 import GalleryIO
+import GalleryWire
 
-/// Taking inbound connections: admission before anything is made for a connection, and backing
-/// off (shedding unauthenticated connections first) when the process runs out of descriptors.
-/// The transport's listener asks this policy for every link and every accept error.
+/// The node's connections (`PeerRegistry`): holding one just made, keeping one per pair of nodes,
+/// and taking inbound ones: admission before anything is made for a connection, and backing off
+/// (shedding unauthenticated connections first) when the process runs out of descriptors. The
+/// transport's listener asks this policy for every link and every accept error.
 extension SyncNode {
+    /// Holds a connection just made: the node's connections and liveness's deadlines (it is
+    /// looked at on the next pass). On the loop.
+    func hold(_ connection: Connection) {
+        peerRegistry.hold(connection, dialedAt: connection.dialed?.description)
+        liveness.due(connection.id, at: clock.now)
+        notifyChange()
+    }
+
+    /// One connection per pair of nodes (`PeerRegistry.duplicateCloses`): closes the connections
+    /// the rule drops now that `connection` authenticated as `peer`. False when that is
+    /// `connection` itself. On the loop.
+    func keepOneConnection(_ connection: Connection, to peer: PeerIdentity) -> Bool {
+        let keepOutbound = settings.nodeID < peer.nodeID
+        for close in peerRegistry.duplicateCloses(for: connection, peer: peer, keepOutbound: keepOutbound) {
+            switch close {
+            case .this:
+                connection.close(.duplicateConnection, "already connected to \(peer.label)")
+                return false
+            case .other(let id):
+                connections[id]?.close(.duplicateConnection, "replaced by a connection from the preferred side")
+            }
+        }
+        return true
+    }
+
     /// The longest pause between accept attempts while descriptors are exhausted.
     static let maximumAcceptBackoff: UInt64 = 1_000_000_000
     /// The first pause after an accept failed for want of descriptors.
