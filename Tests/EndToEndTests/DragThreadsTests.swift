@@ -25,6 +25,7 @@ struct DragThreadsTests {
         let bob = try #require(space.process("bob")).processID
         let before = IdlePeersTests.threadCount(bob)
         let residentBefore = IdlePeersTests.residentBytes(bob)
+        let anonymousBefore = Self.anonymousBytes(bob)
 
         // Sample bob's threads every 5 ms while the drag runs.
         // At the peak, the threads' names too, so that a failure says which thread came.
@@ -63,9 +64,20 @@ struct DragThreadsTests {
         // end after 2 s without work): what stays is what 1,000 more items cost the replica.
         _ = space.waitUntil(timeout: 10) { IdlePeersTests.threadCount(bob) <= before }
         let residentAfter = IdlePeersTests.residentBytes(bob)
-        print("drag memory: \(residentBefore >> 10) KiB resident before, \(residentAfter >> 10) KiB after")
+        let anonymousAfter = Self.anonymousBytes(bob)
+        print("drag memory: \(residentBefore >> 10) KiB resident before, \(residentAfter >> 10) KiB after; "
+            + "anonymous \(anonymousBefore >> 10) KiB before, \(anonymousAfter >> 10) KiB after")
         #expect(residentAfter <= residentBefore + residentBefore / 4, "\(residentBefore >> 10) KiB before, \(residentAfter >> 10) KiB after")
         #endif
+    }
+
+    /// The process's anonymous resident memory (heap, stacks), in bytes: RSS less the file pages
+    /// (code touched for the first time, mapped files).
+    static func anonymousBytes(_ pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("RssAnon:") }),
+              let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "") else { return -1 }
+        return kilobytes << 10
     }
 
     /// The names of a process's threads (`/proc/PID/task/*/comm`), sorted.
