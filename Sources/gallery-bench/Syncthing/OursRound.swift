@@ -26,6 +26,9 @@ struct OursRound {
         for set in [data.small, data.medium, data.large] {
             try a.command(["new-gallery", set.name])
         }
+        for set in [data.small, data.medium] {
+            try b.command(["new-gallery", "\(set.name)-in-place"])
+        }
         // B knows A's galleries once the two are connected and caught up.
         try b.waitForGallery(data.large.name, timeout: 60)
 
@@ -36,6 +39,9 @@ struct OursRound {
         try sync(data.large, importSeconds: large, from: a, to: b, receiverFigures: false)
         try moves(on: a, seenBy: b)
         try idle(a, b)
+        // Last, so that B's thumbnails of these files (made on arrival) disturb no other figure.
+        try importInPlace(data.small, on: b)
+        try importInPlace(data.medium, on: b)
     }
 
     /// `gallery -C A add FOLDER --to SET --json`: the command's wall time, and the CPU of the
@@ -51,6 +57,20 @@ struct OursRound {
         record("import.\(set.name).seconds", add.seconds)
         record("import.\(set.name).cpuSeconds", add.cpu + nodeCPU)
         return add.seconds
+    }
+
+    /// `gallery -C B add --in-place FOLDER`: the import that does what Syncthing's scan does (hash
+    /// each file where it is, record it, copy nothing), on B, whose store holds none of the set.
+    private func importInPlace(_ set: SideBySideData.FileSet, on node: GalleryPeer) throws {
+        note("import of \(set.name) in place")
+        SideBySideData.dropFromCache(set.ours)
+        let cpu = ProcessProbe.cpuSeconds(node.pid) ?? 0
+        let add = try node.command(["add", "--in-place", set.ours.path, "--to", "\(set.name)-in-place", "--json"])
+        let nodeCPU = (ProcessProbe.cpuSeconds(node.pid) ?? 0) - cpu
+        let object = try JSONSerialization.jsonObject(with: Data(add.output.utf8)) as? [String: Any]
+        guard (object?["ids"] as? [Any])?.count == set.files else { throw BenchFailure.failed("ours: add --in-place of \(set.name) did not add \(set.files) items") }
+        record("import.\(set.name).inPlace.seconds", add.seconds)
+        record("import.\(set.name).inPlace.cpuSeconds", add.cpu + nodeCPU)
     }
 
     /// The set's items dragged from A's gallery into B's (`drag SET --to b --wait`), B fetching

@@ -37,7 +37,9 @@ struct SideBySideSummary {
         let large = "\(options.largeBytes >> 20) MiB"
         var rows = [
             atMost("import of \(small) (Syncthing: first scan)", "import.small.seconds", "import.small.seconds"),
+            atMost("import in place of \(small) (`add --in-place`; Syncthing: first scan)", "import.small.inPlace.seconds", "import.small.seconds"),
             atMost("import of \(medium)", "import.medium.seconds", "import.medium.seconds"),
+            atMost("import in place of \(medium) (`add --in-place`)", "import.medium.inPlace.seconds", "import.medium.seconds"),
             atMost("sync of \(medium) to a peer, whole (import + transfer)", "sync.medium.whole.seconds", "sync.medium.whole.seconds"),
             atMost("sync of \(medium), transfer alone", "sync.medium.seconds", "sync.medium.seconds"),
         ]

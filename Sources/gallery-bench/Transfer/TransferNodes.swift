@@ -86,7 +86,18 @@ final class TransferNodes: Sendable {
         guard sink.node.wait(timeout: .seconds(30), until: { replica in ids.allSatisfy { replica.item($0) != nil } }) else {
             throw BenchFailure.failed("transfer: B did not receive the items added on A")
         }
+        try settleThumbnails()
         return ids
+    }
+
+    /// Waits until neither node is still making thumbnails of what was just added, so that a
+    /// latency measured next is the drop's, not the drop's plus the set-up's leftover work.
+    func settleThumbnails() throws {
+        let deadline = ContinuousClock.now + .seconds(120)
+        while (source.node.thumbnails?.pending ?? 0) + (sink.node.thumbnails?.pending ?? 0) > 0 {
+            guard ContinuousClock.now < deadline else { throw BenchFailure.failed("transfer: thumbnails still being made after 120 s") }
+            usleep(5_000)
+        }
     }
 
     /// Sends `drag ITEM --to b` to B, as the command line does, and returns the placeholder B
