@@ -1,6 +1,5 @@
 import GalleryModel
 @testable import GalleryNode
-import GallerySimulation
 import GalleryWire
 import Testing
 @testable import GalleryMeshSimulation
@@ -38,9 +37,15 @@ import Testing
         scheduler.run(until: 2_000_000_000)
         let (a, b) = (try #require(simulation.nodes[0].node), try #require(simulation.nodes[1].node))
         let store = try #require(a.configuration.blobs as? SimulatedBlobStore)
-        var random = SeededGenerator(seed: seed)
+        // The pictures' bytes: splitmix64 of the seed (any byte pattern would do; distinct per seed).
+        var state = seed
         let drafts = (0..<count).map { index in
-            let bytes = (0..<size).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+            let bytes = (0..<size).map { _ in
+                state &+= 0x9E37_79B9_7F4A_7C15
+                var mixed = (state ^ (state >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+                return UInt8(truncatingIfNeeded: mixed ^ (mixed >> 31))
+            }
             return ItemDraft(fields: [
                 .title: .text("p\(index)"), .contentHash: .text(store.put(bytes)), .byteSize: .integer(Int64(size)),
             ])
