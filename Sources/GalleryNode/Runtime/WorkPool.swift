@@ -50,9 +50,10 @@ final class WorkPool: NodeWorkPool, @unchecked Sendable {
     fileprivate func schedule(_ lane: PoolLane) {
         condition.withLock {
             ready.append(lane)
-            if idle > 0 {
-                condition.signal()
-            } else if threads < width {
+            // An idle worker signalled but not yet woken still counts as idle, and the lane it
+            // will take is still queued: a new worker starts when more lanes wait than workers idle.
+            if idle > 0 { condition.signal() }
+            if ready.count - readyHead > idle && threads < width {
                 threads += 1
                 started += 1
                 let index = started
