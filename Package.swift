@@ -111,7 +111,7 @@ let package = Package(
             "GalleryControl", "GalleryHost", "GalleryTestSupport", "GalleryWeb", "GalleryImaging",
         ]),
         .testTarget(name: "GalleryHTTPTests", dependencies: ["GalleryHTTP", "GallerySimulation"]),
-        .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryWeb", "GalleryTestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["gallery", "GalleryCrypto", "GalleryHTTP", "GalleryIO", "GalleryImaging", "GalleryWeb", "GalleryTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "gallery", "gallery-bench", "GalleryModel", "GallerySimulation", "GalleryCrypto", "GalleryWire", "GalleryIO",
             "GalleryNode", "GalleryControl", "GalleryImaging", "GalleryTestSupport",

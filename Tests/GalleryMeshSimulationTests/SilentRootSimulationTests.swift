@@ -22,5 +22,10 @@ import Testing
         #expect(followers.start >= parameters.nodes - 1)
         // Before a stalled first catch-up stopped holding back grafts, p99 was 5.3 s (seed 1).
         #expect((report.convergenceP99Milliseconds ?? .infinity) <= 2_000)
+        // One look at the tree each second of the workload: the silent root's children stay (no
+        // node leaves a lagging parent: BENCHMARKS.md, the withdrawn tries of issue 26 item 4).
+        #expect(report.silentRootChildren.count == parameters.seconds)
+        // Relay parents never formed a loop, looked at every second.
+        #expect(report.relayLoops.isEmpty, "\(report.relayLoops.prefix(3))")
     }
 }

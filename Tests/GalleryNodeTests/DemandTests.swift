@@ -22,22 +22,25 @@ extension NodeSuites {
                 let base = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-demand-\(UUID().uuidString)")
                 self.base = base
                 var nodes: [String: SyncNode] = [:]
-                for name in names {
-                    let directory = base.appendingPathComponent(name)
-                    try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-                    let configuration = NodeConfiguration(
-                        name: name, secret: TestCluster.secret, heartbeatInterval: .milliseconds(200),
-                        peerTimeout: .seconds(10), reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
-                        log: NodeLog { _ in }, blobs: try BlobStore(directory: directory))
-                    let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: name)))
-                    try node.start()
-                    try node.perform { try $0.createGallery(name) }
-                    nodes[name] = node
-                }
+                for name in names { nodes[name] = try Self.node(name, in: base) }
                 self.nodes = nodes
                 let bob = nodes["bob"]!
                 for (name, node) in nodes where name != "bob" { bob.keepConnected(to: node.endpoint!) }
                 #expect(bob.waitForPeers(timeout: .seconds(20)) { $0.count(where: { $0.state == .live }) == names.count - 1 })
+            }
+
+            /// A started node `name` with a blob store in `base/name`, in a gallery of its name.
+            static func node(_ name: String, in base: URL) throws -> SyncNode {
+                let directory = base.appendingPathComponent(name)
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+                let configuration = NodeConfiguration(
+                    name: name, secret: TestCluster.secret, heartbeatInterval: .milliseconds(200),
+                    peerTimeout: .seconds(10), reconnect: Backoff(initial: .milliseconds(20), maximum: .milliseconds(200)),
+                    log: NodeLog { _ in }, blobs: try BlobStore(directory: directory))
+                let node = SyncNode(configuration: configuration, replica: Replica(id: ReplicaID(deriving: name)))
+                try node.start()
+                try node.perform { try $0.createGallery(name) }
+                return node
             }
 
             subscript(_ name: String) -> SyncNode { nodes[name]! }

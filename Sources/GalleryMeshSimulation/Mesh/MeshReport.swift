@@ -39,6 +39,12 @@ package struct MeshReport: Sendable {
     /// With `Sabotage.silentRoot`: how many nodes followed node 0 as their root at the workload's
     /// start (the hijack took hold) and at its end.
     package var silentRootFollowers: (start: Int, end: Int)?
+    /// With `Sabotage.silentRoot`: how many nodes had node 0 as their relay parent, each
+    /// simulated second of the workload.
+    package var silentRootChildren: [Int] = []
+    /// Relay parents that formed a loop when looked at (each second of the workload): when, and
+    /// where (ops pushed along a loop never leave it; `SilentRootSimulationTests` asserts none).
+    package var relayLoops: [String] = []
     /// Links reset as lost.
     package var linkDrops = 0
     /// Ops durable somewhere but missing (or different) on a node at the end: node and op.
@@ -80,8 +86,9 @@ package struct MeshReport: Sendable {
         ]
         if let followers = silentRootFollowers {
             lines.append("silent root: \(followers.start) of \(parameters.nodes - 1) nodes followed it at the workload's start, "
-                + "\(followers.end) at its end")
+                + "\(followers.end) at its end; its children each second: \(silentRootChildren.map { "\($0)" }.joined(separator: " "))")
         }
+        if !relayLoops.isEmpty { lines.append("relay parents formed a loop \(relayLoops.count) times: \(relayLoops.prefix(3).joined(separator: ", "))") }
         lines.append(breakdown("workload bytes per op per node", workloadFrames, per: Double(max(1, opsDurable) * max(1, parameters.nodes - 1))))
         if idleSeconds > 0 {
             lines.append(breakdown("idle bytes per node per s", idleFrames, per: idleSeconds * Double(max(1, parameters.nodes))))

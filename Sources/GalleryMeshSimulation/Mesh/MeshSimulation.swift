@@ -75,7 +75,14 @@ package final class MeshSimulation: @unchecked Sendable {
         let bytesBefore = network.bytesSent
         let tallyBefore = network.tally.snapshot
         let followersAtStart = parameters.sabotage == .silentRoot ? silentRootFollowers() : 0
-        scheduler.run(until: workEnd)
+        // Every simulated second of the workload: the relay parents form a tree (no loop), and
+        // how many nodes have the silent root as their parent. Reading the nodes runs no event.
+        var time = workStart
+        while time < workEnd {
+            time = min(workEnd, time + second)
+            scheduler.run(until: time)
+            sampleRelayTree()
+        }
         if parameters.sabotage == .silentRoot { report.silentRootFollowers = (followersAtStart, silentRootFollowers()) }
         scheduler.run(until: workEnd)
         let workloadBytes = network.bytesSent - bytesBefore
@@ -84,7 +91,7 @@ package final class MeshSimulation: @unchecked Sendable {
         network.heal()
         for node in nodes where !node.isUp { node.start(network: network, parameters: parameters) }
         let deadline = workEnd + UInt64(parameters.healSeconds) * second
-        var time = workEnd
+        time = workEnd
         while time < deadline {
             time += second / 10
             scheduler.run(until: time)
@@ -193,6 +200,31 @@ package final class MeshSimulation: @unchecked Sendable {
         node.crash(network: network)
         report.crashes += 1
         scheduler.schedule(after: downtime, lane: lane) { [self] in node.start(network: network, parameters: parameters) }
+    }
+
+    /// One look at the relay parents of the running nodes: a chain of parents that comes back to a
+    /// node is a loop (recorded, with the time); with `Sabotage.silentRoot`, how many honest nodes
+    /// have node 0 as their parent.
+    private func sampleRelayTree() {
+        var parentOf: [ReplicaID: ReplicaID] = [:]
+        for node in nodes {
+            if let parent = node.node?.relayParent { parentOf[node.replicaID] = parent }
+        }
+        for start in parentOf.keys.sorted() {
+            var seen: Set<ReplicaID> = [start]
+            var current = start
+            while let next = parentOf[current] {
+                guard seen.insert(next).inserted else {
+                    report.relayLoops.append("\(String(format: "%.0f", Double(scheduler.now) / 1e9)) s: \(start) loops through \(next)")
+                    break
+                }
+                current = next
+            }
+        }
+        if parameters.sabotage == .silentRoot {
+            let hijacker = nodes[0].replicaID
+            report.silentRootChildren.append(parentOf.values.filter { $0 == hijacker }.count)
+        }
     }
 
     /// How many running nodes follow node 0 as the root of their relay tree.

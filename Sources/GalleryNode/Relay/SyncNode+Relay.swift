@@ -184,6 +184,12 @@ extension SyncNode {
         loop.sync { configuration.relayTrees ? (relayTree.root, relayTree.hops) : nil }
     }
 
+    /// This node's relay parent's replica ID (nil at the root, while orphaned, or with relay
+    /// trees off): the simulator follows the parents to check that they form a tree.
+    package var relayParent: ReplicaID? {
+        loop.sync { configuration.relayTrees ? relayTree.beacon.parent : nil }
+    }
+
     /// Sends this node's beacon on every authenticated link (its place in the tree changed).
     func sendBeacons() {
         let beacon = Message.tree(relayTree.beacon)

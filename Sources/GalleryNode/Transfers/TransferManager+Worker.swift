@@ -143,6 +143,11 @@ extension TransferManager {
                 plan.completions.append(hash)
                 continue
             }
+            if !mismatchedHolders.isEmpty, let suspects = mismatchedHolders.suspects(of: hash, now: now) {
+                // Peers that sent other bytes for this hash before, in an earlier download: not asked again.
+                download.mismatchedBy.formUnion(suspects.replicas)
+                if download.mismatch == nil { download.mismatch = suspects.reason }
+            }
             let candidates = peers.filter {
                 !download.refusedBy.contains($0.replica) && !download.mismatchedBy.contains($0.replica)
             }.sorted { a, b in

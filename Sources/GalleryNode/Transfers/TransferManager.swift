@@ -67,6 +67,8 @@ package final class TransferManager: @unchecked Sendable {
     var nextRequest: UInt64 = 0
     var outcomes: [OpID: TransferOutcome] = [:]
     var outcomeOrder: [OpID] = []
+    /// Peers that sent bytes of another hash, per blob, beyond the download that caught them.
+    var mismatchedHolders = MismatchedHolders()
     /// Why a placeholder about to be deleted by this node fails (else: deleted by someone).
     var failureReasons: [OpID: String] = [:]
     var waiters: [(ids: Set<OpID>, callback: @Sendable ([OpID: TransferOutcome]) -> Void)] = []

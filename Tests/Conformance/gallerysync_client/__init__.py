@@ -9,6 +9,7 @@ its command line (selftest, run, explore). The modules, from the bottom up:
   frames        Varints, strings, the reader, the frame header (sections 1, 3).
   ops           Op encoding and decoding, op IDs (section 7).
   messages      Frame types, error codes and every frame's payload (sections 3 to 10).
+  membership    The `membership` frame (0x41), member records, their signatures and who takes them (4.3).
   selftest      RFC vectors, then every golden frame of protocol.md section 16.
   connection    One TCP connection to a node: handshake, records, frames.
   model         The sequential replica model the run replays ops on, and an author of ops.

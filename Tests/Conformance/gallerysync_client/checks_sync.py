@@ -9,6 +9,7 @@ from .noise import node_id
 from .ops import (F_ASPECT, F_BYTES, F_TITLE, K_COMMIT, K_CREATE, K_DELETE, K_INSERT, K_MOVE, K_UPDATE, op_id_text,
     op_size)
 from .messages import T_OPS, T_SYNC_REQUEST
+from .membership import R_ADDED, record_signature_holds, take_records
 from .node_cli import compare_listings, poll, vv_from_status
 from .session import Session
 
@@ -45,8 +46,25 @@ def check_catch_up(ctx):
     check(all("key" in o.get("seal", {}) for o in session.received if o["gap"] == o["counter"]),
           "a replica's first op claims no key")
     session.until(lambda: T_SYNC_REQUEST in session.seen_types, 5, "the node's sync_request")
+    check_member_records(session)
     log(f"catch-up: {len(session.received)} ops, caught_up {{{', '.join(f'{r:016x}: {c}' for r, c in caught.items())}}}; "
         f"the model of them matches list --json; {session.signatures_checked} signatures checked")
+
+
+def check_member_records(session):
+    """Section 4.3: a new session starts with the records the node holds; a node made with a secret
+    file registers itself (an `added` record of its own static key, signed by itself), its signing
+    key is the one its replicas claim (section 7.3), and every record's signature holds."""
+    session.until(lambda: session.member_records, 5, "the node's member records")
+    records = session.member_records
+    check(all(record_signature_holds(x) for x in records), "a member record whose signature does not hold")
+    own = [x for x in records if x["kind"] == R_ADDED and x["node_key"] == session.conn.server_static]
+    check(len(own) == 1 and own[0]["signer"] == own[0]["signing_key"], f"the node's own added record: {own}")
+    claimed = {o["seal"]["key"] for o in session.received if "key" in o.get("seal", {})}
+    check(own[0]["signing_key"] in claimed, "the node's signing key in its record is not the key its ops claim")
+    taken, members = take_records(records)
+    check(len(taken) == len(records) and own[0]["signing_key"] in members, "the node's records make it a member")
+    log(f"membership: {len(records)} records, signatures hold; the node added itself under the key its ops claim")
 
 
 def check_pushed_ops(ctx):

@@ -6,6 +6,7 @@ import struct
 from .checking import check
 from .frames import Malformed, Reader, frame, string, varint
 from .ops import CompactTables, encode_op, read_op
+from .membership import T_MEMBERSHIP, decode_membership, encode_membership
 
 
 T_HELLO, T_ERROR, T_HEARTBEAT, T_NOISE, T_RECORD, T_IDENTITY = 0x01, 0x05, 0x06, 0x07, 0x08, 0x09
@@ -21,7 +22,7 @@ T_TREE, T_IHAVE_TOTAL = 0x17, 0x1A
 # The types this client decodes; any other type that carries the ignorable flag is skipped (section 3).
 KNOWN_TYPES = frozenset({T_HELLO, T_ERROR, T_HEARTBEAT, T_NOISE, T_RECORD, T_IDENTITY, T_SYNC_REQUEST, T_OPS,
                          T_CAUGHT_UP, T_IHAVE, T_GRAFT, T_PRUNE, T_FETCH, T_CHUNK, T_FETCH_ERROR, T_CANCEL,
-                         T_ADDRESSES})
+                         T_ADDRESSES, T_MEMBERSHIP})
 
 ERROR_NAMES = {1: "protocol_error", 2: "unsupported_version", 3: "auth_failed", 4: "frame_too_large",
                5: "unknown_frame_type", 6: "timeout", 7: "slow_peer", 8: "shutting_down", 9: "rejected_op",
@@ -120,6 +121,8 @@ def encode_payload(frame_type, m, tables=None) -> bytes:
             out += string(member["id"]) + string(member["name"]) + varint(member["age"])
             out += bytes([len(member["addresses"])]) + b"".join(encode_address(h, p) for h, p in member["addresses"])
         return out
+    if frame_type == T_MEMBERSHIP:
+        return encode_membership(m)
     raise ValueError(f"no encoder for frame type {frame_type:#x}")
 
 
@@ -185,6 +188,8 @@ def decode_payload(frame_type, payload, tables=None):
             check(n <= 8, "addresses: a member with more than 8 addresses")
             member["addresses"] = [read_address(r) for _ in range(n)]
             m["members"].append(member)
+    elif frame_type == T_MEMBERSHIP:
+        return decode_membership(payload)
     else:
         raise Malformed(f"unknown frame type {frame_type:#x}")
     r.end()

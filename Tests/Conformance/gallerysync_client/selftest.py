@@ -15,6 +15,8 @@ from .frames import Malformed, Reader, frame, parse_frame, varint, zigzag
 from .ops import F_ASPECT, F_TITLE, K_CREATE, K_INSERT, K_MOVE, K_UPDATE, CompactTables, encode_op
 from .signing import (L, chain, ed25519_public, ed25519_sign, ed25519_verify, genesis, message, replica_id, signing_seed,
     space_id)
+from .membership import (M_RECORDS, R_ADDED, R_REVOKED, T_MEMBERSHIP, decode_membership, encode_membership,
+    record_body, record_signature_holds, take_records)
 from .messages import (T_ADDRESSES, T_CANCEL, T_CAUGHT_UP, T_CHUNK, T_ERROR, T_FETCH, T_FETCH_ERROR, T_GRAFT,
     T_FEATURES, T_HEARTBEAT, T_HELLO, T_IDENTITY, T_IHAVE, T_NOISE, T_OPS, T_OPS_COMPACT, T_PRUNE, T_RECORD,
     T_SYNC_REQUEST, T_TREE, T_IHAVE_TOTAL, decode_payload,
@@ -268,11 +270,48 @@ def golden_signed(protocol_path):
     check(frame(T_OPS, encode_payload(T_OPS, {"ops": ops})) == golden["opsSigned"], "golden opsSigned re-encodes")
 
 
+def golden_membership(protocol_path):
+    """The membershipRecords example (section 4.3): alice's record of herself and her revocation of bob,
+    rebuilt from the document's keys, signed here, byte for byte; both signatures hold, a changed byte
+    breaks one, and the records taken leave alice the only member."""
+    golden = golden_frames(protocol_path)
+    check("membershipRecords" in golden, "protocol.md lacks golden frame membershipRecords")
+    t, f, payload = parse_frame(golden["membershipRecords"])
+    check((t, f) == (T_MEMBERSHIP, 1), f"golden membershipRecords: type/flags {t:#x}/{f:#x}, expected 0x41/0x1")
+    decoded = decode_membership(payload)
+    a_static = hashlib.sha256(b"GallerySync golden initiator static").digest()
+    b_static = hashlib.sha256(b"GallerySync golden responder static").digest()
+    a_seed, b_seed = signing_seed(a_static), signing_seed(b_static)
+    a_key, b_key = ed25519_public(a_seed), ed25519_public(b_seed)
+    space = space_id(b"example secret")
+    cutoffs = sorted([(replica_id(space, b_key, 1), 7), (replica_id(space, b_key, 2), 300)])
+    expected = [
+        {"kind": R_ADDED, "node_key": x25519_public(a_static), "signing_key": a_key, "name": "alice",
+         "at": 1_700_000_000_000, "signer": a_key},
+        {"kind": R_REVOKED, "node_key": x25519_public(b_static), "signing_key": b_key, "name": "bob",
+         "at": 1_700_000_600_000, "signer": a_key, "cutoffs": cutoffs},
+    ]
+    check(decoded["kind"] == M_RECORDS and len(decoded["records"]) == 2, f"golden membershipRecords: {decoded}")
+    for got, want in zip(decoded["records"], expected):
+        check({k: v for k, v in got.items() if k != "signature"} == want, f"golden membershipRecords decodes to {got}")
+        check(record_signature_holds(got), f"golden membershipRecords: the {got['name']} record's signature holds")
+        check(got["signature"] == ed25519_sign(a_seed, b"GallerySync member v4" + record_body(want)),
+              f"golden membershipRecords: the {got['name']} record signed here alike")
+    check(frame(T_MEMBERSHIP, encode_membership(decoded), 1) == golden["membershipRecords"], "golden membershipRecords re-encodes")
+    taken, members = take_records(list(reversed(decoded["records"])))
+    check(len(taken) == 2 and members == {a_key}, "the records taken in either order leave alice the only member")
+    changed = dict(decoded["records"][1], cutoffs=[cutoffs[0], (cutoffs[1][0], 8)])
+    check(not record_signature_holds(changed), "a changed cut-off breaks the revocation's signature")
+    swapped = dict(decoded["records"][1], cutoffs=list(reversed(cutoffs)))
+    check(not record_signature_holds(swapped), "cut-offs in another order break the signature")
+
+
 def selftest(protocol_path):
     started = time.time()
     rfc_vectors()
     ed25519_vectors()
     count = golden_selftest(protocol_path)
     golden_signed(protocol_path)
+    golden_membership(protocol_path)
     log(f"selftest: RFC 7748/8439/5869/4231 vectors and {count} golden frames of protocol.md section 16 pass "
         f"({time.time() - started:.2f} s)")

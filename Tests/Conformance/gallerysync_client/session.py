@@ -6,6 +6,7 @@ import time
 from .checking import Mismatch, check
 from .ops import encode_op, op_id_text, op_size
 from .messages import T_CAUGHT_UP, T_CHUNK, T_FETCH, T_FETCH_ERROR, T_IDENTITY, T_OPS, T_SYNC_REQUEST
+from .membership import M_RECORDS, T_MEMBERSHIP
 from .connection import Connection
 from .signing import check_runs, space_id
 
@@ -22,6 +23,7 @@ class Session:
         self.node_sync_requests = 0
         self.space = space_id(conn.secret)
         self.signatures_checked = 0
+        self.member_records = []   # the records of the node's `membership` frames (section 4.3)
 
     @staticmethod
     def open(args, secret, model, replica, max_frame=65536, static=None, name=None):
@@ -59,6 +61,10 @@ class Session:
                 self.received.append(op)
         elif frame_type == T_CAUGHT_UP:
             self.caught_up = m["vv"]
+        elif frame_type == T_MEMBERSHIP:
+            check(flags == 1, f"a membership frame with flags {flags:#x}: it is ignorable")
+            check(m["kind"] == M_RECORDS, f"membership kind {m['kind']} on a member's session")
+            self.member_records += m["records"]
         elif frame_type == T_IDENTITY:
             raise Mismatch("a second identity from the node")
         elif frame_type in (T_CHUNK, T_FETCH_ERROR):
