@@ -114,7 +114,7 @@ extension TransferManager {
                     guard !download.suppliers.isEmpty else { return false }
                     download.mismatchedBy.formUnion(download.suppliers)
                     download.mismatch = "hash mismatch: the bytes received hash to \(actual), not \(expected)"
-                    mismatchedHolders.note(download.suppliers, for: hash, reason: download.mismatch!, now: Self.now)
+                    mismatchedHolders.note(download.suppliers, for: hash, reason: download.mismatch!, now: uptime)
                     node?.configuration.log("\(node?.configuration.name ?? "?"): the bytes of \(hash.prefix(12)) from "
                         + "\(download.suppliers.count) peer(s) hash to \(actual.prefix(12)); asking another")
                 }
