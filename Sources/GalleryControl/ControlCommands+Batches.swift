@@ -12,18 +12,8 @@ extension ControlCommands {
         guard !items.isEmpty else { throw ActionError.nothingNamed(command: "move", what: "ITEM") }
         let steps = try node.perform { replica -> [UndoStep] in
             let ids = try items.resolveLive(in: replica, verb: "moved")
-            let target: String
-            if let gallery {
-                guard replica.hasGallery(gallery) else { throw ActionError.unknownGallery(gallery) }
-                target = gallery
-            } else {
-                let galleries = Set(ids.compactMap { replica.location(of: $0)?.gallery })
-                guard galleries.count == 1, let only = galleries.first else {
-                    throw ActionError.ambiguousDestination(galleries: galleries.count)
-                }
-                target = only
-            }
-            return try MoveItems.moveRun(ids, to: target, at: index, in: &replica)
+            if let gallery, !replica.hasGallery(gallery) { throw ActionError.unknownGallery(gallery) }
+            return try MoveItems.moveRun(ids, to: gallery ?? MoveItems.destination(of: ids, in: replica), at: index, in: &replica)
         }
         node.undo.record("Moved \(TrashItems.count(items.count))", steps, scope: UndoJournal.commandLine)
     }

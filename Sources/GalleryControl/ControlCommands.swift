@@ -11,8 +11,7 @@ package enum ControlCommands {
     /// Carries out `command` and returns its reply; throws the one-line reason of a refusal (the
     /// command changed nothing).
     package static func execute(_ command: ControlCommand, on node: SyncNode) throws -> ControlReply {
-        if let problem = command.galleryNameProblem { throw ActionError.badGalleryName(problem) }
-        if let problem = command.boundsProblem { throw ActionError.outOfBounds(problem) }
+        try check(command)
         switch command {
         case .galleries:
             return .galleries(node.read { $0.galleries }.map { GalleryListing(gallery: $0, items: []) })
@@ -71,6 +70,13 @@ package enum ControlCommands {
             let generation = node.configuration.membership?.keys.generation ?? 0
             return .message("Revoked \(member.name) [\(member.nodeID)]; the space key is now of generation \(generation)")
         }
+    }
+
+    /// Refuses a command whose values break a rule of `FieldLimits` or of the command's bounds
+    /// (`ControlCommand.boundsProblem`): the one check of every adapter, before anything is done.
+    package static func check(_ command: ControlCommand) throws {
+        if let problem = command.galleryNameProblem { throw ActionError.badGalleryName(problem) }
+        if let problem = command.boundsProblem { throw ActionError.outOfBounds(problem) }
     }
 
     /// `export`: the node only names the item's bytes; the command line reads them from the blob

@@ -5,131 +5,75 @@ import GalleryNode
 import GalleryWire
 
 /// The changing routes (http-api.md section 5): each answers once the node applied the change
-/// and its events are in the stream, with `lastEventId`.
+/// and its events are in the stream, with `lastEventId`. The body is decoded into its route's type
+/// (`WebRoute.Change.bodyType`, `WebRequestBody`) and, where the command line has the action,
+/// checked by the command's own rules (`ControlCommands.check`) before anything is done.
 extension WebAPI {
     /// Carries out one POST.
-    func change(_ change: WebRoute.Change, _ json: [String: Any]) throws -> WebResponse {
-        let index = try optionalIndex(json)
-        switch change {
-        case .newGallery:
-            // The name's rule is the command line's: `ControlCommand.galleryNameProblem`.
-            let name = json["name"] as? String ?? ""
-            _ = try ControlCommands.execute(.newGallery(name), on: node)
-            return .json(["gallery": name, "lastEventId": feed.advance()], status: 201)
-        case .move:
-            let ids = try itemIDs(json["items"])
-            let entry = try MoveItems.perform(ids, to: json["to"] as? String ?? "", at: index, on: node)
-            return .json(["moved": ids.map(\.description), "undo": entry?.id ?? NSNull(), "lastEventId": feed.advance()])
-        case .delete:
+    func change(_ change: WebRoute.Change, body: [UInt8]) throws -> WebResponse {
+        let request = try change.bodyType.decode(body)
+        if let command = request.command { try ControlCommands.check(command) }
+        switch (change, request) {
+        case (.newGallery, let body as NewGalleryBody):
+            _ = try ControlCommands.execute(.newGallery(body.name), on: node)
+            return .json(["gallery": .string(body.name), "lastEventId": advance()], status: 201)
+        case (.move, let body as MoveBody):
+            let entry = try MoveItems.perform(body.items, to: body.to, at: body.index, on: node)
+            return .json(["moved": WebJSON(body.items.map(\.description)), "undo": WebJSON(entry?.id), "lastEventId": advance()])
+        case (.delete, let body as DeleteBody):
             // Into the Trash (http-api.md): `deleted` names what left the gallery, `undo` takes it back.
-            let ids = try itemIDs(json["items"])
+            // Resolved as `gallery delete` resolves its items: the same refusal, with the same line.
+            let ids = try node.read { replica in try body.items.map(ItemReference.id).resolveLive(in: replica, verb: "moved to the Trash") }
             let (entry, message) = try TrashItems.trash(ids, on: node)
-            return .json(["deleted": ids.map(\.description), "undo": entry?.id ?? NSNull(), "message": message,
-                          "lastEventId": feed.advance()])
-        case .update:
-            let id = try itemIDs([json["item"] ?? NSNull()])[0]
-            let entry = try update(id, field: json["field"] as? String ?? "", value: json["value"])
-            return .json(["updated": id.description, "undo": entry?.id ?? NSNull(), "lastEventId": feed.advance()])
-        case .restore, .emptyTrash, .renameGallery, .deleteGallery, .undo:
-            return try trashChange(change, json)
-        case .invite, .revoke:
-            return try membershipChange(change, json)
-        case .addURL:
-            return try addURL(json, index: index)
-        case .cancelTransfer:
-            let id = try itemIDs([json["transfer"] ?? NSNull()])[0]
-            guard let transfers = node.transfers else { throw ActionError.noBlobs }
-            try transfers.cancel([id])
-            return .json(["cancelled": id.description, "lastEventId": feed.advance()])
-        case .announceUploads:
-            let files = (json["files"] as? [[String: Any]] ?? []).map {
-                Upload.File(name: $0["name"] as? String ?? "", size: ($0["size"] as? NSNumber)?.intValue ?? -1,
-                            mediaType: $0["mediaType"] as? String ?? "")
-            }
-            guard !files.isEmpty, files.count <= ControlCommand.maximumBatchItems else { throw WebRefusal(400, "badFiles", "announce 1 to 10,000 files") }
-            let made = try uploads.begin(files, into: json["to"] as? String ?? "", at: index)
-            return .json(["uploads": made.map { ["upload": $0.upload, "item": $0.item.description] },
-                          "lastEventId": feed.advance()], status: 201)
-        case .drop:
-            return try drop(json, index: index)
+            return .json(["deleted": WebJSON(body.items.map(\.description)), "undo": WebJSON(entry?.id), "message": .string(message),
+                          "lastEventId": advance()])
+        case (.update, let body as UpdateBody):
+            let entry = try update(body)
+            return .json(["updated": .string(body.item.description), "undo": WebJSON(entry?.id), "lastEventId": advance()])
+        case (.restore, _), (.emptyTrash, _), (.renameGallery, _), (.deleteGallery, _), (.undo, _):
+            return try trashChange(request)
+        case (.invite, _), (.revoke, _):
+            return try membershipChange(request)
+        case (.addURL, let body as AddURLBody):
+            let ids = try AddImage.perform(body.request, defaultGallery: node.configuration.name, on: node)
+            let item = node.read { [node] replica in replica.item(ids[0]).map { ControlCommands.listing($0, transfers: node.transfers) } }
+            return .json(["item": item.map(WebItems.json) ?? .null, "lastEventId": advance()], status: 201)
+        case (.cancelTransfer, let body as CancelTransferBody):
+            _ = try ControlCommands.execute(.cancel([body.transfer]), on: node)
+            return .json(["cancelled": .string(body.transfer.description), "lastEventId": advance()])
+        case (.announceUploads, let body as AnnounceUploadsBody):
+            let made = try uploads.begin(body.files, into: body.to, at: body.index)
+            return .json(["uploads": .array(made.map { ["upload": .string($0.upload), "item": .string($0.item.description)] }),
+                          "lastEventId": advance()], status: 201)
+        case (.drop, let body as DropBody):
+            return try drop(body)
+        default:
+            throw WebRefusal(500, "internal", "the body of \(change) was decoded as \(type(of: request))")
         }
     }
 
-    /// `index`, when given, must be an integer.
-    private func optionalIndex(_ json: [String: Any]) throws -> Int? {
-        guard let value = json["index"], !(value is NSNull) else { return nil }
-        guard let number = value as? NSNumber, let index = Int(exactly: number.doubleValue) else {
-            throw WebRefusal(400, "badIndex", "index is a whole number")
-        }
-        return index
-    }
-
-    /// Item IDs `COUNTER@REPLICA` from a JSON array.
-    private func itemIDs(_ value: Any?) throws -> [OpID] {
-        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= ControlCommand.maximumBatchItems else {
-            throw WebRefusal(400, "badItems", "name 1 to 10,000 items")
-        }
-        return try texts.map { text in
-            guard let text = text as? String, let id = OpID(text) else { throw WebRefusal(404, "unknownItem", "\(text) is not an item ID") }
-            return id
-        }
-    }
+    /// The durable position after a change (`lastEventId`).
+    func advance() -> WebJSON { .integer(Int64(feed.advance())) }
 
     /// `items/update`: one field (`title`, `url`, `aspectRatio`) set, or cleared with null.
-    private func update(_ id: OpID, field name: String, value: Any?) throws -> UndoJournal.Entry? {
-        let field: ItemField
-        let fieldValue: FieldValue
-        switch (name, value) {
-        case ("title", let text as String): (field, fieldValue) = (.title, .text(text))
-        case ("url", let text as String): (field, fieldValue) = (.url, .text(text))
-        case ("aspectRatio", let number as NSNumber): (field, fieldValue) = (.aspectRatio, .number(number.doubleValue))
-        case ("title", is NSNull): (field, fieldValue) = (.title, .none)
-        case ("url", is NSNull): (field, fieldValue) = (.url, .none)
-        default: throw WebRefusal(400, "badField", "fields are title, url (text) and aspectRatio (a number)")
-        }
-        if let problem = FieldLimits.problem(with: fieldValue, for: field) { throw ActionError.outOfBounds(problem) }
+    private func update(_ body: UpdateBody) throws -> UndoJournal.Entry? {
         let step = try node.perform { replica in
-            guard replica.item(id)?.isDeleted == false else { throw ModelError.unknownItem(id) }
-            return try UpdateItems.set(id, field, to: fieldValue, in: &replica)
+            guard replica.item(body.item)?.isDeleted == false else { throw ModelError.unknownItem(body.item) }
+            return try UpdateItems.set(body.item, body.field, to: body.value, in: &replica)
         }
-        let what = field == .title ? "the title" : "the \(field) field"
+        let what = body.field == .title ? "the title" : "the \(body.field) field"
         return node.undo.record("Changed \(what) of 1 item", [step])
     }
 
-    /// `items/add-url`: an image kept by reference.
-    private func addURL(_ json: [String: Any], index: Int?) throws -> WebResponse {
-        let url = json["url"] as? String ?? ""
-        let lower = url.lowercased()
-        // The length is the command line's rule (`FieldLimits.urlBytes`, checked by `AddImage`).
-        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else {
-            throw WebRefusal(400, "badURL", "only http: and https: URLs")
-        }
-        let request = AddRequest(sources: [.url(url)], gallery: json["to"] as? String, index: index, title: json["title"] as? String,
-                                 aspect: (json["aspectRatio"] as? NSNumber)?.doubleValue)
-        let ids = try AddImage.perform(request, defaultGallery: node.configuration.name, on: node)
-        let item = node.read { [node] replica in replica.item(ids[0]).map { ControlCommands.listing($0, transfers: node.transfers) } }
-        return .json(["item": item.map(WebItems.json) ?? NSNull(), "lastEventId": feed.advance()], status: 201)
-    }
-
     /// `drops`: the cross-node drop of a descriptor (section 7), exactly `gallery drag`.
-    private func drop(_ json: [String: Any], index: Int?) throws -> WebResponse {
-        guard let descriptor = json["descriptor"] as? [String: Any], let items = descriptor["items"] as? [[String: Any]],
-              let to = json["to"] as? String, !items.isEmpty, items.count <= ControlCommand.maximumBatchItems else {
-            throw WebRefusal(400, "badDescriptor", "a drop needs a descriptor with 1 to 10,000 items and a gallery")
+    private func drop(_ body: DropBody) throws -> WebResponse {
+        guard body.space == space else { throw WebRefusal(403, "otherSpace", "the items come from another space") }
+        if let dragged = body.wholeGallery, dragged == body.to { throw ActionError.intoItself(body.to) }
+        let listings = try Drop.perform(body.request, on: node)
+        let placements = listings.map { listing -> WebJSON in
+            ["source": .string(listing.source), "item": .string(listing.item), "transfer": WebJSON(listing.transfer)]
         }
-        guard descriptor["space"] as? String == space else {
-            throw WebRefusal(403, "otherSpace", "the items come from another space")
-        }
-        if descriptor["wholeGallery"] as? Bool == true, descriptor["gallery"] as? String == to {
-            throw ActionError.intoItself(to)
-        }
-        let ids = try itemIDs(items.map { $0["id"] ?? NSNull() })
-        let operation = json["operation"] as? String ?? "copy"
-        guard operation == "copy" || operation == "move" else { throw WebRefusal(400, "badDescriptor", "operation is copy or move") }
-        let request = DragRequest(items: ids.map { .item(.id($0)) }, gallery: to, index: index, move: operation == "move")
-        let listings = try Drop.perform(request, on: node)
-        let placements = listings.map { ["source": $0.source, "item": $0.item, "transfer": $0.transfer ?? NSNull()] as [String: Any] }
         let waiting = listings.contains { $0.transfer != nil }
-        return .json(["placements": placements, "lastEventId": feed.advance()], status: waiting ? 202 : 200)
+        return .json(["placements": .array(placements), "lastEventId": advance()], status: waiting ? 202 : 200)
     }
 }

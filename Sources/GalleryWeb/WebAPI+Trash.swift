@@ -12,61 +12,47 @@ extension WebAPI {
     /// gallery it left) and `trashedAt` (Unix milliseconds, null for an item of a deleted gallery).
     func trash() throws -> WebResponse {
         let (items, last) = try feed.snapshot { [node] replica in
-            replica.trash.map { item -> [String: Any] in
+            replica.trash.map { item -> WebJSON in
                 var json = WebItems.json(ControlCommands.trashListing(item, transfers: node.transfers))
-                json["from"] = item.gallery
-                json["trashedAt"] = item.trashedAt ?? NSNull()
+                json["from"] = WebJSON(item.gallery)
+                json["trashedAt"] = WebJSON(item.trashedAt)
                 return json
             }
         }
-        return .json(["items": items, "lastEventId": last])
+        return .json(["items": .array(items), "lastEventId": WebJSON(last)])
     }
 
-    /// The changing routes of the Trash and of undo.
-    func trashChange(_ change: WebRoute.Change, _ json: [String: Any]) throws -> WebResponse {
-        switch change {
-        case .restore:
-            let ids = try trashItemIDs(json["items"])
+    /// The changing routes of the Trash and of undo, their bodies decoded (`WebItemRequests`).
+    func trashChange(_ request: any WebRequestBody) throws -> WebResponse {
+        switch request {
+        case let body as RestoreBody:
+            // Resolved as `gallery restore` resolves its items (`ControlCommands.trashOrUndo`).
+            let ids = try node.read { replica in try body.items.map { try ItemReference.id($0).resolve(in: replica) } }
             let entry = try TrashItems.restore(ids, on: node)
-            return .json(["restored": ids.map(\.description), "undo": entry?.id ?? NSNull(), "message": entry?.label ?? "",
-                          "lastEventId": feed.advance()])
-        case .emptyTrash:
+            return .json(["restored": WebJSON(body.items.map(\.description)), "undo": WebJSON(entry?.id),
+                          "message": .string(entry?.label ?? ""), "lastEventId": advance()])
+        case let body as EmptyTrashBody:
             // No `items`: all of the Trash. Nothing undoes it: the page asks first.
-            let ids = json["items"] == nil || json["items"] is NSNull ? nil : try trashItemIDs(json["items"])
+            let ids = try body.items.map { items in try node.read { replica in try items.map { try ItemReference.id($0).resolve(in: replica) } } }
             let count = try TrashItems.empty(ids, on: node)
-            return .json(["deleted": count, "message": "Deleted \(TrashItems.count(count)) for good", "lastEventId": feed.advance()])
-        case .renameGallery:
-            let gallery = json["gallery"] as? String ?? ""
-            // The name's rule is the command line's (`FieldLimits.problem(withNewGalleryName:)`).
-            let name = (json["name"] as? String ?? "").trimmingCharacters(in: .whitespaces)
-            let entry = try GalleryChanges.rename(gallery, to: name, on: node)
-            return .json(["gallery": name, "undo": entry?.id ?? NSNull(), "message": entry?.label ?? "", "lastEventId": feed.advance()])
-        case .deleteGallery:
-            let entry = try GalleryChanges.delete(json["gallery"] as? String ?? "", on: node)
-            return .json(["undo": entry?.id ?? NSNull(), "message": entry?.label ?? "", "lastEventId": feed.advance()])
-        case .undo:
-            guard let number = json["entry"] as? NSNumber, let id = Int(exactly: number.doubleValue) else {
-                throw WebRefusal(400, "badEntry", "entry is the number an action answered as undo")
-            }
-            guard let entry = node.undo.entry(id) else {
+            return .json(["deleted": WebJSON(count), "message": .string("Deleted \(TrashItems.count(count)) for good"), "lastEventId": advance()])
+        case let body as RenameGalleryBody:
+            // The name's rule is the command line's (`FieldLimits.problem(withNewGalleryName:)`), untrimmed as there.
+            let entry = try GalleryChanges.rename(body.gallery, to: body.name, on: node)
+            return .json(["gallery": .string(body.name), "undo": WebJSON(entry?.id), "message": .string(entry?.label ?? ""),
+                          "lastEventId": advance()])
+        case let body as DeleteGalleryBody:
+            let entry = try GalleryChanges.delete(body.gallery, on: node)
+            return .json(["undo": WebJSON(entry?.id), "message": .string(entry?.label ?? ""), "lastEventId": advance()])
+        case let body as UndoBody:
+            guard let entry = node.undo.entry(body.entry) else {
                 throw WebRefusal(410, "undoExpired", "that action is no longer kept (the node keeps the last \(UndoJournal.capacity) while it runs)")
             }
-            let outcome = try UndoAction.perform(entry, redo: json["redo"] as? Bool == true, on: node)
-            return .json(["undo": outcome.entry?.id ?? NSNull(), "message": outcome.message, "done": outcome.done,
-                          "skipped": outcome.skipped, "lastEventId": feed.advance()])
+            let outcome = try UndoAction.perform(entry, redo: body.redo, on: node)
+            return .json(["undo": WebJSON(outcome.entry?.id), "message": .string(outcome.message), "done": WebJSON(outcome.done),
+                          "skipped": WebJSON(outcome.skipped), "lastEventId": advance()])
         default:
             throw WebRefusal(500, "internal", "not a Trash route")
-        }
-    }
-
-    /// Item IDs of a Trash route: 1 to 10,000 `COUNTER@REPLICA`.
-    private func trashItemIDs(_ value: Any?) throws -> [OpID] {
-        guard let texts = value as? [Any], !texts.isEmpty, texts.count <= ControlCommand.maximumBatchItems else {
-            throw WebRefusal(400, "badItems", "name 1 to 10,000 items")
-        }
-        return try texts.map { text in
-            guard let text = text as? String, let id = OpID(text) else { throw WebRefusal(404, "unknownItem", "\(text) is not an item ID") }
-            return id
         }
     }
 }

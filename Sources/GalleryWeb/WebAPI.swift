@@ -27,6 +27,8 @@ struct WebAPI: Sendable {
     let access: WebAccess
     /// The space ID (`SpaceIdentity`).
     let space: String
+    /// The directory the page's files are read from instead of the binary (`GALLERY_WEB_ASSETS`).
+    var pageOverride: WebPageOverride?
 
     /// The refusal of a request without a route: 404, or 405 with `Allow`.
     static func refusal(_ problem: WebRoute.Problem, path: Substring) -> WebResponse {
@@ -52,7 +54,7 @@ struct WebAPI: Sendable {
     private func answer(_ request: HTTPRequestHead, route: WebRoute, body: [UInt8]) throws -> Action {
         switch route {
         case .page, .style, .script:
-            return .complete(try asset(request.path))
+            return .complete(try asset(route))
         case .status:
             return .complete(status())
         case .galleries:
@@ -73,48 +75,41 @@ struct WebAPI: Sendable {
             return .events(after: resume)
         case .abandonUpload(let upload):
             try uploads.abandon(upload, reason: "cancelled")
-            return .complete(.json(["cancelled": upload, "lastEventId": feed.advance()]))
+            return .complete(.json(["cancelled": .string(upload), "lastEventId": advance()]))
         case .upload:
             // An upload's body is streamed by its connection (`WebConnection+Uploads`), never buffered here.
             throw WebRefusal(500, "internal", "an upload reached the buffered routes")
         case .change(let change):
-            guard let json = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
-                throw WebRefusal(400, "badJSON", "the body is not a JSON object")
-            }
-            return .complete(try self.change(change, json))
+            return .complete(try self.change(change, body: body))
         }
     }
 
-    /// A file of the page: embedded, or from `GALLERY_WEB_ASSETS` when set.
-    private func asset(_ path: Substring) throws -> WebResponse {
-        if let directory = PageAssets.overrideDirectory {
-            guard let asset = PageAssets.read(path, from: directory) else {
-                throw WebRefusal(500, "assets", "cannot read the page's files from \(directory.path) (\(PageAssets.overrideVariable))")
-            }
-            return WebResponse(status: .ok, contentType: asset.contentType, body: asset.body)
-        }
-        guard let asset = PageAssets.files.first(where: { $0.path == path }) else { throw WebRefusal(404, "notFound", "no such path") }
-        return WebResponse(status: .ok, contentType: asset.contentType, body: Array(asset.body.utf8))
+    /// A file of the page: embedded, or from `GALLERY_WEB_ASSETS` when set (`WebPageOverride`).
+    private func asset(_ route: WebRoute) throws -> WebResponse {
+        if let pageOverride { return try pageOverride.response(for: route) }
+        guard let asset = embeddedAsset(route) else { throw WebRefusal(404, "notFound", "no such path") }
+        return asset
     }
 
     /// `GET /api/status`.
     private func status() -> WebResponse {
         let replica = node.read { $0.id.description }
-        let transfers = node.transferListings.map { listing -> [String: Any] in
-            ["transfer": listing.transfer, "source": listing.source, "hash": listing.hash, "done": listing.done,
-             "total": listing.total, "move": listing.move, "state": listing.state, "secondsLeft": listing.secondsLeft]
+        let transfers = node.transferListings.map { listing -> WebJSON in
+            ["transfer": .string(listing.transfer), "source": .string(listing.source), "hash": .string(listing.hash),
+             "done": WebJSON(listing.done), "total": WebJSON(listing.total), "move": .bool(listing.move), "state": .string(listing.state),
+             "secondsLeft": .number(listing.secondsLeft)]
         }
-        let peers = node.peers.map { peer -> [String: Any] in ["name": peer.name ?? NSNull(), "state": peer.state.rawValue] }
-        return .json(["api": 1, "node": node.configuration.name, "space": space, "replica": replica, "origin": access.origin,
-                      "lastEventId": feed.advance(), "transfers": transfers, "peers": peers])
+        let peers = node.peers.map { peer -> WebJSON in ["name": WebJSON(peer.name), "state": .string(peer.state.rawValue)] }
+        return .json(["api": 1, "node": .string(node.configuration.name), "space": .string(space), "replica": .string(replica),
+                      "origin": .string(access.origin), "lastEventId": advance(), "transfers": .array(transfers), "peers": .array(peers)])
     }
 
     /// `GET /api/galleries`.
     private func galleries() throws -> WebResponse {
         let (galleries, last) = try feed.snapshot { replica in
-            try replica.galleries.map { ["name": $0, "count": try replica.count(in: $0)] as [String: Any] }
+            try replica.galleries.map { ["name": .string($0), "count": WebJSON(try replica.count(in: $0))] as WebJSON }
         }
-        return .json(["galleries": galleries, "lastEventId": last])
+        return .json(["galleries": .array(galleries), "lastEventId": WebJSON(last)])
     }
 
     /// `GET /api/galleries/NAME/items`.
@@ -122,7 +117,7 @@ struct WebAPI: Sendable {
         let (listing, last) = try feed.snapshot { [node] replica in
             try ControlCommands.listings(replica, gallery: name, transfers: node.transfers)
         }
-        // Written straight into bytes (`WebItems.encode`), not through `JSONSerialization` nor
+        // Written straight into bytes (`WebItems.encode`), not through `WebJSON` nor
         // `JSONEncoder`: for 10,000 items this answer is most of a large gallery's time to paint.
         let body = WebItems.encode(WebItems.Listing(gallery: name, items: listing.first?.items ?? [], lastEventId: last))
         return WebResponse(status: HTTPStatus(code: 200, reason: "OK"), contentType: "application/json", body: body)

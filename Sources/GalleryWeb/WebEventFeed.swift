@@ -119,7 +119,7 @@ final class WebEventFeed: @unchecked Sendable {
     func publishProgress(_ events: [WatchEvent]) {
         guard !events.isEmpty else { return }
         let encoded = events.map { event in
-            let data = WebResponse.encode(Self.json(of: event, progress: true))
+            let data = Self.json(of: event, progress: true).bytes
             return ServerSentEvent(event: "progress", data: String(decoding: data, as: UTF8.self)).encoded()
         }
         ring.withLock {
@@ -208,18 +208,18 @@ final class WebEventFeed: @unchecked Sendable {
 
     /// Caller holds `ring`.
     private func resetMessage() -> [UInt8] {
-        ServerSentEvent(event: "reset", data: String(decoding: WebResponse.encode(["lastEventId": covered]), as: UTF8.self)).encoded()
+        ServerSentEvent(event: "reset", data: String(decoding: (["lastEventId": WebJSON(covered)] as WebJSON).bytes, as: UTF8.self)).encoded()
     }
 
     /// One `changes` message: the `watch --json` events of `ops`, with the item (every event but
     /// `deleted` and `galleryCreated`) and, on the deletion of a placeholder, the reason when known.
     private func changesMessage(_ ops: [Op], id: Int, in replica: Replica) -> [UInt8] {
-        let events = WatchEvents.events(of: ops, in: replica, gallery: nil).map { event -> [String: Any] in
+        let events = WatchEvents.events(of: ops, in: replica, gallery: nil).map { event -> WebJSON in
             var json = Self.json(of: event, progress: false)
             let itemID = event.id.flatMap(OpID.init)
             switch event.event {
             case .deleted:
-                if let itemID, replica.item(itemID)?.state == .placeholder, let reason = reasons(itemID) { json["reason"] = reason }
+                if let itemID, replica.item(itemID)?.state == .placeholder, let reason = reasons(itemID) { json["reason"] = .string(reason) }
             case .galleryCreated:
                 break
             default:
@@ -229,21 +229,21 @@ final class WebEventFeed: @unchecked Sendable {
             }
             return json
         }
-        let data = WebResponse.encode(["id": id, "events": events])
+        let data = (["id": WebJSON(id), "events": .array(events)] as WebJSON).bytes
         return ServerSentEvent(id: String(id), event: "changes", data: String(decoding: data, as: UTF8.self)).encoded()
     }
 
     /// A `watch --json` event as a dictionary, every key present (null when unset).
-    static func json(of event: WatchEvent, progress: Bool) -> [String: Any] {
-        var json: [String: Any] = [
-            "event": event.event.rawValue, "id": event.id ?? NSNull(), "gallery": event.gallery ?? NSNull(),
-            "index": event.index ?? NSNull(), "title": event.title ?? NSNull(), "state": event.state ?? NSNull(),
+    static func json(of event: WatchEvent, progress: Bool) -> WebJSON {
+        var json: WebJSON = [
+            "event": .string(event.event.rawValue), "id": WebJSON(event.id), "gallery": WebJSON(event.gallery),
+            "index": WebJSON(event.index), "title": WebJSON(event.title), "state": WebJSON(event.state),
         ]
         if progress {
-            json["done"] = event.done ?? NSNull()
-            json["total"] = event.total ?? NSNull()
+            json["done"] = WebJSON(event.done)
+            json["total"] = WebJSON(event.total)
         } else {
-            json["field"] = event.field ?? NSNull()
+            json["field"] = WebJSON(event.field)
         }
         return json
     }

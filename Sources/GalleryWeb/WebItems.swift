@@ -5,12 +5,12 @@ import GalleryWire
 /// present, unset ones null.
 enum WebItems {
     /// ITEM for one listing.
-    static func json(_ item: ItemListing) -> [String: Any] {
+    static func json(_ item: ItemListing) -> WebJSON {
         [
-            "id": item.id, "title": item.title ?? NSNull(), "state": item.state, "hash": item.hash ?? NSNull(),
-            "bytes": item.bytes ?? NSNull(), "mediaType": item.mediaType ?? NSNull(),
-            "aspectRatio": item.aspectRatio ?? NSNull(), "url": item.url ?? NSNull(),
-            "progress": item.progress.map { ["done": $0.done, "total": $0.total] } ?? NSNull(),
+            "id": .string(item.id), "title": WebJSON(item.title), "state": .string(item.state), "hash": WebJSON(item.hash),
+            "bytes": WebJSON(item.bytes), "mediaType": WebJSON(item.mediaType),
+            "aspectRatio": WebJSON(item.aspectRatio), "url": WebJSON(item.url),
+            "progress": item.progress.map { ["done": WebJSON($0.done), "total": WebJSON($0.total)] } ?? .null,
         ]
     }
 

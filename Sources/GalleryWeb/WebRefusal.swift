@@ -12,11 +12,14 @@ struct WebRefusal: Error, LocalizedError {
     var code: String
     /// The `message`.
     var message: String
+    /// The field of the request body refused (`field`), if the refusal is of one.
+    var field: String?
 
-    init(_ code: Int, _ error: String, _ message: String) {
+    init(_ code: Int, _ error: String, _ message: String, field: String? = nil) {
         self.status = HTTPStatus(code: code, reason: WebResponse.reason(code))
         self.code = error
         self.message = message
+        self.field = field
     }
 
     var errorDescription: String? { message }
@@ -28,10 +31,16 @@ struct WebRefusal: Error, LocalizedError {
         self.init(status, code, error.description)
     }
 
-    /// The refusal of any error a route meets: its own, a use case's (`ActionError`, the model's,
-    /// storage faults), or else a failure of the node itself (500).
+    /// The refusal of a request body: 400 with the field's code and name (`WebBodyError`).
+    init(body error: WebBodyError) {
+        self.init(400, error.code, error.description, field: error.field?.rawValue)
+    }
+
+    /// The refusal of any error a route meets: its own, a request body's, a use case's
+    /// (`ActionError`, the model's, storage faults), or else a failure of the node itself (500).
     static func from(_ error: any Error) -> WebRefusal {
         if let refusal = error as? WebRefusal { return refusal }
+        if let body = error as? WebBodyError { return WebRefusal(body: body) }
         if let action = ActionError.from(error) { return WebRefusal(action: action) }
         return WebRefusal(500, "failed", error.localizedDescription)
     }
@@ -66,6 +75,9 @@ struct WebRefusal: Error, LocalizedError {
         case .notAnImage, .unusableImage: (415, "notAnImage")
         case .noBlobs: (503, "noBlobs")
         case .storage: (503, "storage")
+        case .membership(.unknownMember): (404, "unknownMember")
+        case .membership(.storage): (503, "storage")
+        case .membership: (409, "refused")
         case .refusedItem(_, _, let reason): statusAndCode(of: reason)
         case .model(let model): statusAndCode(of: model)
         }

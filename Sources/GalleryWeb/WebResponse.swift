@@ -10,11 +10,11 @@ struct WebResponse {
     var headers = HTTPHeaders()
 
     /// `object` as JSON.
-    static func json(_ object: [String: Any], status: Int = 200) -> WebResponse {
-        WebResponse(status: HTTPStatus(code: status, reason: reason(status)), contentType: "application/json", body: encode(object))
+    static func json(_ object: WebJSON, status: Int = 200) -> WebResponse {
+        WebResponse(status: HTTPStatus(code: status, reason: reason(status)), contentType: "application/json", body: object.bytes)
     }
 
-    /// `value` as JSON (`JSONEncoder`, keys sorted, as `JSONSerialization` writes them for `json(_:)`).
+    /// `value` as JSON (`JSONEncoder`, keys sorted, as `WebJSON` writes them for `json(_:)`).
     static func json(encoding value: some Encodable, status: Int = 200) -> WebResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -22,10 +22,11 @@ struct WebResponse {
         return WebResponse(status: HTTPStatus(code: status, reason: reason(status)), contentType: "application/json", body: body)
     }
 
-    /// A refusal's JSON (section 9).
+    /// A refusal's JSON (section 9): with `field` when a field of the request body is refused.
     static func refusal(_ refusal: WebRefusal) -> WebResponse {
-        WebResponse(status: refusal.status, contentType: "application/json",
-                    body: encode(["error": refusal.code, "message": refusal.message]))
+        var json: WebJSON = ["error": .string(refusal.code), "message": .string(refusal.message)]
+        if let field = refusal.field { json["field"] = .string(field) }
+        return WebResponse(status: refusal.status, contentType: "application/json", body: json.bytes)
     }
 
     /// The bytes to write: head (security fields, `Cache-Control: no-store` unless set,
@@ -42,11 +43,6 @@ struct WebResponse {
         if headers["cache-control"] == nil { all.add("Cache-Control", "no-store") }
         for (name, value) in headers where name.lowercased() != "x-content-type-options" { all.add(name, value) }
         return all
-    }
-
-    /// Compact JSON of a dictionary of JSON values (`NSNull` for null).
-    static func encode(_ object: [String: Any]) -> [UInt8] {
-        (try? Array(JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))) ?? Array("{}".utf8)
     }
 
     /// The reason phrase of a status code this adapter sends.

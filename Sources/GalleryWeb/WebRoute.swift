@@ -31,7 +31,7 @@ enum WebRoute: Equatable, Sendable {
     case thumbnail(String, ThumbnailSize)
 
     /// The changing routes, each a `POST` of a JSON object.
-    enum Change: Equatable, Sendable {
+    enum Change: Equatable, Sendable, CaseIterable {
         /// `/api/galleries`.
         case newGallery
         /// `/api/items/move`, `/api/items/delete`, `/api/items/update`, `/api/items/add-url`.
@@ -74,32 +74,25 @@ enum WebRoute: Equatable, Sendable {
     /// The methods a path takes and the route of each, in the order `Allow` lists them; nil for
     /// a path that is not the API's.
     private static func methods(of segments: [String]) -> [(method: String, route: WebRoute)]? {
-        switch segments {
-        case [""]: [("GET", .page)]
-        case ["assets", "app.css"]: [("GET", .style)]
-        case ["assets", "app.js"]: [("GET", .script)]
-        case ["api", "status"]: [("GET", .status)]
-        case ["api", "galleries"]: [("GET", .galleries), ("POST", .change(.newGallery))]
-        case ["api", "items", "move"]: [("POST", .change(.move))]
-        case ["api", "items", "delete"]: [("POST", .change(.delete))]
-        case ["api", "items", "update"]: [("POST", .change(.update))]
-        case ["api", "items", "add-url"]: [("POST", .change(.addURL))]
-        case ["api", "transfers", "cancel"]: [("POST", .change(.cancelTransfer))]
-        case ["api", "uploads"]: [("POST", .change(.announceUploads))]
-        case ["api", "drops"]: [("POST", .change(.drop))]
-        case ["api", "events"]: [("GET", .events)]
-        case ["api", "trash"]: [("GET", .trash)]
-        case ["api", "items", "restore"]: [("POST", .change(.restore))]
-        case ["api", "trash", "empty"]: [("POST", .change(.emptyTrash))]
-        case ["api", "galleries", "rename"]: [("POST", .change(.renameGallery))]
-        case ["api", "galleries", "delete"]: [("POST", .change(.deleteGallery))]
-        case ["api", "undo"]: [("POST", .change(.undo))]
-        case ["api", "members"]: [("GET", .members)]
-        case ["api", "invite"]: [("POST", .change(.invite))]
-        case ["api", "members", "revoke"]: [("POST", .change(.revoke))]
-        default: parameterized(segments)
-        }
+        let routes = table.filter { Self.segments(Substring($0.path)) == segments }.map { (method: $0.method, route: $0.route) }
+        return routes.isEmpty ? parameterized(segments) : routes
     }
+
+    /// Every path without a parameter, its method and route, in the order `Allow` lists a path's
+    /// methods: the one table of the API (each changing route's body type is `Change.bodyType`).
+    static let table: [(path: String, method: String, route: WebRoute)] = [
+        ("/", "GET", .page), ("/assets/app.css", "GET", .style), ("/assets/app.js", "GET", .script),
+        ("/api/status", "GET", .status),
+        ("/api/galleries", "GET", .galleries), ("/api/galleries", "POST", .change(.newGallery)),
+        ("/api/items/move", "POST", .change(.move)), ("/api/items/delete", "POST", .change(.delete)),
+        ("/api/items/update", "POST", .change(.update)), ("/api/items/add-url", "POST", .change(.addURL)),
+        ("/api/transfers/cancel", "POST", .change(.cancelTransfer)), ("/api/uploads", "POST", .change(.announceUploads)),
+        ("/api/drops", "POST", .change(.drop)), ("/api/events", "GET", .events), ("/api/trash", "GET", .trash),
+        ("/api/items/restore", "POST", .change(.restore)), ("/api/trash/empty", "POST", .change(.emptyTrash)),
+        ("/api/galleries/rename", "POST", .change(.renameGallery)), ("/api/galleries/delete", "POST", .change(.deleteGallery)),
+        ("/api/undo", "POST", .change(.undo)), ("/api/members", "GET", .members), ("/api/invite", "POST", .change(.invite)),
+        ("/api/members/revoke", "POST", .change(.revoke)),
+    ]
 
     /// The paths with a parameter segment: a gallery's items, an upload, a blob.
     private static func parameterized(_ segments: [String]) -> [(method: String, route: WebRoute)]? {

@@ -53,6 +53,9 @@ struct ActionErrorMappingTests {
         (.model(.itemInTrash(id)), 409, "inTrash", "item 7@00000000000000ab is in the Trash (restore it first)"),
         (.storage(.storageUnavailable("disk full")), 503, "storage",
          "disk full; changes are refused until storing works again (the node retries, and serves reads meanwhile)"),
+        (.membership(.unknownMember("bob")), 404, "unknownMember", "no member bob (a node ID or name from `gallery members`)"),
+        (.membership(.revokingItself), 409, "refused", "a node cannot revoke itself"),
+        (.membership(.storage("disk full")), 503, "storage", "cannot store the change: disk full"),
     ]
 
     /// The position of a case in `ActionError`'s declaration. No `default:`: a new case does not
@@ -94,12 +97,13 @@ struct ActionErrorMappingTests {
         case .refusedItem: 32
         case .model: 33
         case .storage: 34
+        case .membership: 35
         }
     }
 
     @Test("the samples cover every case of ActionError")
     func everyCase() {
-        #expect(Set(Self.samples.map { Self.ordinal($0.0) }) == Set(0...34))
+        #expect(Set(Self.samples.map { Self.ordinal($0.0) }) == Set(0...35))
     }
 
     @Test("each case: one status and code on the web, one message on the command line (the web's message too)")

@@ -76,6 +76,8 @@ package indirect enum ActionError: Error, Equatable, Sendable, CustomStringConve
     case model(ModelError)
     /// The node cannot store ops at the moment.
     case storage(SyncNodeError)
+    /// A membership command refused (`invite`, `revoke`): why.
+    case membership(SyncNode.MembershipFailure)
 
     /// The one-line reason a person reads.
     package var description: String {
@@ -114,6 +116,7 @@ package indirect enum ActionError: Error, Equatable, Sendable, CustomStringConve
         case .refusedItem(let named, let verb, let reason): "\(named): \(reason.description); nothing was \(verb)"
         case .model(let error): error.localizedDescription
         case .storage(let error): error.localizedDescription
+        case .membership(let failure): failure.localizedDescription
         }
     }
 
@@ -126,6 +129,7 @@ package indirect enum ActionError: Error, Equatable, Sendable, CustomStringConve
         case let action as ActionError: action
         case let model as ModelError: .model(model)
         case let storage as SyncNodeError: .storage(storage)
+        case let membership as SyncNode.MembershipFailure: .membership(membership)
         default: nil
         }
     }

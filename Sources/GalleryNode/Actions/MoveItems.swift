@@ -1,29 +1,36 @@
 import GalleryModel
+import GalleryWire
 
 /// A move of several items of this space into a gallery as one contiguous run, in the order
-/// given, the first at `index` of the destination counted without them (appended when nil): a
+/// given, the first at `index` of the destination counted without them (appended when nil; the
+/// gallery the items share when no destination is named, as `gallery move` without `--to`): a
 /// multi-selection reordered within a gallery or dropped on another gallery's name. Unlike `drag`
 /// it never copies nor fetches: placeholders move too, and no bytes need be here.
 package enum MoveItems {
     /// Moves the items; all or nothing.
     ///
-    /// - Throws: `ModelError.unknownGallery`, `.unknownItem`, `.itemDeleted`, `.indexOutOfRange`,
-    ///   or `ActionError` for an item named twice or an empty list.
+    /// - Throws: `ModelError.unknownGallery`, `.indexOutOfRange`, or `ActionError` for an item
+    ///   unknown, deleted or named twice (`resolveLive`, as `gallery move`) or an empty list.
     @discardableResult
-    package static func perform(_ items: [OpID], to gallery: String, at index: Int?, on node: SyncNode,
+    package static func perform(_ items: [OpID], to gallery: String?, at index: Int?, on node: SyncNode,
                                 scope: String? = nil) throws -> UndoJournal.Entry? {
-        guard !items.isEmpty else { throw ActionError.nothingNamed(command: "move", what: "item") }
+        guard !items.isEmpty else { throw ActionError.nothingNamed(command: "move", what: "ITEM") }
         let steps = try node.perform { replica -> [UndoStep] in
-            guard replica.hasGallery(gallery) else { throw ModelError.unknownGallery(gallery) }
-            var seen: Set<OpID> = []
-            for id in items {
-                guard let item = replica.item(id) else { throw ModelError.unknownItem(id) }
-                guard !item.isDeleted else { throw ModelError.itemDeleted(id) }
-                guard seen.insert(id).inserted else { throw ActionError.refusedItem("\(id)", verb: "moved", because: .repeatedItem(id)) }
-            }
-            return try moveRun(items, to: gallery, at: index, in: &replica)
+            if let gallery, !replica.hasGallery(gallery) { throw ModelError.unknownGallery(gallery) }
+            // Checked as `gallery move` checks its items: the same refusal, with the same line.
+            _ = try items.map(ItemReference.id).resolveLive(in: replica, verb: "moved")
+            return try moveRun(items, to: gallery ?? destination(of: items, in: replica), at: index, in: &replica)
         }
         return node.undo.record("Moved \(TrashItems.count(items.count))", steps, scope: scope)
+    }
+
+    /// The gallery live items all stand in: a move's destination when it names none.
+    ///
+    /// - Throws: `ActionError.ambiguousDestination` when they stand in several (or none).
+    package static func destination(of items: [OpID], in replica: Replica) throws -> String {
+        let galleries = Set(items.compactMap { replica.location(of: $0)?.gallery })
+        guard galleries.count == 1, let only = galleries.first else { throw ActionError.ambiguousDestination(galleries: galleries.count) }
+        return only
     }
 
     /// The move ops of a run: each item goes right before the item that stands at `index` once

@@ -6,7 +6,7 @@ import GalleryWire
 /// "Membership").
 extension SyncNode {
     /// Why a membership command was refused.
-    package enum MembershipFailure: Error, LocalizedError, Hashable {
+    package enum MembershipFailure: Error, LocalizedError, Hashable, Sendable {
         case noMembership
         case notListening
         case unknownMember(String)

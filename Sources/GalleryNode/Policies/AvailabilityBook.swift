@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCrypto
+import GalleryModel
 import GalleryWire
 
 /// Which connected peer holds which blobs, asked when a decision needs it (protocol.md, section
@@ -64,6 +65,36 @@ package final class AvailabilityBook: @unchecked Sendable {
             }
         }
         return result
+    }
+
+    /// The replicas of the connected peers that say they hold `hash`: one `holds_query` to every
+    /// peer at once, answered as soon as one says it holds it, or when all have answered, or after
+    /// `timeout` (a silent peer holds nothing as far as this is concerned). Where a request for
+    /// bytes goes first when the nodes that added the item are not connected. Not on the loop.
+    package func replicasHolding(_ hash: String, timeout: TimeInterval = 1) -> [ReplicaID] {
+        guard let node else { return [] }
+        let peers = node.fetchPeers()
+        guard !peers.isEmpty else { return [] }
+        var asked: [(id: UInt64, replica: ReplicaID)] = []
+        lock.withLock {
+            for peer in peers {
+                nextID += 1
+                questions[nextID] = Question(connection: peer.connection.id, hashes: [hash])
+                asked.append((nextID, peer.replica))
+            }
+        }
+        let query = [ThumbnailReplicator.bytes(ofHex: hash)]
+        for (peer, question) in zip(peers, asked) { _ = peer.connection.send(.holdsQuery(id: question.id, hashes: query)) }
+        let deadline = Date().addingTimeInterval(timeout)
+        return lock.withLock {
+            func holding() -> [ReplicaID] {
+                asked.filter { questions[$0.id]?.bitmap?.first.map { $0 & 1 != 0 } ?? false }.map(\.replica)
+            }
+            while holding().isEmpty, asked.contains(where: { questions[$0.id]?.bitmap == nil }), lock.wait(until: deadline) {}
+            let found = holding()
+            for question in asked { questions[question.id] = nil }
+            return found
+        }
     }
 
     /// A peer's `holds`: the answer to one of this node's questions to that peer.

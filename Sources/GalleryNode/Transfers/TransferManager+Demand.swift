@@ -139,6 +139,19 @@ extension SyncNode {
         [item.id.replica] + (item.origin.map { [$0.replica] } ?? [])
     }
 
+    /// The replicas to ask first for `hash`: the node that added the item and the one it was copied
+    /// from when one of them is connected; otherwise the connected peers that say they hold the
+    /// bytes (the availability summary, protocol.md section 8.2: one `holds_query` to each peer at
+    /// once), so that the request goes to a holder instead of asking each peer in turn. Not on the
+    /// loop: it may wait for the peers' answers (at most 1 s).
+    private func holders(of item: Item, hash: String) -> [ReplicaID] {
+        let named = Self.holders(of: item)
+        guard configuration.blobs?.contains(hash) != true else { return named }
+        let connected = Set(fetchPeers().map(\.replica))
+        guard !named.contains(where: connected.contains) else { return named }
+        return policies.availability.replicasHolding(hash) + named
+    }
+
     /// Fetches the bytes `hash` from a peer unless this node holds them, when one of its items names
     /// them (with their size): `answer` is called once, on another thread. Returns false, calling
     /// nothing, when no item names `hash` (the node fetches no bytes it has no use for) or it keeps
@@ -146,7 +159,7 @@ extension SyncNode {
     package func demandBytes(named hash: String, tap: (any DemandTap)? = nil, answer: @escaping TransferManager.DemandAnswer) -> Bool {
         guard let transfers, let item = read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size >= 0 else { return false }
         let held = configuration.blobs?.contains(hash) ?? true
-        transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item), tap: tap) { [weak self] result in
+        transfers.demand(hash, size: Int(size), preferred: holders(of: item, hash: hash), tap: tap) { [weak self] result in
             if case .success = result, !held { self?.originalFetchedOnDemand(hash, size: Int(size)) }
             answer(result.mapError { self?.namingOfflineHolder($0, of: item) ?? $0 })
         }
@@ -175,7 +188,7 @@ extension SyncNode {
         let answered = DispatchSemaphore(value: 0)
         let outcome = Mutex<Result<Void, DemandFailure>>(.failure(.stopped))
         let held = configuration.blobs?.contains(hash) ?? true
-        transfers.demand(hash, size: Int(size), preferred: Self.holders(of: item)) { [weak self] result in
+        transfers.demand(hash, size: Int(size), preferred: holders(of: item, hash: hash)) { [weak self] result in
             if case .success = result, !held { self?.originalFetchedOnDemand(hash, size: Int(size)) }
             outcome.withLock { $0 = result }
             answered.signal()

@@ -67,6 +67,7 @@ extension TransferManager {
                   case .fetching(let asked, let open, let peer, _) = download.phase,
                   asked === connection, open == request else { return }
             if code == .notFound {
+                notFoundAnswers += 1
                 download.refusedBy.insert(peer)
                 download.phase = .waiting(until: 0)
             } else {

@@ -69,6 +69,14 @@ package final class TransferManager: @unchecked Sendable {
     var outcomeOrder: [OpID] = []
     /// Peers that sent bytes of another hash, per blob, beyond the download that caught them.
     var mismatchedHolders = MismatchedHolders()
+    /// Fetches a peer answered `not_found` since the node started (under `lock`): each is a round
+    /// trip spent asking a peer that does not hold the bytes.
+    var notFoundAnswers = 0
+
+    /// Fetches answered `not_found` since the node started.
+    package var fetchesNotFound: Int {
+        lock.withLock { notFoundAnswers }
+    }
     /// Why a placeholder about to be deleted by this node fails (else: deleted by someone).
     var failureReasons: [OpID: String] = [:]
     var waiters: [(ids: Set<OpID>, callback: @Sendable ([OpID: TransferOutcome]) -> Void)] = []

@@ -5,7 +5,7 @@ import GalleryHTTP
 extension WebAPI {
     /// The page's files answered on the loop itself: they are in the binary, nothing blocks.
     func embeddedAsset(_ route: WebRoute) -> WebResponse? {
-        guard PageAssets.overrideDirectory == nil else { return nil }
+        guard pageOverride == nil else { return nil }
         let path = switch route {
         case .page: "/"
         case .style: "/assets/app.css"

@@ -111,7 +111,7 @@ extension WebAPI {
             let (item, hash) = try uploads.finish(receiver)
             let listing = node.read { replica in replica.item(item) }
             let json = listing.map { WebItems.json(ControlCommands.listing($0, transfers: node.transfers)) }
-            return .json(["item": json ?? NSNull(), "hash": hash, "lastEventId": feed.advance()])
+            return .json(["item": json ?? .null, "hash": .string(hash), "lastEventId": advance()])
         } catch {
             return .refusal(WebRefusal.from(error))
         }

@@ -57,8 +57,12 @@ package final class WebServer: @unchecked Sendable {
         try self.init(node: node, directory: directory, listen: listen, temporaryDirectory: temporaryDirectory, limits: limits)
     }
 
-    /// Binds `listen` and starts serving `node`, with every bound of a connection given.
-    init(node: SyncNode, directory: URL, listen: Endpoint, temporaryDirectory: URL, limits: WebConnection.Limits) throws {
+    /// Binds `listen` and starts serving `node`, with every bound of a connection given;
+    /// `assets`, when set, is the directory the page's files are read from (`WebPageOverride`; by
+    /// default `GALLERY_WEB_ASSETS`'s), refused at once when it is not a directory.
+    init(node: SyncNode, directory: URL, listen: Endpoint, temporaryDirectory: URL, limits: WebConnection.Limits,
+         assets: String? = PageAssets.overrideDirectory?.path) throws {
+        let pageOverride = try assets.map(WebPageOverride.init)
         self.limits = limits
         let token = try WebToken.load(in: directory)
         if let shared = node.ioLoops {
@@ -84,7 +88,8 @@ package final class WebServer: @unchecked Sendable {
         let feed = WebEventFeed(node: node) { [weak node] item in
             uploads.reason(of: item) ?? node?.transfers?.failureReason(of: item)
         }
-        api = WebAPI(node: node, feed: feed, uploads: uploads, access: access, space: SpaceIdentity.id(of: node.configuration.space))
+        api = WebAPI(node: node, feed: feed, uploads: uploads, access: access, space: SpaceIdentity.id(of: node.configuration.space),
+                     pageOverride: pageOverride)
         listener.start(
             accepted: { [weak self] descriptor, remote in
                 guard let self else { return POSIX.closeDescriptor(descriptor) }

@@ -132,10 +132,22 @@ package enum ControlCommand: Hashable, Sendable {
         case .add(let request): request.boundsProblem
         case .update(let request): Self.problem(withBatch: request.items) ?? request.boundsProblem
         case .drag(let request): request.boundsProblem
+        case .invite(let seconds):
+            Self.invitationSeconds.contains(seconds) ? nil
+                : "an invitation lasts \(Self.invitationSeconds.lowerBound) to \(Self.invitationSeconds.upperBound) seconds (\(seconds) given)"
+        case .revoke(let node):
+            // A node's name is its own gallery's name: the same bytes.
+            FieldLimits.galleryNameBytes.contains(node.utf8.count) ? nil
+                : "NODE is a node ID or a node's name of 1 to \(FieldLimits.galleryNameBytes.upperBound) bytes (\(node.utf8.count) given)"
         case .galleries, .list, .export, .peers, .status, .connect, .disconnect, .forget, .watch, .cancel,
-             .listTrash, .undo, .redo, .invite, .members, .revoke: nil
+             .listTrash, .undo, .redo, .members: nil
         }
     }
+
+    /// How long an invitation may last, in seconds (`invite --expires`, `POST /api/invite`): a week at most.
+    package static let invitationSeconds: ClosedRange<UInt64> = 1...604_800
+    /// How long an invitation lasts when the command does not say: 10 minutes.
+    package static let defaultInvitationSeconds: UInt64 = 600
 
     /// The most items one `move`, `delete` or `update` names: as many as the web API's batches
     /// take, so that one batch is one durable batch of ops of a bounded size.

@@ -10,12 +10,12 @@ struct InviteCommand: NodeSubcommand {
 
     init(parsing arguments: inout ArgumentList) throws(CommandFailure) {
         if let text = try arguments.option("--expires") {
-            guard let value = UInt64(text), (1...604_800).contains(value) else {
+            guard let value = UInt64(text), ControlCommand.invitationSeconds.contains(value) else {
                 throw arguments.failure("--expires: \(text) is not a number of seconds from 1 to 604800")
             }
             seconds = value
         } else {
-            seconds = 600
+            seconds = ControlCommand.defaultInvitationSeconds
         }
     }
 
