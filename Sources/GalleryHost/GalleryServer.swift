@@ -138,7 +138,10 @@ package final class GalleryServer: @unchecked Sendable {
             // No sealed heartbeat a second on an idle link (protocol.md, section 10).
             configuration.quiet = .standard
             configure(&configuration)
-            self.node = SyncNode(configuration: configuration, replica: replica)
+            let node = SyncNode(configuration: configuration, replica: replica)
+            self.node = node
+            // The mirror's fsyncs on the node's workers, not a thread of their own.
+            storage.recordLog.runMirrorSyncs { [workers = node.workers] job in workers.async(job) }
         } catch {
             close(lockDescriptor)
             throw error

@@ -26,6 +26,8 @@ final class SimulatedNode: @unchecked Sendable {
     private(set) var node: SyncNode?
     /// The incarnation's lanes: inbox, timers, durability step.
     private var lanes: [Int] = []
+    /// The incarnation's workers (their lane, once used, dies with the others at a crash).
+    private var workers: SimulatedWorkPool?
     /// The incarnation's transport (it holds the lanes of dialed channel ends).
     private var transport: SimulatedTransport?
     /// Incarnations started so far.
@@ -55,6 +57,7 @@ final class SimulatedNode: @unchecked Sendable {
         incarnations += 1
         let scheduler = network.scheduler
         let inbox = scheduler.makeLane(), timers = scheduler.makeLane(), durability = scheduler.makeLane()
+        let workers = SimulatedWorkPool(scheduler: scheduler)
         let transport = SimulatedTransport(network: network, index: index, lane: timers)
         let random = RandomSource(seed: parameters.seed ^ (UInt64(index) << 20) ^ (UInt64(incarnations) << 44))
         let fsync = UInt64(parameters.fsyncMilliseconds) * 1_000_000
@@ -71,6 +74,7 @@ final class SimulatedNode: @unchecked Sendable {
                 SimulatedNode.epoch - (hijacks ? 1_000_000 : 0) + Double(scheduler.now) / 1e9
             })
         configuration.environment.wireTally = network.tally
+        configuration.environment.makeWorkPool = { _ in workers }
         if parameters.sabotage == .silentRoot && index == 0 {
             configuration.environment.withheldFrames = [.ops, .opsCompact, .ihave, .ihaveTotal, .caughtUp]
         }
@@ -80,6 +84,7 @@ final class SimulatedNode: @unchecked Sendable {
         self.node = node
         self.transport = transport
         lanes = [inbox, timers, durability]
+        self.workers = workers
         // A simulated transport neither fails to listen nor throws.
         _ = try? node.start()
     }
@@ -88,11 +93,12 @@ final class SimulatedNode: @unchecked Sendable {
     /// its links reset; storage keeps what was synced.
     func crash(network: SimulatedNetwork) {
         guard node != nil else { return }
-        for lane in lanes + (transport?.ownedLanes ?? []) { network.scheduler.kill(lane) }
+        for lane in lanes + (transport?.ownedLanes ?? []) + (workers?.lane.map { [$0] } ?? []) { network.scheduler.kill(lane) }
         network.crash(index)
         if lyingFsync { store.forgetLastBatch() }
         node = nil
         transport = nil
+        workers = nil
         lanes = []
     }
 }

@@ -49,7 +49,7 @@ package enum Drop {
             var listings: [DropListing] = []
             var started: [Transfer] = []
             var preferred: [OpID: [ReplicaID]] = [:]
-            let deadline = Date().addingTimeInterval(timeout)
+            let deadline = Date(timeIntervalSince1970: node.configuration.environment.wallClock()).addingTimeInterval(timeout)
             for (offset, item) in items.enumerated() {
                 let placeholder = first.id.advanced(by: offset)
                 if holdsBytes(item) {

@@ -15,17 +15,17 @@ package final class NodeEvents: @unchecked Sendable {
     final class Subscriber: @unchecked Sendable {
         let limit: Int
         let handler: @Sendable (NodeEvent) -> Void
-        let worker: WorkThread
+        let worker: any NodeExecutor
         private let lock = NSLock()
         // Guarded by `lock`.
         private var queued: [NodeEvent] = []
         private var scheduled = false
         private var cancelled = false
 
-        init(name: String, limit: Int, handler: @escaping @Sendable (NodeEvent) -> Void) {
+        init(name: String, limit: Int, executor: (any NodeExecutor)?, handler: @escaping @Sendable (NodeEvent) -> Void) {
             self.limit = max(1, limit)
             self.handler = handler
-            self.worker = WorkThread(name: name, idleTimeout: 1)
+            self.worker = executor ?? WorkThread(name: name, idleTimeout: 1)
         }
 
         /// Queues an event (or, over the limit, replaces the queue by `.resyncNeeded`).
@@ -83,13 +83,15 @@ package final class NodeEvents: @unchecked Sendable {
 
     init() {}
 
-    /// Calls `handler` with every event from now on, on a thread of the subscription's own, in
-    /// order; at most `limit` events wait for it (then `.resyncNeeded`).
+    /// Calls `handler` with every event from now on, on a thread of the subscription's own (or
+    /// on `executor`, a serial one, for a handler that never waits long), in order; at most `limit`
+    /// events wait for it (then `.resyncNeeded`).
     @discardableResult
-    package func subscribe(limit: Int = NodeEvents.defaultLimit, _ handler: @escaping @Sendable (NodeEvent) -> Void) -> Subscription {
+    package func subscribe(limit: Int = NodeEvents.defaultLimit, on executor: (any NodeExecutor)? = nil,
+                           _ handler: @escaping @Sendable (NodeEvent) -> Void) -> Subscription {
         lock.withLock {
             nextID += 1
-            subscribers[nextID] = Subscriber(name: "node-events-\(nextID)", limit: limit, handler: handler)
+            subscribers[nextID] = Subscriber(name: "node-events-\(nextID)", limit: limit, executor: executor, handler: handler)
             return Subscription(id: nextID)
         }
     }

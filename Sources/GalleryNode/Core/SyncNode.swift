@@ -40,6 +40,8 @@ package final class SyncNode: @unchecked Sendable {
     let writer: GroupCommit?
     /// The node's event stream: ops applied and durable, transfer progress, peer changes.
     package let events = NodeEvents()
+    /// The node's fixed pool of workers: transfers, thumbnails, `holds` answers, the mirror's fsync.
+    package let workers: any NodeWorkPool
     /// Fills this node's placeholders, when it keeps blobs.
     package let transfers: TransferManager?
     /// Makes the thumbnails of the originals held here (`Thumbnails/`); nil without blob stores.
@@ -141,26 +143,21 @@ package final class SyncNode: @unchecked Sendable {
                 node.loop.async { node.handle(outcome) }
             }
         }
-        self.transfers = configuration.blobs.map { TransferManager(blobs: $0, maximumFrameSize: configuration.maximumFrameSize) }
-        self.thumbnails = configuration.blobs.flatMap { blobs in
-            configuration.derived.map { ThumbnailMaker(originals: blobs, derived: $0, log: configuration.log) }
+        let workers = configuration.environment.makeWorkPool("node work")
+        self.workers = workers
+        self.transfers = configuration.blobs.map {
+            TransferManager(blobs: $0, maximumFrameSize: configuration.maximumFrameSize, workers: workers, environment: configuration.environment)
         }
-        self.thumbnailReplicator = thumbnails.map { ThumbnailReplicator(maker: $0) }
+        self.thumbnails = configuration.blobs.flatMap { blobs in
+            configuration.derived.map { ThumbnailMaker(originals: blobs, derived: $0, workers: workers, log: configuration.log) }
+        }
+        self.thumbnailReplicator = thumbnails.map { ThumbnailReplicator(maker: $0, work: workers.makeLane("thumbnail replication")) }
         self.policies = NodePolicies(configuration: configuration)
         report.value = self
         transfers?.node = self
         thumbnailReplicator?.node = self
         policies.attach(self)
         watchForThumbnails()
-        if let transfers {
-            events.subscribe { [weak transfers] event in
-                switch event {
-                case .applied(let ops): transfers?.applied(ops)
-                case .resyncNeeded: transfers?.resync()
-                case .transferProgress, .peerChanged: break
-                }
-            }
-        }
     }
 
     // MARK: Local use

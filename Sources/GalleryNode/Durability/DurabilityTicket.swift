@@ -1,6 +1,7 @@
 import Foundation
 
-/// What a `perform` waits on: its ops durable, or the reason they could not be stored.
+/// What a `perform` waits on (or is called back by, `whenDone`): its ops durable, or the reason
+/// they could not be stored.
 ///
 /// `@unchecked Sendable`: its state is guarded by `condition`.
 final class DurabilityTicket: @unchecked Sendable {
@@ -8,6 +9,7 @@ final class DurabilityTicket: @unchecked Sendable {
     // Guarded by `condition`.
     private var done = false
     private var failure: String?
+    private var callbacks: [@Sendable (String?) -> Void] = []
 
     /// The ops are durable.
     func succeed() {
@@ -27,12 +29,28 @@ final class DurabilityTicket: @unchecked Sendable {
         }
     }
 
+    /// Calls `callback` with the outcome (nil when durable, else why not) once known: at once when
+    /// it is, else on the thread that finishes the ticket (the node's loop: it must only hand over).
+    func whenDone(_ callback: @escaping @Sendable (String?) -> Void) {
+        let outcome = condition.withLock { () -> String?? in
+            guard done else {
+                callbacks.append(callback)
+                return .none
+            }
+            return .some(failure)
+        }
+        if let outcome { callback(outcome) }
+    }
+
     private func finish(_ reason: String?) {
-        condition.withLock {
-            guard !done else { return }
+        let waiting = condition.withLock { () -> [@Sendable (String?) -> Void] in
+            guard !done else { return [] }
             done = true
             failure = reason
             condition.broadcast()
+            defer { callbacks = [] }
+            return callbacks
         }
+        for callback in waiting { callback(reason) }
     }
 }

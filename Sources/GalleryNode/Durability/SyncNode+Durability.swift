@@ -37,6 +37,9 @@ extension SyncNode {
         assert(end <= replica.opCount, "only applied ops become durable")
         guard let released = durability.becameDurable(upTo: end) else { return }
         relayOrHold(released.batches)
+        // Told here, on the loop, rather than by an event subscription (a thread of its own): a
+        // delete of a placeholder in flight ends its transfer (`TransferManager.applied`).
+        if let transfers { for batch in released.batches { transfers.applied(batch.ops) } }
         if !events.isEmpty {
             let batches = released.batches
             events.publish(.applied(batches.count == 1 ? batches[0].ops : batches.flatMap(\.ops)))

@@ -3,7 +3,7 @@ import GalleryIO
 import GalleryWire
 
 /// What waits to go to one peer: frames by priority (control before ops before bulk, bounded by
-/// the slow-peer limit) and the fetches being served, a chunk at a time, round robin, only when no
+/// the slow-peer limit) and the fetches being served, a chunk at a time, oldest first, only when no
 /// frame waits. Its channel pulls bytes from it when the socket has room.
 ///
 /// Any thread may push; `@unchecked Sendable`: all state is guarded by `condition`.
@@ -25,9 +25,8 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
 
     private let condition = NSCondition()
     private var queue: OutboundQueue
-    /// Fetches being served, sent a chunk at a time, round robin, when no frame waits.
+    /// Fetches being served, sent a chunk at a time, oldest first, when no frame waits.
     private var servedFetches: [ChunkStream] = []
-    private var servedTurn = 0
     private var closing = false
     /// Seals every frame after the handshake; nil before.
     private var sealer: RecordSealer?
@@ -190,8 +189,11 @@ final class PeerOutbox: OutboundByteSource, @unchecked Sendable {
                     drained = true
                     return .idle
                 }
-                servedTurn = (servedTurn + 1) % servedFetches.count
-                return .chunk(servedFetches[servedTurn])
+                // The oldest fetch first: a requester asks in the order it wants the bytes (a
+                // drag's, in drop order, each fetch a few chunks), so its placeholders fill in
+                // that order; round robin finished them all at about the same time, in an order
+                // of its own.
+                return .chunk(servedFetches[0])
             }
             switch work {
             case .frames(let bytes, let drained):

@@ -10,7 +10,8 @@ import GalleryWire
 ///
 /// Also answers the peers' `holds_query` from this node's blob store.
 ///
-/// `@unchecked Sendable`: the questions in flight are guarded by `lock`.
+/// `@unchecked Sendable`: the questions in flight are guarded by `lock`; `node` and `serving` are
+/// set once, by the node's `init`, before any use.
 package final class AvailabilityBook: @unchecked Sendable {
     /// How long a question waits for peers' answers; a peer silent for this long holds nothing
     /// as far as the question is concerned.
@@ -26,7 +27,8 @@ package final class AvailabilityBook: @unchecked Sendable {
     private let lock = NSCondition()
     private var nextID: UInt64 = 0
     private var questions: [UInt64: Question] = [:]
-    private let serving = DispatchQueue(label: "holds-query", qos: .utility)
+    /// Where peers' `holds_query` are answered: a lane of the node's workers, set with `node`.
+    var serving: (any NodeExecutor)?
 
     /// For each of `hashes`, the names of the connected peers that say they hold it (none: no
     /// reachable node is known to hold it). Waits for the answers, at most `answerTimeout`: not
@@ -116,7 +118,7 @@ package final class AvailabilityBook: @unchecked Sendable {
 
     /// Answers a peer's `holds_query` from the blob store, off the connection's event loop.
     func serve(_ id: UInt64, hashes: [[UInt8]], on connection: Connection) {
-        serving.async { [weak self] in
+        serving?.async { [weak self] in
             let blobs = self?.node?.configuration.blobs
             var bitmap = [UInt8](repeating: 0, count: (hashes.count + 7) / 8)
             for (index, hash) in hashes.enumerated() where blobs?.contains(SHA256.hex(hash)) == true {

@@ -19,6 +19,7 @@ package final class NodePolicies: Sendable {
     /// Tells each part its node; once, from the node's `init`.
     func attach(_ node: SyncNode) {
         availability.node = node
+        availability.serving = node.workers.makeLane("holds")
         cache?.node = node
         eager?.node = node
     }

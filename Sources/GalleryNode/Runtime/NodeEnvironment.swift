@@ -30,6 +30,9 @@ package struct NodeEnvironment: Sendable {
     /// Frame types the node never sends: a hostile member in a simulation (one that withholds
     /// the ops it should relay, `MeshParameters.Sabotage.silentRoot`); empty in production.
     package var withheldFrames: Set<FrameType> = []
+    /// Makes the node's pool of workers (`NodeWorkPool`): transfers, thumbnails, the answers to
+    /// `holds_query` and the op log mirror's fsync run on it, named for debuggers.
+    package var makeWorkPool: @Sendable (_ name: String) -> any NodeWorkPool = { WorkPool(name: $0) }
 
     package init(
         clock: any NodeClock, makeInbox: @escaping @Sendable (String) -> any NodeExecutor,

@@ -6,10 +6,11 @@ import GalleryModel
 /// `GET /thumbnails/HASH/SIZE`).
 extension SyncNode {
     /// Subscribes the thumbnail maker to the node's events: the originals that ops name and that
-    /// this node holds get their thumbnails made. Called once, from `init`.
+    /// this node holds get their thumbnails made. Called once, from `init`. The handler only
+    /// queues work, so it runs on a lane of the node's workers, not a thread of its own.
     func watchForThumbnails() {
         guard thumbnails != nil else { return }
-        events.subscribe { [weak self] event in
+        events.subscribe(on: workers.makeLane("thumbnail events")) { [weak self] event in
             guard let self else { return }
             switch event {
             case .applied(let ops): contentArrived(Self.contentHashes(in: ops))

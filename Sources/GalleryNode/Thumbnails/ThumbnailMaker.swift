@@ -14,8 +14,12 @@ import GalleryImaging
 /// memory, bounded by `limits` (`ImageLimits.standard`: 256 MiB, the decoded raster of at most 64
 /// megapixels after scaling included, checked against the headers before any buffer is
 /// allocated), then the resampled rasters (a few MiB): under 330 MiB a job. At most `width` jobs run
-/// at once (the cores, at most 4). A hostile picture costs an error and a recorded reason, never
-/// more than that bound.
+/// at once (the cores, at most 4, and one fewer than the node's workers, so that a chunk to store
+/// or the mirror's fsync always finds one free). A hostile picture costs an error and a recorded
+/// reason, never more than that bound.
+///
+/// The jobs run on the node's workers (`NodeWorkPool`), one picture per job: a thread of the pool
+/// goes back to the other lanes between two pictures.
 ///
 /// `@unchecked Sendable`: the queues and job table are guarded by `lock`.
 package final class ThumbnailMaker: @unchecked Sendable {
@@ -33,6 +37,8 @@ package final class ThumbnailMaker: @unchecked Sendable {
     /// The decoders' bounds.
     let limits: ImageLimits
     let log: NodeLog
+    /// Where the jobs run.
+    let workers: any NodeWorkPool
 
     private let lock = NSLock()
     /// The answers waiting for each queued or running job.
@@ -48,10 +54,15 @@ package final class ThumbnailMaker: @unchecked Sendable {
     private var madeCount = 0
     private var failedCount = 0
 
-    package init(originals: any BlobSource, derived: any DerivedBlobSource, width: Int? = nil, limits: ImageLimits = .standard, log: NodeLog) {
+    /// A maker on `workers`; without them, on a pool of its own of `width` threads.
+    package init(originals: any BlobSource, derived: any DerivedBlobSource, width: Int? = nil, workers: (any NodeWorkPool)? = nil,
+                 limits: ImageLimits = .standard, log: NodeLog) {
         self.originals = originals
         self.derived = derived
-        self.width = max(1, width ?? min(4, ProcessInfo.processInfo.activeProcessorCount))
+        let cores = min(4, ProcessInfo.processInfo.activeProcessorCount)
+        let pool = workers ?? WorkPool(name: "thumbnails", width: width ?? cores)
+        self.workers = pool
+        self.width = max(1, min(width ?? cores, workers == nil ? pool.width : pool.width - 1))
         self.limits = limits
         self.log = log
     }
@@ -99,7 +110,7 @@ package final class ThumbnailMaker: @unchecked Sendable {
         }
         switch start {
         case nil: answer?(.failure(.stopped))
-        case true?: DispatchQueue.global(qos: .utility).async { self.work() }
+        case true?: workers.async { self.work() }
         case false?: break
         }
     }
@@ -119,20 +130,21 @@ package final class ThumbnailMaker: @unchecked Sendable {
         for answer in answers { answer(.failure(.stopped)) }
     }
 
-    /// A pool thread: takes jobs until none is queued.
+    /// One of the `width` running jobs: makes the next queued picture, then queues itself again
+    /// for the one after (so the worker serves other lanes in between), until none is queued.
     private func work() {
-        while let hash = next() {
-            let result = makeNow(hash)
-            let answers = lock.withLock { () -> [Answer] in
-                switch result {
-                case .success: madeCount += 1
-                case .failure(.undecodable): failedCount += 1
-                default: break
-                }
-                return jobs.removeValue(forKey: hash) ?? []
+        guard let hash = next() else { return }
+        let result = makeNow(hash)
+        let answers = lock.withLock { () -> [Answer] in
+            switch result {
+            case .success: madeCount += 1
+            case .failure(.undecodable): failedCount += 1
+            default: break
             }
-            for answer in answers { answer(result) }
+            return jobs.removeValue(forKey: hash) ?? []
         }
+        for answer in answers { answer(result) }
+        workers.async { self.work() }
     }
 
     /// The next queued job, urgent first; nil (and one thread fewer running) when none is left.

@@ -15,8 +15,9 @@ import GalleryWire
 /// that peer, and is a JPEG at most `maximumThumbnailBytes` long whose long edge is at most the
 /// size asked (a member can send a wrong picture, never a large or undecodable one).
 ///
-/// `@unchecked Sendable`: the queues are guarded by `lock`; the work runs on `work`, a serial
-/// queue, never on the node's loop nor a connection's event loop.
+/// `@unchecked Sendable`: the queues are guarded by `lock`; the work runs on `work`, a serial lane
+/// of the node's workers, never on the node's loop nor a connection's event loop; its ticks are
+/// timers of the node (`SyncNode.scheduleTimer`).
 package final class ThumbnailReplicator: @unchecked Sendable {
     /// Pictures asked of peers at once (two requests each): a node joining a space of 10,000
     /// items opens 16 requests, not 20,000.
@@ -39,7 +40,7 @@ package final class ThumbnailReplicator: @unchecked Sendable {
 
     weak var node: SyncNode?
     let maker: ThumbnailMaker
-    private let work = DispatchQueue(label: "thumbnail-replication", qos: .utility)
+    private let work: any NodeExecutor
     private let lock = NSLock()
     private var queue: [String] = []
     private var queued: Set<String> = []
@@ -61,8 +62,10 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     private var receivedCount = 0
     private var receivedBytes = 0
 
-    init(maker: ThumbnailMaker) {
+    /// A replicator whose work runs on `work` (a serial lane).
+    init(maker: ThumbnailMaker, work: any NodeExecutor) {
         self.maker = maker
+        self.work = work
     }
 
     /// Thumbnails received from peers and stored, and their bytes.
@@ -201,24 +204,30 @@ package final class ThumbnailReplicator: @unchecked Sendable {
             tickDue = due
             return delay
         }
-        guard let delay else { return }
-        work.asyncAfter(deadline: .now() + delay) { [weak self] in
+        guard let delay, let node else { return }
+        node.scheduleTimer(after: UInt64(delay * 1e9)) { [weak self] in
             guard let self else { return }
-            let due = lock.withLock { () -> Bool in
-                guard let scheduled = tickDue, scheduled <= Date().addingTimeInterval(0.005) else { return false }
-                tickDue = nil
-                let now = Date()
-                for (hash, flight) in flights where now.timeIntervalSince(flight.sentAt) > Self.answerTimeout {
-                    refuse(hash, by: flight.connection.id)
-                }
-                if !parked.isEmpty, now.timeIntervalSince(lastRetry) > parkedRetry {
-                    unpark()
-                    parkedRetry = min(parkedRetry * 2, Self.lastParkedRetry)
-                }
-                return true
-            }
-            if due { pump() }
+            work.async { self.tick() }
         }
+    }
+
+    /// A tick: requests past `answerTimeout` are asked of another peer, parked pictures go back
+    /// to the queue when their retry is due. On `work`.
+    private func tick() {
+        let due = lock.withLock { () -> Bool in
+            guard let scheduled = tickDue, scheduled <= Date().addingTimeInterval(0.005) else { return false }
+            tickDue = nil
+            let now = Date()
+            for (hash, flight) in flights where now.timeIntervalSince(flight.sentAt) > Self.answerTimeout {
+                refuse(hash, by: flight.connection.id)
+            }
+            if !parked.isEmpty, now.timeIntervalSince(lastRetry) > parkedRetry {
+                unpark()
+                parkedRetry = min(parkedRetry * 2, Self.lastParkedRetry)
+            }
+            return true
+        }
+        if due { pump() }
     }
 
     /// The peer on `connection` does not hold `hash`'s thumbnails: another is asked. Caller holds `lock`.

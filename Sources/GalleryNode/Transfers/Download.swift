@@ -36,9 +36,9 @@ struct Download {
     var done = 0
     /// Bytes the stage has hashed and stored (`writer.receivedCount`, without asking it).
     var written = 0
-    /// The thread that hashes and stores this download's chunks in order, off the connection's
-    /// reader (`TransferManager+Stage`); made with the writer.
-    var stage: WorkThread?
+    /// The lane of the node's workers that hashes and stores this download's chunks in order, off
+    /// the connection's event loop (`TransferManager+Stage`); made with the writer.
+    var stage: (any NodeExecutor)?
     /// Whether the next fetch waits for the stage to catch up (more than `backlogBytes` queued).
     var nextDeferred = false
     /// Where the bytes asked for by the open fetch end.

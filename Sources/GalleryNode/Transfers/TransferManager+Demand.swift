@@ -65,7 +65,7 @@ extension TransferManager {
             if downloads[hash] != nil {
                 downloads[hash]!.demanders.append(answer)
                 if let tap, downloads[hash]!.done == 0 { downloads[hash]!.taps.append(tap) }
-                if downloads[hash]!.demandedAt == nil { downloads[hash]!.demandedAt = Self.now }
+                if downloads[hash]!.demandedAt == nil { downloads[hash]!.demandedAt = uptime }
                 for replica in preferred where !downloads[hash]!.preferred.contains(replica) {
                     downloads[hash]!.preferred.append(replica)
                 }
@@ -74,11 +74,10 @@ extension TransferManager {
                 var download = Download(hash: hash, size: size, placeholders: [], preferred: preferred)
                 download.demanders = [answer]
                 if let tap { download.taps = [tap] }
-                download.demandedAt = Self.now
+                download.demandedAt = uptime
                 downloads[hash] = download
             }
-            poked = true
-            lock.broadcast()
+            requestPass()
             return .none
         }
         switch refusal {

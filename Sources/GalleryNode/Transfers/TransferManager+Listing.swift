@@ -5,7 +5,7 @@ import GalleryWire
 extension TransferManager {
     /// The transfers in flight, oldest drop first.
     func listings() -> [TransferListing] {
-        let now = Date()
+        let now = calendarNow
         return lock.withLock {
             transfers.values.sorted { $0.placeholder < $1.placeholder }.map { transfer in
                 let download = downloads[transfer.hash]

@@ -10,7 +10,7 @@ extension TransferManager {
     func received(_ chunk: Chunk, on connection: Connection) {
         var cancel: UInt64?
         var next: FetchRequest?
-        var job: (stage: WorkThread, writer: any BlobSink)?
+        var job: (stage: any NodeExecutor, writer: any BlobSink)?
         let hash = lock.withLock { () -> String? in
             guard running, let hash = requests[chunk.id], var download = downloads[hash],
                   case .fetching(let asked, let request, let peer, let name) = download.phase,
@@ -24,13 +24,12 @@ extension TransferManager {
                 cancel = request
                 download.refusedBy.insert(peer)
                 download.phase = .waiting(until: 0)
-                poked = true
-                lock.broadcast()
+                requestPass()
                 return hash
             }
             download.done = end
             download.suppliers.insert(peer)
-            let now = Self.now
+            let now = uptime
             download.noteActivity(on: connection, now: now)
             if download.demandedAt != nil { download.demandedAt = now }
             if end == download.requestEnd {
@@ -72,11 +71,10 @@ extension TransferManager {
                 download.refusedBy.insert(peer)
                 download.phase = .waiting(until: 0)
             } else {
-                download.phase = .waiting(until: Self.now + 1_000_000_000)
+                download.phase = .waiting(until: uptime + 1_000_000_000)
             }
             downloads[hash] = download
-            poked = true
-            lock.broadcast()
+            requestPass()
         }
     }
 
@@ -87,11 +85,10 @@ extension TransferManager {
             for (hash, download) in downloads {
                 guard case .fetching(let asked, let request, _, _) = download.phase, asked === connection else { continue }
                 requests[request] = nil
-                downloads[hash]?.phase = .waiting(until: Self.now + 100_000_000)
+                downloads[hash]?.phase = .waiting(until: uptime + 100_000_000)
                 downloads[hash]?.nextDeferred = false
             }
-            poked = true
-            lock.broadcast()
+            requestPass()
         }
     }
 
@@ -119,7 +116,7 @@ extension TransferManager {
                     guard !download.suppliers.isEmpty else { return false }
                     download.mismatchedBy.formUnion(download.suppliers)
                     download.mismatch = "hash mismatch: the bytes received hash to \(actual), not \(expected)"
-                    mismatchedHolders.note(download.suppliers, for: hash, reason: download.mismatch!, now: Self.now)
+                    mismatchedHolders.note(download.suppliers, for: hash, reason: download.mismatch!, now: uptime)
                     node?.configuration.log("\(node?.configuration.name ?? "?"): the bytes of \(hash.prefix(12)) from "
                         + "\(download.suppliers.count) peer(s) hash to \(actual.prefix(12)); asking another")
                 }
@@ -131,20 +128,22 @@ extension TransferManager {
                 download.checkpointed = 0
                 download.phase = .waiting(until: 0)
                 downloads[hash] = download
-                poked = true
-                lock.broadcast()
+                requestPass()
                 return true
             }
             if !retry {
                 let placeholders = lock.withLock { downloads[hash]?.placeholders ?? [] }
-                fail(placeholders, reason: "hash mismatch: the bytes received hash to \(actual), not \(expected)")
-                lock.withLock { dropUnwanted(hash, failure: .hashMismatch) }
+                fail(placeholders, reason: "hash mismatch: the bytes received hash to \(actual), not \(expected)") { [self] in
+                    lock.withLock { dropUnwanted(hash, failure: .hashMismatch) }
+                }
             }
             return
         } catch {
             let placeholders = lock.withLock { downloads[hash]?.placeholders ?? [] }
-            fail(placeholders, reason: "cannot store the bytes: \(error.localizedDescription)")
-            lock.withLock { dropUnwanted(hash, failure: .storage(error.localizedDescription)) }
+            let reason = error.localizedDescription
+            fail(placeholders, reason: "cannot store the bytes: \(reason)") { [self] in
+                lock.withLock { dropUnwanted(hash, failure: .storage(reason)) }
+            }
             return
         }
         storeVerified(hash, writer)
@@ -153,7 +152,7 @@ extension TransferManager {
     /// Publishes a download's progress to the node's watchers, at most every `reportInterval`
     /// unless `force`.
     func updateProgress(_ hash: String, force: Bool = true) {
-        let now = Self.now
+        let now = uptime
         let report = lock.withLock { () -> [TransferProgress]? in
             guard var download = downloads[hash] else { return nil }
             progressLock.withLock {

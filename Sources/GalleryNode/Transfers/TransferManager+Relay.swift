@@ -15,10 +15,9 @@ extension TransferManager {
             guard running, downloads[hash] == nil, !blobs.contains(hash) else { return }
             var download = Download(
                 hash: hash, size: size, placeholders: [], preferred: [item.id.replica] + (item.origin.map { [$0.replica] } ?? []))
-            download.relayDeadline = Date().addingTimeInterval(Self.relayTimeout)
+            download.relayDeadline = calendarNow.addingTimeInterval(Self.relayTimeout)
             downloads[hash] = download
-            poked = true
-            lock.broadcast()
+            requestPass()
         }
     }
 

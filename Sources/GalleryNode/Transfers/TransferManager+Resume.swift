@@ -9,7 +9,7 @@ extension TransferManager {
     func resumeUnresolved() {
         guard let node else { return }
         let recorded = Dictionary(journal.load().map { ($0.placeholder, $0) }, uniquingKeysWith: { a, _ in a })
-        let now = Date()
+        let now = calendarNow
         let (found, broken) = node.read { replica -> ([Transfer], [OpID]) in
             var found: [Transfer] = []
             var broken: [OpID] = []

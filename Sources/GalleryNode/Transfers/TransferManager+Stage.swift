@@ -2,8 +2,8 @@ import Foundation
 import GalleryModel
 import GalleryWire
 
-/// The stage of a download: a thread of the manager's `StagePool` (`Download.stage`) hashes and
-/// stores the chunks in the order they arrived, so that the connection's thread only decodes them and the
+/// The stage of a download: a lane of the node's workers (`Download.stage`) hashes and stores the
+/// chunks in the order they arrived, so that the connection's event loop only decodes them and the
 /// peer, the network, the hash and the disk work at the same time.
 ///
 /// The stage is where a decrypting step would sit too: it receives each chunk's bytes once and
@@ -43,8 +43,7 @@ extension TransferManager {
             storedSinceRelease += data.count
             if fetchesHeldBack {
                 // Bytes left the backlog: the worker may start the downloads it held back.
-                poked = true
-                lock.broadcast()
+                requestPass()
             }
             if download.written == download.size {
                 finished = true
@@ -56,7 +55,7 @@ extension TransferManager {
                case .fetching(let connection, _, let peer, let name) = download.phase {
                 let request = makeRequest(for: &download, from: download.done)
                 download.phase = .fetching(connection, request: request.id, peer: peer, name: name)
-                download.noteActivity(on: connection, now: Self.now)
+                download.noteActivity(on: connection, now: uptime)
                 next = (connection, request)
             }
         }
@@ -67,8 +66,9 @@ extension TransferManager {
             lock.withLock { downloads[hash]?.taps.removeAll { tap in refusing.contains { $0 === tap } } }
         }
         if let failed, let failure {
-            fail(failed, reason: "cannot store the bytes: \(failure)")
-            lock.withLock { dropUnwanted(hash, failure: .storage(failure)) }
+            fail(failed, reason: "cannot store the bytes: \(failure)") { [self] in
+                lock.withLock { dropUnwanted(hash, failure: .storage(failure)) }
+            }
             return
         }
         if checkpoint { try? writer.checkpoint() }

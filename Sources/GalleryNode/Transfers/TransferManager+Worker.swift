@@ -23,42 +23,65 @@ extension TransferManager {
         var failures: [(placeholders: [OpID], reason: String)] = []
     }
 
-    /// Runs until `stop`: plans, acts, then sleeps until poked or for at most 200 ms.
-    func workerLoop() {
-        while true {
-            // Nothing to fetch: no plan to make, and no list of peers asked of the node's loop
-            // five times a second (an idle node's peers are many).
-            let (idle, stopped) = lock.withLock { (transfers.isEmpty && downloads.isEmpty, !running) }
-            if stopped { return }
-            if !idle {
-                let peers = node?.fetchPeers() ?? []
-                let sources = lock.withLock { Set(transfers.values.map(\.source)) }
-                let liveSources = node?.read { replica in sources.filter { replica.location(of: $0) != nil } } ?? []
-                guard let plan = lock.withLock({ running ? makePlan(peers: peers, liveSources: Set(liveSources)) : nil }) else {
-                    return
-                }
+    /// How often a pass runs while transfers are in flight and nothing else asks for one
+    /// (nanoseconds): deadlines, stalled fetches and retries are checked this often.
+    static let passInterval: UInt64 = 200_000_000
+
+    /// Queues a pass on `passLane` unless one is queued or running (that one runs again when it
+    /// ends). Caller holds `lock`.
+    func requestPass() {
+        poked = true
+        guard running, !passQueued else { return }
+        passQueued = true
+        passLane.async { [self] in runPass() }
+    }
+
+    /// One pass, on `passLane`: plans and acts, then queues the next pass if something changed
+    /// meanwhile, or sets a timer on the node's clock for one in `passInterval` while transfers are
+    /// in flight. Idle, nothing runs until work comes (every path that adds a transfer or a
+    /// download requests a pass): an idle node wakes for nothing here.
+    func runPass() {
+        // Nothing to fetch: no plan to make, and no list of peers asked of the node's loop (an
+        // idle node's peers are many).
+        let (idle, stopped) = lock.withLock { () -> (Bool, Bool) in
+            poked = false
+            return (transfers.isEmpty && downloads.isEmpty, !running)
+        }
+        if !stopped && !idle {
+            let peers = node?.fetchPeers() ?? []
+            let sources = lock.withLock { Set(transfers.values.map(\.source)) }
+            let liveSources = node?.read { replica in sources.filter { replica.location(of: $0) != nil } } ?? []
+            if let plan = lock.withLock({ running ? makePlan(peers: peers, liveSources: Set(liveSources)) : nil }) {
                 carryOut(plan)
             }
+        }
+        let timer = lock.withLock { () -> Bool in
+            passQueued = false
+            guard running else { return false }
+            if poked {
+                requestPass()
+                return false
+            }
+            guard !(transfers.isEmpty && downloads.isEmpty), !passTimerSet else { return false }
+            passTimerSet = true
+            return true
+        }
+        guard timer else { return }
+        let tick: @Sendable () -> Void = { [weak self] in
+            guard let self else { return }
             lock.withLock {
-                // Idle, it sleeps until work comes (every path that adds a transfer or a download
-                // pokes it): an idle node wakes for nothing here. Busy, it looks again in 0.2 s.
-                if running && !poked {
-                    if transfers.isEmpty && downloads.isEmpty {
-                        lock.wait()
-                    } else {
-                        _ = lock.wait(until: Date().addingTimeInterval(0.2))
-                    }
-                }
-                poked = false
+                passTimerSet = false
+                requestPass()
             }
         }
+        if let node { node.scheduleTimer(after: Self.passInterval, tick) } else { clock.schedule(after: Self.passInterval, tick) }
     }
 
     /// Decides the next steps of every transfer. Caller holds `lock`.
     private func makePlan(peers: [FetchPeer], liveSources: Set<OpID>) -> Plan {
         var plan = Plan()
-        let now = Self.now
-        let date = Date()
+        let now = uptime
+        let date = calendarNow
         var expired: [OpID] = []
         for transfer in transfers.values where transfer.deadline <= date && failureReasons[transfer.placeholder] == nil {
             expired.append(transfer.placeholder)
@@ -232,24 +255,26 @@ extension TransferManager {
         do {
             writer = try blobs.makeWriter(expecting: hash, size: size)
         } catch .transferInProgress {
-            lock.withLock { downloads[hash]?.phase = .waiting(until: Self.now + 200_000_000) }
+            lock.withLock { downloads[hash]?.phase = .waiting(until: uptime + 200_000_000) }
             return
         } catch {
-            fail(lock.withLock { downloads[hash]?.placeholders ?? [] }, reason: "cannot store the bytes: \(error.localizedDescription)")
-            lock.withLock { dropUnwanted(hash, failure: .storage(error.localizedDescription)) }
+            let reason = error.localizedDescription
+            fail(lock.withLock { downloads[hash]?.placeholders ?? [] }, reason: "cannot store the bytes: \(reason)") { [self] in
+                lock.withLock { dropUnwanted(hash, failure: .storage(reason)) }
+            }
             return
         }
         let finished = lock.withLock { () -> Bool? in
             guard var download = downloads[hash], download.writer == nil else { return nil }
             download.writer = writer
-            download.stage = stages.next()
+            download.stage = workers.makeLane("download")
             download.done = writer.receivedCount
             download.written = download.done
             download.checkpointed = download.done
             let finished = download.done == download.size
             download.phase = finished ? .finishing : .waiting(until: 0)
             downloads[hash] = download
-            poked = true
+            requestPass()
             return finished
         }
         switch finished {

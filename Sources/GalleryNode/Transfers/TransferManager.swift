@@ -12,10 +12,18 @@ import Synchronization
 /// already held. Transfers survive restarts through the op log (the placeholders) and
 /// `TransferJournal` (deadlines and moves).
 ///
+/// It has no thread of its own: it runs on the node's executors and clock. The pass that asks
+/// peers, retries and enforces deadlines is a lane of the node's `NodeWorkPool` (`passLane`),
+/// queued when something changes and every 0.2 s on the node's timers while transfers are in
+/// flight; each download stores its chunks on a lane of the same pool; times come from the
+/// environment's clocks (`uptime`, `calendarNow`). The mesh simulator drives it on simulated time.
+///
 /// `@unchecked Sendable`: all mutable state is guarded by `lock`. A job on the node's inbox may
 /// take `lock` (a drop's `begin`, the node's listings), so the manager calls the node (`perform`,
 /// `read`, peers, progress), which waits for the inbox, only without holding `lock`: it could
-/// otherwise wait for a job that waits for it.
+/// otherwise wait for a job that waits for it. No job of the pool waits for durability (the
+/// commits and deletes go through `SyncNode.perform(_:then:)`): the mirror's fsync, which the
+/// group commit waits for, runs on the same pool.
 package final class TransferManager: @unchecked Sendable {
     /// How long a transfer may take when the drag gives no timeout.
     package static let defaultTimeout: Duration = .seconds(300)
@@ -73,7 +81,12 @@ package final class TransferManager: @unchecked Sendable {
     var failureReasons: [OpID: String] = [:]
     var waiters: [(ids: Set<OpID>, callback: @Sendable ([OpID: TransferOutcome]) -> Void)] = []
     var running = false
+    /// Whether something changed since the pass last looked (another pass is queued then).
     var poked = false
+    /// Whether a pass is queued on `passLane` or runs.
+    var passQueued = false
+    /// Whether a timer will request the next pass.
+    var passTimerSet = false
     /// Whether the worker left downloads waiting because the bytes not yet stored reached
     /// `backlogBytes` (the stages wake it as they store).
     var fetchesHeldBack = false
@@ -92,11 +105,16 @@ package final class TransferManager: @unchecked Sendable {
     var journalEnded = false
     /// Serializes writing the journal (taken before `lock`, never while holding it).
     let journalLock = NSLock()
-    private let workerFinished = DispatchSemaphore(value: 0)
 
-    /// The threads that hash and store received chunks, shared by every download: a drag of a
-    /// thousand items costs these few threads, not one per download.
-    let stages = StagePool(count: StagePool.defaultCount)
+    /// The node's workers: each download hashes and stores its chunks on a lane of its own
+    /// (`Download.stage`), so a drag of a thousand items costs the pool's few threads.
+    let workers: any NodeWorkPool
+    /// Where the pass runs, and the commits' and deletes' endings.
+    let passLane: any NodeExecutor
+    /// The node's uptime clock (nanoseconds) and timers.
+    let clock: any NodeClock
+    /// The node's calendar (seconds since 1970): deadlines, kept across restarts.
+    let wallClock: @Sendable () -> Double
 
     /// The blobs verified and waiting for the next durable batch (`storeVerified`), and whether a
     /// stage is storing a batch; guarded by `verifiedLock` (taken alone, never with `lock`).
@@ -112,8 +130,12 @@ package final class TransferManager: @unchecked Sendable {
     let progressLock = NSLock()
     var progressTable: [OpID: (done: Int, total: Int)] = [:]
 
-    init(blobs: any BlobSource, maximumFrameSize: UInt32) {
+    init(blobs: any BlobSource, maximumFrameSize: UInt32, workers: any NodeWorkPool, environment: NodeEnvironment) {
         self.blobs = blobs
+        self.workers = workers
+        self.passLane = workers.makeLane("transfers")
+        self.clock = environment.clock
+        self.wallClock = environment.wallClock
         let tuning = Self.tuning.withLock { $0 }
         self.chunkLength = max(1, min(tuning.chunkLength, Int(maximumFrameSize) - 64))
         self.requestLength = chunkLength * max(1, tuning.chunksPerFetch)
@@ -121,27 +143,24 @@ package final class TransferManager: @unchecked Sendable {
         self.journal = blobs.transferRecords
     }
 
-    /// Resumes the placeholders this node left unresolved, and starts the worker that asks peers,
-    /// retries and enforces deadlines.
+    /// Resumes the placeholders this node left unresolved, and starts the passes that ask peers,
+    /// retry and enforce deadlines.
     func start() {
         lock.withLock { running = true }
         resumeUnresolved()
-        Thread.detachNewThread { [self] in
-            workerLoop()
-            workerFinished.signal()
-        }
+        lock.withLock { requestPass() }
     }
 
-    /// Stops the worker; partial files are made durable and kept for a resume after a restart.
+    /// Stops the passes; partial files are made durable and kept for a resume after a restart.
     func stop() {
-        let (wasRunning, writers, stages) = lock.withLock { () -> (Bool, [any BlobSink], [WorkThread]) in
+        let (wasRunning, writers, stages) = lock.withLock { () -> (Bool, [any BlobSink], [any NodeExecutor]) in
             defer { running = false }
             for hash in Array(downloads.keys) { answerDemands(&downloads[hash]!, .failure(.stopped)) }
-            lock.broadcast()
             return (running, downloads.values.compactMap(\.writer), downloads.values.compactMap(\.stage))
         }
         guard wasRunning else { return }
-        workerFinished.wait()
+        // A pass under way ends (it sees `running` false before it acts).
+        passLane.drain()
         // The chunks received are stored before the partial files are made durable.
         for stage in stages { stage.drain() }
         for writer in writers {
@@ -169,20 +188,16 @@ package final class TransferManager: @unchecked Sendable {
                 }
             }
             journalDirty = true
-            poked = true
-            lock.broadcast()
+            requestPass()
         }
         progressLock.withLock {
             for transfer in new { progressTable[transfer.placeholder] = (0, transfer.size) }
         }
     }
 
-    /// Wakes the worker.
+    /// Asks for a pass soon.
     func poke() {
-        lock.withLock {
-            poked = true
-            lock.broadcast()
-        }
+        lock.withLock { requestPass() }
     }
 
     /// Writes the journal if transfers began or ended since it was last written. Call outside the
@@ -210,6 +225,9 @@ package final class TransferManager: @unchecked Sendable {
         progressLock.withLock { progressTable[placeholder] }
     }
 
-    /// Current uptime in nanoseconds.
-    static var now: UInt64 { DispatchTime.now().uptimeNanoseconds }
+    /// The node's uptime in nanoseconds (its clock: simulated in the mesh simulator).
+    var uptime: UInt64 { clock.now }
+
+    /// The node's calendar time: what deadlines are compared with.
+    var calendarNow: Date { Date(timeIntervalSince1970: wallClock()) }
 }

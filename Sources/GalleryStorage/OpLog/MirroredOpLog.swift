@@ -8,7 +8,7 @@ import GalleryModel
 /// `MirroredOpLog+Recovery`).
 ///
 /// Every batch is encoded once and written at the same offset of both files; `sync()` fsyncs both
-/// at once, the mirror's on a thread of its own, and returns when both are durable: the latency of
+/// at once, the mirror's on another thread (the node's workers once the host says so), and returns when both are durable: the latency of
 /// about one fsync, since the two files' flushes go to the device together. If a write or an fsync
 /// of either fails, both files are cut back to where both were last synced, so that the next attempt
 /// writes the same records at the same place in both and they stay byte for byte the same.
@@ -24,8 +24,11 @@ package final class MirroredOpLog: @unchecked Sendable {
     let primary: OpLogFile
     /// Its copy, `oplog.mirror`, or nil when the log is kept once.
     let mirror: OpLogFile?
-    /// Where the mirror's fsyncs run, beside the log's.
+    /// Where the mirror's fsyncs run, beside the log's: a queue of its own until the host hands
+    /// the log the node's workers (`runMirrorSyncs(on:)`), so that the node's threads stay few.
     private let mirrorQueue = DispatchQueue(label: "oplog-mirror-sync")
+    /// Runs a mirror's fsync on another thread; nil: on `mirrorQueue`. Guarded by `lock`.
+    private var runBeside: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
     private let lock = NSLock()
     /// Where both files ended at their last common sync.
     private var lastSynced: (byteCount: Int, records: Int, ops: Int)
@@ -69,6 +72,12 @@ package final class MirroredOpLog: @unchecked Sendable {
         }
     }
 
+    /// Runs the mirror's fsyncs with `run` (the node's workers) from now on. Whatever `run` runs
+    /// on must never wait for this log's `sync` (it would wait for itself).
+    package func runMirrorSyncs(on run: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
+        lock.withLock { runBeside = run }
+    }
+
     /// Fsyncs both files at once and returns when both are durable. On a failure of either, both
     /// are cut back to their last common sync and the error is thrown.
     func sync() throws(StorageError) {
@@ -77,12 +86,21 @@ package final class MirroredOpLog: @unchecked Sendable {
         guard let mirror else { return try primary.sync() }
         let outcome = MirrorSyncOutcome()
         let group = DispatchGroup()
-        mirrorQueue.async(group: group) {
+        let syncMirror: @Sendable () -> Void = {
             do throws(StorageError) {
                 try mirror.sync()
             } catch {
                 outcome.fail(error)
             }
+        }
+        if let runBeside {
+            group.enter()
+            runBeside {
+                syncMirror()
+                group.leave()
+            }
+        } else {
+            mirrorQueue.async(group: group, execute: syncMirror)
         }
         var failure: StorageError?
         do {
