@@ -131,7 +131,7 @@ struct GalleryViewerTests {
                 try page.press(.tab)
                 focused.append(try page.evaluateString("document.getElementById('viewer').contains(document.activeElement) ? document.activeElement.className : 'outside'") ?? "")
             }
-            #expect(!focused.contains("outside") && Set(focused).count == 4, "\(focused)")
+            #expect(!focused.contains("outside") && Set(focused).count == 5, "\(focused)")
 
             // Escape: closed, the focus on the tile of the picture last shown, which is selected.
             try page.press(.escape)
@@ -166,6 +166,15 @@ struct GalleryViewerTests {
             // At 2 device pixels per CSS pixel, a fitted 600x400 original is drawn at most 300 CSS px wide.
             #expect(try page.evaluate("Math.round(document.querySelector('.viewer-image').getBoundingClientRect().width)") as? Int == 300)
             Self.keep(page, "viewer-390")
+            // The title is edited in the viewer (the phone's grid shows no captions): tap the pencil.
+            try page.tap(".viewer-edit")
+            try page.waitFor("document.activeElement && document.activeElement.classList.contains('in-place')")
+            try page.evaluate("document.activeElement.select(); true")
+            try page.send("Input.insertText", ["text": "Harbour at dawn"])
+            try page.press(.enter)
+            try page.waitFor("document.getElementById('viewer-title').textContent === 'Harbour at dawn'")
+            #expect(server.node.items("alice").first { $0.id == ids[0] }?.title == "Harbour at dawn")
+            #expect(try page.evaluate(Self.viewer("v.open")) as? Bool == true, "Enter in the title field does not close the viewer")
             let stage = try page.center(of: ".viewer-stage")
             try page.touch([stage, PagePoint(x: stage.x - 60, y: stage.y), PagePoint(x: stage.x - 150, y: stage.y + 10)])
             try page.waitFor(Self.viewer("v.id === '\(ids[1])'"))

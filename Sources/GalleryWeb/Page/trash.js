@@ -302,6 +302,22 @@ function editTitle(id) {
   }).addEventListener('blur', () => { tile.draggable = true; });
 }
 
+// In the viewer, at every width (a phone's grid shows no captions): its pencil, or F2.
+function editViewerTitle() {
+  const id = V.id;
+  const item = S.byId.get(id);
+  if (!item || item.state === 'placeholder') return;
+  editInPlace(V.title, item.title == null ? '' : String(item.title), 1024, async (title) => {
+    try {
+      const reply = await api('POST', '/api/items/update', { item: id, field: 'title', value: title });
+      recordUndo(reply, reply.message || 'Changed the title of 1 item', false);
+      if (V.id === id) V.title.textContent = title;
+    } catch (error) {
+      toast(`Cannot change the title: ${error.message}`, 'error');
+    }
+  });
+}
+
 function wireTrashPlace() {
   const trash = $('trash');
   trash.setAttribute('role', 'button');

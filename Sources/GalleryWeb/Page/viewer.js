@@ -60,6 +60,8 @@ function buildViewer() {
   V.zoomButton = viewerButton('viewer-zoom', '100%', 'Actual size (1)');
   V.zoomButton.setAttribute('aria-pressed', 'false');
   const close = viewerButton('viewer-close', '×', 'Close (Escape)');
+  // The title is edited here at every width (a phone's grid shows no captions): trash.js.
+  V.editTitle = viewerButton('viewer-edit', '✎', 'Edit title (F2)');
   V.stage = el('div', 'viewer-stage');
   V.image = viewerImage();
   V.reason = el('div', 'viewer-reason');
@@ -74,12 +76,13 @@ function buildViewer() {
   V.progress.setAttribute('aria-valuemax', '100');
   V.progress.appendChild(el('div', 'viewer-progress-bar'));
   V.progress.hidden = true;
-  bar.append(V.title, V.position, V.status, V.zoomButton, close, V.progress);
+  bar.append(V.title, V.editTitle, V.position, V.status, V.zoomButton, close, V.progress);
   root.append(bar, V.stage, previous, next);
   document.body.appendChild(root);
   V.root = root;
 
   close.addEventListener('click', closeViewer);
+  V.editTitle.addEventListener('click', () => editViewerTitle());
   previous.addEventListener('click', () => stepViewer(-1));
   next.addEventListener('click', () => stepViewer(1));
   V.zoomButton.addEventListener('click', () => setViewerZoom(!V.zoom));
@@ -485,6 +488,7 @@ function onViewerKey(e) {
   if (e.altKey || e.ctrlKey || e.metaKey) return;
   switch (e.key) {
     case 'Escape': e.preventDefault(); closeViewer(); break;
+    case 'F2': e.preventDefault(); editViewerTitle(); break;
     case 'ArrowLeft': e.preventDefault(); stepViewer(-1); break;
     case 'ArrowRight': e.preventDefault(); stepViewer(1); break;
     case '1': case 'z': case 'Z': e.preventDefault(); setViewerZoom(!V.zoom); break;
