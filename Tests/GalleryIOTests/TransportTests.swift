@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 @testable import GalleryIO
+import Synchronization
 import Testing
 
 
@@ -59,20 +60,29 @@ struct TransportTests {
     }
 
     @Test("accept after close throws .closed, and close wakes a blocked accept")
-    func acceptAfterClose() async throws {
+    func acceptAfterClose() throws {
+        // Synchronous, on its own thread and semaphores: it needs no second thread of the
+        // cooperative pool, which the whole suite running in parallel on 2 cores can hold for
+        // minutes (an `async let` child here once waited 300 s to start).
         let listener = try Listener(Endpoint(host: "127.0.0.1", port: 0))
-        let started = Gate()
+        let started = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0)
         let clock = ContinuousClock()
-        async let blocked = onThread("accept") { () -> (TransportError?, ContinuousClock.Instant) in
-            started.open()
+        let outcome = Mutex<(error: TransportError?, wokeAt: ContinuousClock.Instant)?>(nil)
+        let thread = Thread {
+            started.signal()
             let error = caught { _ = try listener.accept() }
-            return (error, clock.now)  // Timed here: the test task may wait for a busy pool.
+            outcome.withLock { $0 = (error, clock.now) }
+            finished.signal()
         }
-        try await started.wait()
-        try await Task.sleep(for: .milliseconds(20))  // Most likely parked in poll by now; either way is correct.
+        thread.name = "transport-test-accept"
+        thread.start()
+        try #require(started.wait(timeout: .now() + 90) == .success, "the accepting thread did not start")
+        usleep(20_000)  // Most likely parked in poll by now; either way is correct.
         let closedAt = clock.now
         listener.close()
-        let (error, wokeAt) = try await blocked
+        try #require(finished.wait(timeout: .now() + 90) == .success, "close did not wake the blocked accept")
+        let (error, wokeAt) = try #require(outcome.withLock { $0 })
         #expect(error == .closed)
         #expect(wokeAt - closedAt < .seconds(2))
 
