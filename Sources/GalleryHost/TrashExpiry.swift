@@ -5,7 +5,7 @@ import GalleryNode
 /// Runs the Trash's 30-day expiry (`TrashItems.expire`) on a serving node: a minute after it
 /// starts, then every hour, off the node's inbox. A refusal (storage failed) is logged and tried
 /// again at the next turn.
-final class TrashExpiry: @unchecked Sendable {
+final class TrashExpiry: Sendable {
     private let timer: DispatchSourceTimer
 
     /// Starts the timer: a first run after `firstRun` seconds, then one every `interval`; `log` gets
