@@ -66,7 +66,7 @@ package final class MirroredOpLog: Sendable {
             let before = primary.position
             try primary.append(encoded: bytes, records: ops.count, ops: ops.count)
             guard let mirror else { return }
-            do {
+            do throws(StorageError) {
                 try mirror.append(encoded: bytes, records: ops.count, ops: ops.count)
             } catch {
                 try? primary.cut(to: before)
