@@ -270,6 +270,9 @@ package final class SyncNode: @unchecked Sendable {
             bytesReceived: bytes.received, bytesSent: bytes.sent, relay: session.flatMap { relayRole(of: connection.id, $0.relay) })
     }
 
+    /// This node's ID: a digest of its static public key.
+    package var nodeID: NodeID { settings.nodeID }
+
     /// The address the node listens on (with the real port when it asked for port 0).
     package var endpoint: Endpoint? {
         condition.withLock { boundEndpoint }
