@@ -30,12 +30,12 @@ extension SyncNode {
         }
         transfers?.start()
         sweepThumbnails()
-        loop.async { [self] in addressesStarted(listening: bound) }
+        loop.async { [self] in addresses.started(listening: bound) }
         return bound
     }
 
     /// Adds a peer's address to the address book and dials it; the peer is then redialed with
-    /// backoff whenever it is not connected, until the node stops or forgets it (`SyncNode+Redial`).
+    /// backoff whenever it is not connected, until the node stops or forgets it (`PeerDirectory`).
     package func keepConnected(to peer: Endpoint) {
         loop.async { [self] in learn(peer, source: .connect) }
     }
@@ -239,5 +239,145 @@ extension SyncNode {
                 + "(if that node was set up anew, `gallery forget` its old node ID)")
             notifyChange()
         }
+    }
+
+    // MARK: Addresses and redials (protocol.md, "Addresses"; `PeerDirectory`)
+
+    /// Seconds since 1970, the address book's clock: the environment's calendar.
+    var bookClock: Double { configuration.environment.wallClock() }
+
+    /// Loads the stored address book and adds the configured peers to it. Before the node starts.
+    func loadAddressBook() {
+        let loaded = PeerDirectory(
+            store: configuration.addressBook, peers: configuration.peers, now: bookClock, node: configuration.name, log: configuration.log)
+        loop.sync {
+            addresses.book = loaded.book
+            addresses.saver = loaded.saver
+        }
+    }
+
+    /// Records an address the user gave (`connect`) and dials it. On the loop.
+    func learn(_ endpoint: Endpoint, source: AddressSource) {
+        addresses.learn(endpoint, source: source, now: bookClock)
+        redialPass(now: clock.now)
+    }
+
+    /// A connection authenticated: the peer goes in the book (with the address dialed, for an
+    /// outbound one), before any duplicate is resolved. On the loop.
+    func recordConnected(_ connection: Connection, _ peer: PeerIdentity) {
+        let now = bookClock
+        addresses.connected(peer, dialed: peerRegistry.dialed[connection.id], now: now)
+        peerRegistry.authenticated(connection.id, at: now)
+    }
+
+    /// Sends the peer where this node listens and the members it knows. On the loop.
+    func announceAddresses(on connection: Connection) {
+        guard let peer = connection.peer else { return }
+        let listening = configuration.announce ?? condition.withLock { boundEndpoint }.map { [$0] } ?? []
+        _ = connection.send(.addresses(addresses.announcement(
+            to: PeerKey(peer), listening: listening, connected: peerRegistry.connectedKeys, now: bookClock)))
+    }
+
+    /// A peer's `addresses` frame (`PeerDirectory.received`), taken once its session began. On the loop.
+    func received(_ announcement: AddressAnnouncement, from connection: Connection) {
+        guard let peer = connection.peer, sessions[connection.id] != nil else { return }
+        addresses.received(
+            announcement, from: PeerKey(peer), seenHost: Endpoint(connection.remote)?.host, own: PeerKey(settings.nodeID), now: bookClock)
+    }
+
+    /// A connection ended: its peer was seen now, and is redialed soon when no other connection
+    /// to it is left. On the loop.
+    func addressConnectionClosed(_ connection: Connection) {
+        peerRegistry.forgetAddress(of: connection.id)
+        guard let peer = connection.peer else { return }
+        let key = PeerKey(peer)
+        addresses.disconnected(key, stillConnected: peerRegistry.connectedKeys.contains(key), now: bookClock)
+    }
+
+    /// The periodic part (from the liveness pass): redials, and a round of gossip when a peer
+    /// announced a change. On the loop.
+    func addressPass(now: UInt64) {
+        redialPass(now: now)
+        guard addresses.gossipWanted, now &- addresses.lastGossipRound >= PeerDirectory.gossipInterval else { return }
+        _ = addresses.takeGossipRound(now: now)
+        for (id, connection) in connections where sessions[id] != nil { announceAddresses(on: connection) }
+    }
+
+    /// Starts every dial that is due (`PeerDirectory.dueAttempts`). On the loop (the liveness
+    /// pass, and when the book changes).
+    func redialPass(now: UInt64) {
+        guard isRunning else { return }
+        let badAddressDelay = UInt64(max(configuration.reconnect.maximum.nanoseconds, 0))
+        let attempts = addresses.dueAttempts(now: now, badAddressDelay: badAddressDelay) { peerRegistry.connectedKeys }
+        for attempt in attempts { startDial(attempt.endpoint, for: attempt.key) }
+    }
+
+    /// Dials `endpoint` on the transport; the outcome comes back to the loop (`dialEnded`).
+    private func startDial(_ endpoint: Endpoint, for key: DialTarget.Key) {
+        let address = endpoint.description
+        guard let transport = condition.withLock({ transport }) else {
+            dialEnded(key, address: address, connection: nil, failure: "the node stopped")
+            return
+        }
+        let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
+        transport.connect(to: endpoint, timeout: timeout) { [self] result in
+            loop.async { [self] in
+                switch result {
+                case .success(let link):
+                    let connection = register(link, role: .client, dialed: endpoint) { [self] connection in
+                        loop.async { [self] in dialEnded(key, address: address, connection: connection, failure: nil) }
+                    }
+                    if connection == nil { dialEnded(key, address: address, connection: nil, failure: "the node stopped") }
+                case .failure(let error):
+                    dialEnded(key, address: address, connection: nil, failure: error.localizedDescription)
+                }
+            }
+        }
+    }
+
+    /// An attempt is over: its connection ended, or it never connected. The next is due after the
+    /// backoff (from 0 again when the connection got through its handshake). On the loop.
+    private func dialEnded(_ key: DialTarget.Key, address: String, connection: Connection?, failure: String?) {
+        let gotThrough = connection.map(Self.resetsBackoff) ?? false
+        let error = failure ?? connection?.closeDescription.map { "\(address): \($0)" }
+        let first = addresses.redial.attemptEnded(key, gotThrough: gotThrough, error: error, now: clock.now) { attempt in
+            var generator = EnvironmentRandom(source: configuration.environment.random)
+            return UInt64(max(configuration.reconnect.delay(attempt: attempt, using: &generator).nanoseconds, 0))
+        }
+        if first, let failure { configuration.log("\(configuration.name): cannot reach \(address): \(failure)") }
+    }
+
+    /// Removes a peer (by name or key) or a pending address from the book, unpins it and stops
+    /// dialing it; a live connection to it stays up. False when the book holds no such peer or address.
+    package func forget(_ peerOrAddress: String) -> Bool {
+        loop.sync { forgetOnLoop(peerOrAddress) }
+    }
+
+    /// `forget`, on the loop.
+    func forgetOnLoop(_ peerOrAddress: String) -> Bool {
+        let (forgotten, node) = addresses.forget(peerOrAddress)
+        guard forgotten else { return false }
+        peerKeys.unpin(node: node, address: Endpoint(peerOrAddress))
+        notifyChange()
+        return true
+    }
+
+    /// The peers in the book, connected or not, and the addresses still waiting for an answer,
+    /// with their redial state.
+    package var knownPeers: [KnownPeerStatus] {
+        loop.sync {
+            var since: [PeerKey: Double] = [:]
+            for (id, connection) in connections {
+                guard let peer = connection.peer, sessions[id] != nil, let time = peerRegistry.since[id] else { continue }
+                since[PeerKey(peer)] = time
+            }
+            return addresses.knownPeers(connectedSince: since, now: clock.now)
+        }
+    }
+
+    /// Waits until the stored book holds every change made so far (tests, `stop`).
+    func flushAddressBook() {
+        let saver = loop.sync { addresses.saver }
+        saver?.drain()
     }
 }

@@ -87,7 +87,7 @@ extension SyncNode {
         _modify { assertOnLoop(); yield &_divergentOpCount }
     }
 
-    /// The keys of peers: pinned per dialed address, and per name (`SyncNode+Identity`).
+    /// The keys of peers: pinned per dialed address, and per name (`PeerKeyBook`).
     var peerKeys: PeerKeyBook {
         _read { assertOnLoop(); yield _peerKeys }
         _modify { assertOnLoop(); yield &_peerKeys }
@@ -109,8 +109,8 @@ extension SyncNode {
         _modify { assertOnLoop(); yield &_relayTree }
     }
 
-    /// The address book and the redials (`SyncNode+Addresses`, `Redial`).
-    var addresses: AddressState {
+    /// The address book, the redials and gossip (`PeerDirectory`).
+    var addresses: PeerDirectory {
         _read { assertOnLoop(); yield _addresses }
         _modify {
             assertOnLoop()

@@ -96,14 +96,14 @@ package final class SyncNode: @unchecked Sendable {
     var _divergentOps: [DivergentOp] = []
     /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
     var _divergentOpCount: Int = 0
-    /// The keys of peers: pinned per dialed address, and per name (`SyncNode+Identity`).
+    /// The keys of peers: pinned per dialed address, and per name (`PeerKeyBook`).
     var _peerKeys: PeerKeyBook = PeerKeyBook()
     /// What is durable, and the batches, commands and progress waiting for it (`Durability`).
     var _durability: Durability
     /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
     var _relayTree: RelayTree
-    /// The address book and the redials (`SyncNode+Addresses`, `Redial`).
-    var _addresses: AddressState = AddressState()
+    /// The address book, the redials and gossip (`PeerDirectory`).
+    var _addresses = PeerDirectory()
     /// What the relay received and sent (`SyncNode+Relay`).
     var _relayCountsOnLoop: RelayCounts = RelayCounts()
     /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
