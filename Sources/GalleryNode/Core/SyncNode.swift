@@ -88,14 +88,8 @@ package final class SyncNode: @unchecked Sendable {
     var _peerSessions: PeerSessions
     /// What the liveness pass carries from one run to the next.
     var _liveness: Liveness
-    /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
-    /// changes are refused, and nothing more is sent to peers until storing works again
-    /// (`SyncNode+StorageFault`).
-    var _storageFault: String?
-    /// Ops received under an ID this node holds with other content, most recent last.
-    var _divergentOps: [DivergentOp] = []
-    /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
-    var _divergentOpCount: Int = 0
+    /// Why ops cannot be stored right now, if so, and the divergent ops refused (`StorageHealth`).
+    var _storageHealth = StorageHealth()
     /// The keys of peers: pinned per dialed address, and per name (`PeerKeyBook`).
     var _peerKeys: PeerKeyBook = PeerKeyBook()
     /// What is durable, and the batches, commands and progress waiting for it (`Durability`).
@@ -138,7 +132,7 @@ package final class SyncNode: @unchecked Sendable {
         self.loop = configuration.environment.makeInbox("node-loop \(configuration.name)")
         let report = UncheckedBox<SyncNode?>(nil)
         self.writer = configuration.store.map { store in
-            GroupCommit(store: store, retryInterval: Self.storageRetryInterval, run: configuration.environment.runDurability) { outcome in
+            GroupCommit(store: store, retryInterval: StorageHealth.retryInterval, run: configuration.environment.runDurability) { outcome in
                 guard let node = report.value else { return }
                 node.loop.async { node.handle(outcome) }
             }
@@ -307,6 +301,54 @@ package final class SyncNode: @unchecked Sendable {
     func publishProgress(_ progress: [TransferProgress]) {
         loop.async { [self] in
             if !durability.hold(progress, until: replica.opCount) { events.publish(.transferProgress(progress)) }
+        }
+    }
+
+    // MARK: Storage faults and refused ops (`StorageHealth`)
+
+    /// The writer could not store what waits: refuse changes, fail the commands waiting, log. On the loop.
+    func storingFailed(_ error: any Error) {
+        switch storageHealth.storingFailed(error) {
+        case .unchanged:
+            break
+        case .changed(let reason):
+            configuration.log("\(configuration.name): \(reason)")
+        case .began(let reason):
+            configuration.log("\(configuration.name): \(reason): \(replica.opCount - durability.count) ops not stored; "
+                + "refusing changes and sending nothing until storing works again (retrying every \(StorageHealth.retryInterval) s)")
+            for ticket in durability.takeWaiters() { ticket.fail(reason) }
+            notifyChange()
+        }
+    }
+
+    /// The writer stored what waited after a failure: accept changes again and answer the
+    /// deferred catch-ups (the ops themselves go out with the durable report that follows). On the loop.
+    func storageWorksAgain(stored: Int) {
+        storageFault = nil
+        configuration.log("\(configuration.name): storing works again: \(stored) ops stored; sending them and accepting changes")
+        for (id, version) in peerSessions.takeDeferredCatchUps() {
+            // After the durable report is handled (this turn), so that the catch-up covers them.
+            loop.async { [self] in startCatchUp(id, from: version) }
+        }
+    }
+
+    /// Refuses an op that carries the ID of an op held here with other content: says so on the
+    /// node's log, keeps it for `status`, and closes the connection with `divergent_op`. On the loop.
+    func reportDivergentOp(_ op: Op, from connection: Connection) {
+        let entry = storageHealth.divergent(op, from: connection.peer?.name ?? connection.remote, held: replica.heldVersion(of: op.id))
+        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(connection.peer?.label ?? entry.peer): it differs from the op held here "
+            + "under that ID (received \(entry.received); held \(entry.held ?? "none starts at that counter")); refused, connection closed")
+        connection.close(.divergentOp, "op \(op.id) differs from the op held under that ID")
+    }
+
+    /// What `status` shows of the node's storage and of ops it lacks or refused.
+    package var health: NodeHealth {
+        loop.sync {
+            NodeHealth(
+                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
+                missingOps: replica.missingRanges.map(\.description),
+                divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
+                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
         }
     }
 }
