@@ -29,7 +29,8 @@ extension SyncNode {
             throw error
         }
         transfers?.start()
-        sweepThumbnails()
+        policies.cache?.evictIfOverBudget()
+        thumbnailReplicator?.sweep()
         loop.async { [self] in addresses.started(listening: bound) }
         return bound
     }

@@ -151,7 +151,7 @@ package final class SyncNode: @unchecked Sendable {
         transfers?.node = self
         thumbnailReplicator?.node = self
         policies.attach(self)
-        watchForThumbnails()
+        thumbnailReplicator?.watch(self)
     }
 
     // MARK: Local use
