@@ -50,6 +50,9 @@ package final class SyncNode: @unchecked Sendable {
     package let thumbnailReplicator: ThumbnailReplicator?
     /// What the node keeps of its originals and who holds them (`Policies/`).
     package let policies: NodePolicies
+    /// Membership: admission of sessions, joins, records, revocation (`MembershipExchange`); nil
+    /// for a node that keeps no membership.
+    let membershipExchange: MembershipExchange?
     /// What this node's people did that `gallery undo` and the page's Ctrl+Z can take back.
     package let undo = UndoJournal()
     /// Which inbound connections are kept before they authenticate, and shed first.
@@ -147,6 +150,7 @@ package final class SyncNode: @unchecked Sendable {
         }
         self.thumbnailReplicator = thumbnails.map { ThumbnailReplicator(maker: $0, work: workers.makeLane("thumbnail replication")) }
         self.policies = NodePolicies(configuration: configuration)
+        self.membershipExchange = configuration.membership.map { MembershipExchange(membership: $0, node: configuration.name, log: configuration.log) }
         report.value = self
         transfers?.node = self
         thumbnailReplicator?.node = self
@@ -350,5 +354,63 @@ package final class SyncNode: @unchecked Sendable {
                 divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
                 identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
         }
+    }
+
+    // MARK: Membership (protocol.md, "Membership"; `MembershipExchange`)
+
+    /// Whether `connection`, authenticated as `peer`, may start a sync session
+    /// (`MembershipExchange.admits`). On the connection's loop.
+    func membershipAdmits(_ connection: Connection, _ peer: PeerIdentity) -> Bool {
+        membershipExchange?.admits(connection, peer) ?? (peer.authority == .space)
+    }
+
+    /// A `membership` frame from `connection`; what follows is done on the loop. On the connection's loop.
+    func received(_ message: MembershipMessage, from connection: Connection) {
+        guard let followup = membershipExchange?.received(message, from: connection) else { return }
+        loop.async { [self] in membershipFollows(followup) }
+    }
+
+    /// Carries out what a membership frame or command asks of the node's connections; revoked
+    /// nodes are no longer dialed. On the loop.
+    func membershipFollows(_ followup: MembershipExchange.Followup) {
+        guard let membershipExchange else { return }
+        let (revoked, changed) = membershipExchange.apply(followup, connections: Array(connections.values)) { sessions[$0] != nil }
+        for node in revoked where forgetOnLoop(node.rawValue) {
+            configuration.log("\(configuration.name): forgot revoked node \(node): no longer dialed")
+        }
+        if changed { notifyChange() }
+    }
+
+    /// Makes an invitation valid for `seconds` and returns its code (`gallery invite`).
+    package func invite(seconds: UInt64) throws(MembershipFailure) -> InvitationCode {
+        guard let membershipExchange else { throw .noMembership }
+        return try membershipExchange.invite(seconds: seconds, announced: configuration.announce ?? endpoint.map { [$0] } ?? [])
+    }
+
+    /// The members (`gallery members`).
+    package func members() throws(MembershipFailure) -> [MemberListing] {
+        guard let membershipExchange else { throw .noMembership }
+        return membershipExchange.membership.listing
+    }
+
+    /// Revokes the member named `target` (`MembershipExchange.revoke`): its record and the new
+    /// space key go to every member in session, its connections close.
+    package func revoke(_ target: String) throws(MembershipFailure) -> MemberListing {
+        guard let membershipExchange else { throw .noMembership }
+        return try loop.sync { () -> Result<MemberListing, MembershipFailure> in
+            let revoked = membershipExchange.revoke(target) { MembershipExchange.cutoffs(ofSigningKey: $0, in: replica) }
+            if case .success(let revoked) = revoked { membershipFollows(.revoked(revoked.record)) }
+            return revoked.map(\.listing)
+        }.get()
+    }
+
+    /// `ops` without those a revoked member made after its revocation, which are logged. On the loop.
+    func withoutRevokedAuthors(_ ops: [Op], from connection: Connection) -> [Op] {
+        guard let membershipExchange else { return ops }
+        let (kept, refused) = membershipExchange.withoutRevokedAuthors(ops, in: replica)
+        if refused > 0 {
+            throttledLog("revoked-ops", "\(configuration.name): refused \(refused) ops of a revoked member from \(connection.peer?.label ?? connection.remote)")
+        }
+        return kept
     }
 }

@@ -35,7 +35,7 @@ extension NodePolicies {
             }
         }
         return storageStatus(of: items, holds: blobs.contains, thumbnails: node.thumbnails, holders: { availability.holders(of: $0) }) { adder in
-            node.knownPeers.first { $0.replica == adder && $0.connectedSince == nil }?.name
+            node.knownPeers.first { $0.replica == adder }.flatMap { $0.connectedSince == nil ? $0.name : nil }
         }
     }
 

@@ -148,11 +148,11 @@ struct PeerDirectory {
         let node = book.peers.first { $0.key.rawValue == peerOrAddress || $0.name == peerOrAddress }
             .flatMap { NodeID(rawValue: $0.key.rawValue) }
         guard book.forget(peerOrAddress) else { return (false, nil) }
-        let book = book
+        let kept = self.book
         redial.keep { key in
             switch key {
-            case .peer(let peer): book.peer(peer) != nil
-            case .address(let address): book.pending.contains { $0.address == address }
+            case .peer(let peer): kept.peer(peer) != nil
+            case .address(let address): kept.pending.contains { $0.address == address }
             }
         }
         save()

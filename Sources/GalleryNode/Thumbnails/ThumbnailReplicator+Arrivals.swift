@@ -89,7 +89,7 @@ extension ThumbnailReplicator {
     /// at once). Not on the node's loop: it reads the replica and the disk.
     func demand(of hash: String, size: ThumbnailSize, answer: @escaping @Sendable (Result<[UInt8], ThumbnailFailure>) -> Void) {
         guard let node, let blobs = node.configuration.blobs else { return answer(.failure(.unknown)) }
-        let maker = maker
+        let maker = self.maker
         let derived = maker.derived
         if let bytes = derived.thumbnail(of: hash, size: size.rawValue) { return answer(.success(bytes)) }
         if let reason = derived.failure(of: hash) { return answer(.failure(.undecodable(reason))) }

@@ -1,3 +1,4 @@
+import Foundation
 import GalleryIO
 import GalleryModel
 @testable import GalleryNode
