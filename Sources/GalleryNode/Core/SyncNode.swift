@@ -400,7 +400,7 @@ package final class SyncNode: @unchecked Sendable {
         return try loop.sync { () -> Result<MemberListing, MembershipFailure> in
             let revoked = membershipExchange.revoke(target) { MembershipExchange.cutoffs(ofSigningKey: $0, in: replica) }
             if case .success(let revoked) = revoked { membershipFollows(.revoked(revoked.record)) }
-            return revoked.map(\.listing)
+            return revoked.map { $0.listing }
         }.get()
     }
 
