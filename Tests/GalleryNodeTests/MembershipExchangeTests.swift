@@ -1,3 +1,4 @@
+import Foundation
 import GalleryCrypto
 import GalleryIO
 import GalleryModel
@@ -12,7 +13,7 @@ import Testing
     static let secret = Array("exchange".utf8)
 
     /// A member `alice` that knows `bob` (and a second node called `bob` when `twoBobs`).
-    private static func exchange(twoBobs: Bool = false) -> (MembershipExchange, lines: Mutex<[String]>, bob: MemberRecord) {
+    private static func exchange(twoBobs: Bool = false) -> (MembershipExchange, lines: RecordedLines, bob: MemberRecord) {
         let alice = X25519.PrivateKey(), bob = X25519.PrivateKey()
         let membership = Membership(
             keys: SpaceKeys(secret: secret, generation: 0, previous: nil, space: OpSigning.spaceID(ofSecret: secret)),
@@ -30,8 +31,8 @@ import Testing
                 .signed(by: signing))
         }
         _ = membership.merge(records, saving: false)
-        let lines = Mutex<[String]>([])
-        return (MembershipExchange(membership: membership, node: "alice", log: NodeLog { line in lines.withLock { $0.append(line) } }), lines, bobRecord)
+        let lines = RecordedLines()
+        return (MembershipExchange(membership: membership, node: "alice", log: lines.log), lines, bobRecord)
     }
 
     @Test func revokingAMemberMakesItsRecordWithCutoffsAndANewKey() throws {
@@ -48,7 +49,7 @@ import Testing
         #expect(revoked.listing.name == "bob")
         #expect(exchange.membership.keys.generation == 1)
         #expect(exchange.membership.isRevoked(nodeKey: bob.nodeKey))
-        #expect(lines.withLock { $0.last?.hasPrefix("alice: REVOKED bob [") } == true)
+        #expect(lines.all.last?.hasPrefix("alice: REVOKED bob [") == true)
         let applied = exchange.apply(.merge([revoked.record], from: 3), connections: []) { _ in true }
         #expect(applied.revoked.isEmpty && !applied.changed, "a record held already changes nothing")
     }

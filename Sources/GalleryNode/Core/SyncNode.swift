@@ -313,10 +313,8 @@ package final class SyncNode: @unchecked Sendable {
     /// The writer could not store what waits: refuse changes, fail the commands waiting, log. On the loop.
     func storingFailed(_ error: any Error) {
         switch storageHealth.storingFailed(error) {
-        case .unchanged:
-            break
-        case .changed(let reason):
-            configuration.log("\(configuration.name): \(reason)")
+        case .unchanged: break
+        case .changed(let reason): configuration.log("\(configuration.name): \(reason)")
         case .began(let reason):
             configuration.log("\(configuration.name): \(reason): \(replica.opCount - durability.count) ops not stored; "
                 + "refusing changes and sending nothing until storing works again (retrying every \(StorageHealth.retryInterval) s)")
@@ -358,8 +356,7 @@ package final class SyncNode: @unchecked Sendable {
 
     // MARK: Membership (protocol.md, "Membership"; `MembershipExchange`)
 
-    /// Whether `connection`, authenticated as `peer`, may start a sync session
-    /// (`MembershipExchange.admits`). On the connection's loop.
+    /// Whether `connection`, authenticated as `peer`, may start a sync session. On the connection's loop.
     func membershipAdmits(_ connection: Connection, _ peer: PeerIdentity) -> Bool {
         membershipExchange?.admits(connection, peer) ?? (peer.authority == .space)
     }
@@ -370,8 +367,7 @@ package final class SyncNode: @unchecked Sendable {
         loop.async { [self] in membershipFollows(followup) }
     }
 
-    /// Carries out what a membership frame or command asks of the node's connections; revoked
-    /// nodes are no longer dialed. On the loop.
+    /// Does what a membership frame or command asks of the connections; revoked nodes are not dialed. On the loop.
     func membershipFollows(_ followup: MembershipExchange.Followup) {
         guard let membershipExchange else { return }
         let (revoked, changed) = membershipExchange.apply(followup, connections: Array(connections.values)) { sessions[$0] != nil }
@@ -393,8 +389,7 @@ package final class SyncNode: @unchecked Sendable {
         return membershipExchange.membership.listing
     }
 
-    /// Revokes the member named `target` (`MembershipExchange.revoke`): its record and the new
-    /// space key go to every member in session, its connections close.
+    /// Revokes the member `target`: its record and the new space key go to every member in session.
     package func revoke(_ target: String) throws(MembershipFailure) -> MemberListing {
         guard let membershipExchange else { throw .noMembership }
         return try loop.sync { () -> Result<MemberListing, MembershipFailure> in

@@ -7,9 +7,9 @@ import Testing
 /// pause after failed accepts, and a refused link closed at once with one line on the log.
 @Suite struct AcceptAdmissionTests {
     /// A throttled log that keeps its lines.
-    private static func recordingLog() -> (ThrottledLog, Mutex<[String]>) {
-        let lines = Mutex<[String]>([])
-        return (ThrottledLog(NodeLog { line in lines.withLock { $0.append(line) } }, interval: .seconds(3_600)), lines)
+    private static func recordingLog() -> (ThrottledLog, RecordedLines) {
+        let lines = RecordedLines()
+        return (ThrottledLog(lines.log, interval: .seconds(3_600)), lines)
     }
 
     @Test func failedAcceptsPauseLongerEachTimeUpToASecond() {
@@ -25,7 +25,7 @@ import Testing
         #expect(pauses[1] == 2 * AdmissionController.minimumAcceptBackoff)
         #expect(pauses.last == AdmissionController.maximumAcceptBackoff)
         #expect(zip(pauses, pauses.dropFirst()).allSatisfy { $0 <= $1 })
-        #expect(lines.withLock { $0 } == ["a: accept failed: \(TransportError.io("accept: EINTR").localizedDescription)"])
+        #expect(lines.all == ["a: accept failed: \(TransportError.io("accept: EINTR").localizedDescription)"])
     }
 
     @Test func outOfDescriptorsWithNothingToShedKeepsBackingOff() {
@@ -33,7 +33,7 @@ import Testing
         let (log, lines) = Self.recordingLog()
         let pause = admission.acceptBackoff(after: .descriptorsExhausted("EMFILE"), previous: 400_000_000, node: "a", log: log)
         #expect(pause == 800_000_000)
-        #expect(lines.withLock { $0 } == ["a: accept failed: EMFILE; no unauthenticated connection to shed, pausing"])
+        #expect(lines.all == ["a: accept failed: EMFILE; no unauthenticated connection to shed, pausing"])
     }
 
     @Test func aLinkOverTheCapIsClosedAtOnceAndLogged() {
@@ -47,8 +47,8 @@ import Testing
         let third = admission.admit("10.0.0.1:1002", node: "a", log: log) { closed.withLock { $0 += 1 } }
         #expect(third == nil)
         #expect(closed.withLock { $0 } == 1)
-        #expect(lines.withLock { $0.count } == 1)
-        #expect(lines.withLock { $0.first?.hasPrefix("a: refused a connection from 10.0.0.1:1002:") } == true)
+        #expect(lines.all.count == 1)
+        #expect(lines.all.first?.hasPrefix("a: refused a connection from 10.0.0.1:1002:") == true)
         // Another address still gets in.
         #expect(admission.admit("10.0.0.2:1000", node: "a", log: log) { closed.withLock { $0 += 1 } } != nil)
     }

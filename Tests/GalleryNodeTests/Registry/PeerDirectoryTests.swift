@@ -27,15 +27,16 @@ import Testing
     }
 
     @Test func aDamagedBookIsReportedAndTheConfiguredPeersAreDialedAtOnce() {
-        let lines = Mutex<[String]>([])
+        let lines = RecordedLines()
         var directory = PeerDirectory(
             store: MemoryBookStore(.damaged("bad checksum")), peers: [Endpoint(host: "127.0.0.1", port: 7001)], now: 100,
-            node: "a", log: NodeLog { line in lines.withLock { $0.append(line) } })
-        #expect(lines.withLock { $0.count } == 1)
-        #expect(lines.withLock { $0.first?.contains("address book memory is damaged (bad checksum)") } == true)
+            node: "a", log: lines.log)
+        #expect(lines.all.count == 1)
+        #expect(lines.all.first?.contains("address book memory is damaged (bad checksum)") == true)
         let attempts = directory.dueAttempts(now: 1, badAddressDelay: Self.second) { [] }
         #expect(attempts == [Redial.Attempt(key: .address("127.0.0.1:7001"), endpoint: Endpoint(host: "127.0.0.1", port: 7001))])
-        #expect(directory.dueAttempts(now: 2, badAddressDelay: Self.second) { [] }.isEmpty, "one attempt at a time")
+        let again = directory.dueAttempts(now: 2, badAddressDelay: Self.second) { [] }
+        #expect(again.isEmpty, "one attempt at a time")
     }
 
     @Test func aConnectedPeerIsNotDialedAndOneThatLeftIsRedialedAtOnce() {
@@ -45,7 +46,8 @@ import Testing
         directory.connected(b, dialed: "127.0.0.1:7002", now: 101)
         directory.saver?.drain()
         #expect(store.saved.withLock { $0.last?.peer(PeerKey(b))?.addresses.map(\.address) } == ["127.0.0.1:7002"])
-        #expect(directory.dueAttempts(now: 1, badAddressDelay: Self.second) { [PeerKey(b)] }.isEmpty)
+        let whileConnected = directory.dueAttempts(now: 1, badAddressDelay: Self.second) { [PeerKey(b)] }
+        #expect(whileConnected.isEmpty)
         directory.disconnected(PeerKey(b), stillConnected: false, now: 102)
         let attempts = directory.dueAttempts(now: 2, badAddressDelay: Self.second) { [] }
         #expect(attempts.map(\.key) == [.peer(PeerKey(b))])
@@ -56,17 +58,23 @@ import Testing
         let b = Self.peer("b")
         let own = PeerKey(Self.peer("a"))
         directory.connected(b, dialed: nil, now: 100)
-        #expect(!directory.takeGossipRound(now: 10 * Self.second))
+        let beforeAnyMove = directory.takeGossipRound(now: 10 * Self.second)
+        #expect(!beforeAnyMove)
         let frame = AddressAnnouncement(listen: [WireAddress(host: "0.0.0.0", port: 7003)], members: [])
         directory.received(frame, from: PeerKey(b), seenHost: "10.0.0.2", own: own, now: 101)
         #expect(directory.book.peer(PeerKey(b))?.addresses.map(\.address) == ["10.0.0.2:7003"], "an unspecified host is where it was seen")
-        #expect(directory.dueAttempts(now: 10 * Self.second, badAddressDelay: Self.second) { [] }.map(\.key) == [.peer(PeerKey(b))])
-        #expect(directory.takeGossipRound(now: 10 * Self.second))
-        #expect(!directory.takeGossipRound(now: 10 * Self.second + 1), "taken")
+        let afterTheMove = directory.dueAttempts(now: 10 * Self.second, badAddressDelay: Self.second) { [] }
+        #expect(afterTheMove.map(\.key) == [.peer(PeerKey(b))])
+        let firstRound = directory.takeGossipRound(now: 10 * Self.second)
+        #expect(firstRound)
+        let sameInstant = directory.takeGossipRound(now: 10 * Self.second + 1)
+        #expect(!sameInstant, "taken")
         directory.received(AddressAnnouncement(listen: [WireAddress(host: "10.0.0.2", port: 7004)], members: []),
                            from: PeerKey(b), seenHost: "10.0.0.2", own: own, now: 102)
-        #expect(!directory.takeGossipRound(now: 10 * Self.second + 2), "at most one round a second")
-        #expect(directory.takeGossipRound(now: 11 * Self.second))
+        let tooSoon = directory.takeGossipRound(now: 10 * Self.second + 2)
+        #expect(!tooSoon, "at most one round a second")
+        let aSecondLater = directory.takeGossipRound(now: 11 * Self.second)
+        #expect(aSecondLater)
     }
 
     @Test func theAnnouncementTellsWhereThisNodeListensAndTheOtherMembers() {
@@ -87,12 +95,15 @@ import Testing
         let b = Self.peer("b")
         directory.connected(b, dialed: "127.0.0.1:7002", now: 100)
         directory.learn(Endpoint(host: "127.0.0.1", port: 7009), source: .connect, now: 100)
-        #expect(directory.dueAttempts(now: 1, badAddressDelay: Self.second) { [] }.count == 2)
+        let bothDue = directory.dueAttempts(now: 1, badAddressDelay: Self.second) { [] }
+        #expect(bothDue.count == 2)
         let forgotten = directory.forget("b")
         #expect(forgotten.forgotten && forgotten.node == b.nodeID)
         #expect(directory.knownPeers(connectedSince: [:], now: 2).map(\.addresses.first?.address) == ["127.0.0.1:7009"])
-        #expect(!directory.forget("b").forgotten)
-        #expect(directory.forget("127.0.0.1:7009").forgotten)
+        let forgottenTwice = directory.forget("b")
+        #expect(!forgottenTwice.forgotten)
+        let pendingForgotten = directory.forget("127.0.0.1:7009")
+        #expect(pendingForgotten.forgotten)
         #expect(directory.knownPeers(connectedSince: [:], now: 3).isEmpty)
     }
 }
