@@ -121,6 +121,12 @@ package final class ThumbnailMaker: Sendable {
         }
     }
 
+    /// An original is now held (a download finished): its thumbnails are made, unless they are.
+    func originalStored(_ hash: String) {
+        guard !isComplete(hash) else { return }
+        make(hash)
+    }
+
     /// Refuses every queued job and every later one.
     package func stop() {
         let answers = queues.withLock { queues -> [Answer] in
