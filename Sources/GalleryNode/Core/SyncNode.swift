@@ -252,9 +252,10 @@ package final class SyncNode: @unchecked Sendable {
         }
     }
 
-    /// The connected peers. On the loop.
+    /// The connected peers; a revoked node's connections, refused or being closed, are not listed
+    /// (`MembershipExchange.lists`). On the loop.
     func peerStatuses() -> [PeerStatus] {
-        connections.values.sorted { $0.id < $1.id }.map(status(of:))
+        connections.values.filter { membershipExchange?.lists($0) ?? true }.sorted { $0.id < $1.id }.map(status(of:))
     }
 
     /// What the node knows of one connection. On the loop.
