@@ -6,6 +6,10 @@ import GalleryModel
 /// (one fsync covers them all). After each stored batch it reports how many of the replica's ops
 /// are durable; the node sends ops to peers and acknowledges commands only up to there.
 ///
+/// The writer thread is the node's own and stays parked between batches (`WorkThread`, ended after
+/// `writerIdleTimeout` without a batch): a batch costs a wake-up, not a thread started, on the path
+/// of every op (a drop's placeholder pays it twice, on the dropping node and on the source).
+///
 /// When storing fails the writer reports the failure, keeps the batch (with everything submitted
 /// meanwhile) and tries again every `retryInterval` until it works or the writer stops.
 // unchecked Sendable: its mutable state is under `condition`; the writer thread and the inbox meet there
@@ -30,8 +34,11 @@ final class GroupCommit: @unchecked Sendable {
     private let store: any OpStore
     private let retryInterval: TimeInterval
     private let report: @Sendable (Report) -> Void
-    /// Runs the durability step (`drain`): on a thread of its own in production.
+    /// Runs the durability step (`drain`): on the writer's parked thread in production.
     private let run: @Sendable (@escaping @Sendable () -> Void) -> Void
+    /// How long the writer's thread waits parked for the next batch before it ends (a node idle
+    /// that long pays one thread start on its next op).
+    static let writerIdleTimeout: TimeInterval = 10
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var queue: [Entry] = []
@@ -45,12 +52,18 @@ final class GroupCommit: @unchecked Sendable {
         condition.withLock { stored }
     }
 
-    /// Creates a writer; `report` is called on its thread after every attempt.
+    /// Creates a writer; `report` is called on its thread after every attempt. `run` runs each
+    /// durability step (a simulation's scheduler); nil: a `WorkThread` of this writer's own.
     init(store: any OpStore, retryInterval: TimeInterval,
-         run: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void = { step in Thread.detachNewThread { step() } },
+         run: (@Sendable (@escaping @Sendable () -> Void) -> Void)? = nil,
          report: @escaping @Sendable (Report) -> Void) {
         self.store = store
-        self.run = run
+        if let run {
+            self.run = run
+        } else {
+            let thread = WorkThread(name: "group-commit", idleTimeout: Self.writerIdleTimeout)
+            self.run = { step in thread.async(step) }
+        }
         self.retryInterval = retryInterval
         self.report = report
     }
@@ -87,9 +100,8 @@ final class GroupCommit: @unchecked Sendable {
         }
     }
 
-    /// Stores until the queue is empty; the thread ends then.
+    /// Stores until the queue is empty, then returns (the writer's thread parks).
     private func drain() {
-        Thread.current.name = "group-commit"
         while true {
             let taken = condition.withLock { () -> [Entry]? in
                 if queue.isEmpty || (failing && stopping) {

@@ -10,8 +10,9 @@ package struct NodeEnvironment: Sendable {
     package var clock: any NodeClock
     /// Makes the node's serial inbox, named for debuggers.
     package var makeInbox: @Sendable (_ name: String) -> any NodeExecutor
-    /// Runs a group-commit writer's durability step (store and sync what waits) off the inbox.
-    package var runDurability: @Sendable (_ step: @escaping @Sendable () -> Void) -> Void
+    /// Runs a group-commit writer's durability step (store and sync what waits) off the inbox;
+    /// nil: on the writer's own parked thread (`GroupCommit`).
+    package var runDurability: (@Sendable (_ step: @escaping @Sendable () -> Void) -> Void)?
     /// The calendar time in seconds since 1970: the address book's timestamps.
     package var wallClock: @Sendable () -> Double
     /// Random numbers: reconnect jitter and the handshakes' ephemeral keys, so it must be
@@ -36,7 +37,7 @@ package struct NodeEnvironment: Sendable {
 
     package init(
         clock: any NodeClock, makeInbox: @escaping @Sendable (String) -> any NodeExecutor,
-        runDurability: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void,
+        runDurability: (@Sendable (@escaping @Sendable () -> Void) -> Void)?,
         random: @escaping @Sendable () -> UInt64, transport: (any NodeTransport)?,
         wallClock: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }
     ) {
@@ -48,11 +49,11 @@ package struct NodeEnvironment: Sendable {
         self.transport = transport
     }
 
-    /// Today's node: the uptime clock, the system's calendar, a `WorkThread` inbox, a thread per
-    /// durability drain, the system's secure generator.
+    /// Today's node: the uptime clock, the system's calendar, a `WorkThread` inbox, the group
+    /// commit's own parked writer thread, the system's secure generator.
     package static let production = NodeEnvironment(
         clock: SystemClock(), makeInbox: { WorkThread(name: $0) },
-        runDurability: { step in Thread.detachNewThread { step() } },
+        runDurability: nil,
         random: { UInt64.random(in: .min ... .max) }, transport: nil)
 }
 
