@@ -92,7 +92,7 @@ struct RelayDepositionTests {
         // c followed a; now it roots the tree of the deposition.
         var tree = Self.childOfRoot()
         let r1 = tree.received(RelayTreeTests.beacon(Self.c, 900, 0, parent: nil, since: 51), on: 2, now: 5)
-        #expect(r1 == .changed)
+        #expect(r1 == .deposed)
         #expect(tree.beacon == RelayTreeTests.beacon(Self.c, 900, 1, parent: Self.c, since: 51))
         #expect(tree.isDeposed(Self.a, now: 6))
         let r2 = tree.received(RelayTreeTests.beacon(Self.a, 501, 0, parent: nil, since: 50), on: Self.rootSession, now: 7)

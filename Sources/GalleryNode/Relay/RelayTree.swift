@@ -118,6 +118,9 @@ struct RelayTree {
         case changed
         /// The peer follows a root this node's is preferred to: send it this node's beacon.
         case answer
+        /// Its root was deposed and its beacon changed: send it on every link, and ask every
+        /// peer for what this node lacks (the old tree's subtrees were apart).
+        case deposed
     }
 
     /// A beacon arrived on a session.
@@ -147,7 +150,7 @@ struct RelayTree {
             let old = root
             adopt(beacon, from: session, now: now)
             depose(old, now: now)
-            return .changed
+            return .deposed
         }
         if mine.prefersRoot(over: beacon) { return .answer }
         let sameTree = beacon.root == root && beacon.since == since

@@ -138,6 +138,9 @@ extension SyncNode {
             switch relayTree.received(beacon, on: connection.id, now: clock.now) {
             case .changed: sendBeacons()
             case .answer: connection.send(.tree(relayTree.beacon))
+            case .deposed:
+                sendBeacons()
+                catchUpAfterDeposition()
             case .none: break
             }
         case .prune:
@@ -301,5 +304,20 @@ extension SyncNode {
             + "\(ParentWatch.silence / 1_000_000) ms while \(ParentWatch.evidence) or more came another way; "
             + "deposed it, now following \(relayTree.root)")
         sendBeacons()
+        catchUpAfterDeposition()
+    }
+
+    /// This node left a deposed root's tree: under that root its subtrees met only where a
+    /// border node grafted, so ops that one side holds and the other lacks are in flight
+    /// nowhere, and a branch of the new tree does not push what was held before it became one.
+    /// Every peer but the deposed one is asked (`sync_request`) for what this node lacks; each
+    /// asks in turn as it follows. Once per deposition. On the loop.
+    func catchUpAfterDeposition() {
+        let now = clock.now
+        for id in sessionOrder {
+            guard sessions[id] != nil, let connection = connections[id],
+                  let peer = relayTree.peers[id], !relayTree.isDeposed(peer, now: now) else { continue }
+            requestCatchUp(from: connection)
+        }
     }
 }
