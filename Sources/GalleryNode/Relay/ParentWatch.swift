@@ -13,7 +13,7 @@ struct ParentWatch: Equatable {
     static let silence: UInt64 = 1_500_000_000
     /// How many new ops came meanwhile from other links at least: a run this long of ops that
     /// all come from the child's own subtree, none from the rest of the mesh, is unlikely while
-    /// the root passes ops on (one chance in 10^5 for a subtree of a third of the mesh).
+    /// the root passes ops on (2^-16 for a subtree that makes half the ops, 3^-16 for a third).
     static let evidence = 16
     /// How many origins those ops were made by at least: one or two editors below the child
     /// (a small mesh, a lone editor) are not the rest of the mesh.
