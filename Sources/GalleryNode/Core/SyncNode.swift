@@ -28,6 +28,7 @@ import GalleryWire
 /// `@unchecked Sendable`: the loop's state is touched only on `loop` (checked on every access in
 /// debug builds, `SyncNode+LoopState`); the lifecycle state (`running`, the transport, command
 /// slots, the change counter) is guarded by `condition`.
+// unchecked Sendable: its loop state is touched on `loop` only, checked on every access in debug builds (`assertOnLoop`)
 package final class SyncNode: @unchecked Sendable {
     /// The node's configuration.
     package let configuration: NodeConfiguration
