@@ -2,7 +2,7 @@ import Testing
 @testable import GalleryMeshSimulation
 
 /// A member that holds the space's secret, claims the oldest root of the relay tree and passes
-/// nothing on (issue 26, protocol.md sections 11 and 13): the mesh routes around it.
+/// nothing on (issue 26, protocol.md sections 11 and 13): the mesh routes around it, and deposes it.
 @Suite struct SilentRootSimulationTests {
     @Test("A member that claims the oldest root and withholds every op, announcement and catch-up answer delays ops by at most 2 s (p99)",
           arguments: [1, 2] as [UInt64])
@@ -22,9 +22,11 @@ import Testing
         #expect(followers.start >= parameters.nodes - 1)
         // Before a stalled first catch-up stopped holding back grafts, p99 was 5.3 s (seed 1).
         #expect((report.convergenceP99Milliseconds ?? .infinity) <= 2_000)
-        // One look at the tree each second of the workload: the silent root's children stay (no
-        // node leaves a lagging parent: BENCHMARKS.md, the withdrawn tries of issue 26 item 4).
+        // One look at the tree each second of the workload: a child of the silent root deposed
+        // it, the mesh followed, and the root was left with no child and no follower.
         #expect(report.silentRootChildren.count == parameters.seconds)
+        #expect(report.silentRootChildren.suffix(parameters.seconds / 2).allSatisfy { $0 == 0 }, "\(report.silentRootChildren)")
+        #expect(followers.end == 0)
         // Relay parents never formed a loop, looked at every second.
         #expect(report.relayLoops.isEmpty, "\(report.relayLoops.prefix(3))")
     }

@@ -34,6 +34,9 @@ package struct MeshParameters: Sendable, Hashable {
     /// Whether the nodes send ops in `ops` frames only (`NodeConfiguration.compactOps` off): the
     /// baseline against which `ops_compact` is measured.
     package var plainOps = false
+    /// Whether a child of a root that withholds ops deposes it (`NodeConfiguration
+    /// .deposesWithholdingRoot`); false (`--no-depose`) is the baseline that keeps any root.
+    package var deposes = true
 
     /// A deliberate fault the node core is not built to survive.
     package enum Sabotage: String, Sendable, CaseIterable {
@@ -58,6 +61,7 @@ package struct MeshParameters: Sendable, Hashable {
                      "--fsync-ms", "\(fsyncMilliseconds)", "--heal-seconds", "\(healSeconds)"]
         if partition { words.append("--partition") }
         if plainOps { words.append("--plain-ops") }
+        if !deposes { words.append("--no-depose") }
         if sabotage != .none { words += ["--sabotage", sabotage.rawValue] }
         return words.joined(separator: " ")
     }
@@ -79,6 +83,10 @@ package struct MeshParameters: Sendable, Hashable {
             }
             if flag == "--plain-ops" {
                 parameters.plainOps = true
+                continue
+            }
+            if flag == "--no-depose" {
+                parameters.deposes = false
                 continue
             }
             guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }

@@ -79,6 +79,7 @@ final class SimulatedNode: @unchecked Sendable {
             configuration.environment.withheldFrames = [.ops, .opsCompact, .ihave, .ihaveTotal, .caughtUp]
         }
         configuration.compactOps = !parameters.plainOps
+        configuration.deposesWithholdingRoot = parameters.deposes
         configure?(&configuration)
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
         self.node = node

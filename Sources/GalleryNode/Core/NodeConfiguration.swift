@@ -62,6 +62,9 @@ package struct NodeConfiguration: Sendable {
     /// Whether the node relays along the relay tree with announcements on the other links
     /// (protocol.md, "Relay"); false floods every op to every live peer (a baseline for benchmarks).
     package var relayTrees = true
+    /// Whether a child of the relay tree's root that withholds ops deposes it, and the mesh
+    /// follows (protocol.md, "Relay", "A root that withholds"); false keeps any root (a baseline).
+    package var deposesWithholdingRoot = true
     /// Whether records are sealed (`HandshakeSettings.sealsRecords`): off only for the unsealed
     /// baseline of `gallery-bench transfer`.
     package var sealsRecords = true

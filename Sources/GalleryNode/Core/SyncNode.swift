@@ -120,6 +120,7 @@ package final class SyncNode: @unchecked Sendable {
         self._relayTree = RelayTree(
             me: replica.id, now: configuration.environment.clock.now,
             wallMilliseconds: UInt64(max(0, configuration.environment.wallClock() * 1_000)))
+        self._relayTree.deposes = configuration.deposesWithholdingRoot
         var settings = HandshakeSettings(
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)

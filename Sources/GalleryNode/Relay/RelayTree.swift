@@ -46,6 +46,16 @@ struct RelayTree {
     private(set) var retired: [ReplicaID: (since: UInt64, round: UInt64)] = [:]
     /// Links that were branches, until when (uptime, nanoseconds) they still count as ones.
     private(set) var lingering: [Int: UInt64] = [:]
+    /// Whether a child of a root that withholds ops deposes it, and the nodes that hear of a
+    /// deposition follow (protocol.md, "Relay", "A root that withholds"); false keeps the root.
+    var deposes = true
+    /// Roots deposed, until when (uptime, nanoseconds): neither their beacons nor any other
+    /// beacon they send are taken.
+    private(set) var deposed: [ReplicaID: UInt64] = [:]
+    /// How long a deposed root stays deposed.
+    static let deposition: UInt64 = 600_000_000_000
+    /// What this node, a child of the root, has had from it and from elsewhere.
+    private(set) var watch = ParentWatch()
 
     /// A node that roots its own tree, as of `wallMilliseconds`, until it hears of a preferred root.
     init(me: ReplicaID, now: UInt64, wallMilliseconds: UInt64) {
@@ -108,12 +118,18 @@ struct RelayTree {
         case changed
         /// The peer follows a root this node's is preferred to: send it this node's beacon.
         case answer
+        /// Its root was deposed and its beacon changed: send it on every link, and ask every
+        /// peer for what this node lacks (the old tree's subtrees were apart).
+        case deposed
     }
 
     /// A beacon arrived on a session.
     mutating func received(_ beacon: TreeBeacon, on session: Int, now: UInt64) -> Reaction {
         defer { assertInvariants() }
-        if let previous = beacons[session], names(previous), !names(beacon) { linger(session, now: now) }
+        // A deposed root's word is not taken, whatever root it names now.
+        if isDeposed(beacon.root, now: now) || peers[session].map({ isDeposed($0, now: now) }) == true { return .none }
+        let previous = beacons[session]
+        if let previous, names(previous), !names(beacon) { linger(session, now: now) }
         beacons[session] = beacon
         let mine = self.beacon
         if beacon.root == me {
@@ -124,6 +140,17 @@ struct RelayTree {
             round = max(round, beacon.round) + 1
             heardAt = now
             return .changed
+        }
+        if deposes, beacon.root != root, beacon.since == since &+ 1, previous?.root == root, previous?.since == since,
+           peers[session] != root, beacon.parent != me, beacon.hops < Self.maximumHops {
+            // A peer that followed this node's root now follows a root just younger: it deposed
+            // that root, or follows a node that did (an honest node leaves a root only for an
+            // older one, or after 3 silent rounds for its own tree, `since` now). The first copy
+            // is taken, as of a new round: the peer took it before this node, so it is not below.
+            let old = root
+            adopt(beacon, from: session, now: now)
+            depose(old, now: now)
+            return .deposed
         }
         if mine.prefersRoot(over: beacon) { return .answer }
         let sameTree = beacon.root == root && beacon.since == since
@@ -155,6 +182,65 @@ struct RelayTree {
         }
         heardAt = now
         return .changed
+    }
+
+    /// Follows `beacon`'s root, round and way from `session`, its new parent.
+    private mutating func adopt(_ beacon: TreeBeacon, from session: Int, now: UInt64) {
+        root = beacon.root
+        since = beacon.since
+        round = beacon.round
+        hops = beacon.hops + 1
+        if parent != session {
+            linger(parent, now: now)
+            parent = session
+        }
+        heardAt = now
+    }
+
+    /// Whether `replica` is a root deposed until after `now`.
+    func isDeposed(_ replica: ReplicaID, now: UInt64) -> Bool {
+        deposed[replica].map { now < $0 } ?? false
+    }
+
+    /// Deposes `replica` (not this node) for `deposition`: the beacons of the links to it are
+    /// dropped (such a link is a branch then, as to a peer without beacons: ops still go to it),
+    /// and no later one is taken, so that no way leads through it.
+    private mutating func depose(_ replica: ReplicaID, now: UInt64) {
+        guard replica != me else { return }
+        deposed = deposed.filter { now < $0.value }
+        if deposed.count >= Self.retiredLimit, let first = deposed.min(by: { $0.value < $1.value }) { deposed[first.key] = nil }
+        deposed[replica] = now + Self.deposition
+        for (session, peer) in peers where peer == replica && session != parent { beacons[session] = nil }
+    }
+
+    /// Ops arrived on `session`: `new` of them not held before, made by `origins`. A child of
+    /// the root that has had nothing from it for `ParentWatch.silence` while enough new ops came
+    /// another way deposes it (`ParentWatch`): it roots the tree of a root just younger than the
+    /// deposed one's (`since` + 1), which every node that follows the deposed root prefers to
+    /// it, or follows such a tree when a peer already does. Returns true when its beacon changed.
+    mutating func receivedOps(on session: Int, new: Int, origins: some Sequence<ReplicaID>, now: UInt64) -> Bool {
+        defer { assertInvariants() }
+        guard deposes else { return false }
+        let watched = hops == 1 ? parent : nil
+        guard watch.received(on: session, new: new, origins: origins, parent: watched, now: now), let parent,
+              peers[parent] == root else { return false }
+        let withholder = root
+        let deposedSince = since
+        linger(parent, now: now)
+        self.parent = nil
+        depose(withholder, now: now)
+        watch.watch(nil, now: now)
+        if let (key, beacon) = beacons.filter({ $0.value.since == deposedSince &+ 1 && $0.value.root != withholder
+                && $0.value.parent != me && $0.value.hops < Self.maximumHops }).min(by: { ($0.value.hops, $0.key) < ($1.value.hops, $1.key) }) {
+            adopt(beacon, from: key, now: now)
+            return true
+        }
+        root = me
+        since = deposedSince &+ 1
+        hops = 0
+        round = round &+ 1
+        heardAt = now
+        return true
     }
 
     /// Settles the parent within the current round: a peer whose beacon of this round came a

@@ -138,6 +138,9 @@ extension SyncNode {
             switch relayTree.received(beacon, on: connection.id, now: clock.now) {
             case .changed: sendBeacons()
             case .answer: connection.send(.tree(relayTree.beacon))
+            case .deposed:
+                sendBeacons()
+                catchUpAfterDeposition()
             case .none: break
             }
         case .prune:
@@ -221,6 +224,7 @@ extension SyncNode {
         relayCountsOnLoop.opsReceived += ops.count
         let prune = !duplicates.isEmpty && policy.receivedDuplicates(branch: relayTree.isBranch(connection.id, now: clock.now))
         sessions[connection.id]?.relay = policy
+        watchRoot(ops, duplicates: duplicates, from: connection, policy)
         if prune {
             connection.send(.prune(duplicates.keys.sorted()))
             relayCountsOnLoop.prunesSent += 1
@@ -281,5 +285,39 @@ extension SyncNode {
             ? "ops (by its total)" : "ops of " + candidate.lacking.prefix(3).map(\.description).joined(separator: ", ")
         throttledLog("graft", "\(configuration.name): \(connection.peer?.name ?? "?") announced \(named) missing here "
             + "for \((now - candidate.since) / 1_000_000) ms; asking it to push them (graft)")
+    }
+}
+
+extension SyncNode {
+    /// Shows the relay tree ops that arrived live (not a catch-up's answer, not while joining: those
+    /// bring what the root is not asked for): a child of a root that withholds deposes it and
+    /// sends its new beacon (`RelayTree.receivedOps`). On the loop.
+    func watchRoot(_ ops: [Op], duplicates: [ReplicaID: Int], from connection: Connection, _ policy: RelayPolicy) {
+        guard configuration.relayTrees, configuration.deposesWithholdingRoot else { return }
+        let now = clock.now
+        // Only a child of the root watches: the look at every session (joining) is its alone.
+        let live = relayTree.hops == 1 && policy.awaitedCatchUps == 0 && !joining(now: now)
+        let new = live ? ops.count - duplicates.values.reduce(0, +) : 0
+        guard relayTree.receivedOps(on: connection.id, new: new, origins: ops.lazy.map(\.id.replica), now: now) else { return }
+        liveness.relayLook.nextDue = 0
+        throttledLog("deposed", "\(configuration.name): the relay tree's root sent no ops for "
+            + "\(ParentWatch.silence / 1_000_000) ms while \(ParentWatch.evidence) or more came another way; "
+            + "deposed it, now following \(relayTree.root)")
+        sendBeacons()
+        catchUpAfterDeposition()
+    }
+
+    /// This node left a deposed root's tree: under that root its subtrees met only where a
+    /// border node grafted, so ops that one side holds and the other lacks are in flight
+    /// nowhere, and a branch of the new tree does not push what was held before it became one.
+    /// Every peer but the deposed one is asked (`sync_request`) for what this node lacks; each
+    /// asks in turn as it follows. Once per deposition. On the loop.
+    func catchUpAfterDeposition() {
+        let now = clock.now
+        for id in sessionOrder {
+            guard sessions[id] != nil, let connection = connections[id],
+                  let peer = relayTree.peers[id], !relayTree.isDeposed(peer, now: now) else { continue }
+            requestCatchUp(from: connection)
+        }
     }
 }
