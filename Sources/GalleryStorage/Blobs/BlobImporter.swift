@@ -100,9 +100,7 @@ package final class BlobImporter: Sendable {
         do throws(StorageError) {
             defer { output.close() }
             if first < buffer.bytes.count {
-                // The whole file: one buffered write (a direct write per small file would wait on
-                // the device each time; `install`'s one sync writes them all back at once).
-                try output.write(head, at: 0)
+                try Self.writeWhole(head, to: output)
             } else {
                 let appender = try DirectAppender(file: output, length: 0, expectedLength: Int(input.status.st_size))
                 try appender.append(head)
@@ -119,6 +117,47 @@ package final class BlobImporter: Sendable {
             throw error
         }
         return .stored(Stored(temporary: temporary, hash: SHA256.hex(hasher.finalize()), size: size))
+    }
+
+    enum WriteMode { case buffered, writeback, direct }
+    static let writeMode: WriteMode = {
+        switch ProcessInfo.processInfo.environment["GALLERY_IMPORT_WRITE"] {
+        case "buffered": .buffered
+        case "direct": .direct
+        default: .writeback
+        }
+    }()
+
+    static func writeWhole(_ head: UnsafeRawBufferPointer, to output: StorageFile) throws(StorageError) {
+        switch writeMode {
+        case .buffered:
+            try output.write(head, at: 0)
+        case .writeback:
+            try output.write(head, at: 0)
+            output.startWriteback(length: head.count)
+        case .direct:
+            let block = DirectAppender.blockSize
+            let whole = head.count - head.count % block
+            guard whole > block, DirectAppender.directFlag != 0 else {
+                try output.write(head, at: 0)
+                return
+            }
+            try output.write(UnsafeRawBufferPointer(rebasing: head[0..<block]), at: 0)
+            let middle = UnsafeRawBufferPointer(rebasing: head[block..<whole])
+            let flags = fcntl(output.fd, F_GETFL)
+            if flags >= 0, fcntl(output.fd, F_SETFL, flags | DirectAppender.directFlag) == 0 {
+                defer { _ = fcntl(output.fd, F_SETFL, flags) }
+                do {
+                    try output.write(middle, at: block)
+                } catch .io(_, _, EINVAL) {
+                    _ = fcntl(output.fd, F_SETFL, flags)
+                    try output.write(middle, at: block)
+                }
+            } else {
+                try output.write(middle, at: block)
+            }
+            if whole < head.count { try output.write(UnsafeRawBufferPointer(rebasing: head[whole...]), at: whole) }
+        }
     }
 
     /// A file to keep where it is (`gallery add --in-place`): what it held when hashed.
