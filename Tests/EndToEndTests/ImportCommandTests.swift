@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 import GalleryTestSupport
 import Testing
 
@@ -40,6 +41,20 @@ struct ImportCommandTests {
             count += try FileManager.default.contentsOfDirectory(atPath: blobs.appendingPathComponent(name).path).count
         }
         return (count, try FileManager.default.contentsOfDirectory(atPath: blobs.appendingPathComponent("tmp").path).count)
+    }
+
+    /// The blobs of the node's store whose bytes do not hash to their name (none, when every copy
+    /// was whole and durable before its rename).
+    private func misnamedBlobs(_ node: URL) throws -> [String] {
+        let blobs = node.appendingPathComponent("blobs")
+        var misnamed: [String] = []
+        for fanOut in try FileManager.default.contentsOfDirectory(atPath: blobs.path) where fanOut.utf8.count == 2 {
+            for name in try FileManager.default.contentsOfDirectory(atPath: blobs.appendingPathComponent(fanOut).path) {
+                let bytes = try Data(contentsOf: blobs.appendingPathComponent(fanOut).appendingPathComponent(name))
+                if SHA256.hex(SHA256.hash([UInt8](bytes))) != name { misnamed.append(name) }
+            }
+        }
+        return misnamed
     }
 
     /// Whether the IDs are one insert's: the same replica, counters one after another.
@@ -129,5 +144,7 @@ struct ImportCommandTests {
         // Every item's bytes are stored (the two imports share them); the killed one's temporary
         // files went at the node's start.
         #expect(stored.blobs == 300 && stored.temporary == 0, "\(stored)")
+        // Files of 256 KiB: written with direct I/O but their first and last pages; each whole.
+        #expect(try misnamedBlobs(node).isEmpty)
     }
 }

@@ -110,16 +110,21 @@ package enum AddImage {
         ]
     }
 
-    /// The first bytes of a stored blob (its image header) and its size: 64 KiB, or up to
-    /// `headerLength` when the header lies further (a JPEG's SOF after large metadata).
+    /// The first bytes of a stored blob (its image header) and its size: 4 KiB (a PNG's or a GIF's
+    /// header, most JPEGs' SOF; the page `gallery add` leaves in the page cache), else 64 KiB, else up
+    /// to `headerLength` when the header lies further (a JPEG's SOF after large metadata).
     private static func storedPrefix(of hash: String, in blobs: any BlobSource, name: String) throws -> (head: [UInt8], size: Int) {
         guard FieldLimits.isContentHash(hash), let reader = try? blobs.openForReading(hash) else {
             throw ActionError.blobMissing(name, hash: hash)
         }
         defer { reader.close() }
-        let head = try reader.read(count: 64 << 10, at: 0)
-        if head.count < 64 << 10 || ImageHeader(head) != nil { return (head, try reader.size()) }
-        return (try reader.read(count: headerLength, at: 0), try reader.size())
+        let size = try reader.size()
+        var length = 4 << 10
+        while true {
+            let head = try reader.read(count: length, at: 0)
+            if head.count < length || length >= headerLength || ImageHeader(head) != nil { return (head, size) }
+            length = min(length * 16, headerLength)
+        }
     }
 
     private static func lastComponent(of url: String) -> String {

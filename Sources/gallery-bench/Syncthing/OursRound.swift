@@ -32,10 +32,10 @@ struct OursRound {
         // B knows A's galleries once the two are connected and caught up.
         try b.waitForGallery(data.large.name, timeout: 60)
 
-        _ = try importSet(data.small, on: a)
-        let medium = try importSet(data.medium, on: a)
+        _ = try importSet(data.small, on: a, settling: [b])
+        let medium = try importSet(data.medium, on: a, settling: [b])
         try sync(data.medium, importSeconds: medium, from: a, to: b, receiverFigures: true)
-        let large = try importSet(data.large, on: a)
+        let large = try importSet(data.large, on: a, settling: [b])
         try sync(data.large, importSeconds: large, from: a, to: b, receiverFigures: false)
         try moves(on: a, seenBy: b)
         try idle(a, b)
@@ -46,8 +46,10 @@ struct OursRound {
 
     /// `gallery -C A add FOLDER --to SET --json`: the command's wall time, and the CPU of the
     /// command and of the node. Returns the wall time.
-    private func importSet(_ set: SideBySideData.FileSet, on node: GalleryPeer) throws -> Double {
+    /// With `--settle on`, first waits until this node and `settling` are idle (`Settle`).
+    private func importSet(_ set: SideBySideData.FileSet, on node: GalleryPeer, settling: [GalleryPeer]) throws -> Double {
         note("import of \(set.name)")
+        if options.settle { record("import.\(set.name).settleSeconds", Settle.quiet([node.pid] + settling.map(\.pid))) }
         SideBySideData.dropFromCache(set.ours)
         let cpu = ProcessProbe.cpuSeconds(node.pid) ?? 0
         let add = try node.command(["add", set.ours.path, "--to", set.name, "--json"])

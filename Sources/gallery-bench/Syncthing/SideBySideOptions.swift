@@ -18,6 +18,8 @@ struct SideBySideOptions {
     var watchBlocks = 3
     /// Which systems run (both by default; one alone to try the harness).
     var systems: [SideBySideSystem] = [.ours, .syncthing]
+    /// Whether each import and scan waits for what the steps before left behind (`Settle`).
+    var settle = true
 
     /// Parses `--NAME VALUE` pairs; throws a usage failure on anything else.
     init(_ arguments: [String]) throws {
@@ -43,6 +45,9 @@ struct SideBySideOptions {
                 let sizes = value.split(separator: ",").map { Int($0) }
                 guard !sizes.isEmpty, sizes.allSatisfy({ ($0 ?? 0) >= 0 }) else { throw BenchFailure.usage("--watch-items takes N,N,... (0 skips)") }
                 watchItems = sizes.compactMap { $0 }.filter { $0 > 1 }
+            case "--settle":
+                guard value == "on" || value == "off" else { throw BenchFailure.usage("--settle takes on or off") }
+                settle = value == "on"
             case "--only":
                 guard let system = SideBySideSystem(rawValue: value) else { throw BenchFailure.usage("--only takes ours or syncthing") }
                 systems = [system]

@@ -30,10 +30,10 @@ struct SyncthingRound {
         try a.waitConnected(to: b)
         try b.waitConnected(to: a)
 
-        _ = try scan(data.small, on: a)
-        let medium = try scan(data.medium, on: a)
+        _ = try scan(data.small, on: a, settling: b)
+        let medium = try scan(data.medium, on: a, settling: b)
         try share(data.medium, scanSeconds: medium, from: a, to: b, receiverFigures: true)
-        let large = try scan(data.large, on: a)
+        let large = try scan(data.large, on: a, settling: b)
         try share(data.large, scanSeconds: large, from: a, to: b, receiverFigures: false)
         let renamed = try renames(on: a, seenBy: b)
         defer { rename(data.medium, from: renamed, to: data.medium.names) }
@@ -42,8 +42,10 @@ struct SyncthingRound {
 
     /// The folder of `set` added on A (shared with nobody yet): the time until its first scan is
     /// over and every file is in A's database, and A's CPU meanwhile.
-    private func scan(_ set: SideBySideData.FileSet, on a: SyncthingNode) throws -> Double {
+    /// With `--settle on`, first waits until both instances are idle (`Settle`).
+    private func scan(_ set: SideBySideData.FileSet, on a: SyncthingNode, settling b: SyncthingNode) throws -> Double {
         note("first scan of \(set.name)")
+        if options.settle { record("import.\(set.name).settleSeconds", Settle.quiet([a.pid, b.pid])) }
         SideBySideData.dropFromCache(set.theirs)
         let since = try a.lastEventID()
         let cpu = ProcessProbe.cpuSeconds(a.pid) ?? 0

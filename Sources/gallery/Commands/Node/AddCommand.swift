@@ -45,7 +45,10 @@ struct AddCommand: NodeSubcommand {
     var command: ControlCommand { .add(request) }
 
     func run(on node: NodeConnection) throws(CommandFailure) {
+        let stages = ImportStages()
+        defer { stages.report() }
         let sources = try ImageImport(arguments: arguments)
+        stages.end("expand")
         guard sources.hasFiles else {
             print(output(try node.send(command), skipped: []), terminator: "")
             return
@@ -66,6 +69,7 @@ struct AddCommand: NodeSubcommand {
         }
         let stored = try sources.store(
             with: importer, workers: workers, aspectGiven: request.aspect != nil, progress: json ? nil : ImportProgress())
+        stages.end("store")
         reportSkipped(stored)
         guard stored.sources.contains(where: { $0 != nil }) else { throw .failed("nothing to add: no PNG, JPEG or GIF image among the files given") }
         do {
@@ -75,7 +79,9 @@ struct AddCommand: NodeSubcommand {
             importer.discard(stored.files)
             throw .failed(TerminalText.escaped(error.localizedDescription))
         }
+        stages.end("install")
         try send(stored, to: node)
+        stages.end("node")
     }
 
     /// Names the files skipped, on stderr (not with `--json`: its output lists them).
