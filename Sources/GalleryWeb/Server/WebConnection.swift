@@ -18,9 +18,7 @@ import Synchronization
 /// than `WebOutbox.lowWater` bytes wait), and an event stream's backlog (`Limits.outboxLimit`:
 /// the reader is dropped). `tick` closes heads that take too long (slowloris), silent
 /// connections, and readers that stopped reading.
-///
-/// `@unchecked Sendable`: the state is touched on the loop only (`assertOnLoop`); `wakePending`
-/// is atomic.
+// unchecked Sendable: its state is touched on its loop only, checked by `assertOnLoop` in debug builds; `wakePending` is atomic
 final class WebConnection: @unchecked Sendable {
     /// The bounds and timeouts of every connection of a server.
     struct Limits: Sendable {
@@ -238,7 +236,7 @@ final class WebConnection: @unchecked Sendable {
 
     /// Answers a request whose body is in: the embedded page at once, anything else on the lane.
     private func answer(_ head: HTTPRequestHead, route: WebRoute, body: [UInt8]) {
-        if let asset = api.embeddedAsset(route) {
+        if let asset = api.embeddedAsset(route, query: head.query) {
             write(asset.serialized(for: head, keepAlive: head.keepAlive), keepAlive: head.keepAlive)
             return
         }
