@@ -16,6 +16,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case ["sync"]:
             for line in try SyncBenchmark.run() { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "sync" && arguments.dropFirst().first == "catch-up":
+            for line in try SyncBenchmark.runCatchUps(Array(arguments.dropFirst(2))) { writeLine(line, to: .standardOutput) }
+            return 0
         case let arguments where arguments.first == "node":
             for line in try NodeBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0

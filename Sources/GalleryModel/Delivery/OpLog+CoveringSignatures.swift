@@ -7,11 +7,9 @@ extension OpLog {
     /// signatures a receiver needs; the ops of the replicas in `keepingEverySignature` keep every
     /// signature the log holds (their last one does not cover the chain this log holds).
     ///
-    /// - Parameter decoded: The ops at `selected`, when the caller decoded them already.
-    /// - Complexity: O(k + b) for k ops of b bytes, plus one decoding per signature left out
-    ///   unless `decoded` is given.
-    func encodedBatchWithCoveringSignatures(of selected: [Int32], decoded: [Op]? = nil,
-                                            keepingEverySignature: Set<ReplicaID> = []) -> [UInt8] {
+    /// - Complexity: O(k + b) for k ops of b bytes: a sealed op's layout is walked
+    ///   (`OpCodec.layout`), never decoded into an `Op`.
+    func encodedBatchWithCoveringSignatures(of selected: [Int32], keepingEverySignature: Set<ReplicaID> = []) -> [UInt8] {
         // The last sealed op of each replica in the batch keeps its seal: a relay's log holds
         // signatures at checkpoints and frame ends only, so the batch's last op may have none,
         // and the last one before it then covers the ops before it (the rest wait at the receiver
@@ -30,7 +28,7 @@ extension OpLog {
             let end = next.0 == chunk ? next.1 : chunks[chunk].bytes.count
             let encoded = chunks[chunk].bytes[start..<end]
             if !keepsSeal[index], keepingEverySignature.isEmpty || !keepingEverySignature.contains(opID(at: position).replica),
-               let sealStart = Self.coveredSignatureStart(in: encoded, chunk: chunks[chunk].bytes, decoded: decoded?[index]) {
+               let sealStart = Self.coveredSignatureStart(in: encoded, chunk: chunks[chunk].bytes) {
                 let first = body.count
                 body.append(contentsOf: encoded[..<sealStart])
                 body[first] &= ~OpCodec.sealedKindFlag
@@ -46,21 +44,14 @@ extension OpLog {
 
     /// Where the seal of `encoded` (one op of the log, in `bytes`) starts when the seal is a
     /// signature alone that a later op's may cover: the op is not its replica's first (whose
-    /// seal claims the key) and not a checkpoint. Nil when the op keeps its seal. `decoded` is
-    /// the op, if the caller has it (else it is decoded here).
-    private static func coveredSignatureStart(in encoded: ArraySlice<UInt8>, chunk bytes: [UInt8], decoded: Op?) -> Int? {
-        guard let kind = encoded.first, kind & OpCodec.sealedKindFlag != 0 else { return nil }
-        let op: Op
-        if let decoded {
-            op = decoded
-        } else {
-            var reader = ByteReader(bytes, offset: encoded.startIndex)
-            guard let read = try? OpCodec.decode(from: &reader, checkingBounds: false), reader.offset == encoded.endIndex else { return nil }
-            op = read
-        }
-        guard op.previous != 0, op.seal?.keyClaim == nil, op.seal?.signature != nil, !op.isSignatureCheckpoint else { return nil }
-        // A seal of a signature alone is its last 65 bytes: the flags (signature only) and the signature.
-        let sealStart = encoded.endIndex - 1 - OpSeal.signatureBytes
-        return encoded[sealStart] == OpCodec.signatureOnlySealFlags ? sealStart : nil
+    /// seal claims the key) and not a checkpoint. Nil when the op keeps its seal.
+    private static func coveredSignatureStart(in encoded: ArraySlice<UInt8>, chunk bytes: [UInt8]) -> Int? {
+        guard let kind = encoded.first, kind & OpCodec.sealedKindFlag != 0,
+              let layout = try? OpCodec.layout(of: bytes, at: encoded.startIndex), layout.end == encoded.endIndex,
+              layout.previous != 0, !layout.isSignatureCheckpoint
+        else { return nil }
+        // A seal of a signature alone: the flags (signature only) and the 64-byte signature.
+        guard layout.end - layout.bodyEnd == 1 + OpSeal.signatureBytes, bytes[layout.bodyEnd] == OpCodec.signatureOnlySealFlags else { return nil }
+        return layout.bodyEnd
     }
 }

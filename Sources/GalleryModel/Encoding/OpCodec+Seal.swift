@@ -55,6 +55,18 @@ extension OpCodec {
         return writer.bytes
     }
 
+    /// Calls `body` with the canonical encoding of `op` without its seal (`unsealedEncoding(of:)`),
+    /// written into temporary memory: no array is made for it.
+    package static func withUnsealedEncoding<Result>(of op: Op, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let capacity = maxEncodedSize(of: op)
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var writer = RawByteWriter(base: buffer.baseAddress!, capacity: capacity)
+            var names = CanonicalOpNames()
+            encode(op, into: &writer, names: &names, withSeal: false)
+            return body(UnsafeRawBufferPointer(start: buffer.baseAddress!, count: writer.count))
+        }
+    }
+
     /// Whether `stored`, one op's encoding, is `unsealed` (an op's encoding without seal) with or
     /// without a seal after it.
     static func isSameOp(stored: some Collection<UInt8>, unsealed: [UInt8]) -> Bool {

@@ -18,11 +18,18 @@ package protocol OpAuthenticator: Sendable {
     /// when none is signed. When it does not, the batch carries every signature the log holds for
     /// them (`Replica.encodedBatch`).
     func signatureCovers(_ run: [Op], in state: Replica) -> Bool
+    /// Whether the log holds `replica`'s ops through its op with counter `counter` as their
+    /// author signed them, known without a check: ops this authenticator sealed or admitted, in
+    /// chain order, and the signatures kept with them are ones it made or checked. A catch-up
+    /// then leaves their signatures out without checking them again (`signatureCovers`).
+    func vouches(for replica: ReplicaID, through counter: UInt64) -> Bool
 }
 
 extension OpAuthenticator {
     /// An authenticator that checks nothing finds every run covered.
     package func signatureCovers(_ run: [Op], in state: Replica) -> Bool { true }
+    /// An authenticator that keeps no record vouches for nothing.
+    package func vouches(for replica: ReplicaID, through counter: UInt64) -> Bool { false }
 }
 
 extension Replica {

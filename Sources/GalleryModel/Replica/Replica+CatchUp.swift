@@ -43,21 +43,25 @@ extension Replica {
         }
         guard !selected.isEmpty else { return (nil, position) }
         guard authenticator != nil else { return (log.encodedBatchWithCoveringSignatures(of: selected), position) }
-        // Decoded once, for the authenticator's check and for leaving signatures out.
-        let ops = log.decode(selected)
-        let uncovered = replicasNotCovered(in: ops)
+        let uncovered = replicasNotCovered(at: selected)
         uncovered.forEach(notCovered)
-        return (log.encodedBatchWithCoveringSignatures(of: selected, decoded: ops, keepingEverySignature: uncovered), position)
+        return (log.encodedBatchWithCoveringSignatures(of: selected, keepingEverySignature: uncovered), position)
     }
 
-    /// The replicas whose ops among `ops` (a batch, in log order) the authenticator does not find
-    /// covered by their last signature there (`OpAuthenticator.signatureCovers`).
+    /// The replicas whose ops at log positions `selected` (a batch, in log order) the
+    /// authenticator does not find covered by their last signature there
+    /// (`OpAuthenticator.signatureCovers`). The ops of a replica it vouches for
+    /// (`OpAuthenticator.vouches`) are not decoded or checked.
     ///
-    /// - Complexity: O(k) for k ops, plus one signature check per replica.
-    private func replicasNotCovered(in ops: [Op]) -> Set<ReplicaID> {
+    /// - Complexity: O(k) for k ops, plus one decoding per op and one signature check per
+    ///   replica not vouched for.
+    private func replicasNotCovered(at selected: [Int32]) -> Set<ReplicaID> {
         guard let authenticator else { return [] }
-        var runs: [ReplicaID: [Op]] = [:]
-        for op in ops { runs[op.id.replica, default: []].append(op) }
-        return Set(runs.compactMap { replica, run in authenticator.signatureCovers(run, in: self) ? nil : replica })
+        var runs: [ReplicaID: [Int32]] = [:]
+        for position in selected { runs[log.opID(at: position).replica, default: []].append(position) }
+        return Set(runs.compactMap { replica, positions in
+            guard let last = positions.last, !authenticator.vouches(for: replica, through: log.opID(at: last).counter) else { return nil }
+            return authenticator.signatureCovers(log.decode(positions), in: self) ? nil : replica
+        })
     }
 }

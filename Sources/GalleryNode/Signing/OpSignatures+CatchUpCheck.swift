@@ -19,6 +19,13 @@ extension OpSignatures {
         signatureHolds(over: run, in: state)
     }
 
+    /// Whether this node sealed or admitted every op of `replica` through `counter`, in chain
+    /// order: their signatures in the log are ones it made or checked (a frame's check drops
+    /// the others before they are stored), so a batch of them is covered without a check.
+    package func vouches(for replica: ReplicaID, through counter: UInt64) -> Bool {
+        heads[replica].map { counter <= $0.vouchedThrough } ?? false
+    }
+
     /// Whether a catch-up to `peer` whose batch did not cover `replica` should be logged: true
     /// the first time for that peer and replica (a peer that reconnects after refusing the
     /// forged op asks again, and each batch of a catch-up is checked on its own).

@@ -28,6 +28,10 @@ package struct OpSignatures: OpAuthenticator {
         var counter: UInt64
         /// The chain hash after that op.
         var hash: [UInt8]
+        /// The last counter through which every op of the chain was sealed here or admitted, in
+        /// chain order (`vouches(for:through:)`); 0 when its first op was neither (ops of the
+        /// node's own files, or a head learned again from the log).
+        var vouchedThrough: UInt64 = 0
     }
 
     /// A run of ops of one replica that arrived before its predecessor, with the signature of its
@@ -63,6 +67,8 @@ package struct OpSignatures: OpAuthenticator {
     var unsignedReplicas: Set<ReplicaID> = []
     /// The op `admit` let through last and its chain hash, which `didApply` then takes as is.
     private var admitted: (id: OpID, hash: [UInt8])?
+    /// The op `seal` signed last (this node's own), until `didApply` takes it.
+    private var sealed: OpID?
     /// The most ops held back per connection.
     static let maximumTail = 10_000
     /// Chain hashes of this node's log at the ends of the catch-up batches checked last
@@ -104,33 +110,39 @@ package struct OpSignatures: OpAuthenticator {
             before = head.hash
         }
         seal.signature = signingKey.signature(for: OpSigning.message(op.id, chain: OpSigning.chain(before, op)))
+        sealed = op.id
         return seal
     }
 
     package mutating func didApply(_ op: Op) {
         let replica = op.id.replica
         let known = admitted?.id == op.id ? admitted?.hash : nil
+        let vouched = known != nil || sealed == op.id
         admitted = nil
+        sealed = nil
         if op.previous == 0 {
             let key = op.seal?.keyClaim.flatMap { try? Ed25519.PublicKey(rawRepresentation: $0.publicKey) }
             let genesis = key.map { OpSigning.genesis(space: space, replica: replica, publicKey: $0.rawRepresentation) } ?? []
-            heads[replica] = Head(key: key, counter: op.lastCounter, hash: OpSigning.chain(genesis, op))
+            heads[replica] = Head(
+                key: key, counter: op.lastCounter, hash: OpSigning.chain(genesis, op), vouchedThrough: vouched ? op.lastCounter : 0)
             return
         }
-        guard var head = heads[replica] else { return }
-        guard head.counter == op.previous else {
+        // Changed in place: one lookup, and the head (its key's tables) is not copied per op.
+        guard let index = heads.index(forKey: replica) else { return }
+        guard heads.values[index].counter == op.previous else {
             // Not the next op of the chain known here: learn the head again from the log.
-            heads[replica] = nil
+            heads.remove(at: index)
             return
         }
-        head.hash = known ?? OpSigning.chain(head.hash, op)
-        head.counter = op.lastCounter
-        heads[replica] = head
+        heads.values[index].hash = known ?? OpSigning.chain(heads.values[index].hash, op)
+        if vouched && heads.values[index].vouchedThrough == op.previous { heads.values[index].vouchedThrough = op.lastCounter }
+        heads.values[index].counter = op.lastCounter
     }
 
     package mutating func admit(_ op: Op) -> String? {
         let replica = op.id.replica
-        if expected[replica]?[op.id.counter] == nil {
+        var covered = expected[replica]?.removeValue(forKey: op.id.counter)
+        if covered == nil {
             if let proof = proofs[replica]?.removeValue(forKey: op.id.counter) {
                 proofOpCount -= proof.ops.count
                 if let failure = check(proof.ops) { return failure }
@@ -139,12 +151,13 @@ package struct OpSignatures: OpAuthenticator {
             } else {
                 return "no signature covers it"
             }
+            covered = expected[replica]?.removeValue(forKey: op.id.counter)
         }
-        guard let want = expected[replica]?.removeValue(forKey: op.id.counter) else { return "no signature covers it" }
+        guard let want = covered else { return "no signature covers it" }
         expectedCount -= 1
-        // The op the signature covered (compared as values: cheaper than hashing it again), at
-        // the place it covered (its predecessor is the one hashed before it).
-        guard want.op == op.unsealed, chainHash(before: op) != nil else {
+        // The op the signature covered (compared as values, its seal aside: cheaper than hashing
+        // it again), at the place it covered (its predecessor is the one hashed before it).
+        guard want.op.id == op.id, want.op.previous == op.previous, want.op.action == op.action, chainHash(before: op) != nil else {
             return "it differs from the op its replica signed under that ID"
         }
         admitted = (op.id, want.hash)

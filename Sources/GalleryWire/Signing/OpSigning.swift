@@ -49,8 +49,8 @@ package enum OpSigning {
     /// without seal).
     package static func chain(_ previous: [UInt8], _ op: Op) -> [UInt8] {
         var hasher = SHA256()
-        hasher.update(previous)
-        hasher.update(OpCodec.unsealedEncoding(of: op))
+        previous.withUnsafeBytes { hasher.update($0) }
+        OpCodec.withUnsealedEncoding(of: op) { hasher.update($0) }
         return hasher.finalize()
     }
 

@@ -3,6 +3,7 @@ enum BenchUsage {
     static let text = """
         usage: gallery-bench model [--only WORKLOAD]
                gallery-bench sync
+               gallery-bench sync catch-up [--rounds N] [--only signed|unsigned]
                gallery-bench hash [--kernel]
                gallery-bench crypto [--kernel]
                gallery-bench transfer [--sweep]

@@ -15,6 +15,31 @@ enum SyncBenchmark {
         [try catchUp(), try catchUp(signed: true), try liveLatency(), try HandshakeBenchmark.run(secret: secret)]
     }
 
+    /// `gallery-bench sync catch-up [--rounds N] [--only signed|unsigned]`: the catch-ups of `sync`
+    /// alone, unsigned then signed, `N` times alternately (a figure and its reference measured in
+    /// the same minutes), or one of them (for a profiler).
+    static func runCatchUps(_ arguments: [String]) throws -> [String] {
+        var rounds = 1
+        var kinds = [false, true]
+        var rest = arguments[...]
+        while let flag = rest.popFirst() {
+            let value = rest.popFirst()
+            switch (flag, value) {
+            case ("--rounds", let value?):
+                guard let number = Int(value), number > 0 else { throw BenchFailure.usage("--rounds needs a positive whole number") }
+                rounds = min(number, 100)
+            case ("--only", "signed"): kinds = [true]
+            case ("--only", "unsigned"): kinds = [false]
+            default: throw BenchFailure.usage("sync catch-up takes --rounds N and --only signed|unsigned")
+            }
+        }
+        var lines: [String] = []
+        for _ in 0..<rounds {
+            for signed in kinds { lines.append(try catchUp(signed: signed)) }
+        }
+        return lines
+    }
+
     /// A node; `signed`: it signs its ops and checks its peers' (protocol.md 7.3).
     private static func node(_ name: String, signed: Bool = false) throws -> SyncNode {
         var configuration = NodeConfiguration(name: name, secret: secret, log: .silent)
@@ -67,7 +92,7 @@ enum SyncBenchmark {
         return """
             {"workload": "\(signed ? "catch-up-signed" : "catch-up")", "ops": \(ops), "seconds": \(rounded(seconds)), \
             "cpuSeconds": \(rounded(cpuSeconds)), "opsPerSecond": \(Int(Double(ops) / seconds)), "wireBytes": \(wireBytes), \
-            "bytesPerOp": \(rounded(Double(wireBytes) / Double(ops)))}
+            "bytesPerOp": \(rounded(Double(wireBytes) / Double(ops))), "loadAverage": \(LoadBenchmark.loadAverage())}
             """
     }
 
