@@ -50,7 +50,7 @@ extension ControlCommands {
         status.peers = peerListings(node)
         status.transfers = node.transferListings
         status.health = node.health
-        status.storage = node.storageStatus()
+        status.storage = node.policies.storageStatus(of: node)
         status.keptInPlace = keptInPlace(node)
         return status
     }

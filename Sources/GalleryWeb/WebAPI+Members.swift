@@ -8,7 +8,7 @@ extension WebAPI {
     /// `GET /api/members`: `{"members": [{"nodeID", "name", "added", "addedBy", "revoked"?,
     /// "revokedBy"?, "isSelf"}]}`, times in Unix milliseconds.
     func members() throws -> WebResponse {
-        let listing = try Self.membership { () throws(SyncNode.MembershipFailure) in try node.members() }
+        let listing = try Self.membership { () throws(MembershipFailure) in try node.members() }
         return .json(["members": .array(listing.map(Self.json))])
     }
 
@@ -17,10 +17,10 @@ extension WebAPI {
     func membershipChange(_ request: any WebRequestBody) throws -> WebResponse {
         switch request {
         case let body as InviteBody:
-            let code = try Self.membership { () throws(SyncNode.MembershipFailure) in try node.invite(seconds: body.expires) }
+            let code = try Self.membership { () throws(MembershipFailure) in try node.invite(seconds: body.expires) }
             return .json(["code": .string(code.text), "expires": WebJSON(UInt64(code.expires) * 1_000)], status: 201)
         case let body as RevokeBody:
-            let member = try Self.membership { () throws(SyncNode.MembershipFailure) in try node.revoke(body.node) }
+            let member = try Self.membership { () throws(MembershipFailure) in try node.revoke(body.node) }
             return .json(["revoked": Self.json(member), "message": .string("Revoked \(member.name)")])
         default:
             throw WebRefusal(500, "internal", "not a membership route")
@@ -29,7 +29,7 @@ extension WebAPI {
 
     /// Runs `body`, its refusal as the application layer's (`ActionError.membership`: 404
     /// `unknownMember`, 503 `storage`, else 409 `refused`, as `WebRefusal.statusAndCode` maps it).
-    private static func membership<T>(_ body: () throws(SyncNode.MembershipFailure) -> T) throws -> T {
+    private static func membership<T>(_ body: () throws(MembershipFailure) -> T) throws -> T {
         do {
             return try body()
         } catch {

@@ -65,7 +65,7 @@ struct WebBlobs {
                 let head = Self.head(hash, type: type, status: .ok, length: Int(size), for: request)
                 let body = WebBlobBody(stream: stream, size: Int(size)) {
                     guard let reader = try? blobs?.openForReading(hash) else { return nil }
-                    node.originalRead(hash)
+                    node.policies.originalRead(hash)
                     return reader
                 }
                 done(.blob(head: head.serialized(), body: body, keepAlive: request.keepAlive))
@@ -127,7 +127,7 @@ struct WebBlobs {
             reader.close()
             return nil
         }
-        node.originalRead(hash)
+        node.policies.originalRead(hash)
         let stored = node.read { $0.item(withContentHash: hash)?.mediaType }
         let type = stored.flatMap { Self.imageTypes.contains($0) ? $0 : nil } ?? "application/octet-stream"
         var head = HTTPResponseHead(status: .ok)

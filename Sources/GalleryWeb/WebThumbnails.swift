@@ -25,7 +25,7 @@ struct WebThumbnails {
             head.setConnection(for: request, keepAlive: request.keepAlive)
             return done(.response(head.serialized(), keepAlive: request.keepAlive))
         }
-        node.demandThumbnail(of: hash, size: size) { result in
+        ThumbnailReplicator.demand(of: hash, size: size, from: node.thumbnailReplicator) { result in
             lane.submit {
                 switch result {
                 case .success(let jpeg):

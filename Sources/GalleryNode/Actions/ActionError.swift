@@ -77,7 +77,7 @@ package indirect enum ActionError: Error, Equatable, Sendable, CustomStringConve
     /// The node cannot store ops at the moment.
     case storage(SyncNodeError)
     /// A membership command refused (`invite`, `revoke`): why.
-    case membership(SyncNode.MembershipFailure)
+    case membership(MembershipFailure)
 
     /// The one-line reason a person reads.
     package var description: String {
@@ -129,7 +129,7 @@ package indirect enum ActionError: Error, Equatable, Sendable, CustomStringConve
         case let action as ActionError: action
         case let model as ModelError: .model(model)
         case let storage as SyncNodeError: .storage(storage)
-        case let membership as SyncNode.MembershipFailure: .membership(membership)
+        case let membership as MembershipFailure: .membership(membership)
         default: nil
         }
     }

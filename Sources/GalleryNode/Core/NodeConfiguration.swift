@@ -65,7 +65,7 @@ package struct NodeConfiguration: Sendable {
     /// Whether records are sealed (`HandshakeSettings.sealsRecords`): off only for the unsealed
     /// baseline of `gallery-bench transfer`.
     package var sealsRecords = true
-    /// Delays between attempts to reach a peer that is not connected (`SyncNode+Redial`).
+    /// Delays between attempts to reach a peer that is not connected (`PeerDirectory`, `Redial`).
     package var reconnect: Backoff
     /// The largest frame payload this node accepts.
     package var maximumFrameSize: UInt32

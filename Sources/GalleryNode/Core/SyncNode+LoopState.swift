@@ -67,27 +67,20 @@ extension SyncNode {
         _modify { assertOnLoop(); yield &_liveness }
     }
 
+    /// The node's storage faults and refused ops (`StorageHealth`).
+    var storageHealth: StorageHealth {
+        _read { assertOnLoop(); yield _storageHealth }
+        _modify { assertOnLoop(); yield &_storageHealth }
+    }
+
     /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
-    /// changes are refused, and nothing more is sent to peers until storing works again
-    /// (`SyncNode+StorageFault`).
+    /// changes are refused, and nothing more is sent to peers until storing works again.
     package var storageFault: String? {
-        _read { assertOnLoop(); yield _storageFault }
-        _modify { assertOnLoop(); yield &_storageFault }
+        _read { assertOnLoop(); yield _storageHealth.fault }
+        _modify { assertOnLoop(); yield &_storageHealth.fault }
     }
 
-    /// Ops received under an ID this node holds with other content, most recent last.
-    var divergentOps: [DivergentOp] {
-        _read { assertOnLoop(); yield _divergentOps }
-        _modify { assertOnLoop(); yield &_divergentOps }
-    }
-
-    /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
-    var divergentOpCount: Int {
-        _read { assertOnLoop(); yield _divergentOpCount }
-        _modify { assertOnLoop(); yield &_divergentOpCount }
-    }
-
-    /// The keys of peers: pinned per dialed address, and per name (`SyncNode+Identity`).
+    /// The keys of peers: pinned per dialed address, and per name (`PeerKeyBook`).
     var peerKeys: PeerKeyBook {
         _read { assertOnLoop(); yield _peerKeys }
         _modify { assertOnLoop(); yield &_peerKeys }
@@ -109,8 +102,8 @@ extension SyncNode {
         _modify { assertOnLoop(); yield &_relayTree }
     }
 
-    /// The address book and the redials (`SyncNode+Addresses`, `Redial`).
-    var addresses: AddressState {
+    /// The address book, the redials and gossip (`PeerDirectory`).
+    var addresses: PeerDirectory {
         _read { assertOnLoop(); yield _addresses }
         _modify {
             assertOnLoop()

@@ -50,6 +50,9 @@ package final class SyncNode: @unchecked Sendable {
     package let thumbnailReplicator: ThumbnailReplicator?
     /// What the node keeps of its originals and who holds them (`Policies/`).
     package let policies: NodePolicies
+    /// Membership: admission of sessions, joins, records, revocation (`MembershipExchange`); nil
+    /// for a node that keeps no membership.
+    let membershipExchange: MembershipExchange?
     /// What this node's people did that `gallery undo` and the page's Ctrl+Z can take back.
     package let undo = UndoJournal()
     /// Which inbound connections are kept before they authenticate, and shed first.
@@ -88,22 +91,16 @@ package final class SyncNode: @unchecked Sendable {
     var _peerSessions: PeerSessions
     /// What the liveness pass carries from one run to the next.
     var _liveness: Liveness
-    /// Why ops cannot be stored right now (a full disk, a read-only directory), if so: local
-    /// changes are refused, and nothing more is sent to peers until storing works again
-    /// (`SyncNode+StorageFault`).
-    var _storageFault: String?
-    /// Ops received under an ID this node holds with other content, most recent last.
-    var _divergentOps: [DivergentOp] = []
-    /// Divergent ops seen since the node started (`divergentOps` keeps the last few).
-    var _divergentOpCount: Int = 0
-    /// The keys of peers: pinned per dialed address, and per name (`SyncNode+Identity`).
+    /// Why ops cannot be stored right now, if so, and the divergent ops refused (`StorageHealth`).
+    var _storageHealth = StorageHealth()
+    /// The keys of peers: pinned per dialed address, and per name (`PeerKeyBook`).
     var _peerKeys: PeerKeyBook = PeerKeyBook()
     /// What is durable, and the batches, commands and progress waiting for it (`Durability`).
     var _durability: Durability
     /// Where this node stands in the mesh's relay tree (`SyncNode+Relay`).
     var _relayTree: RelayTree
-    /// The address book and the redials (`SyncNode+Addresses`, `Redial`).
-    var _addresses: AddressState = AddressState()
+    /// The address book, the redials and gossip (`PeerDirectory`).
+    var _addresses = PeerDirectory()
     /// What the relay received and sent (`SyncNode+Relay`).
     var _relayCountsOnLoop: RelayCounts = RelayCounts()
     /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
@@ -138,7 +135,7 @@ package final class SyncNode: @unchecked Sendable {
         self.loop = configuration.environment.makeInbox("node-loop \(configuration.name)")
         let report = UncheckedBox<SyncNode?>(nil)
         self.writer = configuration.store.map { store in
-            GroupCommit(store: store, retryInterval: Self.storageRetryInterval, run: configuration.environment.runDurability) { outcome in
+            GroupCommit(store: store, retryInterval: StorageHealth.retryInterval, run: configuration.environment.runDurability) { outcome in
                 guard let node = report.value else { return }
                 node.loop.async { node.handle(outcome) }
             }
@@ -153,11 +150,12 @@ package final class SyncNode: @unchecked Sendable {
         }
         self.thumbnailReplicator = thumbnails.map { ThumbnailReplicator(maker: $0, work: workers.makeLane("thumbnail replication")) }
         self.policies = NodePolicies(configuration: configuration)
+        self.membershipExchange = configuration.membership.map { MembershipExchange(membership: $0, node: configuration.name, log: configuration.log) }
         report.value = self
         transfers?.node = self
         thumbnailReplicator?.node = self
         policies.attach(self)
-        watchForThumbnails()
+        thumbnailReplicator?.watch(self)
     }
 
     // MARK: Local use
@@ -270,6 +268,9 @@ package final class SyncNode: @unchecked Sendable {
             bytesReceived: bytes.received, bytesSent: bytes.sent, relay: session.flatMap { relayRole(of: connection.id, $0.relay) })
     }
 
+    /// This node's ID: a digest of its static public key.
+    package var nodeID: NodeID { settings.nodeID }
+
     /// The address the node listens on (with the real port when it asked for port 0).
     package var endpoint: Endpoint? {
         condition.withLock { boundEndpoint }
@@ -305,5 +306,106 @@ package final class SyncNode: @unchecked Sendable {
         loop.async { [self] in
             if !durability.hold(progress, until: replica.opCount) { events.publish(.transferProgress(progress)) }
         }
+    }
+
+    // MARK: Storage faults and refused ops (`StorageHealth`)
+
+    /// The writer could not store what waits: refuse changes, fail the commands waiting, log. On the loop.
+    func storingFailed(_ error: any Error) {
+        switch storageHealth.storingFailed(error) {
+        case .unchanged: break
+        case .changed(let reason): configuration.log("\(configuration.name): \(reason)")
+        case .began(let reason):
+            configuration.log("\(configuration.name): \(reason): \(replica.opCount - durability.count) ops not stored; "
+                + "refusing changes and sending nothing until storing works again (retrying every \(StorageHealth.retryInterval) s)")
+            for ticket in durability.takeWaiters() { ticket.fail(reason) }
+            notifyChange()
+        }
+    }
+
+    /// The writer stored what waited after a failure: accept changes again and answer the
+    /// deferred catch-ups (the ops themselves go out with the durable report that follows). On the loop.
+    func storageWorksAgain(stored: Int) {
+        storageFault = nil
+        configuration.log("\(configuration.name): storing works again: \(stored) ops stored; sending them and accepting changes")
+        for (id, version) in peerSessions.takeDeferredCatchUps() {
+            // After the durable report is handled (this turn), so that the catch-up covers them.
+            loop.async { [self] in startCatchUp(id, from: version) }
+        }
+    }
+
+    /// Refuses an op that carries the ID of an op held here with other content: says so on the
+    /// node's log, keeps it for `status`, and closes the connection with `divergent_op`. On the loop.
+    func reportDivergentOp(_ op: Op, from connection: Connection) {
+        let entry = storageHealth.divergent(op, from: connection.peer?.name ?? connection.remote, held: replica.heldVersion(of: op.id))
+        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(connection.peer?.label ?? entry.peer): it differs from the op held here "
+            + "under that ID (received \(entry.received); held \(entry.held ?? "none starts at that counter")); refused, connection closed")
+        connection.close(.divergentOp, "op \(op.id) differs from the op held under that ID")
+    }
+
+    /// What `status` shows of the node's storage and of ops it lacks or refused.
+    package var health: NodeHealth {
+        loop.sync {
+            NodeHealth(
+                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
+                missingOps: replica.missingRanges.map(\.description),
+                divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
+                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
+        }
+    }
+
+    // MARK: Membership (protocol.md, "Membership"; `MembershipExchange`)
+
+    /// Whether `connection`, authenticated as `peer`, may start a sync session. On the connection's loop.
+    func membershipAdmits(_ connection: Connection, _ peer: PeerIdentity) -> Bool {
+        membershipExchange?.admits(connection, peer) ?? (peer.authority == .space)
+    }
+
+    /// A `membership` frame from `connection`; what follows is done on the loop. On the connection's loop.
+    func received(_ message: MembershipMessage, from connection: Connection) {
+        guard let followup = membershipExchange?.received(message, from: connection) else { return }
+        loop.async { [self] in membershipFollows(followup) }
+    }
+
+    /// Does what a membership frame or command asks of the connections; revoked nodes are not dialed. On the loop.
+    func membershipFollows(_ followup: MembershipExchange.Followup) {
+        guard let membershipExchange else { return }
+        let (revoked, changed) = membershipExchange.apply(followup, connections: Array(connections.values)) { sessions[$0] != nil }
+        for node in revoked where forgetOnLoop(node.rawValue) {
+            configuration.log("\(configuration.name): forgot revoked node \(node): no longer dialed")
+        }
+        if changed { notifyChange() }
+    }
+
+    /// Makes an invitation valid for `seconds` and returns its code (`gallery invite`).
+    package func invite(seconds: UInt64) throws(MembershipFailure) -> InvitationCode {
+        guard let membershipExchange else { throw .noMembership }
+        return try membershipExchange.invite(seconds: seconds, announced: configuration.announce ?? endpoint.map { [$0] } ?? [])
+    }
+
+    /// The members (`gallery members`).
+    package func members() throws(MembershipFailure) -> [MemberListing] {
+        guard let membershipExchange else { throw .noMembership }
+        return membershipExchange.membership.listing
+    }
+
+    /// Revokes the member `target`: its record and the new space key go to every member in session.
+    package func revoke(_ target: String) throws(MembershipFailure) -> MemberListing {
+        guard let membershipExchange else { throw .noMembership }
+        return try loop.sync { () -> Result<MemberListing, MembershipFailure> in
+            let revoked = membershipExchange.revoke(target) { MembershipExchange.cutoffs(ofSigningKey: $0, in: replica) }
+            if case .success(let revoked) = revoked { membershipFollows(.revoked(revoked.record)) }
+            return revoked.map { $0.listing }
+        }.get()
+    }
+
+    /// `ops` without those a revoked member made after its revocation, which are logged. On the loop.
+    func withoutRevokedAuthors(_ ops: [Op], from connection: Connection) -> [Op] {
+        guard let membershipExchange else { return ops }
+        let (kept, refused) = membershipExchange.withoutRevokedAuthors(ops, in: replica)
+        if refused > 0 {
+            throttledLog("revoked-ops", "\(configuration.name): refused \(refused) ops of a revoked member from \(connection.peer?.label ?? connection.remote)")
+        }
+        return kept
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryModel
 
 /// `--keep all`: every original an item names is fetched as soon as the node learns of it, a few
 /// at a time (`maximumInFlight`, through the transfer manager's verified, resumable downloads). An
@@ -76,7 +77,7 @@ package final class EagerOriginals: @unchecked Sendable {
         for hash in started {
             DispatchQueue.global(qos: .utility).async { [weak self] in
                 guard let self else { return }
-                let asked = node.fetchOriginal(hash) { [weak self] result in
+                let asked = Self.fetch(hash, on: node) { [weak self] result in
                     self?.finished(hash, parked: (try? result.get()) == nil)
                 }
                 if !asked { finished(hash, parked: false) }
@@ -90,5 +91,14 @@ package final class EagerOriginals: @unchecked Sendable {
             if park && !stopped { parked.insert(hash) }
         }
         pump()
+    }
+
+    /// Fetches the original `hash` that an item names for good: not a cache entry. False,
+    /// calling nothing, when no item names it.
+    private static func fetch(_ hash: String, on node: SyncNode, answer: @escaping TransferManager.DemandAnswer) -> Bool {
+        guard let transfers = node.transfers, let item = node.read({ $0.item(withContentHash: hash) }),
+              let size = item.byteSize, size >= 0 else { return false }
+        transfers.demand(hash, size: Int(size), preferred: [item.id.replica] + (item.origin.map { [$0.replica] } ?? []), answer: answer)
+        return true
     }
 }

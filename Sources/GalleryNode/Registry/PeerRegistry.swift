@@ -5,7 +5,7 @@ import GalleryWire
 /// authenticated) by ID, the address each outbound one was dialed at, since when each
 /// authenticated one is up, and the rule that keeps one connection per pair of nodes. Sans I/O:
 /// the node makes, closes and sends on the connections; this says which to close
-/// (`SyncNode+Registry`). Owned by the node's loop.
+/// (`SyncNode+Lifecycle`). Owned by the node's loop.
 struct PeerRegistry {
     /// The connections by ID.
     var connections: [Int: Connection] = [:]

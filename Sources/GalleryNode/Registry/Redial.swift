@@ -4,8 +4,8 @@ import GalleryIO
 /// not connected, and every address the user gave that no peer has answered at yet, is dialed
 /// with exponential backoff and jitter, through its addresses in turn, one attempt at a time per
 /// peer. A connection that gets through its handshake resets the backoff. Sans I/O: a pass says
-/// which attempts to start, the node dials and reports how each ended (`SyncNode+Redial`).
-/// Owned by the node's loop, in `AddressState`.
+/// which attempts to start, the node dials and reports how each ended (`SyncNode+Lifecycle`).
+/// Owned by the node's loop, in `PeerDirectory`.
 struct Redial {
     /// Each peer or pending address this node redials, with its backoff.
     private(set) var targets: [DialTarget.Key: DialTarget] = [:]

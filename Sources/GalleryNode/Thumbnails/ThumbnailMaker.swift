@@ -115,6 +115,12 @@ package final class ThumbnailMaker: @unchecked Sendable {
         }
     }
 
+    /// An original is now held (a download finished): its thumbnails are made, unless they are.
+    func originalStored(_ hash: String) {
+        guard !isComplete(hash) else { return }
+        make(hash)
+    }
+
     /// Refuses every queued job and every later one.
     package func stop() {
         let answers = lock.withLock { () -> [Answer] in

@@ -160,7 +160,7 @@ extension SyncNode {
         guard let transfers, let item = read({ $0.item(withContentHash: hash) }), let size = item.byteSize, size >= 0 else { return false }
         let held = configuration.blobs?.contains(hash) ?? true
         transfers.demand(hash, size: Int(size), preferred: holders(of: item, hash: hash), tap: tap) { [weak self] result in
-            if case .success = result, !held { self?.originalFetchedOnDemand(hash, size: Int(size)) }
+            if case .success = result, !held { self?.policies.originalFetchedOnDemand(hash, size: Int(size)) }
             answer(result.mapError { self?.namingOfflineHolder($0, of: item) ?? $0 })
         }
         return true
@@ -189,7 +189,7 @@ extension SyncNode {
         let outcome = Mutex<Result<Void, DemandFailure>>(.failure(.stopped))
         let held = configuration.blobs?.contains(hash) ?? true
         transfers.demand(hash, size: Int(size), preferred: holders(of: item, hash: hash)) { [weak self] result in
-            if case .success = result, !held { self?.originalFetchedOnDemand(hash, size: Int(size)) }
+            if case .success = result, !held { self?.policies.originalFetchedOnDemand(hash, size: Int(size)) }
             outcome.withLock { $0 = result }
             answered.signal()
         }

@@ -14,7 +14,7 @@ extension TransferManager {
     /// placeholders committed in one durable batch of ops (a commit that fails leaves the others to
     /// commit). Returns at once: the transfers end on `passLane` once the batch is durable.
     func complete(_ hashes: [String]) {
-        for hash in hashes { node?.originalStored(hash) }
+        for hash in hashes { node?.thumbnails?.originalStored(hash) }
         let waiting = lock.withLock { hashes.flatMap { (downloads[$0]?.placeholders ?? []).compactMap { transfers[$0] } } }
         guard let node else { return }
         node.perform({ replica -> (committed: Set<OpID>, failures: [String]) in

@@ -7,7 +7,7 @@ import GalleryWire
 /// conflicts seen. Owned by the node's loop.
 ///
 /// What outlives a restart is in the address book: every address it holds belongs to one node ID,
-/// and a dial there expects that node (`SyncNode.expectedNode(at:)`); these pins add the addresses
+/// and a dial there expects that node (`expectedNode(at:bookOwner:configured:)`); these pins add the addresses
 /// the book does not keep, for as long as the node runs.
 struct PeerKeyBook {
     /// The most conflicts kept for `status`.
@@ -45,5 +45,15 @@ struct PeerKeyBook {
     mutating func report(_ conflict: String) {
         conflicts.append(conflict)
         if conflicts.count > Self.keptConflicts { conflicts.removeFirst(conflicts.count - Self.keptConflicts) }
+    }
+
+    /// The node a dial to `endpoint` means to reach: the one the address book says listens there
+    /// (`bookOwner`, kept across restarts), else the one configured for it (`configured`: a node
+    /// that joined pins its inviter), else the one that answered there before while this node
+    /// runs. Nil for an address no node has answered at yet (the first handshake there is trusted).
+    func expectedNode(at endpoint: Endpoint?, bookOwner: PeerKey?, configured: [Endpoint: NodeID]) -> NodeID? {
+        guard let endpoint else { return nil }
+        if let bookOwner, let node = NodeID(rawValue: bookOwner.rawValue) { return node }
+        return configured[endpoint] ?? pinned[endpoint]
     }
 }
