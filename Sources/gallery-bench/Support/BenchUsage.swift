@@ -64,8 +64,8 @@ enum BenchUsage {
         --watch-items. One JSON line per sample and per target; a Markdown table on standard error.
         watch: the `watch` cost per change of `syncthing` alone (no Syncthing, no namespace): at each of
         --watch-items gallery sizes, alternated, a node's CPU per change with --watchers `gallery watch --json`
-        attached minus without, in --watch-blocks interleaved blocks, the watchers' own CPU per change, and
-        the bytes a watcher is sent per change; the median at the largest size against the smallest (within 20%).
+        attached minus without, in --watch-blocks interleaved blocks, and the watchers' own CPU per change;
+        the median at the largest size against the smallest (within 20%).
         flood: hostile connections to a node (garbage, 2 GiB headers, wrong secrets, replayed auths,
         fetch and control requests before the handshake) while a real peer sends it ops: how many it
         survived, whether any got a frame beyond the handshake, and the peer's op latency meanwhile.
