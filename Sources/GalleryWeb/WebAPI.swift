@@ -2,6 +2,7 @@ import Foundation
 import GalleryControl
 import GalleryHTTP
 import GalleryNode
+import GalleryWire
 
 /// The routes of http-api.md sections 3 to 6 over one node: the page, the reading API, the
 /// changes (`WebAPI+Changes`), and what the connection streams itself (blobs, events, upload
@@ -54,13 +55,13 @@ struct WebAPI: Sendable {
     private func answer(_ request: HTTPRequestHead, route: WebRoute, body: [UInt8]) throws -> Action {
         switch route {
         case .page, .style, .script:
-            return .complete(try asset(route))
+            return .complete(try asset(route, query: request.query))
         case .status:
             return .complete(status())
         case .galleries:
             return .complete(try galleries())
         case .items(let gallery):
-            return .complete(try items(in: gallery))
+            return .complete(try items(in: gallery, limit: try WebItems.limit(in: HTTPQuery(request.query))))
         case .trash:
             return .complete(try trash())
         case .members:
@@ -85,9 +86,9 @@ struct WebAPI: Sendable {
     }
 
     /// A file of the page: embedded, or from `GALLERY_WEB_ASSETS` when set (`WebPageOverride`).
-    private func asset(_ route: WebRoute) throws -> WebResponse {
+    private func asset(_ route: WebRoute, query: Substring?) throws -> WebResponse {
         if let pageOverride { return try pageOverride.response(for: route) }
-        guard let asset = embeddedAsset(route) else { throw WebRefusal(404, "notFound", "no such path") }
+        guard let asset = embeddedAsset(route, query: query) else { throw WebRefusal(404, "notFound", "no such path") }
         return asset
     }
 
@@ -112,14 +113,21 @@ struct WebAPI: Sendable {
         return .json(["galleries": .array(galleries), "lastEventId": WebJSON(last)])
     }
 
-    /// `GET /api/galleries/NAME/items`.
-    private func items(in name: String) throws -> WebResponse {
-        let (listing, last) = try feed.snapshot { [node] replica in
-            try ControlCommands.listings(replica, gallery: name, transfers: node.transfers)
+    /// `GET /api/galleries/NAME/items`, or its first `limit` items with the gallery's `total`
+    /// (`?limit=N`: the page's first screen, asked before the whole list).
+    private func items(in name: String, limit: Int?) throws -> WebResponse {
+        let ((items, total), last) = try feed.snapshot { [node] replica -> ([ItemListing], Int?) in
+            guard let limit else {
+                return (try ControlCommands.listings(replica, gallery: name, transfers: node.transfers).first?.items ?? [], nil)
+            }
+            // O(limit log n), not the whole gallery's n: the first screen of 10,000 items costs its own items only.
+            let total = try replica.count(in: name)
+            let first = try (0..<min(limit, total)).map { ControlCommands.listing(try replica.item(at: $0, in: name), transfers: node.transfers) }
+            return (first, total)
         }
         // Written straight into bytes (`WebItems.encode`), not through `WebJSON` nor
         // `JSONEncoder`: for 10,000 items this answer is most of a large gallery's time to paint.
-        let body = WebItems.encode(WebItems.Listing(gallery: name, items: listing.first?.items ?? [], lastEventId: last))
+        let body = WebItems.encode(WebItems.Listing(gallery: name, items: items, lastEventId: last, total: total))
         return WebResponse(status: HTTPStatus(code: 200, reason: "OK"), contentType: "application/json", body: body)
     }
 }

@@ -21,6 +21,7 @@ extension WebItems {
         }
         out += Array(#"],"lastEventId":"#.utf8)
         out += Array(String(listing.lastEventId).utf8)
+        if let total = listing.total { out += Array(#","total":\#(total)"#.utf8) }
         out.append(UInt8(ascii: "}"))
         return out
     }

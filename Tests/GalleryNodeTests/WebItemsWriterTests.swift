@@ -30,10 +30,11 @@ struct WebItemsWriterTests {
         ]
     }()
 
-    @Test("the same JSON as JSONEncoder for awkward titles, numbers, progress and Trash listings")
+    @Test("the same JSON as JSONEncoder for awkward titles, numbers, progress, Trash listings and a first screen's total")
     func matchesEncoder() throws {
-        for items in [[], Self.tricky] {
-            let listing = WebItems.Listing(gallery: "My \"trip\"\n", items: items, lastEventId: 42)
+        let cases: [([ItemListing], Int?)] = [([], nil), (Self.tricky, nil), (Self.tricky, 9_000)]
+        for (items, total) in cases {
+            let listing = WebItems.Listing(gallery: "My \"trip\"\n", items: items, lastEventId: 42, total: total)
             let ours = try JSONSerialization.jsonObject(with: Data(WebItems.encode(listing)))
             #expect((ours as? NSDictionary) == (try Self.reference(listing) as? NSDictionary), "\(String(decoding: WebItems.encode(listing), as: UTF8.self))")
         }

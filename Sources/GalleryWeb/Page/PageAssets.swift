@@ -1,4 +1,5 @@
 import Foundation
+import GalleryCrypto
 
 /// The web page a node serves (http-api.md section 3): one HTML file, one style sheet, one script,
 /// vanilla, with no framework, build step or CDN. They are real files beside this one
@@ -24,8 +25,20 @@ package enum PageAssets {
     /// The environment variable naming a directory to serve the page's files from.
     package static let overrideVariable = "GALLERY_WEB_ASSETS"
 
-    /// `GET /`: the page.
+    /// `GET /`: the page, its style sheet and script named with the page's `version`
+    /// (`/assets/app.js?v=VERSION`).
     package static let html = String(decoding: PackageResources.index_html, as: UTF8.self)
+        .replacingOccurrences(of: "\"/assets/app.css\"", with: "\"/assets/app.css?v=\(version)\"")
+        .replacingOccurrences(of: "\"/assets/app.js\"", with: "\"/assets/app.js?v=\(version)\"")
+
+    /// The embedded style sheet's and script's version: the first 16 hex digits of the SHA-256 of
+    /// both. Asked for with it (`?v=VERSION`, as the page names them), they are kept by the browser
+    /// for a year (`longLivedCaching`): a bookmarked page then reads them, compiled, from its cache.
+    /// A node with other files has another version, so a browser never runs an old script.
+    package static let version = String(SHA256.hex(SHA256.hash(Array(css.utf8) + Array(javascript.utf8))).prefix(16))
+
+    /// The `Cache-Control` of the style sheet and script asked for with the page's `version`.
+    package static let longLivedCaching = "private, max-age=31536000, immutable"
     /// `GET /assets/app.css`.
     package static let css = String(decoding: PackageResources.app_css, as: UTF8.self)
     /// `GET /assets/app.js`: the script's parts, joined.

@@ -291,6 +291,19 @@ function renderGrid() {
   updateCount();
 }
 
+// The whole list, in after the first screen was shown: laid out again, the tiles on screen kept
+// (their elements, focus and selection) and redrawn from the whole list's items.
+function completeGrid() {
+  const shown = new Map(S.tiles);
+  layout();
+  const fresh = renderWindow();
+  for (const [id, tile] of shown) {
+    const item = S.byId.get(id);
+    if (item && !fresh.has(id) && tile.isConnected) fillTile(tile, item);
+  }
+  updateCount();
+}
+
 let windowQueued = false;
 function renderWindowSoon() {
   if (windowQueued) return;
@@ -300,7 +313,7 @@ function renderWindowSoon() {
 
 const EMPTY_TEXT = 'No images yet. Drop pictures here, use Add photos, or drag them from another node’s window.';
 function updateCount() {
-  const n = S.items.length, shown = L.items.length;
+  const n = S.partial || S.items.length, shown = S.partial && !viewActive() ? n : L.items.length;
   const total = n === 1 ? '1 item' : `${n.toLocaleString('en')} items`;
   $('count').textContent = shown === n ? total : `${shown.toLocaleString('en')} of ${total}`;
   $('empty').hidden = shown > 0;

@@ -227,7 +227,7 @@ function onGridKey(e) {
     setSelection([], null);
   } else if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'a') {
     e.preventDefault();
-    setSelection(L.items.map((item) => item.id));
+    whenWhole(() => setSelection(L.items.map((item) => item.id)));   // every item, not the first screen's
   }
 }
 

@@ -3,8 +3,10 @@ import GalleryHTTP
 
 /// How a connection turns a request into bytes to write.
 extension WebAPI {
-    /// The page's files answered on the loop itself: they are in the binary, nothing blocks.
-    func embeddedAsset(_ route: WebRoute) -> WebResponse? {
+    /// The page's files answered on the loop itself: they are in the binary, nothing blocks. The
+    /// style sheet and script asked for with the page's version (`query` `v=VERSION`, as the page
+    /// names them) may be kept a year; anything else, the page itself above all, is `no-store`.
+    func embeddedAsset(_ route: WebRoute, query: Substring? = nil) -> WebResponse? {
         guard pageOverride == nil else { return nil }
         let path = switch route {
         case .page: "/"
@@ -13,7 +15,11 @@ extension WebAPI {
         default: ""
         }
         guard let asset = PageAssets.files.first(where: { $0.path == path }) else { return nil }
-        return WebResponse(status: .ok, contentType: asset.contentType, body: Array(asset.body.utf8))
+        var response = WebResponse(status: .ok, contentType: asset.contentType, body: Array(asset.body.utf8))
+        if route != .page, HTTPQuery(query)["v"] == PageAssets.version {
+            response.headers.add("Cache-Control", PageAssets.longLivedCaching)
+        }
+        return response
     }
 
     /// Answers a request that passed the checks, with its whole body: calls `done` with the reply

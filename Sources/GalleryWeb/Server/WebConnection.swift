@@ -238,7 +238,7 @@ final class WebConnection: @unchecked Sendable {
 
     /// Answers a request whose body is in: the embedded page at once, anything else on the lane.
     private func answer(_ head: HTTPRequestHead, route: WebRoute, body: [UInt8]) {
-        if let asset = api.embeddedAsset(route) {
+        if let asset = api.embeddedAsset(route, query: head.query) {
             write(asset.serialized(for: head, keepAlive: head.keepAlive), keepAlive: head.keepAlive)
             return
         }

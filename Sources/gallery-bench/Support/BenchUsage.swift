@@ -18,6 +18,7 @@ enum BenchUsage {
                                    [--drag-timeout S] [--keep]
                gallery-bench flood [--seconds 20] [--attackers 2]
                gallery-bench web [--items 10000] [--samples 200] [--blob-mib 256] [--streams 1000]
+                                 [--paint-runs 5] [--reference-items 300] [--only paint]
                gallery-bench thumbs [--images 8] [--size 320]
                gallery-bench thumbs-arrival [--images 8]
                gallery-bench viewer [--photos 300] [--samples 15] [--pixels 6000x4000]

@@ -2,8 +2,12 @@ import Foundation
 import GalleryTestSupport
 
 /// Two real nodes of one space for `gallery-bench web`, each `gallery serve DIR --http` in its own
-/// process: A holds a gallery of N small PNGs (added with `gallery add`), B dials A and has synced it.
+/// process: A holds a gallery of N small PNGs (added with `gallery add`) and a reference gallery of
+/// the first `reference` of them, B dials A and has synced it.
 final class WebBenchNodes {
+    /// The reference gallery's name.
+    static let referenceGallery = "reference"
+
     /// One node: its process, sign-in link, web port and token.
     struct Node {
         let process: ServeProcess
@@ -32,7 +36,7 @@ final class WebBenchNodes {
     /// The ID of A's last item.
     let lastID: String
 
-    init(root: URL, items: Int) throws {
+    init(root: URL, items: Int, reference: Int = 0) throws {
         let directoryA = root.appendingPathComponent("alice")
         a = try Node(["--name", "alice"], directory: directoryA)
         do {
@@ -51,6 +55,11 @@ final class WebBenchNodes {
             for start in stride(from: 0, to: items, by: 2_000) {
                 let result = try GalleryProcess.run(["-C", directoryA.path, "add"] + paths[start..<min(items, start + 2_000)], timeout: 300)
                 guard result.ok else { throw BenchFailure.failed("web: gallery add: \(result.stderr)") }
+            }
+            if reference > 0 {
+                let created = try GalleryProcess.run(["-C", directoryA.path, "new-gallery", Self.referenceGallery], timeout: 60)
+                let added = try GalleryProcess.run(["-C", directoryA.path, "add"] + paths.prefix(reference) + ["--to", Self.referenceGallery], timeout: 300)
+                guard created.ok, added.ok else { throw BenchFailure.failed("web: the reference gallery: \(created.stderr)\(added.stderr)") }
             }
             try? FileManager.default.removeItem(at: pictures)
             let ids = try Self.ids(directoryA)

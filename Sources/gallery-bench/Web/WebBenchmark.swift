@@ -14,6 +14,9 @@ import GalleryTestSupport
 /// 4. `--streams` (1,000) event streams held open on node A: the page's requests on a fresh
 ///    connection before and while they are open (best of five each), the page opened in Chromium
 ///    while they are open, and A's resident memory per open stream.
+/// 5. The paint (`PaintBenchmark`): `--paint-runs` (5) repetitions, each opening the `--items` gallery
+///    and a `--reference-items` (300) one in new tabs, alternated, by the token link and by the
+///    bookmarked address. `--only paint` runs this part alone.
 /// Prints one JSON line per part. Bounded: every wait has a deadline, every process is stopped.
 enum WebBenchmark {
     struct Options {
@@ -21,6 +24,9 @@ enum WebBenchmark {
         var samples = 200
         var blobMiB = 256
         var streams = 1_000
+        var paintRuns = 5
+        var referenceItems = 300
+        var onlyPaint = false
     }
 
     static func run(_ arguments: [String]) throws -> [String] {
@@ -28,7 +34,7 @@ enum WebBenchmark {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("gallery-bench-web-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: root) }
-        let nodes = try WebBenchNodes(root: root, items: options.items)
+        let nodes = try WebBenchNodes(root: root, items: options.items, reference: min(options.referenceItems, options.items))
         defer { nodes.stop() }
         guard BrowserBinary.path != nil else { throw BenchFailure.failed("web: no Chromium (\(BrowserBinary.installHint))") }
         var browserOptions = Browser.Options()
@@ -36,11 +42,14 @@ enum WebBenchmark {
         browserOptions.commandTimeout = .seconds(60)
         let browser = try Browser.launch(browserOptions)
         defer { browser.close() }
+        let paint = try PaintBenchmark.run(browser, nodes, items: options.items, reference: min(options.referenceItems, options.items),
+                                           repetitions: options.paintRuns)
+        if options.onlyPaint { return paint }
         var lines = [try grid(browser, nodes, options)]
         lines.append(try liveMoves(browser, nodes, options))
         lines.append(try blob(nodes, options, root: root))
         lines.append(try openStreams(browser, nodes, options))
-        return lines
+        return lines + paint
     }
 
     /// Part 1: painted, scrolling, memory.
@@ -60,6 +69,8 @@ enum WebBenchmark {
         try page.navigate(to: nodes.a.link, timeout: .seconds(60))
         try page.waitFor("window.__paintedAt !== undefined", timeout: .seconds(60))
         let wall = Stopwatch.seconds(started.duration(to: ContinuousClock.now)) * 1000
+        // The page may paint its first screen before the whole list is in: scroll once it is.
+        try page.waitFor("window.__state && __state.ready", timeout: .seconds(60))
         let painted = try number(page, "window.__paintedAt")
         let scroll = try number(page, """
             (async () => { const s = document.getElementById('scroller'); const t0 = performance.now();
@@ -164,6 +175,11 @@ enum WebBenchmark {
         var options = Options()
         var rest = arguments[...]
         while let flag = rest.popFirst() {
+            if flag == "--only" {
+                guard rest.popFirst() == "paint" else { throw BenchFailure.usage("web: --only takes paint") }
+                options.onlyPaint = true
+                continue
+            }
             guard let text = rest.popFirst(), let value = Int(text), value > 0 else {
                 throw BenchFailure.usage("web: \(flag) needs a positive number")
             }
@@ -172,6 +188,8 @@ enum WebBenchmark {
             case "--samples": options.samples = value
             case "--blob-mib": options.blobMiB = value
             case "--streams": options.streams = value
+            case "--paint-runs": options.paintRuns = value
+            case "--reference-items": options.referenceItems = value
             default: throw BenchFailure.usage("web: unknown option \(flag)")
             }
         }

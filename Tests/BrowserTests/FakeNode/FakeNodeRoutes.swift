@@ -143,6 +143,10 @@ struct FakeNodeRoutes {
                 let name = HTTPQuery.decode(path.dropFirst("/api/galleries/".count).dropLast("/items".count))
                 let (items, last) = node.condition.withLock { (node.galleries[name], node.lastBatchID) }
                 guard let items else { throw FakeNode.Refusal(status: 404, code: "unknownGallery", message: "no gallery \(name)") }
+                // `?limit=N`, as the node answers it (http-api.md): the first N items and the gallery's total.
+                if let limit = HTTPQuery(request.query)["limit"].flatMap({ Int($0) }), limit > 0 {
+                    return ok(request, ["gallery": name, "items": items.prefix(limit).map(\.json), "lastEventId": last, "total": items.count])
+                }
                 return ok(request, ["gallery": name, "items": items.map(\.json), "lastEventId": last])
             }
             throw FakeNode.Refusal(status: 404, code: "notFound", message: "no such path")
