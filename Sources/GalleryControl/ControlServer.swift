@@ -15,9 +15,17 @@ import Glibc
 /// Accepting, every session's reads and writes, and the liveness timer run on the node's event
 /// loops (one loop of the server's own when the node has none: threaded I/O, or not started), so
 /// the node's threads do not grow with command-line sessions, long-lived `watch`es included.
-///
-/// `@unchecked Sendable`: every mutable property is guarded by `condition`.
-package final class ControlServer: @unchecked Sendable {
+package final class ControlServer: Sendable {
+    /// The open sessions by number, and whether the server stopped or ticks.
+    private struct Sessions {
+        var byID: [Int: ControlSession] = [:]
+        var nextID = 0
+        var stopped = false
+        /// Whether the liveness timer runs: only while a session is open, so that an idle node
+        /// wakes for nothing here.
+        var ticking = false
+    }
+
     /// The socket's path.
     package let path: String
     private let node: SyncNode
@@ -27,15 +35,7 @@ package final class ControlServer: @unchecked Sendable {
     private let ownsLoops: Bool
     private let listener: LoopListener
     private let watches: ControlWatchFeed
-    private let condition = NSCondition()
-
-    // Guarded by `condition`.
-    private var sessions: [Int: ControlSession] = [:]
-    private var nextSessionID = 0
-    private var stopped = false
-    /// Whether the liveness timer runs: only while a session is open, so that an idle node
-    /// wakes for nothing here.
-    private var ticking = false
+    private let sessions = ConditionLock(Sessions())
 
     /// The longest a request may have waited in the socket before the node read it: the command
     /// line gives up after `ControlClient.silenceLimit` without a frame, and a request that waited
@@ -76,19 +76,17 @@ package final class ControlServer: @unchecked Sendable {
     /// Stops accepting, closes every session (waiting a second at most for their farewells), and
     /// removes the socket. Idempotent.
     package func stop() {
-        let open = condition.withLock { () -> [ControlSession]? in
-            guard !stopped else { return nil }
-            stopped = true
-            return Array(sessions.values)
+        let open = sessions.withLock { sessions -> [ControlSession]? in
+            guard !sessions.stopped else { return nil }
+            sessions.stopped = true
+            return Array(sessions.byID.values)
         }
         guard let open else { return }
         listener.close()
         for session in open { session.close(.shuttingDown, "node stopping") }
         let deadline = Date().addingTimeInterval(Double(ControlSession.closeGrace) / 1e9)
-        let left = condition.withLock { () -> [ControlSession] in
-            while !sessions.isEmpty && condition.wait(until: deadline) {}
-            return Array(sessions.values)
-        }
+        _ = sessions.withLock(waitingUntil: deadline) { $0.byID.isEmpty ? () : nil }
+        let left = sessions.withLock { Array($0.byID.values) }
         for session in left { session.closeChannel() }
         if ownsLoops { loops.shutdown() }
         unlink(path)
@@ -99,16 +97,16 @@ package final class ControlServer: @unchecked Sendable {
     private func adopt(_ fd: Int32) {
         let user = UnixSocket.peerUserID(fd)
         let socket = NonBlockingSocket(descriptor: fd, remote: "control", loop: loops.next())
-        let session = condition.withLock { () -> ControlSession? in
-            guard !stopped else { return nil }
-            nextSessionID += 1
-            let session = ControlSession(id: nextSessionID, socket: socket, watches: watches)
-            sessions[session.id] = session
+        let session = sessions.withLock { sessions -> ControlSession? in
+            guard !sessions.stopped else { return nil }
+            sessions.nextID += 1
+            let session = ControlSession(id: sessions.nextID, socket: socket, watches: watches)
+            sessions.byID[session.id] = session
             return session
         }
-        let startTicking = condition.withLock { () -> Bool in
-            defer { ticking = true }
-            return !ticking
+        let startTicking = sessions.withLock { sessions -> Bool in
+            defer { sessions.ticking = true }
+            return !sessions.ticking
         }
         if startTicking { scheduleLiveness() }
         guard let session else {
@@ -124,10 +122,8 @@ package final class ControlServer: @unchecked Sendable {
         session.start(
             handle: { [node] session, json in node.takeControlRequest(json, from: session) },
             ended: { [self] session in
-                condition.withLock {
-                    sessions.removeValue(forKey: session.id)
-                    condition.broadcast()
-                }
+                sessions.withLock { _ = $0.byID.removeValue(forKey: session.id) }
+                sessions.broadcast()
             })
     }
 
@@ -139,12 +135,12 @@ package final class ControlServer: @unchecked Sendable {
         let timeout = UInt64(max(node.configuration.peerTimeout.nanoseconds, 1_000_000))
         loops.loops[0].schedule(after: interval / 10) { [weak self] in
             guard let self else { return }
-            let open = condition.withLock { () -> [ControlSession]? in
-                guard !stopped && !sessions.isEmpty else {
-                    ticking = false
+            let open = sessions.withLock { sessions -> [ControlSession]? in
+                guard !sessions.stopped && !sessions.byID.isEmpty else {
+                    sessions.ticking = false
                     return nil
                 }
-                return Array(sessions.values)
+                return Array(sessions.byID.values)
             }
             guard let open else { return }
             let now = DispatchTime.now().uptimeNanoseconds

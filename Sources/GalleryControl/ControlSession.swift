@@ -1,42 +1,42 @@
 import Foundation
 import GalleryIO
 import GalleryWire
+import Synchronization
 
 /// One command-line connection on the node's control socket: a channel on one of the node's event
 /// loops (no thread of its own, however long it stays open, as `watch` does) whose pipeline takes
 /// `control_request` and `heartbeat` frames, and a bounded outbox of answers and heartbeats that
 /// the channel drains as the socket has room, so that a client that stops reading never blocks
-/// the node.
-///
-/// `@unchecked Sendable`: every mutable property is guarded by `lock`; the channel's methods run
-/// on its loop.
-final class ControlSession: @unchecked Sendable {
+/// the node. The channel's methods run on its loop.
+final class ControlSession: Sendable {
+    /// The session's liveness and its life.
+    private struct State {
+        var closing = false
+        var lastReceived = DispatchTime.now().uptimeNanoseconds
+        /// When the last heartbeat went out (uptime, nanoseconds).
+        var lastHeartbeat: UInt64 = 0
+        /// When `close` was first called (uptime, nanoseconds): the channel is closed a second
+        /// later at the latest, even under a client that does not read its farewell.
+        var closingSince: UInt64?
+        /// Commands of this session still being carried out: the client waits, it is not silent.
+        var commandsRunning = 0
+        /// Watch subscriptions to end when the session ends.
+        var cleanups: [@Sendable () -> Void] = []
+        /// Whether the channel has closed (the cleanups ran).
+        var ended = false
+        /// Called with every request, on the channel's loop.
+        var handle: (@Sendable (ControlSession, [UInt8]) -> Void)?
+        /// Called once, when the channel has closed.
+        var onEnded: (@Sendable (ControlSession) -> Void)?
+    }
+
     /// Unique per control server.
     let id: Int
     /// The `watch` sessions of the server, which this session may join.
     let watches: ControlWatchFeed
     private let channel: StreamChannel
     private let outbox: ControlOutbox
-    private let lock = NSLock()
-
-    // Guarded by `lock`.
-    private var closing = false
-    private var lastReceived = DispatchTime.now().uptimeNanoseconds
-    /// When the last heartbeat went out (uptime, nanoseconds): under `lock`.
-    private var lastHeartbeat: UInt64 = 0
-    /// When `close` was first called (uptime, nanoseconds): the channel is closed a second later
-    /// at the latest, even under a client that does not read its farewell.
-    private var closingSince: UInt64?
-    /// Commands of this session still being carried out: the client waits, it is not silent.
-    private var commandsRunning = 0
-    /// Watch subscriptions to end when the session ends.
-    private var cleanups: [@Sendable () -> Void] = []
-    /// Whether the channel has closed (the cleanups ran).
-    private var ended = false
-    /// Called with every request, on the channel's loop.
-    private var handle: (@Sendable (ControlSession, [UInt8]) -> Void)?
-    /// Called once, when the channel has closed.
-    private var onEnded: (@Sendable (ControlSession) -> Void)?
+    private let state = Mutex(State())
 
     /// How long a close's farewell may take before the channel is closed under it.
     static let closeGrace: UInt64 = 1_000_000_000
@@ -56,9 +56,9 @@ final class ControlSession: @unchecked Sendable {
     /// Starts the channel; `handle` gets every request, on the channel's loop; `ended` is called
     /// once, when the channel has closed.
     func start(handle: @escaping @Sendable (ControlSession, [UInt8]) -> Void, ended: @escaping @Sendable (ControlSession) -> Void) {
-        lock.withLock {
-            self.handle = handle
-            self.onEnded = ended
+        state.withLock { state in
+            state.handle = handle
+            state.onEnded = ended
         }
         channel.activate()
     }
@@ -82,22 +82,22 @@ final class ControlSession: @unchecked Sendable {
 
     /// Runs `cleanup` when the session ends (at once if it is ending).
     func onEnd(_ cleanup: @escaping @Sendable () -> Void) {
-        let now = lock.withLock { () -> Bool in
-            if closing || ended { return true }
-            cleanups.append(cleanup)
+        let now = state.withLock { state -> Bool in
+            if state.closing || state.ended { return true }
+            state.cleanups.append(cleanup)
             return false
         }
         if now { cleanup() }
     }
 
     /// Counts a command of this session as started: the client is waiting, not silent.
-    func commandStarted() { lock.withLock { commandsRunning += 1 } }
+    func commandStarted() { state.withLock { $0.commandsRunning += 1 } }
 
     /// Counts a command of this session as finished.
-    func commandFinished() { lock.withLock { commandsRunning -= 1 } }
+    func commandFinished() { state.withLock { $0.commandsRunning -= 1 } }
 
     /// Whether `close` was called: frames that arrive after it are not handled.
-    var isClosing: Bool { lock.withLock { closing } }
+    var isClosing: Bool { state.withLock { $0.closing } }
 
     /// Sends an error frame (when a code is given), then closes. Idempotent.
     ///
@@ -105,10 +105,10 @@ final class ControlSession: @unchecked Sendable {
     /// closes it after `closeGrace` (no Dispatch timer: libdispatch traps when it cannot make its
     /// descriptors, which a node at its descriptor limit would hit).
     func close(_ code: ErrorCode?, _ reason: String) {
-        let first = lock.withLock { () -> Bool in
-            guard !closing else { return false }
-            closing = true
-            closingSince = DispatchTime.now().uptimeNanoseconds
+        let first = state.withLock { state -> Bool in
+            guard !state.closing else { return false }
+            state.closing = true
+            state.closingSince = DispatchTime.now().uptimeNanoseconds
             return true
         }
         guard first else { return }
@@ -125,22 +125,22 @@ final class ControlSession: @unchecked Sendable {
     /// command runs; a client silent past `timeout` with no command running is dropped.
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64) {
         let sentAt = outbox.lastWrite
-        let (silent, closeStuck) = lock.withLock {
-            (commandsRunning > 0 || now <= lastReceived ? 0 : now - lastReceived,
-             closingSince.map { now > $0 && now - $0 > Self.closeGrace } ?? false)
+        let (silent, closeStuck) = state.withLock { state in
+            (state.commandsRunning > 0 || now <= state.lastReceived ? 0 : now - state.lastReceived,
+             state.closingSince.map { now > $0 && now - $0 > Self.closeGrace } ?? false)
         }
         let idle = now > sentAt ? now - sentAt : 0
         // A client that only listens (`watch`) speaks only to answer a heartbeat: while answers
         // keep it busy, it is still asked once an interval, or it would fall silent.
-        let askDue = silent >= heartbeatInterval && lock.withLock {
-            now > lastHeartbeat && now - lastHeartbeat >= heartbeatInterval
+        let askDue = silent >= heartbeatInterval && state.withLock { state in
+            now > state.lastHeartbeat && now - state.lastHeartbeat >= heartbeatInterval
         }
         if closeStuck {
             closeChannel()
         } else if silent > timeout {
             close(.timeout, "no frame for \(silent / 1_000_000) ms")
         } else if idle >= heartbeatInterval || askDue {
-            lock.withLock { lastHeartbeat = now }
+            state.withLock { $0.lastHeartbeat = now }
             send(.heartbeat)
         }
     }
@@ -149,7 +149,7 @@ final class ControlSession: @unchecked Sendable {
 
     /// Bytes arrived: the client is not silent.
     fileprivate func received() {
-        lock.withLock { lastReceived = DispatchTime.now().uptimeNanoseconds }
+        state.withLock { $0.lastReceived = DispatchTime.now().uptimeNanoseconds }
     }
 
     /// A whole frame arrived.
@@ -157,7 +157,7 @@ final class ControlSession: @unchecked Sendable {
         if frame.knownType == nil && frame.flags & Frame.ignorableFlag != 0 { return }
         switch try Message(frame: frame) {
         case .controlRequest(let json):
-            lock.withLock { handle }?(self, json)
+            state.withLock { $0.handle }?(self, json)
         case .heartbeat:
             break
         case .error:
@@ -170,15 +170,15 @@ final class ControlSession: @unchecked Sendable {
     /// The channel has closed: the watch subscriptions end, and the server forgets the session.
     fileprivate func channelClosed() {
         close(nil, "closed")
-        let (actions, ended) = lock.withLock { () -> ([@Sendable () -> Void], (@Sendable (ControlSession) -> Void)?) in
-            guard !self.ended else { return ([], nil) }
-            self.ended = true
+        let (actions, ended) = state.withLock { state -> ([@Sendable () -> Void], (@Sendable (ControlSession) -> Void)?) in
+            guard !state.ended else { return ([], nil) }
+            state.ended = true
             defer {
-                cleanups.removeAll()
-                handle = nil
-                onEnded = nil
+                state.cleanups.removeAll()
+                state.handle = nil
+                state.onEnded = nil
             }
-            return (cleanups, onEnded)
+            return (state.cleanups, state.onEnded)
         }
         for action in actions { action() }
         ended?(self)

@@ -25,10 +25,7 @@ extension ControlSession: WatchSink {}
 /// loses nothing. A new watcher's listing is read at the cursor, under the same lock, so that
 /// nothing falls between it and the first changes. Past `maximumCatchUp` ops in one answer the
 /// listing is sent again instead, which a client takes as a new start.
-///
-/// `@unchecked Sendable`: `covered` is guarded by `advancing`, the watcher table and the
-/// subscription by `lock`. `advancing` is never taken on the node's loop, which may remove a
-/// watcher (a session's end) while the feed waits for the loop with `advancing` held.
+// unchecked Sendable: `covered` is under `advancing`; the watchers and the ring are under `lock`, as in WebEventFeed
 final class ControlWatchFeed: @unchecked Sendable {
     /// One `watch` request being served.
     private struct Watcher {

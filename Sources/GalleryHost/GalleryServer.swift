@@ -5,6 +5,7 @@ import GalleryIO
 import GalleryNode
 import GalleryStorage
 import GalleryWeb
+import Synchronization
 #if canImport(Darwin)
 import Darwin
 #else
@@ -19,9 +20,15 @@ import GalleryModel
 /// node's group commit stores every op waiting in one write and one fsync (`DirectoryOpStore`). Checkpoints (a snapshot of the state,
 /// and the op log's ops moved to the compacted op file; see `NodeStorage`) run in the background
 /// as `CheckpointPolicy` says, and at a clean stop.
-package final class GalleryServer: @unchecked Sendable {
-    // `@unchecked Sendable`: every stored property is immutable after `init`; the storage and the
-    // checkpointer are thread-safe themselves.
+package final class GalleryServer: Sendable {
+    /// What `start` begins and `stop` ends: the control socket, the web adapter and the Trash's
+    /// expiry, once started.
+    private struct Adapters {
+        var control: ControlServer?
+        var web: WebServer?
+        /// Deletes for good what stayed 30 days in the Trash, while the node runs.
+        var trashExpiry: TrashExpiry?
+    }
 
     /// The sync node.
     package let node: SyncNode
@@ -41,18 +48,12 @@ package final class GalleryServer: @unchecked Sendable {
     /// The op log's fsyncs since the node started (for benchmarks and tests).
     package var opLogSyncCount: Int { storage.recordLog.syncCount }
     private let lockDescriptor: Int32
-    /// The local control socket, once started (guarded by `controlLock`).
-    private var control: ControlServer?
-    private let controlLock = NSLock()
     /// Where the web adapter listens (`gallery serve --http`), or nil for none.
     private let http: Endpoint?
-    /// The web adapter, once started (guarded by `controlLock`).
-    private var webServer: WebServer?
-    /// Deletes for good what stayed 30 days in the Trash, while the node runs.
-    private var trashExpiry: TrashExpiry?
+    private let adapters = Mutex(Adapters())
 
     /// The web adapter, when the node serves one (`--http`).
-    package var web: WebServer? { controlLock.withLock { webServer } }
+    package var web: WebServer? { adapters.withLock { $0.web } }
 
     /// Opens (creating if needed) a node directory, replays its op log, and starts the node.
     ///
@@ -170,18 +171,18 @@ package final class GalleryServer: @unchecked Sendable {
             node.stop()
             throw error
         }
-        controlLock.withLock { self.control = control }
+        adapters.withLock { $0.control = control }
         // By identity: the node's own gallery may have been renamed (or deleted) since.
         if !node.read({ $0.knowsGallery(identity: name) }) {
             try node.perform { try $0.createGallery(name) }
         }
         let expiry = TrashExpiry(node: node, name: name) { [nodeLog] in nodeLog($0) }
-        controlLock.withLock { trashExpiry = expiry }
+        adapters.withLock { $0.trashExpiry = expiry }
         if let http {
             let web = try WebServer(
                 node: node, directory: directory, listen: http,
                 temporaryDirectory: directory.appendingPathComponent("blobs").appendingPathComponent("tmp"))
-            controlLock.withLock { webServer = web }
+            adapters.withLock { $0.web = web }
         }
         let info: [String: Any] = [
             "address": endpoint?.description ?? NSNull(), "name": name,
@@ -209,9 +210,9 @@ package final class GalleryServer: @unchecked Sendable {
     /// last, syncs and closes the op files, and releases the directory.
     package func stop() {
         // No command is taken once the node begins to stop.
-        controlLock.withLock { control }?.stop()
+        adapters.withLock { $0.control }?.stop()
         web?.stop()
-        controlLock.withLock { trashExpiry }?.stop()
+        adapters.withLock { $0.trashExpiry }?.stop()
         node.stop()
         let unstored = node.health.unstoredOps
         if unstored > 0 {

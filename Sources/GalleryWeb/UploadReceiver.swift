@@ -2,12 +2,24 @@ import Foundation
 import GalleryCrypto
 import GalleryModel
 import GalleryNode
+import Synchronization
 
 /// The bytes of one upload as they arrive: written to a temporary file and hashed on the way
 /// (never the whole file in memory); the first 1 MiB is kept for the image header.
 ///
-/// Used by one connection's lane of the web workers at a time.
-final class UploadReceiver: @unchecked Sendable {
+/// Used by one connection's lane of the web workers at a time: the lock around its state is never
+/// contended (a lock round per chunk is nothing beside hashing it), it lets the compiler check it.
+final class UploadReceiver: Sendable {
+    /// The bytes so far: the first ones, the count, the running hash and the open file.
+    private struct State {
+        var head: [UInt8] = []
+        var received = 0
+        var hasher = SHA256()
+        var handle: FileHandle?
+        var digest: String?
+        var lastProgress = Date.distantPast
+    }
+
     /// The upload's ID.
     let upload: String
     /// Its placeholder.
@@ -16,21 +28,21 @@ final class UploadReceiver: @unchecked Sendable {
     let file: Upload.File
     /// The temporary file.
     let url: URL
+    private let state: Mutex<State>
+
     /// The first bytes (up to 1 MiB), for the header.
-    private(set) var head: [UInt8] = []
+    var head: [UInt8] { state.withLock { $0.head } }
     /// Bytes received so far.
-    private(set) var received = 0
-    private var hasher = SHA256()
-    private var handle: FileHandle?
-    private var digest: String?
-    private var lastProgress = Date.distantPast
+    var received: Int { state.withLock { $0.received } }
 
     /// True at most every 100 ms: when a `progress` event is due.
     func progressDue() -> Bool {
         let now = Date()
-        guard now.timeIntervalSince(lastProgress) >= 0.1 else { return false }
-        lastProgress = now
-        return true
+        return state.withLock { state in
+            guard now.timeIntervalSince(state.lastProgress) >= 0.1 else { return false }
+            state.lastProgress = now
+            return true
+        }
     }
 
     /// The most bytes kept for the header (a JPEG's SOF may follow its metadata).
@@ -45,34 +57,40 @@ final class UploadReceiver: @unchecked Sendable {
         guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
-        handle = try FileHandle(forWritingTo: url)
+        state = Mutex(State(handle: try FileHandle(forWritingTo: url)))
     }
 
     /// Appends the next bytes.
     func append(_ bytes: [UInt8]) throws {
-        if head.count < Self.headLength { head += bytes.prefix(Self.headLength - head.count) }
-        bytes.withUnsafeBytes { hasher.update($0) }
-        received += bytes.count
-        try handle?.write(contentsOf: bytes)
+        try state.withLock { state in
+            if state.head.count < Self.headLength { state.head += bytes.prefix(Self.headLength - state.head.count) }
+            bytes.withUnsafeBytes { state.hasher.update($0) }
+            state.received += bytes.count
+            try state.handle?.write(contentsOf: bytes)
+        }
     }
 
     /// The SHA-256 (hex) of the bytes received, once `close` was called.
-    var hash: String { digest ?? "" }
+    var hash: String { state.withLock { $0.digest ?? "" } }
 
     /// Syncs and closes the file; the hash is final.
     func close() throws {
-        guard let handle else { return }
-        self.handle = nil
-        try handle.synchronize()
-        try handle.close()
-        let final = hasher
-        digest = SHA256.hex(final.finalize())
+        try state.withLock { state in
+            guard let handle = state.handle else { return }
+            state.handle = nil
+            try handle.synchronize()
+            try handle.close()
+            let final = state.hasher
+            state.digest = SHA256.hex(final.finalize())
+        }
     }
 
     /// Removes the temporary file.
     func discard() {
-        try? handle?.close()
-        handle = nil
+        state.withLock { state in
+            try? state.handle?.close()
+            state.handle = nil
+        }
         try? FileManager.default.removeItem(at: url)
     }
 }

@@ -11,9 +11,7 @@ import Synchronization
 /// the page sees an aborted response, never a wrong picture. A reader that falls more than
 /// `queueLimit` bytes behind stops taking bytes from the fetch and reads the rest from the store
 /// once the blob is in.
-final class WebBlobStream: DemandTap, @unchecked Sendable {
-    // `@unchecked Sendable`: every field is behind `state`'s lock, or immutable.
-
+final class WebBlobStream: DemandTap, Sendable {
     /// Bytes queued for a slow reader before it reads the stored blob instead.
     static let queueLimit = 8 << 20
 

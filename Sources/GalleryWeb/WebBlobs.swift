@@ -156,19 +156,17 @@ struct WebBlobs {
 }
 
 /// The bytes of a blob answer still to send: an open reader (or a stream of bytes arriving from a
-/// peer) and the span of the blob asked for.
-///
-/// `@unchecked Sendable`: read and closed on one connection's lane, one job at a time.
-final class WebBlobBody: @unchecked Sendable {
+/// peer) and the span of the blob asked for; read and closed on one connection's lane.
+final class WebBlobBody: Sendable {
     /// Bytes read at a time.
     static let pieceSize = 256 << 10
 
     private let reader: (any BlobReader)?
     private let stream: WebBlobStream?
-    private let openStored: () -> (any BlobReader)?
+    private let openStored: @Sendable () -> (any BlobReader)?
     /// The bytes of the blob sent.
     let span: Range<Int>
-    private var closed = false
+    private let closed = Atomic(false)
 
     init(reader: any BlobReader, span: Range<Int>) {
         self.reader = reader
@@ -179,7 +177,7 @@ final class WebBlobBody: @unchecked Sendable {
 
     /// A body fed by `stream`, the whole blob of `size` bytes; `openStored` opens the stored blob
     /// for a reader that fell behind the stream.
-    init(stream: WebBlobStream, size: Int, openStored: @escaping () -> (any BlobReader)?) {
+    init(stream: WebBlobStream, size: Int, openStored: @escaping @Sendable () -> (any BlobReader)?) {
         reader = nil
         self.stream = stream
         self.openStored = openStored
@@ -190,7 +188,7 @@ final class WebBlobBody: @unchecked Sendable {
     /// when the read fails or the streamed bytes were wrong; `.later` (streaming only) when none
     /// has arrived yet, and then `waker` is called when some has.
     func piece(at offset: Int, waker: @escaping @Sendable () -> Void) -> WebBlobStream.Piece {
-        guard !closed, offset < span.upperBound else { return .failed }
+        guard !closed.load(ordering: .acquiring), offset < span.upperBound else { return .failed }
         if let stream {
             return stream.piece(at: offset, maximum: Self.pieceSize, waker: waker, openStored: openStored)
         }
@@ -203,8 +201,7 @@ final class WebBlobBody: @unchecked Sendable {
 
     /// Closes the reader; idempotent. A stream closed early takes no more bytes.
     func close() {
-        guard !closed else { return }
-        closed = true
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         reader?.close()
         stream?.fail()
     }

@@ -24,9 +24,7 @@ import GalleryWire
 /// subscribes with a wake-up, and on each message pulls the bytes past its cursor
 /// (`messages(after:)`), which takes `ring` only, never a lock held while the node is asked. The
 /// feed never waits for a client, and a client that falls behind the ring gets `reset`.
-///
-/// `@unchecked Sendable`: `advancing` serializes the reads of the node that append messages;
-/// the ring and the subscribers are guarded by `ring` (taken inside `advancing`, never around it).
+// unchecked Sendable: `advancing` serializes the node reads that append; the ring and the streams are under `ring`
 final class WebEventFeed: @unchecked Sendable {
     /// One message of the ring.
     struct Message {

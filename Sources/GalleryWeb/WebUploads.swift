@@ -1,6 +1,7 @@
 import Foundation
 import GalleryModel
 import GalleryNode
+import Synchronization
 
 /// Files dropped on the page (http-api.md section 5, "Uploads"): the placeholders announced by
 /// `POST /api/uploads`, the bytes of each received by `PUT /api/uploads/ID` (`UploadReceiver`),
@@ -8,9 +9,7 @@ import GalleryNode
 ///
 /// Uploads live as long as the node runs: at start the placeholders of uploads an earlier run did
 /// not finish are deleted (`abandonUnfinished`).
-///
-/// `@unchecked Sendable`: mutable state is guarded by `lock`.
-final class WebUploads: @unchecked Sendable {
+final class WebUploads: Sendable {
     /// One announced upload.
     struct Pending {
         var item: OpID
@@ -21,12 +20,15 @@ final class WebUploads: @unchecked Sendable {
     private let node: SyncNode
     /// Where bytes are written while they arrive (the blob store's `tmp/`).
     let temporaryDirectory: URL
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var pending: [String: Pending] = [:]
-    private var reasons: [OpID: String] = [:]
-    private var reasonOrder: [OpID] = []
-    private var counter = 0
+    /// The uploads announced and not finished, and why recent placeholders were deleted.
+    private struct Table {
+        var pending: [String: Pending] = [:]
+        var reasons: [OpID: String] = [:]
+        var reasonOrder: [OpID] = []
+        var counter = 0
+    }
+
+    private let table = Mutex(Table())
 
     init(node: SyncNode, temporaryDirectory: URL) {
         self.node = node
@@ -37,11 +39,11 @@ final class WebUploads: @unchecked Sendable {
     func begin(_ files: [Upload.File], into gallery: String, at index: Int?) throws -> [(upload: String, item: OpID)] {
         if let problem = files.lazy.compactMap(Upload.problem(with:)).first { throw WebRefusal(action: problem) }
         let items = try Upload.begin(files, into: gallery, at: index, on: node)
-        return lock.withLock {
+        return table.withLock { table in
             zip(files, items).map { file, item in
-                counter += 1
-                let upload = "u\(counter)-\(item.counter)"
-                pending[upload] = Pending(item: item, file: file)
+                table.counter += 1
+                let upload = "u\(table.counter)-\(item.counter)"
+                table.pending[upload] = Pending(item: item, file: file)
                 return (upload, item)
             }
         }
@@ -52,10 +54,10 @@ final class WebUploads: @unchecked Sendable {
     func abandonUnfinished() {
         do {
             let orphans = try Upload.abandonUnfinished(on: node)
-            lock.withLock {
+            table.withLock { table in
                 for id in orphans {
-                    reasons[id] = "the upload was interrupted: the node restarted"
-                    reasonOrder.append(id)
+                    table.reasons[id] = "the upload was interrupted: the node restarted"
+                    table.reasonOrder.append(id)
                 }
             }
             if !orphans.isEmpty {
@@ -68,7 +70,7 @@ final class WebUploads: @unchecked Sendable {
 
     /// Why the placeholder `item` of an upload was deleted, if it was one.
     func reason(of item: OpID) -> String? {
-        lock.withLock { reasons[item] }
+        table.withLock { $0.reasons[item] }
     }
 
     /// Starts receiving the bytes of `upload`, announced with `contentLength` bytes.
@@ -76,11 +78,11 @@ final class WebUploads: @unchecked Sendable {
     /// - Throws: 404 `unknownUpload`; 409 when it is being received already; 400 `badLength` (the
     ///   placeholder is deleted) when the length is not the announced size.
     func receiver(for upload: String, contentLength: UInt64) throws -> UploadReceiver {
-        let found = try lock.withLock { () throws -> Pending in
-            guard var found = pending[upload] else { throw WebRefusal(404, "unknownUpload", "no upload \(upload) on this node") }
+        let found = try table.withLock { table throws -> Pending in
+            guard var found = table.pending[upload] else { throw WebRefusal(404, "unknownUpload", "no upload \(upload) on this node") }
             guard !found.receiving else { throw WebRefusal(409, "uploading", "upload \(upload) is being received already") }
             found.receiving = true
-            pending[upload] = found
+            table.pending[upload] = found
             return found
         }
         guard contentLength == UInt64(found.file.size) else {
@@ -110,7 +112,7 @@ final class WebUploads: @unchecked Sendable {
             try receiver.close()
             try blobs.adopt(receiver.url, hash: receiver.hash, size: receiver.file.size)
             try Upload.finish(receiver.item, hash: receiver.hash, size: receiver.file.size, header: header, on: node)
-            _ = lock.withLock { pending.removeValue(forKey: receiver.upload) }
+            _ = table.withLock { $0.pending.removeValue(forKey: receiver.upload) }
             return (receiver.item, receiver.hash)
         } catch {
             let refusal = WebRefusal.from(error)
@@ -124,18 +126,18 @@ final class WebUploads: @unchecked Sendable {
     ///
     /// - Throws: 404 `unknownUpload`.
     func abandon(_ upload: String, reason: String) throws {
-        guard lock.withLock({ pending[upload] != nil }) else { throw WebRefusal(404, "unknownUpload", "no upload \(upload) on this node") }
+        guard table.withLock({ $0.pending[upload] != nil }) else { throw WebRefusal(404, "unknownUpload", "no upload \(upload) on this node") }
         fail(upload, reason: reason)
     }
 
     /// Forgets `upload` and deletes its placeholder, recording why first (so that the `deleted`
     /// event carries it).
     func fail(_ upload: String, reason: String) {
-        guard let found = lock.withLock({ () -> Pending? in
-            guard let found = pending.removeValue(forKey: upload) else { return nil }
-            reasons[found.item] = reason
-            reasonOrder.append(found.item)
-            if reasonOrder.count > 4_096 { reasons[reasonOrder.removeFirst()] = nil }
+        guard let found = table.withLock({ table -> Pending? in
+            guard let found = table.pending.removeValue(forKey: upload) else { return nil }
+            table.reasons[found.item] = reason
+            table.reasonOrder.append(found.item)
+            if table.reasonOrder.count > 4_096 { table.reasons[table.reasonOrder.removeFirst()] = nil }
             return found
         }) else { return }
         do {

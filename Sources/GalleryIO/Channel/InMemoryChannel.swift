@@ -3,8 +3,7 @@ import Foundation
 /// A channel with no socket, for tests (swift-nio's `EmbeddedChannel`): the test feeds inbound
 /// data with `receive` and reads what the pipeline wrote in `written`; work handed to `execute`
 /// runs at once on the caller's thread, which is the channel thread.
-///
-/// `@unchecked Sendable`: a test drives it from one thread at a time.
+// unchecked Sendable: a test drives it from one thread at a time (the caller's thread is the channel thread)
 package final class InMemoryChannel: Channel, @unchecked Sendable {
     package let pipeline = ChannelPipeline()
     package let remote: String

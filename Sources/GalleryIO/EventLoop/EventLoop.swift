@@ -15,6 +15,7 @@ package protocol ReadinessHandler: AnyObject {
 /// Everything registered with a loop is touched on the loop's thread only; other threads hand it
 /// work with `execute` or `schedule`. `@unchecked Sendable`: the task queue is guarded by `lock`,
 /// the handlers and timers are confined to the loop's thread.
+// unchecked Sendable: the task queue is under `lock`; the handlers and timers are touched on the loop's thread only
 package final class EventLoop: @unchecked Sendable {
     /// A timer's handle, to cancel it.
     package struct TimerID: Hashable, Sendable {

@@ -1,17 +1,16 @@
 import Foundation
+import Synchronization
 
 /// A small fixed set of event loops (one per core, at most `maximumLoops`); connections are
 /// assigned to them round robin, so a node runs the same few threads whatever its number of peers.
-///
-/// `@unchecked Sendable`: the loops are fixed at init; the round-robin cursor is guarded by `lock`.
-package final class EventLoopGroup: @unchecked Sendable {
+package final class EventLoopGroup: Sendable {
     /// The most loops a group starts by default.
     package static let maximumLoops = 4
 
     /// The loops, fixed for the group's life.
     package let loops: [EventLoop]
-    private let lock = NSLock()
-    private var cursor = 0
+    /// Loops handed out so far: the round robin's cursor.
+    private let cursor = Atomic<UInt>(0)
 
     /// Starts `count` loops (default: one per active core, 1 to `maximumLoops`), named `name-N`.
     package init(name: String, count: Int = min(max(ProcessInfo.processInfo.activeProcessorCount, 1), EventLoopGroup.maximumLoops)) throws(TransportError) {
@@ -29,10 +28,8 @@ package final class EventLoopGroup: @unchecked Sendable {
 
     /// The next loop, round robin.
     package func next() -> EventLoop {
-        lock.withLock {
-            cursor = (cursor + 1) % loops.count
-            return loops[cursor]
-        }
+        let turn = cursor.wrappingAdd(1, ordering: .relaxed).newValue
+        return loops[Int(turn % UInt(loops.count))]
     }
 
     /// Ends every loop and waits for their threads.

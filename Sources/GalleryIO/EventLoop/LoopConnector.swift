@@ -10,6 +10,7 @@ import Glibc
 ///
 /// Name resolution (`getaddrinfo`) runs on the loop and blocks it for a host name that is not a
 /// numeric address. `@unchecked Sendable`: the state is touched on the loop's thread only.
+// unchecked Sendable: its state is touched on its event loop's thread only (the loop alone calls it back)
 package final class LoopConnector: ReadinessHandler, @unchecked Sendable {
     private let loop: EventLoop
     private let label: String

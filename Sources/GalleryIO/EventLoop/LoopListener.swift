@@ -11,7 +11,7 @@ import Glibc
 ///
 /// When accepting fails, `failed` decides how long to stop watching (descriptor exhaustion leaves
 /// the connection in the backlog, so a level-triggered loop would otherwise spin on it).
-/// `@unchecked Sendable`: the state is touched on the loop's thread only.
+// unchecked Sendable: its state is touched on its event loop's thread only (`close` hops there from elsewhere)
 package final class LoopListener: ReadinessHandler, @unchecked Sendable {
     /// The address and port actually bound; nil for a Unix socket.
     package let endpoint: Endpoint?

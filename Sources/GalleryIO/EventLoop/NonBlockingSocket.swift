@@ -13,6 +13,7 @@ import Glibc
 /// readability while reading is on (`setReading`), and for writability only after a write found
 /// the socket full. `@unchecked Sendable`: everything but `loop` and the constants is touched on
 /// the loop's thread only.
+// unchecked Sendable: all but `loop` and its constants is touched on its event loop's thread only
 package final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
     /// The loop the socket is registered with.
     package let loop: EventLoop

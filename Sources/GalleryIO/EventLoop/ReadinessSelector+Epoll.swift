@@ -3,9 +3,7 @@ import CEventPoll
 import Glibc
 
 /// Linux readiness selector: one `epoll` instance, woken by a pipe.
-///
-/// `@unchecked Sendable`: the epoll descriptor is used by the loop's thread only; `wakeUp()`
-/// writes one byte to a non-blocking pipe, which is safe from any thread.
+// unchecked Sendable: the epoll descriptor is its loop thread's; `wakeUp()` writes a byte to a non-blocking pipe
 package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
     private let epoll: Int32
     private let wake: WakePipe

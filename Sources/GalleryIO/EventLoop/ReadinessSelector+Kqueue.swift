@@ -5,6 +5,7 @@ import Darwin
 ///
 /// Not exercised by the Linux test suite (kept compiling in principle). `@unchecked Sendable`:
 /// the kqueue is used by the loop's thread only; `wakeUp()` writes to a non-blocking pipe.
+// unchecked Sendable: the kqueue is its loop thread's; `wakeUp()` writes a byte to a non-blocking pipe
 package final class KqueueSelector: ReadinessSelecting, @unchecked Sendable {
     private let queue: Int32
     private let wake: WakePipe

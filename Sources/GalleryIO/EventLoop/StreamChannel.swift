@@ -4,8 +4,7 @@ import Foundation
 /// Foundation streams, reads when told `hasBytesAvailable` (into the loop's shared buffer, so an
 /// idle connection holds none), and writes what its outbound source holds while the socket has
 /// room, resuming on `hasSpaceAvailable`. Its channel thread is the loop's thread.
-///
-/// `@unchecked Sendable`: all state is touched on the loop's thread only.
+// unchecked Sendable: its state is touched on its event loop's thread only (`execute` hops there first)
 package final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendable {
     package let pipeline = ChannelPipeline()
     package let socket: NonBlockingSocket

@@ -19,6 +19,7 @@ enum CallStart {
 /// down and wakes a call blocked on the other), and the start and end of a system call. Its
 /// subclasses read (`BlockingSocketReader`) and write (`BlockingSocketWriter`); a thread of its own
 /// drives each. `@unchecked Sendable`: the mutable state is guarded by `connection.lock`.
+// unchecked Sendable: a base class whose state is under `connection.lock`, around the socket's descriptor
 class BlockingSocketEnd: @unchecked Sendable {
     let connection: SocketConnection
     /// The status. Guarded by `connection.lock`.

@@ -2,6 +2,7 @@ import Foundation
 
 /// The reading end of a blocking socket: `read` blocks (call it from a dedicated thread) and
 /// returns >0 bytes, 0 at end of stream or after a local close, or -1 with `error` set.
+// unchecked Sendable: a BlockingSocketEnd with no state of its own (the end's is under `connection.lock`)
 final class BlockingSocketReader: BlockingSocketEnd, ReadingEnd, @unchecked Sendable {
     var hasBytesAvailable: Bool { isUsable }
 

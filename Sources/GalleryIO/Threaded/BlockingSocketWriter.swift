@@ -3,6 +3,7 @@ import Foundation
 /// The writing end of a blocking socket: `write` blocks until every byte is handed to the kernel
 /// (short sends are looped) and returns the full count, or -1 with `error` set. Concurrent writers
 /// must serialize themselves.
+// unchecked Sendable: a BlockingSocketEnd with no state of its own (the end's is under `connection.lock`)
 final class BlockingSocketWriter: BlockingSocketEnd, WritingEnd, @unchecked Sendable {
     var hasSpaceAvailable: Bool { isUsable }
 

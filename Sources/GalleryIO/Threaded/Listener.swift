@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -11,19 +12,23 @@ import Glibc
 /// blocked `accept()`, which then throws `.closed`. Accepting waits in `poll` on the listening
 /// socket and a wake-up pipe, so closing works the same on Linux and Darwin.
 ///
-/// `@unchecked Sendable`: the only mutable state (closed flag, in-flight count) is guarded by
-/// `lock`; the descriptors are closed exactly once, after `close()` and the last `accept()` return.
-package final class Listener: @unchecked Sendable {
+/// The descriptors are closed exactly once, after `close()` and the last `accept()` return.
+package final class Listener: Sendable {
+    /// Whether `close()` was called, the `accept()` calls under way, and whether the descriptors
+    /// are closed.
+    private struct State {
+        var closed = false
+        var inFlight = 0
+        var descriptorsClosed = false
+    }
+
     /// The address and port actually bound (the real port when port 0 was asked for).
     package let endpoint: Endpoint
 
-    private let lock = NSLock()
+    private let state = Mutex(State())
     private let descriptor: Int32
     private let wakeRead: Int32
     private let wakeWrite: Int32
-    private var closed = false
-    private var inFlight = 0
-    private var descriptorsClosed = false
 
     /// Binds and listens on the first resolved address of `endpoint` that works (`SO_REUSEADDR` set).
     package init(_ endpoint: Endpoint, backlog: Int32 = 128) throws(TransportError) {
@@ -58,7 +63,9 @@ package final class Listener: @unchecked Sendable {
     }
 
     deinit {
-        if !descriptorsClosed { closeDescriptors() }
+        state.withLock { state in
+            if !state.descriptorsClosed { closeDescriptors(&state) }
+        }
     }
 
     /// Waits for the next connection and returns its opened streams (`TCP_NODELAY` set).
@@ -66,16 +73,16 @@ package final class Listener: @unchecked Sendable {
     /// left for the connection (it stays in the backlog: back off before calling again, or this
     /// returns at once), `.io` if accepting fails otherwise.
     package func accept() throws(TransportError) -> StreamPair {
-        let fd: Int32? = lock.withLock {
-            if closed { return nil }
-            inFlight += 1
+        let fd: Int32? = state.withLock { state in
+            if state.closed { return nil }
+            state.inFlight += 1
             return descriptor
         }
         guard let fd else { throw .closed }
         defer {
-            lock.withLock {
-                inFlight -= 1
-                if closed && inFlight == 0 && !descriptorsClosed { closeDescriptors() }
+            state.withLock { state in
+                state.inFlight -= 1
+                if state.closed && state.inFlight == 0 && !state.descriptorsClosed { closeDescriptors(&state) }
             }
         }
         while true {
@@ -89,7 +96,7 @@ package final class Listener: @unchecked Sendable {
                 if code == EINTR { continue }
                 throw .io(POSIX.describe("poll", errno: code))
             }
-            if entries[1].revents != 0 || lock.withLock({ closed }) { throw .closed }
+            if entries[1].revents != 0 || state.withLock({ $0.closed }) { throw .closed }
             switch POSIX.systemAccept(fd) {
             case .success(let (connection, peer)):
                 POSIX.setNoDelay(connection)
@@ -109,18 +116,18 @@ package final class Listener: @unchecked Sendable {
 
     /// Stops listening; blocked and later `accept()` calls throw `.closed`, accepted pairs stay open. Idempotent.
     package func close() {
-        lock.withLock {
-            if closed { return }
-            closed = true
+        state.withLock { state in
+            if state.closed { return }
+            state.closed = true
             var byte: UInt8 = 1
             _ = write(wakeWrite, &byte, 1)
-            if inFlight == 0 && !descriptorsClosed { closeDescriptors() }
+            if state.inFlight == 0 && !state.descriptorsClosed { closeDescriptors(&state) }
         }
     }
 
-    /// Closes the listening socket and the pipe. Call with `lock` held, or from deinit.
-    private func closeDescriptors() {
-        descriptorsClosed = true
+    /// Closes the listening socket and the pipe (with `state`'s lock held).
+    private func closeDescriptors(_ state: inout State) {
+        state.descriptorsClosed = true
         POSIX.closeDescriptor(descriptor)
         POSIX.closeDescriptor(wakeRead)
         POSIX.closeDescriptor(wakeWrite)

@@ -7,9 +7,7 @@ import Foundation
 /// no call is in flight, or at deinit (when both streams are gone). Calls in flight are counted
 /// under the lock, so the descriptor number cannot be closed and reused by an unrelated `open`
 /// while a thread is still about to pass it to `recv`.
-///
-/// `@unchecked Sendable`: every mutable field here, and the status of both streams, is only
-/// touched with `lock` held.
+// unchecked Sendable: a lock around a C resource: every mutable field and both streams' status are under `lock`
 final class SocketConnection: @unchecked Sendable {
     /// Guards this object and the status and error of both streams built on it.
     let lock = NSLock()

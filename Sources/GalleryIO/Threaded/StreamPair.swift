@@ -5,9 +5,7 @@ import Foundation
 /// Reads block, so call `input.read` from a dedicated thread, never from the Swift cooperative pool.
 /// One thread may read while another writes; concurrent writers must serialize themselves.
 /// Closing either stream of a socket-backed pair shuts the whole connection down (no half-close).
-/// `@unchecked Sendable`: Foundation streams are not `Sendable`, but the socket-backed streams made
-/// by `Listener` and `Connector` keep their state behind a lock, and `close()` may be called from
-/// any thread while another thread is blocked in `read`.
+// unchecked Sendable: Foundation streams are not Sendable; these socket-backed ones keep their state under a lock
 package struct StreamPair: @unchecked Sendable {
     /// Bytes from the peer.
     package let input: InputStream

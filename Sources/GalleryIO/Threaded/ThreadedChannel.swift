@@ -6,8 +6,7 @@ import Foundation
 /// The original I/O of a peer connection, kept selectable next to the event loop
 /// (`NodeConfiguration.io`). `execute` runs its task at once on the caller's thread: what a
 /// connection hands it (a flush, which the writer does not need, and a close) is thread-safe.
-/// `@unchecked Sendable`: the writer's state is guarded by `condition`; the pipeline and the read
-/// buffer are touched on the reader thread only.
+// unchecked Sendable: the writer's state is under `condition`; the pipeline and read buffer are its reader thread's
 package final class ThreadedChannel: Channel, @unchecked Sendable {
     package let pipeline = ChannelPipeline()
     package let streams: StreamPair

@@ -7,8 +7,7 @@ import GallerySimulation
 /// faults (crashes with storage that loses unsynced writes, link drops, a partition), then
 /// healing, then the invariants: every node converged to the same replica, no op durable
 /// somewhere is missing anywhere, no op stored twice. The same parameters replay the same run.
-///
-/// `@unchecked Sendable`: used on one thread.
+// unchecked Sendable: the simulation runs on one thread: its jobs run from `SimulationScheduler.run`, on the caller's
 package final class MeshSimulation: @unchecked Sendable {
     /// What runs.
     package let parameters: MeshParameters

@@ -4,8 +4,7 @@ import GalleryNode
 /// One end of a simulated link, as a node's connection sees it: a `Channel` whose channel thread
 /// is its lane of the scheduler. Writes pull the connection's outbox and go onto the link; the
 /// link delivers them to the other end's pipeline after latency and transmission time.
-///
-/// `@unchecked Sendable`: used on the scheduler's thread only.
+// unchecked Sendable: used on the simulation scheduler's one thread only (jobs run from `SimulationScheduler.run`)
 final class SimulatedChannel: TransportChannel, TransportLink, @unchecked Sendable {
     let pipeline = ChannelPipeline()
     /// The other end's address.

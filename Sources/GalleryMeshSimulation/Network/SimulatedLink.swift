@@ -4,8 +4,7 @@ import GallerySimulation
 /// bandwidth queue and seeded latency, in-order delivery (bytes are never lost or reordered on a
 /// link; a lost link is a reset of both ends). A link across a partition stalls: nothing it sends
 /// arrives, and the nodes' liveness timers end it.
-///
-/// `@unchecked Sendable`: used on the scheduler's thread only.
+// unchecked Sendable: used on the simulation scheduler's one thread only (jobs run from `SimulationScheduler.run`)
 final class SimulatedLink: @unchecked Sendable {
     /// The network that keeps every link (for the link's lifetime).
     unowned let network: SimulatedNetwork

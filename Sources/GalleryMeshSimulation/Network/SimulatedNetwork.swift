@@ -4,8 +4,7 @@ import GalleryNode
 /// The simulated network between the nodes of a mesh: who listens where, links with latency and
 /// bandwidth, partitions (links across them stall, dials across them time out), link drops and
 /// node crashes (links reset).
-///
-/// `@unchecked Sendable`: used on the scheduler's thread only.
+// unchecked Sendable: used on the simulation scheduler's one thread only (jobs run from `SimulationScheduler.run`)
 package final class SimulatedNetwork: @unchecked Sendable {
     /// The scheduler the links deliver on.
     let scheduler: SimulationScheduler

@@ -1,12 +1,11 @@
 import GalleryIO
 import GalleryNode
+import Synchronization
 
 /// One node incarnation's view of the simulated network (`NodeTransport`): listens on its
 /// address, dials others; callbacks run on the node's timer lane, its channel ends on lanes of
 /// their own that die with the node.
-///
-/// `@unchecked Sendable`: used on the scheduler's thread only.
-final class SimulatedTransport: NodeTransport, @unchecked Sendable {
+final class SimulatedTransport: NodeTransport, Sendable {
     /// The network the node is on.
     let network: SimulatedNetwork
     /// The node's index (its address).
@@ -14,7 +13,8 @@ final class SimulatedTransport: NodeTransport, @unchecked Sendable {
     /// The lane of the incarnation's timers (dial outcomes, accepts run there).
     let lane: Int
     /// Lanes made for this incarnation's dialed channel ends, to kill at a crash.
-    private(set) var ownedLanes: [Int] = []
+    var ownedLanes: [Int] { owned.withLock { $0 } }
+    private let owned = Mutex<[Int]>([])
 
     /// The transport of node `index`'s incarnation whose timers run on `lane`.
     init(network: SimulatedNetwork, index: Int, lane: Int) {
@@ -35,7 +35,7 @@ final class SimulatedTransport: NodeTransport, @unchecked Sendable {
     func connect(to endpoint: Endpoint, timeout: UInt64, completion: @escaping @Sendable (Result<any TransportLink, TransportError>) -> Void) {
         network.connect(from: index, lane: lane, makeLane: { [self] in
             let lane = network.scheduler.makeLane()
-            ownedLanes.append(lane)
+            owned.withLock { $0.append(lane) }
             return lane
         }, to: endpoint, timeout: timeout, completion: completion)
     }

@@ -3,9 +3,7 @@ import GalleryNode
 /// A node's inbox on the simulation scheduler: `async` queues a job on the node's lane at the
 /// current simulated time; `sync` runs in place (there is one thread, and nothing else runs while
 /// the caller does), so a command made by the simulator never waits for its durability.
-///
-/// `@unchecked Sendable`: used on the scheduler's thread only.
-final class SimulatedExecutor: NodeExecutor, @unchecked Sendable {
+final class SimulatedExecutor: NodeExecutor, Sendable {
     /// Where jobs are queued.
     private let scheduler: SimulationScheduler
     /// The lane of this node incarnation's inbox.
@@ -29,7 +27,7 @@ final class SimulatedExecutor: NodeExecutor, @unchecked Sendable {
 }
 
 /// A node's clock on the simulation scheduler: simulated time, timers on the node's timer lane.
-struct SimulatedClock: NodeClock, @unchecked Sendable {
+struct SimulatedClock: NodeClock, Sendable {
     /// Where the time and the timers come from.
     let scheduler: SimulationScheduler
     /// The lane of this node incarnation's timers.

@@ -4,12 +4,12 @@ import GalleryModel
 import GalleryNode
 import GallerySimulation
 import GalleryWire
+import Synchronization
 
 /// One node of the mesh across its crashes: its identity and storage persist; each incarnation
 /// is a real `SyncNode` on lanes of the scheduler (inbox, timers, durability step, channel ends)
 /// that all die at a crash, with whatever was not yet synced.
-///
-/// `@unchecked Sendable`: used on the scheduler's thread only.
+// unchecked Sendable: used on the simulation scheduler's one thread only (jobs run from `SimulationScheduler.run`)
 final class SimulatedNode: @unchecked Sendable {
     /// The node's index (its address).
     let index: Int
@@ -104,12 +104,12 @@ final class SimulatedNode: @unchecked Sendable {
 }
 
 /// A seeded generator shared by reference with the node's backoff (`NodeEnvironment.random`).
-final class RandomSource: @unchecked Sendable {
-    private var generator: SeededGenerator
+final class RandomSource: Sendable {
+    private let generator: Mutex<SeededGenerator>
 
     /// A source seeded with `seed`.
-    init(seed: UInt64) { generator = SeededGenerator(seed: seed) }
+    init(seed: UInt64) { generator = Mutex(SeededGenerator(seed: seed)) }
 
     /// The next number.
-    func next() -> UInt64 { generator.next() }
+    func next() -> UInt64 { generator.withLock { $0.next() } }
 }

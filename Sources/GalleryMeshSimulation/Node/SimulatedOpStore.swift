@@ -1,5 +1,6 @@
 import GalleryModel
 import GalleryNode
+import Synchronization
 
 /// A node's op log in memory, outliving the node's crashes: what `store` was handed is synced
 /// (the group commit's durability step is one simulated fsync); what the node applied but had not
@@ -7,35 +8,52 @@ import GalleryNode
 ///
 /// It also keeps the ledger the invariants need: which ops were ever durable here and when, and
 /// ops stored twice (a duplicate).
-///
-/// `@unchecked Sendable`: used on the scheduler's thread only.
-final class SimulatedOpStore: OpStore, @unchecked Sendable {
-    /// Ops synced, in order.
-    private(set) var synced: [Op] = []
-    private var storedIDs: Set<OpID> = []
-    /// Ops handed to `store` again though already synced here.
-    private(set) var duplicates: [OpID] = []
-    /// Stores made (fsyncs).
-    private(set) var batches = 0
-    /// Told of every op the first time it is synced here.
-    var onSynced: (Op) -> Void = { _ in }
+/// The simulation runs on one thread: its lock is never contended, it lets the compiler check
+/// the type.
+final class SimulatedOpStore: OpStore, Sendable {
+    /// The ledger.
+    private struct Ledger {
+        var synced: [Op] = []
+        var storedIDs: Set<OpID> = []
+        var duplicates: [OpID] = []
+        var batches = 0
+        var onSynced: @Sendable (Op) -> Void = { _ in }
+        /// Where the last batch began in `synced`.
+        var lastBatchStart = 0
+        /// Where the writes the sabotage loses begin in `synced` (`markLie`), if marked.
+        var lieStart: Int?
+    }
 
-    /// Where the last batch began in `synced`.
-    private var lastBatchStart = 0
-    /// Where the writes the sabotage loses begin in `synced` (`markLie`), if marked.
-    private var lieStart: Int?
+    private let ledger = Mutex(Ledger())
+
+    /// Ops synced, in order.
+    var synced: [Op] { ledger.withLock { $0.synced } }
+    /// Ops handed to `store` again though already synced here.
+    var duplicates: [OpID] { ledger.withLock { $0.duplicates } }
+    /// Stores made (fsyncs).
+    var batches: Int { ledger.withLock { $0.batches } }
+    /// Told of every op the first time it is synced here (after the batch is stored).
+    var onSynced: @Sendable (Op) -> Void {
+        get { ledger.withLock { $0.onSynced } }
+        set { ledger.withLock { $0.onSynced = newValue } }
+    }
 
     func store(_ ops: [Op]) throws {
-        batches += 1
-        lastBatchStart = synced.count
-        for op in ops {
-            guard storedIDs.insert(op.id).inserted else {
-                duplicates.append(op.id)
-                continue
+        let (fresh, tell) = ledger.withLock { ledger -> ([Op], @Sendable (Op) -> Void) in
+            ledger.batches += 1
+            ledger.lastBatchStart = ledger.synced.count
+            var fresh: [Op] = []
+            for op in ops {
+                guard ledger.storedIDs.insert(op.id).inserted else {
+                    ledger.duplicates.append(op.id)
+                    continue
+                }
+                ledger.synced.append(op)
+                fresh.append(op)
             }
-            synced.append(op)
-            onSynced(op)
+            return (fresh, ledger.onSynced)
         }
+        for op in fresh { tell(op) }
     }
 
     /// The replica a restarted node opens: the synced ops replayed.
@@ -48,20 +66,22 @@ final class SimulatedOpStore: OpStore, @unchecked Sendable {
     /// Sabotage: the writes from now on are those `forgetLastBatch` loses (an op made next, and
     /// whatever is stored after it), not only the last batch.
     func markLie() {
-        lieStart = synced.count
+        ledger.withLock { $0.lieStart = $0.synced.count }
     }
 
     /// Sabotage: loses the last batch (or what was stored since `markLie`) although `store`
     /// returned (storage that lies about fsync).
     func forgetLastBatch() {
-        let start = min(lieStart ?? lastBatchStart, synced.count)
-        for op in synced[start...] { storedIDs.remove(op.id) }
-        synced.removeSubrange(start...)
-        lieStart = nil
+        ledger.withLock { ledger in
+            let start = min(ledger.lieStart ?? ledger.lastBatchStart, ledger.synced.count)
+            for op in ledger.synced[start...] { ledger.storedIDs.remove(op.id) }
+            ledger.synced.removeSubrange(start...)
+            ledger.lieStart = nil
+        }
     }
 
     /// Whether an op was synced here.
     func contains(_ id: OpID) -> Bool {
-        storedIDs.contains(id)
+        ledger.withLock { $0.storedIDs.contains(id) }
     }
 }

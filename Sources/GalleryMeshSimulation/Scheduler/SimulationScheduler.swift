@@ -5,8 +5,7 @@
 /// crashed), after which its queued and future events are dropped.
 ///
 /// Every event run is folded into `digest` (FNV-1a of time and lane), so two runs can be compared.
-///
-/// `@unchecked Sendable`: used from one thread only (the node core's closures are `@Sendable`).
+// unchecked Sendable: one thread runs the whole simulation; the node core's closures it holds are `@Sendable`
 package final class SimulationScheduler: @unchecked Sendable {
     /// The simulated time (nanoseconds since the start).
     package private(set) var now: UInt64 = 0

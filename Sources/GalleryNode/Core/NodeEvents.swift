@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The node's one typed event stream (`NodeEvent`): ops applied and durable, transfer progress,
 /// peer state changes.
@@ -8,19 +9,20 @@ import Foundation
 /// that falls `limit` events behind loses what is queued and gets one `.resyncNeeded` in its place
 /// (then events again as they come), so that a slow subscriber costs the node a bounded amount of
 /// memory and never slows it.
-///
-/// `@unchecked Sendable`: the subscriber table is guarded by `lock`.
-package final class NodeEvents: @unchecked Sendable {
+package final class NodeEvents: Sendable {
     /// One subscriber: its handler, queue and thread.
-    final class Subscriber: @unchecked Sendable {
+    final class Subscriber: Sendable {
+        /// The queue and whether a delivery is scheduled or the subscription ended.
+        private struct Queue {
+            var queued: [NodeEvent] = []
+            var scheduled = false
+            var cancelled = false
+        }
+
         let limit: Int
         let handler: @Sendable (NodeEvent) -> Void
         let worker: any NodeExecutor
-        private let lock = NSLock()
-        // Guarded by `lock`.
-        private var queued: [NodeEvent] = []
-        private var scheduled = false
-        private var cancelled = false
+        private let queue = Mutex(Queue())
 
         init(name: String, limit: Int, executor: (any NodeExecutor)?, handler: @escaping @Sendable (NodeEvent) -> Void) {
             self.limit = max(1, limit)
@@ -30,16 +32,16 @@ package final class NodeEvents: @unchecked Sendable {
 
         /// Queues an event (or, over the limit, replaces the queue by `.resyncNeeded`).
         func publish(_ event: NodeEvent) {
-            let schedule = lock.withLock { () -> Bool in
-                guard !cancelled else { return false }
-                if queued.count >= limit {
-                    if case .resyncNeeded = queued.last { return false }
-                    queued = [.resyncNeeded]
+            let schedule = queue.withLock { queue -> Bool in
+                guard !queue.cancelled else { return false }
+                if queue.queued.count >= limit {
+                    if case .resyncNeeded = queue.queued.last { return false }
+                    queue.queued = [.resyncNeeded]
                 } else {
-                    queued.append(event)
+                    queue.queued.append(event)
                 }
-                guard !scheduled else { return false }
-                scheduled = true
+                guard !queue.scheduled else { return false }
+                queue.scheduled = true
                 return true
             }
             if schedule { worker.async { [self] in deliver() } }
@@ -47,18 +49,18 @@ package final class NodeEvents: @unchecked Sendable {
 
         /// Stops delivering.
         func cancel() {
-            lock.withLock {
-                cancelled = true
-                queued = []
+            queue.withLock { queue in
+                queue.cancelled = true
+                queue.queued = []
             }
         }
 
         private func deliver() {
             while true {
-                let events = lock.withLock { () -> [NodeEvent] in
-                    let events = cancelled ? [] : queued
-                    queued = []
-                    if events.isEmpty { scheduled = false }
+                let events = queue.withLock { queue -> [NodeEvent] in
+                    let events = queue.cancelled ? [] : queue.queued
+                    queue.queued = []
+                    if events.isEmpty { queue.scheduled = false }
                     return events
                 }
                 if events.isEmpty { return }
@@ -76,10 +78,8 @@ package final class NodeEvents: @unchecked Sendable {
     /// The events a subscriber may fall behind by before it gets `.resyncNeeded`.
     package static let defaultLimit = 4_096
 
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var subscribers: [Int: Subscriber] = [:]
-    private var nextID = 0
+    /// The subscribers by number, and the last number given.
+    private let table = Mutex<(subscribers: [Int: Subscriber], nextID: Int)>(([:], 0))
 
     init() {}
 
@@ -89,26 +89,27 @@ package final class NodeEvents: @unchecked Sendable {
     @discardableResult
     package func subscribe(limit: Int = NodeEvents.defaultLimit, on executor: (any NodeExecutor)? = nil,
                            _ handler: @escaping @Sendable (NodeEvent) -> Void) -> Subscription {
-        lock.withLock {
-            nextID += 1
-            subscribers[nextID] = Subscriber(name: "node-events-\(nextID)", limit: limit, executor: executor, handler: handler)
-            return Subscription(id: nextID)
+        table.withLock { table in
+            table.nextID += 1
+            let id = table.nextID
+            table.subscribers[id] = Subscriber(name: "node-events-\(id)", limit: limit, executor: executor, handler: handler)
+            return Subscription(id: id)
         }
     }
 
     /// Ends a subscription: no event is delivered to it once this returns, but one being delivered.
     package func unsubscribe(_ subscription: Subscription) {
-        lock.withLock { subscribers.removeValue(forKey: subscription.id) }?.cancel()
+        table.withLock { $0.subscribers.removeValue(forKey: subscription.id) }?.cancel()
     }
 
     /// Hands an event to every subscriber's queue; never waits.
     func publish(_ event: NodeEvent) {
-        let current = lock.withLock { Array(subscribers.values) }
+        let current = table.withLock { Array($0.subscribers.values) }
         for subscriber in current { subscriber.publish(event) }
     }
 
     /// Whether anyone listens (the node skips building events nobody reads).
     var isEmpty: Bool {
-        lock.withLock { subscribers.isEmpty }
+        table.withLock { $0.subscribers.isEmpty }
     }
 }

@@ -28,6 +28,7 @@ import GalleryWire
 /// `@unchecked Sendable`: the loop's state is touched only on `loop` (checked on every access in
 /// debug builds, `SyncNode+LoopState`); the lifecycle state (`running`, the transport, command
 /// slots, the change counter) is guarded by `condition`.
+// unchecked Sendable: its loop state is touched on `loop` only, checked on every access in debug builds (`assertOnLoop`)
 package final class SyncNode: @unchecked Sendable {
     /// The node's configuration.
     package let configuration: NodeConfiguration
@@ -251,9 +252,10 @@ package final class SyncNode: @unchecked Sendable {
         }
     }
 
-    /// The connected peers. On the loop.
+    /// The connected peers; a revoked node's connections, refused or being closed, are not listed
+    /// (`MembershipExchange.lists`). On the loop.
     func peerStatuses() -> [PeerStatus] {
-        connections.values.sorted { $0.id < $1.id }.map(status(of:))
+        connections.values.filter { membershipExchange?.lists($0) ?? true }.sorted { $0.id < $1.id }.map(status(of:))
     }
 
     /// What the node knows of one connection. On the loop.

@@ -1,14 +1,13 @@
 import Foundation
+import Synchronization
 
 /// A node log that writes at most one line of each kind per interval, and counts the lines it
 /// holds back: the count is written once the interval is over ("N more like this in the last
 /// S s"), so that a flood of the same event (accept failures at the descriptor limit, refused
 /// connections) costs a few lines per second, not megabytes.
-///
-/// `@unchecked Sendable`: all mutable state is guarded by `lock`.
-final class ThrottledLog: @unchecked Sendable {
+final class ThrottledLog: Sendable {
     /// The state of one kind of line.
-    private struct Kind {
+    private struct Kind: Sendable {
         /// When the last line of this kind was written (uptime, nanoseconds).
         var writtenAt: UInt64
         /// Lines held back since.
@@ -20,8 +19,7 @@ final class ThrottledLog: @unchecked Sendable {
     private let log: NodeLog
     /// The least time between two lines of one kind (nanoseconds).
     let interval: UInt64
-    private let lock = NSLock()
-    private var kinds: [String: Kind] = [:]
+    private let kinds = Mutex<[String: Kind]>([:])
 
     init(_ log: NodeLog, interval: Duration = .seconds(1)) {
         self.log = log
@@ -33,7 +31,7 @@ final class ThrottledLog: @unchecked Sendable {
     func callAsFunction(_ kind: String, _ line: @autoclosure () -> String, now: UInt64 = DispatchTime.now().uptimeNanoseconds) {
         let summary: String?
         let write: String?
-        (summary, write) = lock.withLock { () -> (String?, String?) in
+        (summary, write) = kinds.withLock { kinds -> (String?, String?) in
             if var entry = kinds[kind], now - min(now, entry.writtenAt) < interval {
                 if entry.suppressed == 0 { entry.example = line() }
                 entry.suppressed += 1
@@ -51,7 +49,7 @@ final class ThrottledLog: @unchecked Sendable {
     /// Writes the count of every kind whose interval is over and that held lines back; call it
     /// regularly (the node's liveness loop does).
     func flush(now: UInt64 = DispatchTime.now().uptimeNanoseconds) {
-        let lines = lock.withLock { () -> [String] in
+        let lines = kinds.withLock { kinds -> [String] in
             var lines: [String] = []
             for (kind, entry) in kinds where entry.suppressed > 0 && now - min(now, entry.writtenAt) >= interval {
                 if let summary = summaryLocked(entry) { lines.append(summary) }

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import Synchronization
 #if canImport(Darwin)
 import Darwin
@@ -19,23 +20,24 @@ import Glibc
 /// The queue is bounded: `async` from another thread waits while `limit` jobs are queued, which
 /// carries backpressure from a busy loop back to whoever queues (a command's thread, a timer).
 /// Jobs queued from the thread itself never wait.
-///
-/// `@unchecked Sendable`: all mutable state is guarded by `condition`.
-final class WorkThread: @unchecked Sendable {
+final class WorkThread: Sendable {
+    /// The jobs queued and the thread that runs them.
+    private struct Queue {
+        var jobs: [@Sendable () -> Void] = []
+        var thread: Thread?
+        /// Whether the thread waits for work (only then does `async` wake it).
+        var idle = false
+        /// Producers waiting for room in the queue.
+        var blocked = 0
+    }
+
     /// The thread's name (for debuggers and `top -H`).
     let name: String
     /// The most jobs queued before `async` from another thread waits.
     let limit: Int
     /// How long the thread waits for work before it ends.
     let idleTimeout: TimeInterval
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var jobs: [@Sendable () -> Void] = []
-    private var thread: Thread?
-    /// Whether the thread waits for work (only then does `async` wake it).
-    private var idle = false
-    /// Producers waiting for room in the queue.
-    private var blocked = 0
+    private let queue = ConditionLock(Queue())
     /// The running thread's `pthread_self()`, 0 while none runs: `isCurrent` without a lock, cheap
     /// enough to check on every access to the state the executor owns.
     private let owner = Atomic<UInt>(0)
@@ -63,22 +65,29 @@ final class WorkThread: @unchecked Sendable {
 
     /// Queues a job; waits first while the queue is full, unless called from the executor itself.
     func async(_ job: @escaping @Sendable () -> Void) {
-        condition.withLock {
-            let onThread = isCurrent
-            while !onThread && jobs.count >= limit {
-                blocked += 1
-                condition.wait()
-                blocked -= 1
+        let onThread = isCurrent
+        var waiting = false
+        // Run again after each wake-up while the queue is full (counted blocked meanwhile).
+        _ = queue.withLock(waitingUntil: nil) { queue -> Void? in
+            if waiting {
+                queue.blocked -= 1
+                waiting = false
             }
-            jobs.append(job)
-            if thread == nil {
+            if !onThread && queue.jobs.count >= limit {
+                queue.blocked += 1
+                waiting = true
+                return nil
+            }
+            queue.jobs.append(job)
+            if queue.thread == nil {
                 let worker = Thread { [self] in run() }
                 worker.name = name
-                thread = worker
+                queue.thread = worker
                 worker.start()
-            } else if idle {
-                condition.broadcast()
+            } else if queue.idle {
+                self.queue.broadcast()
             }
+            return ()
         }
     }
 
@@ -118,26 +127,29 @@ final class WorkThread: @unchecked Sendable {
     private func run() {
         owner.store(Self.currentThreadID, ordering: .releasing)
         while true {
-            let batch = condition.withLock { () -> [@Sendable () -> Void]? in
-                if jobs.isEmpty {
-                    let deadline = Date().addingTimeInterval(idleTimeout)
-                    while jobs.isEmpty {
-                        idle = true
-                        let woken = condition.wait(until: deadline)
-                        idle = false
-                        if !woken && jobs.isEmpty {
-                            thread = nil
+            let deadline = Date().addingTimeInterval(idleTimeout)
+            // Run again after each wake-up while no job waits (idle meanwhile); .some(nil): the
+            // thread ends, idle past the deadline.
+            var outcome: [@Sendable () -> Void]??
+            repeat {
+                outcome = queue.withLock(waitingUntil: deadline) { queue -> [@Sendable () -> Void]?? in
+                    queue.idle = false
+                    if queue.jobs.isEmpty {
+                        if Date() >= deadline {
+                            queue.thread = nil
                             owner.store(0, ordering: .releasing)
-                            return nil
+                            return .some(nil)
                         }
+                        queue.idle = true
+                        return nil
                     }
+                    let batch = queue.jobs
+                    queue.jobs.removeAll(keepingCapacity: true)
+                    if queue.blocked > 0 { self.queue.broadcast() }
+                    return .some(batch)
                 }
-                let batch = jobs
-                jobs.removeAll(keepingCapacity: true)
-                if blocked > 0 { condition.broadcast() }
-                return batch
-            }
-            guard let batch else { return }
+            } while outcome == nil
+            guard let batch = outcome ?? nil else { return }
             for job in batch { job() }
         }
     }
@@ -145,34 +157,29 @@ final class WorkThread: @unchecked Sendable {
 
 /// A value handed between threads under a happens-before edge that the compiler cannot see (a
 /// `Completion`, a lock).
+// unchecked Sendable: hands a value across a happens-before edge the compiler cannot see (a `Completion`, a lock)
 final class UncheckedBox<Value>: @unchecked Sendable {
     var value: Value
     init(_ value: Value) { self.value = value }
 }
 
 /// A one-shot signal: `wait` returns once `signal` was called (before or after).
-final class Completion: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var done = false
+final class Completion: Sendable {
+    private let done = ConditionLock(false)
 
     /// Marks the completion done and wakes its waiters.
     func signal() {
-        condition.withLock {
-            done = true
-            condition.broadcast()
-        }
+        done.withLock { $0 = true }
+        done.broadcast()
     }
 
     /// Waits until `signal` was called.
     func wait() {
-        condition.withLock { while !done { condition.wait() } }
+        _ = done.withLock(waitingUntil: nil) { $0 ? () : nil }
     }
 
     /// Waits until `signal` was called or `deadline` passed; true when signalled.
     func wait(until deadline: Date) -> Bool {
-        condition.withLock {
-            while !done { if !condition.wait(until: deadline) { return done } }
-            return true
-        }
+        done.withLock(waitingUntil: deadline) { $0 ? true : nil } ?? false
     }
 }

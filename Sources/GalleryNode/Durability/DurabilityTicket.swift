@@ -1,15 +1,17 @@
 import Foundation
+import GalleryIO
 
 /// What a `perform` waits on (or is called back by, `whenDone`): its ops durable, or the reason
 /// they could not be stored.
-///
-/// `@unchecked Sendable`: its state is guarded by `condition`.
-final class DurabilityTicket: @unchecked Sendable {
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var done = false
-    private var failure: String?
-    private var callbacks: [@Sendable (String?) -> Void] = []
+final class DurabilityTicket: Sendable {
+    /// Whether the outcome is known, the outcome, and who waits to be called with it.
+    private struct State {
+        var done = false
+        var failure: String?
+        var callbacks: [@Sendable (String?) -> Void] = []
+    }
+
+    private let state = ConditionLock(State())
 
     /// The ops are durable.
     func succeed() {
@@ -23,34 +25,32 @@ final class DurabilityTicket: @unchecked Sendable {
 
     /// Waits for the outcome: nil when durable, else why not.
     func wait() -> String? {
-        condition.withLock {
-            while !done { condition.wait() }
-            return failure
-        }
+        let outcome = state.withLock(waitingUntil: nil) { state -> String?? in state.done ? .some(state.failure) : .none }
+        return outcome ?? nil
     }
 
     /// Calls `callback` with the outcome (nil when durable, else why not) once known: at once when
     /// it is, else on the thread that finishes the ticket (the node's loop: it must only hand over).
     func whenDone(_ callback: @escaping @Sendable (String?) -> Void) {
-        let outcome = condition.withLock { () -> String?? in
-            guard done else {
-                callbacks.append(callback)
+        let outcome = state.withLock { state -> String?? in
+            guard state.done else {
+                state.callbacks.append(callback)
                 return .none
             }
-            return .some(failure)
+            return .some(state.failure)
         }
         if let outcome { callback(outcome) }
     }
 
     private func finish(_ reason: String?) {
-        let waiting = condition.withLock { () -> [@Sendable (String?) -> Void] in
-            guard !done else { return [] }
-            done = true
-            failure = reason
-            condition.broadcast()
-            defer { callbacks = [] }
-            return callbacks
+        let waiting = state.withLock { state -> [@Sendable (String?) -> Void] in
+            guard !state.done else { return [] }
+            state.done = true
+            state.failure = reason
+            defer { state.callbacks = [] }
+            return state.callbacks
         }
+        state.broadcast()
         for callback in waiting { callback(reason) }
     }
 }

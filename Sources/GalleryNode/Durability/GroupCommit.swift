@@ -8,8 +8,7 @@ import GalleryModel
 ///
 /// When storing fails the writer reports the failure, keeps the batch (with everything submitted
 /// meanwhile) and tries again every `retryInterval` until it works or the writer stops.
-///
-/// `@unchecked Sendable`: all mutable state is guarded by `condition`.
+// unchecked Sendable: its mutable state is under `condition`; the writer thread and the inbox meet there
 final class GroupCommit: @unchecked Sendable {
     /// What the writer tells the node, on the writer's thread.
     enum Report: Sendable {

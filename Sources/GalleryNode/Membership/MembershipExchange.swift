@@ -69,6 +69,16 @@ final class MembershipExchange: Sendable {
         }
     }
 
+    /// Whether `connection` is listed among the node's peers (`peers`, `status`, the page): not
+    /// when it authenticated as a revoked node. Such a connection is refused as soon as it
+    /// authenticates (`admits`), and a member's is closed when it is revoked, but either stays
+    /// held until its channel has closed: a revoked node is never shown as a peer meanwhile,
+    /// whenever it redials. A connection still in its handshake is listed without a name.
+    func lists(_ connection: Connection) -> Bool {
+        guard let peer = connection.peer else { return true }
+        return !membership.isRevoked(nodeKey: peer.key.rawRepresentation)
+    }
+
     /// A `membership` frame from `connection`: a join is answered here; what the node's loop must
     /// do is returned. On the connection's loop.
     func received(_ message: MembershipMessage, from connection: Connection) -> Followup? {

@@ -1,7 +1,9 @@
 import Foundation
 import GalleryCrypto
+import GalleryIO
 import GalleryModel
 import GalleryWire
+import Synchronization
 
 /// Which connected peer holds which blobs, asked when a decision needs it (protocol.md, section
 /// 8.2): before evicting a cached original, and for `status`. A question is one `holds_query` of
@@ -9,10 +11,7 @@ import GalleryWire
 /// per blob per peer, and what is asked is bounded by the hashes the decision is about.
 ///
 /// Also answers the peers' `holds_query` from this node's blob store.
-///
-/// `@unchecked Sendable`: the questions in flight are guarded by `lock`; `node` and `serving` are
-/// set once, by the node's `init`, before any use.
-package final class AvailabilityBook: @unchecked Sendable {
+package final class AvailabilityBook: Sendable {
     /// How long a question waits for peers' answers; a peer silent for this long holds nothing
     /// as far as the question is concerned.
     static let answerTimeout: TimeInterval = 3
@@ -23,12 +22,30 @@ package final class AvailabilityBook: @unchecked Sendable {
         var bitmap: [UInt8]?
     }
 
-    weak var node: SyncNode?
-    private let lock = NSCondition()
-    private var nextID: UInt64 = 0
-    private var questions: [UInt64: Question] = [:]
+    /// The questions in flight by number, and the last number given.
+    private struct Questions {
+        var nextID: UInt64 = 0
+        var byID: [UInt64: Question] = [:]
+
+        /// Whether some of `ids` still wait for their answer.
+        func unanswered(_ ids: [UInt64]) -> Bool {
+            ids.contains { byID[$0]?.bitmap == nil }
+        }
+    }
+
+    /// The node, set by `NodePolicies.attach`.
+    var node: SyncNode? {
+        get { nodeSlot.object }
+        set { nodeSlot.object = newValue }
+    }
+    private let nodeSlot = WeakSlot<SyncNode>()
+    private let questions = ConditionLock(Questions())
     /// Where peers' `holds_query` are answered: a lane of the node's workers, set with `node`.
-    var serving: (any NodeExecutor)?
+    var serving: (any NodeExecutor)? {
+        get { servingLane.withLock { $0 } }
+        set { servingLane.withLock { $0 = newValue } }
+    }
+    private let servingLane = Mutex<(any NodeExecutor)?>(nil)
 
     /// For each of `hashes`, the names of the connected peers that say they hold it (none: no
     /// reachable node is known to hold it). Waits for the answers, at most `answerTimeout`: not
@@ -38,26 +55,28 @@ package final class AvailabilityBook: @unchecked Sendable {
         let peers = node.fetchPeers()
         var asked: [(id: UInt64, peer: String)] = []
         var sends: [(Connection, Message)] = []
-        lock.withLock {
+        questions.withLock { questions in
             for peer in peers {
                 var start = 0
                 while start < hashes.count {
                     let batch = Array(hashes[start..<min(hashes.count, start + Message.maximumHoldsQuery)])
                     start += batch.count
-                    nextID += 1
-                    questions[nextID] = Question(connection: peer.connection.id, hashes: batch)
-                    asked.append((nextID, peer.name))
-                    sends.append((peer.connection, .holdsQuery(id: nextID, hashes: batch.map(ThumbnailReplicator.bytes(ofHex:)))))
+                    questions.nextID += 1
+                    let id = questions.nextID
+                    questions.byID[id] = Question(connection: peer.connection.id, hashes: batch)
+                    asked.append((id, peer.name))
+                    sends.append((peer.connection, .holdsQuery(id: id, hashes: batch.map(ThumbnailReplicator.bytes(ofHex:)))))
                 }
             }
         }
         for (connection, message) in sends { _ = connection.send(message) }
         let deadline = Date().addingTimeInterval(timeout)
         var result: [String: [String]] = [:]
-        lock.withLock {
-            while asked.contains(where: { questions[$0.id]?.bitmap == nil }), lock.wait(until: deadline) {}
+        let ids = asked.map(\.id)
+        _ = questions.withLock(waitingUntil: deadline) { questions in questions.unanswered(ids) ? nil : () }
+        questions.withLock { questions in
             for (id, peer) in asked {
-                guard let question = questions.removeValue(forKey: id), let bitmap = question.bitmap else { continue }
+                guard let question = questions.byID.removeValue(forKey: id), let bitmap = question.bitmap else { continue }
                 for (index, hash) in question.hashes.enumerated()
                 where index / 8 < bitmap.count && bitmap[index / 8] & (1 << (index % 8)) != 0 {
                     result[hash, default: []].append(peer)
@@ -76,44 +95,48 @@ package final class AvailabilityBook: @unchecked Sendable {
         let peers = node.fetchPeers()
         guard !peers.isEmpty else { return [] }
         var asked: [(id: UInt64, replica: ReplicaID)] = []
-        lock.withLock {
+        questions.withLock { questions in
             for peer in peers {
-                nextID += 1
-                questions[nextID] = Question(connection: peer.connection.id, hashes: [hash])
-                asked.append((nextID, peer.replica))
+                questions.nextID += 1
+                questions.byID[questions.nextID] = Question(connection: peer.connection.id, hashes: [hash])
+                asked.append((questions.nextID, peer.replica))
             }
         }
         let query = [ThumbnailReplicator.bytes(ofHex: hash)]
         for (peer, question) in zip(peers, asked) { _ = peer.connection.send(.holdsQuery(id: question.id, hashes: query)) }
         let deadline = Date().addingTimeInterval(timeout)
-        return lock.withLock {
-            func holding() -> [ReplicaID] {
-                asked.filter { questions[$0.id]?.bitmap?.first.map { $0 & 1 != 0 } ?? false }.map(\.replica)
-            }
-            while holding().isEmpty, asked.contains(where: { questions[$0.id]?.bitmap == nil }), lock.wait(until: deadline) {}
-            let found = holding()
-            for question in asked { questions[question.id] = nil }
+        let ids = asked.map(\.id)
+        func holding(_ questions: Questions) -> [ReplicaID] {
+            asked.filter { questions.byID[$0.id]?.bitmap?.first.map { $0 & 1 != 0 } ?? false }.map(\.replica)
+        }
+        _ = questions.withLock(waitingUntil: deadline) { questions in
+            holding(questions).isEmpty && questions.unanswered(ids) ? nil : ()
+        }
+        return questions.withLock { questions in
+            let found = holding(questions)
+            for id in ids { questions.byID[id] = nil }
             return found
         }
     }
 
     /// A peer's `holds`: the answer to one of this node's questions to that peer.
     func answered(_ id: UInt64, bitmap: [UInt8], from connection: Connection) {
-        lock.withLock {
-            guard let question = questions[id], question.connection == connection.id, question.bitmap == nil else { return }
-            questions[id]?.bitmap = bitmap
-            lock.broadcast()
+        let changed = questions.withLock { questions -> Bool in
+            guard let question = questions.byID[id], question.connection == connection.id, question.bitmap == nil else { return false }
+            questions.byID[id]?.bitmap = bitmap
+            return true
         }
+        if changed { questions.broadcast() }
     }
 
     /// A connection closed: its questions are answered "nothing held".
     func connectionClosed(_ connection: Connection) {
-        lock.withLock {
-            for (id, question) in questions where question.connection == connection.id && question.bitmap == nil {
-                questions[id]?.bitmap = []
+        questions.withLock { questions in
+            for (id, question) in questions.byID where question.connection == connection.id && question.bitmap == nil {
+                questions.byID[id]?.bitmap = []
             }
-            lock.broadcast()
         }
+        questions.broadcast()
     }
 
     /// Answers a peer's `holds_query` from the blob store, off the connection's event loop.

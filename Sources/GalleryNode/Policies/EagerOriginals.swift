@@ -1,35 +1,43 @@
 import Foundation
 import GalleryModel
+import Synchronization
 
 /// `--keep all`: every original an item names is fetched as soon as the node learns of it, a few
 /// at a time (`maximumInFlight`, through the transfer manager's verified, resumable downloads). An
 /// original no connected peer holds is parked and asked again when a peer connects.
-///
-/// `@unchecked Sendable`: the queue is guarded by `lock`.
-package final class EagerOriginals: @unchecked Sendable {
+package final class EagerOriginals: Sendable {
+    /// The originals to fetch, in flight and parked, and the peers seen live.
+    private struct State {
+        var queue: [String] = []
+        var queued: Set<String> = []
+        var inFlight: Set<String> = []
+        var parked: Set<String> = []
+        var stopped = false
+        /// The connections whose sessions went live.
+        var livePeers: Set<Int> = []
+    }
+
     /// Originals fetched at once.
     static let maximumInFlight = 4
 
-    weak var node: SyncNode?
-    private let lock = NSLock()
-    private var queue: [String] = []
-    private var queued: Set<String> = []
-    private var inFlight: Set<String> = []
-    private var parked: Set<String> = []
-    private var stopped = false
-    /// The connections whose sessions went live.
-    private var livePeers: Set<Int> = []
+    /// The node, set by `NodePolicies.attach`.
+    var node: SyncNode? {
+        get { nodeSlot.object }
+        set { nodeSlot.object = newValue }
+    }
+    private let nodeSlot = WeakSlot<SyncNode>()
+    private let state = Mutex(State())
 
     /// Originals waiting: queued or being fetched, and parked.
     package var waiting: (fetching: Int, parked: Int) {
-        lock.withLock { (queued.count + inFlight.count, parked.count) }
+        state.withLock { ($0.queued.count + $0.inFlight.count, $0.parked.count) }
     }
 
     /// Wants these originals (those the store lacks are fetched).
     func want(_ hashes: [String]) {
-        lock.withLock {
-            for hash in hashes where !inFlight.contains(hash) && !parked.contains(hash) && queued.insert(hash).inserted {
-                queue.append(hash)
+        state.withLock { state in
+            for hash in hashes where !state.inFlight.contains(hash) && !state.parked.contains(hash) && state.queued.insert(hash).inserted {
+                state.queue.append(hash)
             }
         }
         pump()
@@ -38,10 +46,10 @@ package final class EagerOriginals: @unchecked Sendable {
     /// A peer's session went live: when it is a connection not seen live before, parked originals
     /// are asked again.
     func peerJoined(_ connection: Int) {
-        let new = lock.withLock { () -> Bool in
-            guard livePeers.insert(connection).inserted else { return false }
-            for hash in parked where queued.insert(hash).inserted { queue.append(hash) }
-            parked = []
+        let new = state.withLock { state -> Bool in
+            guard state.livePeers.insert(connection).inserted else { return false }
+            for hash in state.parked where state.queued.insert(hash).inserted { state.queue.append(hash) }
+            state.parked = []
             return true
         }
         if new { pump() }
@@ -49,27 +57,27 @@ package final class EagerOriginals: @unchecked Sendable {
 
     /// A peer's connection closed.
     func peerLeft(_ connection: Int) {
-        lock.withLock { _ = livePeers.remove(connection) }
+        state.withLock { _ = $0.livePeers.remove(connection) }
     }
 
     func stop() {
-        lock.withLock {
-            stopped = true
-            queue = []
-            queued = []
+        state.withLock { state in
+            state.stopped = true
+            state.queue = []
+            state.queued = []
         }
     }
 
     /// Starts fetches up to `maximumInFlight`.
     private func pump() {
         guard let node, let blobs = node.configuration.blobs else { return }
-        let started = lock.withLock { () -> [String] in
+        let started = state.withLock { state -> [String] in
             var started: [String] = []
-            while !stopped, inFlight.count < Self.maximumInFlight, !queue.isEmpty {
-                let hash = queue.removeFirst()
-                queued.remove(hash)
+            while !state.stopped, state.inFlight.count < Self.maximumInFlight, !state.queue.isEmpty {
+                let hash = state.queue.removeFirst()
+                state.queued.remove(hash)
                 if blobs.contains(hash) { continue }
-                inFlight.insert(hash)
+                state.inFlight.insert(hash)
                 started.append(hash)
             }
             return started
@@ -86,9 +94,9 @@ package final class EagerOriginals: @unchecked Sendable {
     }
 
     private func finished(_ hash: String, parked park: Bool) {
-        lock.withLock {
-            inFlight.remove(hash)
-            if park && !stopped { parked.insert(hash) }
+        state.withLock { state in
+            state.inFlight.remove(hash)
+            if park && !state.stopped { state.parked.insert(hash) }
         }
         pump()
     }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -13,8 +14,7 @@ import Glibc
 /// decision on (a `Ticket`), while the node's loop makes and registers it, so the caps hold
 /// exactly without the accept loop waiting for the node's loop; it is then tracked until it
 /// authenticates or closes (pruned lazily, so the connection needs no hook back here).
-/// `@unchecked Sendable`: all mutable state is guarded by `lock`.
-final class AdmissionController: @unchecked Sendable {
+final class AdmissionController: Sendable {
     /// One admitted inbound connection still in its handshake.
     private struct Entry {
         /// Nil until the node has made and registered it (`admitted(_:with:)`).
@@ -29,11 +29,30 @@ final class AdmissionController: @unchecked Sendable {
     }
 
     let limits: AdmissionLimits
-    private let lock = NSLock()
-    /// Guarded by `lock`: by ticket number, in the order they were admitted.
-    private var pending: [UInt64: Entry] = [:]
-    /// Guarded by `lock`: the next ticket's number.
-    private var nextTicket: UInt64 = 0
+    /// The admitted connections still in their handshake, and the tickets given.
+    private struct Table {
+        /// By ticket number, in the order they were admitted.
+        var pending: [UInt64: Entry] = [:]
+        /// The next ticket's number.
+        var nextTicket: UInt64 = 0
+
+        /// A place for a connection from `group`.
+        mutating func ticket(_ group: String) -> Ticket {
+            nextTicket += 1
+            pending[nextTicket] = Entry(connection: nil, host: group)
+            return Ticket(number: nextTicket)
+        }
+
+        /// Forgets connections that authenticated or are closing (a place whose connection is
+        /// still being made stays).
+        mutating func prune() {
+            pending = pending.filter { _, entry in
+                entry.connection.map { !$0.isAuthenticated && !$0.isClosing } ?? true
+            }
+        }
+    }
+
+    private let table = Mutex(Table())
 
     init(limits: AdmissionLimits) {
         self.limits = limits
@@ -80,70 +99,55 @@ final class AdmissionController: @unchecked Sendable {
     /// (then it is refused): a flood from a few addresses keeps evicting its own connections, and a
     /// peer from another address still gets its turn at the handshake.
     func decision(for group: String) -> Decision {
-        lock.withLock {
-            pruneLocked()
+        table.withLock { table in
+            table.prune()
             var counts: [String: Int] = [:]
-            for entry in pending.values { counts[entry.host, default: 0] += 1 }
+            for entry in table.pending.values { counts[entry.host, default: 0] += 1 }
             let fromGroup = counts[group] ?? 0
             if fromGroup >= limits.maximumUnauthenticatedPerAddress {
                 return .refuse("\(fromGroup) unauthenticated connections from \(group) already (at most \(limits.maximumUnauthenticatedPerAddress))")
             }
-            guard pending.count >= limits.maximumUnauthenticated else { return .admit(ticketLocked(group)) }
+            guard table.pending.count >= limits.maximumUnauthenticated else { return .admit(table.ticket(group)) }
             // The oldest connection among those of the most crowded groups (registered: one still
             // being made is not there to close).
             let most = counts.values.max() ?? 0
             guard most > fromGroup + 1,
-                  let oldest = pending.filter({ counts[$0.value.host] == most && $0.value.connection != nil }).keys.min(),
-                  let evicted = pending.removeValue(forKey: oldest)?.connection else {
-                return .refuse("\(pending.count) unauthenticated connections already (at most \(limits.maximumUnauthenticated))")
+                  let oldest = table.pending.filter({ counts[$0.value.host] == most && $0.value.connection != nil }).keys.min(),
+                  let evicted = table.pending.removeValue(forKey: oldest)?.connection else {
+                return .refuse("\(table.pending.count) unauthenticated connections already (at most \(limits.maximumUnauthenticated))")
             }
-            return .admitEvicting(ticketLocked(group), evicted)
+            return .admitEvicting(table.ticket(group), evicted)
         }
-    }
-
-    /// A place for a connection from `group`. Caller holds `lock`.
-    private func ticketLocked(_ group: String) -> Ticket {
-        nextTicket += 1
-        pending[nextTicket] = Entry(connection: nil, host: group)
-        return Ticket(number: nextTicket)
     }
 
     /// The connection admitted with `ticket` is made: tracked until it authenticates or closes.
     func admitted(_ connection: Connection, with ticket: Ticket) {
-        lock.withLock { pending[ticket.number]?.connection = connection }
+        table.withLock { $0.pending[ticket.number]?.connection = connection }
     }
 
     /// The connection admitted with `ticket` was not made (the node stopped): its place is free.
     func release(_ ticket: Ticket) {
-        lock.withLock { _ = pending.removeValue(forKey: ticket.number) }
+        table.withLock { _ = $0.pending.removeValue(forKey: ticket.number) }
     }
 
     /// Unauthenticated inbound connections held now.
     var unauthenticatedCount: Int {
-        lock.withLock {
-            pruneLocked()
-            return pending.count
+        table.withLock { table in
+            table.prune()
+            return table.pending.count
         }
     }
 
     /// Closes the oldest unauthenticated inbound connection (to free its descriptor); false when
     /// there is none.
     func shedOldest(reason: String) -> Bool {
-        let oldest = lock.withLock { () -> Connection? in
-            pruneLocked()
-            guard let oldest = pending.filter({ $0.value.connection != nil }).keys.min() else { return nil }
-            return pending.removeValue(forKey: oldest)?.connection
+        let oldest = table.withLock { table -> Connection? in
+            table.prune()
+            guard let oldest = table.pending.filter({ $0.value.connection != nil }).keys.min() else { return nil }
+            return table.pending.removeValue(forKey: oldest)?.connection
         }
         guard let oldest else { return false }
         oldest.close(.internalError, reason)
         return true
-    }
-
-    /// Forgets connections that authenticated or are closing (a place whose connection is still
-    /// being made stays). Caller holds `lock`.
-    private func pruneLocked() {
-        pending = pending.filter { _, entry in
-            entry.connection.map { !$0.isAuthenticated && !$0.isClosing } ?? true
-        }
     }
 }

@@ -1,12 +1,11 @@
 import Foundation
 import GalleryWire
+import Synchronization
 
 /// What a set of connections wrote, by frame type, and the record layer's share (the `record`
 /// frame headers and AEAD tags around the frames): where the bytes on the wire go. A simulation
 /// hands one to all its nodes (`NodeEnvironment.wireTally`); production nodes keep none.
-///
-/// `@unchecked Sendable`: guarded by `lock`.
-package final class WireTally: @unchecked Sendable {
+package final class WireTally: Sendable {
     /// Frames and bytes (header included) of one frame type.
     package struct Count: Hashable, Sendable {
         package var frames = 0
@@ -43,13 +42,12 @@ package final class WireTally: @unchecked Sendable {
         }
     }
 
-    private let lock = NSLock()
-    private var counted = Snapshot()
+    private let counted = Mutex(Snapshot())
 
     package init() {}
 
     /// What was counted so far.
-    package var snapshot: Snapshot { lock.withLock { counted } }
+    package var snapshot: Snapshot { counted.withLock { $0 } }
 
     /// Counts the frames encoded in `plaintext` (whole frames, one after another), sealed into
     /// `sealedCount` bytes of records (nil: written in the clear).
@@ -63,7 +61,7 @@ package final class WireTally: @unchecked Sendable {
             types.append((plaintext[offset + 4], size))
             offset += size
         }
-        lock.withLock {
+        counted.withLock { counted in
             for (type, size) in types {
                 counted.byType[type, default: Count()].frames += 1
                 counted.byType[type, default: Count()].bytes += size

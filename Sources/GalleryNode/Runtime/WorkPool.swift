@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import Synchronization
 #if canImport(Darwin)
 import Darwin
@@ -15,22 +16,24 @@ import Glibc
 ///
 /// Why threads of its own rather than Dispatch: the node must keep working at its descriptor limit,
 /// where libdispatch traps (see `WorkThread`), and Dispatch's pools grow past any bound we set.
-///
-/// `@unchecked Sendable`: the ready queue and the counts are guarded by `condition`.
-final class WorkPool: NodeWorkPool, @unchecked Sendable {
+final class WorkPool: NodeWorkPool, Sendable {
+    /// The lanes ready to run (those before `readyHead` were taken) and the workers.
+    private struct Workers {
+        var ready: [PoolLane] = []
+        var readyHead = 0
+        var threads = 0
+        /// Workers waiting for a lane.
+        var idle = 0
+        var started = 0
+    }
+
     let name: String
     let width: Int
     /// How long a worker waits for work before it ends.
     let idleTimeout: TimeInterval
     /// The most jobs of one lane a worker runs before it takes the next lane.
     static let turn = 4
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var ready: [PoolLane] = []
-    private var readyHead = 0
-    private var threads = 0
-    private var idle = 0
-    private var started = 0
+    private let workers = ConditionLock(Workers())
 
     init(name: String, width: Int = WorkPool.defaultWidth, idleTimeout: TimeInterval = 2) {
         self.name = name
@@ -48,15 +51,15 @@ final class WorkPool: NodeWorkPool, @unchecked Sendable {
 
     /// Queues a lane that has jobs and is neither queued nor running.
     fileprivate func schedule(_ lane: PoolLane) {
-        condition.withLock {
-            ready.append(lane)
+        workers.withLock { workers in
+            workers.ready.append(lane)
             // An idle worker signalled but not yet woken still counts as idle, and the lane it
             // will take is still queued: a new worker starts when more lanes wait than workers idle.
-            if idle > 0 { condition.signal() }
-            if ready.count - readyHead > idle && threads < width {
-                threads += 1
-                started += 1
-                let index = started
+            if workers.idle > 0 { self.workers.signal() }
+            if workers.ready.count - workers.readyHead > workers.idle && workers.threads < width {
+                workers.threads += 1
+                workers.started += 1
+                let index = workers.started
                 let worker = Thread { [self] in run(index: index) }
                 worker.start()
             }
@@ -67,43 +70,54 @@ final class WorkPool: NodeWorkPool, @unchecked Sendable {
     private func run(index: Int) {
         Thread.current.name = "\(name) \(index % 100)"
         while true {
-            let lane = condition.withLock { () -> PoolLane? in
-                let deadline = Date().addingTimeInterval(idleTimeout)
-                while readyHead == ready.count {
-                    idle += 1
-                    let woken = condition.wait(until: deadline)
-                    idle -= 1
-                    if !woken && readyHead == ready.count {
-                        threads -= 1
+            let deadline = Date().addingTimeInterval(idleTimeout)
+            var waiting = false
+            // Run again after each wake-up; nil: wait (counted idle meanwhile); .some(nil): the
+            // worker ends, idle past the deadline.
+            var outcome: PoolLane??
+            repeat {
+                outcome = workers.withLock(waitingUntil: deadline) { workers -> PoolLane?? in
+                    if waiting {
+                        workers.idle -= 1
+                        waiting = false
+                    }
+                    if workers.readyHead == workers.ready.count {
+                        if Date() >= deadline {
+                            workers.threads -= 1
+                            return .some(nil)
+                        }
+                        workers.idle += 1
+                        waiting = true
                         return nil
                     }
+                    let lane = workers.ready[workers.readyHead]
+                    workers.readyHead += 1
+                    if workers.readyHead == workers.ready.count {
+                        workers.ready.removeAll(keepingCapacity: true)
+                        workers.readyHead = 0
+                    }
+                    return .some(lane)
                 }
-                let lane = ready[readyHead]
-                readyHead += 1
-                if readyHead == ready.count {
-                    ready.removeAll(keepingCapacity: true)
-                    readyHead = 0
-                }
-                return lane
-            }
-            guard let lane else { return }
+            } while outcome == nil
+            guard let lane = outcome ?? nil else { return }
             lane.runTurn(Self.turn)
         }
     }
 }
 
 /// A serial lane of a `WorkPool` (`NodeWorkPool.makeLane`).
-///
-/// `@unchecked Sendable`: the jobs and `scheduled` are guarded by `lock`; `owner` is atomic.
-final class PoolLane: NodeExecutor, @unchecked Sendable {
+final class PoolLane: NodeExecutor, Sendable {
+    /// The lane's jobs (those before `head` ran), and whether the lane is in the pool's ready
+    /// queue or a worker runs it.
+    private struct Jobs {
+        var queued: [@Sendable () -> Void] = []
+        var head = 0
+        var scheduled = false
+    }
+
     private let pool: WorkPool
     let name: String
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var jobs: [@Sendable () -> Void] = []
-    private var head = 0
-    /// Whether the lane is in the pool's ready queue or a worker runs it.
-    private var scheduled = false
+    private let jobs = Mutex(Jobs())
     /// The `pthread_self()` of the worker running the lane, 0 while none does.
     private let owner = Atomic<UInt>(0)
 
@@ -125,10 +139,10 @@ final class PoolLane: NodeExecutor, @unchecked Sendable {
     }
 
     func async(_ job: @escaping @Sendable () -> Void) {
-        let schedule = lock.withLock { () -> Bool in
-            jobs.append(job)
-            guard !scheduled else { return false }
-            scheduled = true
+        let schedule = jobs.withLock { jobs -> Bool in
+            jobs.queued.append(job)
+            guard !jobs.scheduled else { return false }
+            jobs.scheduled = true
             return true
         }
         if schedule { pool.schedule(self) }
@@ -154,13 +168,13 @@ final class PoolLane: NodeExecutor, @unchecked Sendable {
     fileprivate func runTurn(_ limit: Int) {
         owner.store(Self.currentThreadID, ordering: .releasing)
         for _ in 0..<limit {
-            let job = lock.withLock { () -> (@Sendable () -> Void)? in
-                guard head < jobs.count else { return nil }
-                let job = jobs[head]
-                head += 1
-                if head == jobs.count {
-                    jobs.removeAll(keepingCapacity: true)
-                    head = 0
+            let job = jobs.withLock { jobs -> (@Sendable () -> Void)? in
+                guard jobs.head < jobs.queued.count else { return nil }
+                let job = jobs.queued[jobs.head]
+                jobs.head += 1
+                if jobs.head == jobs.queued.count {
+                    jobs.queued.removeAll(keepingCapacity: true)
+                    jobs.head = 0
                 }
                 return job
             }
@@ -168,9 +182,9 @@ final class PoolLane: NodeExecutor, @unchecked Sendable {
             job()
         }
         owner.store(0, ordering: .releasing)
-        let more = lock.withLock { () -> Bool in
-            if head < jobs.count { return true }
-            scheduled = false
+        let more = jobs.withLock { jobs -> Bool in
+            if jobs.head < jobs.queued.count { return true }
+            jobs.scheduled = false
             return false
         }
         if more { pool.schedule(self) }

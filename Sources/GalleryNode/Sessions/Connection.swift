@@ -24,7 +24,7 @@ protocol ConnectionDelegate: AnyObject, Sendable {
 ///
 /// The channel is the transport's: a `StreamChannel` on one of the node's event loops, or a
 /// simulated one. Any thread may send or close.
-/// `@unchecked Sendable`: every mutable property is guarded by `lock`.
+// unchecked Sendable: every mutable property is under `lock`; the channel's callbacks run on its event loop
 final class Connection: @unchecked Sendable {
     /// Who opened the connection.
     enum Role: String, Sendable {

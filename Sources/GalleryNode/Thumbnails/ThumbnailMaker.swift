@@ -1,5 +1,6 @@
 import Foundation
 import GalleryImaging
+import Synchronization
 
 /// Makes the thumbnails of the originals this node holds (`ThumbnailSize.allCases` from one
 /// decode), off the node's loop, on a bounded pool of threads, and stores them as derived blobs.
@@ -21,8 +22,7 @@ import GalleryImaging
 /// The jobs run on the node's workers (`NodeWorkPool`), one picture per job: a thread of the pool
 /// goes back to the other lanes between two pictures.
 ///
-/// `@unchecked Sendable`: the queues and job table are guarded by `lock`.
-package final class ThumbnailMaker: @unchecked Sendable {
+package final class ThumbnailMaker: Sendable {
     /// The largest original a thumbnail is made of.
     package static let maximumOriginalBytes = 64 << 20
     /// The bytes of the original read at a time.
@@ -40,19 +40,25 @@ package final class ThumbnailMaker: @unchecked Sendable {
     /// Where the jobs run.
     let workers: any NodeWorkPool
 
-    private let lock = NSLock()
-    /// The answers waiting for each queued or running job.
-    private var jobs: [String: [Answer]] = [:]
-    /// Jobs a reader waits for, then jobs made on arrival; each read from `…Head`.
-    private var urgent: [String] = []
-    private var urgentHead = 0
-    private var background: [String] = []
-    private var backgroundHead = 0
-    private var running = 0
-    private var stopped = false
-    /// Counts since start, for `status`: originals made into thumbnails, and refused.
-    private var madeCount = 0
-    private var failedCount = 0
+    /// The jobs, their queues and the counts.
+    private struct Queues {
+        /// The answers waiting for each queued or running job.
+        var jobs: [String: [Answer]] = [:]
+        /// Jobs a reader waits for, then jobs made on arrival; each read from `…Head`.
+        var urgent: [String] = []
+        var urgentHead = 0
+        var background: [String] = []
+        var backgroundHead = 0
+        var running = 0
+        var stopped = false
+        /// Counts since start, for `status`: originals made into thumbnails, and refused.
+        var madeCount = 0
+        var failedCount = 0
+        /// The jobs a thread took (they stay in `jobs` until answered).
+        var taken: Set<String> = []
+    }
+
+    private let queues = Mutex(Queues())
 
     /// A maker on `workers`; without them, on a pool of its own of `width` threads.
     package init(originals: any BlobSource, derived: any DerivedBlobSource, width: Int? = nil, workers: (any NodeWorkPool)? = nil,
@@ -74,12 +80,12 @@ package final class ThumbnailMaker: @unchecked Sendable {
 
     /// Jobs queued or running.
     package var pending: Int {
-        lock.withLock { jobs.count }
+        queues.withLock { $0.jobs.count }
     }
 
     /// Originals made into thumbnails, and refused, since the node started.
     package var counts: (made: Int, failed: Int) {
-        lock.withLock { (madeCount, failedCount) }
+        queues.withLock { ($0.madeCount, $0.failedCount) }
     }
 
     /// Makes the thumbnails of the held original `hash` unless they are stored, then calls
@@ -94,18 +100,18 @@ package final class ThumbnailMaker: @unchecked Sendable {
             answer?(.failure(.undecodable(reason)))
             return
         }
-        let start = lock.withLock { () -> Bool? in
-            guard !stopped else { return nil }
-            if jobs[hash] != nil {
-                if let answer { jobs[hash]!.append(answer) }
+        let start = queues.withLock { queues -> Bool? in
+            guard !queues.stopped else { return nil }
+            if queues.jobs[hash] != nil {
+                if let answer { queues.jobs[hash]!.append(answer) }
                 // A reader now waits for a job made on arrival: it goes ahead too.
-                if isUrgent { urgent.append(hash) }
+                if isUrgent { queues.urgent.append(hash) }
                 return false
             }
-            jobs[hash] = answer.map { [$0] } ?? []
-            if isUrgent { urgent.append(hash) } else { background.append(hash) }
-            guard running < width else { return false }
-            running += 1
+            queues.jobs[hash] = answer.map { [$0] } ?? []
+            if isUrgent { queues.urgent.append(hash) } else { queues.background.append(hash) }
+            guard queues.running < width else { return false }
+            queues.running += 1
             return true
         }
         switch start {
@@ -123,14 +129,14 @@ package final class ThumbnailMaker: @unchecked Sendable {
 
     /// Refuses every queued job and every later one.
     package func stop() {
-        let answers = lock.withLock { () -> [Answer] in
-            stopped = true
-            let waiting = jobs.values.flatMap { $0 }
-            jobs = [:]
-            urgent = []
-            background = []
-            urgentHead = 0
-            backgroundHead = 0
+        let answers = queues.withLock { queues -> [Answer] in
+            queues.stopped = true
+            let waiting = queues.jobs.values.flatMap { $0 }
+            queues.jobs = [:]
+            queues.urgent = []
+            queues.background = []
+            queues.urgentHead = 0
+            queues.backgroundHead = 0
             return waiting
         }
         for answer in answers { answer(.failure(.stopped)) }
@@ -141,13 +147,13 @@ package final class ThumbnailMaker: @unchecked Sendable {
     private func work() {
         guard let hash = next() else { return }
         let result = makeNow(hash)
-        let answers = lock.withLock { () -> [Answer] in
+        let answers = queues.withLock { queues -> [Answer] in
             switch result {
-            case .success: madeCount += 1
-            case .failure(.undecodable): failedCount += 1
+            case .success: queues.madeCount += 1
+            case .failure(.undecodable): queues.failedCount += 1
             default: break
             }
-            return jobs.removeValue(forKey: hash) ?? []
+            return queues.jobs.removeValue(forKey: hash) ?? []
         }
         for answer in answers { answer(result) }
         workers.async { self.work() }
@@ -155,34 +161,31 @@ package final class ThumbnailMaker: @unchecked Sendable {
 
     /// The next queued job, urgent first; nil (and one thread fewer running) when none is left.
     private func next() -> String? {
-        lock.withLock {
+        queues.withLock { queues in
             while true {
-                if urgentHead < urgent.count {
-                    let hash = urgent[urgentHead]
-                    urgentHead += 1
-                    if urgentHead == urgent.count { urgent = []; urgentHead = 0 }
+                if queues.urgentHead < queues.urgent.count {
+                    let hash = queues.urgent[queues.urgentHead]
+                    queues.urgentHead += 1
+                    if queues.urgentHead == queues.urgent.count { queues.urgent = []; queues.urgentHead = 0 }
                     // A job already taken from the other queue is not made twice.
-                    if jobs[hash] != nil, !taken.contains(hash) { taken.insert(hash); return hash }
-                } else if backgroundHead < background.count {
-                    let hash = background[backgroundHead]
-                    backgroundHead += 1
-                    if backgroundHead == background.count { background = []; backgroundHead = 0 }
-                    if jobs[hash] != nil, !taken.contains(hash) { taken.insert(hash); return hash }
+                    if queues.jobs[hash] != nil, !queues.taken.contains(hash) { queues.taken.insert(hash); return hash }
+                } else if queues.backgroundHead < queues.background.count {
+                    let hash = queues.background[queues.backgroundHead]
+                    queues.backgroundHead += 1
+                    if queues.backgroundHead == queues.background.count { queues.background = []; queues.backgroundHead = 0 }
+                    if queues.jobs[hash] != nil, !queues.taken.contains(hash) { queues.taken.insert(hash); return hash }
                 } else {
-                    running -= 1
+                    queues.running -= 1
                     return nil
                 }
             }
         }
     }
 
-    /// The jobs a thread took (they stay in `jobs` until answered). Guarded by `lock`.
-    private var taken: Set<String> = []
-
     /// Reads the original, makes both sizes from one decode and stores them; records why not
     /// when the picture cannot be decoded.
     private func makeNow(_ hash: String) -> Result<Void, ThumbnailFailure> {
-        defer { lock.withLock { _ = taken.remove(hash) } }
+        defer { queues.withLock { _ = $0.taken.remove(hash) } }
         if isComplete(hash) { return .success(()) }
         let data: Data
         do {

@@ -2,6 +2,7 @@ import Foundation
 import GalleryCrypto
 import GalleryImaging
 import GalleryWire
+import Synchronization
 
 /// Eager replication of thumbnails (protocol.md, section 8.1): every picture an item of this node
 /// names whose original this node lacks gets its thumbnails fetched from a connected peer, a few
@@ -15,10 +16,9 @@ import GalleryWire
 /// that peer, and is a JPEG at most `maximumThumbnailBytes` long whose long edge is at most the
 /// size asked (a member can send a wrong picture, never a large or undecodable one).
 ///
-/// `@unchecked Sendable`: the queues are guarded by `lock`; the work runs on `work`, a serial lane
-/// of the node's workers, never on the node's loop nor a connection's event loop; its ticks are
-/// timers of the node (`SyncNode.scheduleTimer`).
-package final class ThumbnailReplicator: @unchecked Sendable {
+/// The work runs on `work`, a serial lane of the node's workers, never on the node's loop nor a
+/// connection's event loop; its ticks are timers of the node (`SyncNode.scheduleTimer`).
+package final class ThumbnailReplicator: Sendable {
     /// Pictures asked of peers at once (two requests each): a node joining a space of 10,000
     /// items opens 16 requests, not 20,000.
     package static let maximumInFlight = 8
@@ -38,29 +38,59 @@ package final class ThumbnailReplicator: @unchecked Sendable {
         var sizes: Set<Int>
     }
 
-    weak var node: SyncNode?
+    /// The pictures to ask for, those asked, parked and waited for, and the counts.
+    private struct State {
+        var queue: [String] = []
+        var queued: Set<String> = []
+        var flights: [String: Flight] = [:]
+        /// The connections that answered "none" for a picture, until it is parked.
+        var refusedBy: [String: Set<Int>] = [:]
+        var parked: Set<String> = []
+        /// Readers waiting for a picture's thumbnails (`fetchNow`): told true once both are
+        /// stored, false once no connected peer has them.
+        var waiters: [String: [@Sendable (Bool) -> Void]] = [:]
+        var lastRetry = Date()
+        var parkedRetry = ThumbnailReplicator.firstParkedRetry
+        /// The connections whose sessions went live.
+        var livePeers: Set<Int> = []
+        /// When the next tick is scheduled, if one is.
+        var tickDue: Date?
+        var stopped = false
+        /// Thumbnails received and stored, and their bytes, since start (for `status` and benchmarks).
+        var receivedCount = 0
+        var receivedBytes = 0
+
+        /// Tells the readers waiting for `hash`; the answers run on another thread.
+        mutating func answerWaiters(_ hash: String, _ got: Bool) {
+            guard let answers = waiters.removeValue(forKey: hash) else { return }
+            DispatchQueue.global().async { for answer in answers { answer(got) } }
+        }
+
+        /// Moves every parked picture back to the queue.
+        mutating func unpark() {
+            for hash in parked where queued.insert(hash).inserted { queue.append(hash) }
+            parked = []
+            refusedBy = [:]
+            lastRetry = Date()
+        }
+
+        /// The peer on `connection` does not hold `hash`'s thumbnails: another is asked.
+        mutating func refuse(_ hash: String, by connection: Int) {
+            flights[hash] = nil
+            refusedBy[hash, default: []].insert(connection)
+            if queued.insert(hash).inserted { queue.insert(hash, at: 0) }
+        }
+    }
+
+    /// The node, set by the node's `init`.
+    var node: SyncNode? {
+        get { nodeSlot.object }
+        set { nodeSlot.object = newValue }
+    }
+    private let nodeSlot = WeakSlot<SyncNode>()
     let maker: ThumbnailMaker
     private let work: any NodeExecutor
-    private let lock = NSLock()
-    private var queue: [String] = []
-    private var queued: Set<String> = []
-    private var flights: [String: Flight] = [:]
-    /// The connections that answered "none" for a picture, until it is parked.
-    private var refusedBy: [String: Set<Int>] = [:]
-    private var parked: Set<String> = []
-    /// Readers waiting for a picture's thumbnails (`fetchNow`): told true once both are stored,
-    /// false once no connected peer has them.
-    private var waiters: [String: [@Sendable (Bool) -> Void]] = [:]
-    private var lastRetry = Date()
-    private var parkedRetry = ThumbnailReplicator.firstParkedRetry
-    /// The connections whose sessions went live.
-    private var livePeers: Set<Int> = []
-    /// When the next tick is scheduled, if one is.
-    private var tickDue: Date?
-    private var stopped = false
-    /// Thumbnails received and stored, and their bytes, since start (for `status` and benchmarks).
-    private var receivedCount = 0
-    private var receivedBytes = 0
+    private let state = Mutex(State())
 
     /// A replicator whose work runs on `work` (a serial lane).
     init(maker: ThumbnailMaker, work: any NodeExecutor) {
@@ -70,20 +100,20 @@ package final class ThumbnailReplicator: @unchecked Sendable {
 
     /// Thumbnails received from peers and stored, and their bytes.
     package var received: (count: Int, bytes: Int) {
-        lock.withLock { (receivedCount, receivedBytes) }
+        state.withLock { state in (state.receivedCount, state.receivedBytes) }
     }
 
     /// Pictures waiting for thumbnails from peers: queued or asked, and parked (no connected peer had them).
     package var waiting: (asking: Int, parked: Int) {
-        lock.withLock { (queued.count + flights.count, parked.count) }
+        state.withLock { state in (state.queued.count + state.flights.count, state.parked.count) }
     }
 
     /// Wants the thumbnails of these pictures, those this node lacks.
     func want(_ hashes: [String]) {
         guard !hashes.isEmpty else { return }
-        lock.withLock {
-            for hash in hashes where flights[hash] == nil && !parked.contains(hash) && queued.insert(hash).inserted {
-                queue.append(hash)
+        state.withLock { state in
+            for hash in hashes where state.flights[hash] == nil && !state.parked.contains(hash) && state.queued.insert(hash).inserted {
+                state.queue.append(hash)
             }
         }
         work.async { self.pump() }
@@ -94,34 +124,28 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     /// thread: true once both are stored, false when no connected peer has them.
     func fetchNow(_ hash: String, answer: @escaping @Sendable (Bool) -> Void) {
         guard let node, !node.fetchPeers().isEmpty else { return answer(false) }
-        let refused = lock.withLock { () -> Bool in
-            guard !stopped else { return true }
-            waiters[hash, default: []].append(answer)
-            guard flights[hash] == nil else { return false }
-            parked.remove(hash)
-            refusedBy[hash] = nil
-            if queued.contains(hash) { queue.removeAll { $0 == hash } }
-            queued.insert(hash)
-            queue.insert(hash, at: 0)
+        let refused = state.withLock { state -> Bool in
+            guard !state.stopped else { return true }
+            state.waiters[hash, default: []].append(answer)
+            guard state.flights[hash] == nil else { return false }
+            state.parked.remove(hash)
+            state.refusedBy[hash] = nil
+            if state.queued.contains(hash) { state.queue.removeAll { $0 == hash } }
+            state.queued.insert(hash)
+            state.queue.insert(hash, at: 0)
             return false
         }
         if refused { return answer(false) }
         work.async { self.pump() }
     }
 
-    /// Tells the readers waiting for `hash`. Caller holds `lock`: the answers run on another thread.
-    private func answerWaiters(_ hash: String, _ got: Bool) {
-        guard let answers = waiters.removeValue(forKey: hash) else { return }
-        DispatchQueue.global().async { for answer in answers { answer(got) } }
-    }
-
     /// A peer's session went live: when it is a connection not seen live before, parked pictures
     /// are asked again (a `caught_up` of the periodic version exchange is not a new peer).
     func peerJoined(_ connection: Int) {
-        let new = lock.withLock { () -> Bool in
-            guard livePeers.insert(connection).inserted else { return false }
-            unpark()
-            parkedRetry = Self.firstParkedRetry
+        let new = state.withLock { state -> Bool in
+            guard state.livePeers.insert(connection).inserted else { return false }
+            state.unpark()
+            state.parkedRetry = Self.firstParkedRetry
             return true
         }
         if new { work.async { self.pump() } }
@@ -129,21 +153,13 @@ package final class ThumbnailReplicator: @unchecked Sendable {
 
     /// Stops asking; answers no more.
     func stop() {
-        lock.withLock {
-            stopped = true
-            queue = []
-            queued = []
-            flights = [:]
-            for hash in Array(waiters.keys) { answerWaiters(hash, false) }
+        state.withLock { state in
+            state.stopped = true
+            state.queue = []
+            state.queued = []
+            state.flights = [:]
+            for hash in Array(state.waiters.keys) { state.answerWaiters(hash, false) }
         }
-    }
-
-    /// Moves every parked picture back to the queue. Caller holds `lock`.
-    private func unpark() {
-        for hash in parked where queued.insert(hash).inserted { queue.append(hash) }
-        parked = []
-        refusedBy = [:]
-        lastRetry = Date()
     }
 
     /// Sends requests until `maximumInFlight` pictures are asked or none is left to ask. On `work`.
@@ -151,42 +167,42 @@ package final class ThumbnailReplicator: @unchecked Sendable {
         guard let node, let blobs = node.configuration.blobs else { return }
         let peers = node.fetchPeers()
         var sends: [(Connection, ThumbnailName)] = []
-        lock.withLock {
-            guard !stopped else { return }
+        state.withLock { state in
+            guard !state.stopped else { return }
             guard !peers.isEmpty else {
-                for hash in Array(waiters.keys) { answerWaiters(hash, false) }
+                for hash in Array(state.waiters.keys) { state.answerWaiters(hash, false) }
                 return
             }
             var index = 0
-            while flights.count < Self.maximumInFlight, index < queue.count {
-                let hash = queue[index]
+            while state.flights.count < Self.maximumInFlight, index < state.queue.count {
+                let hash = state.queue[index]
                 index += 1
                 if maker.isComplete(hash) {
-                    queued.remove(hash)
-                    answerWaiters(hash, true)
+                    state.queued.remove(hash)
+                    state.answerWaiters(hash, true)
                     continue
                 }
                 if blobs.contains(hash) || maker.derived.failure(of: hash) != nil {
-                    queued.remove(hash)
-                    answerWaiters(hash, false)
+                    state.queued.remove(hash)
+                    state.answerWaiters(hash, false)
                     continue
                 }
-                let refused = refusedBy[hash] ?? []
-                let load = Dictionary(grouping: flights.values, by: { $0.connection.id }).mapValues(\.count)
+                let refused = state.refusedBy[hash] ?? []
+                let load = Dictionary(grouping: state.flights.values, by: { $0.connection.id }).mapValues(\.count)
                 guard let peer = peers.filter({ !refused.contains($0.connection.id) })
                     .min(by: { load[$0.connection.id, default: 0] < load[$1.connection.id, default: 0] }) else {
-                    queued.remove(hash)
-                    parked.insert(hash)
-                    answerWaiters(hash, false)
+                    state.queued.remove(hash)
+                    state.parked.insert(hash)
+                    state.answerWaiters(hash, false)
                     continue
                 }
-                queued.remove(hash)
+                state.queued.remove(hash)
                 let missing = ThumbnailSize.allCases.map(\.rawValue).filter { !maker.derived.hasThumbnail(of: hash, size: $0) }
-                flights[hash] = Flight(connection: peer.connection, sentAt: Date(), sizes: Set(missing))
+                state.flights[hash] = Flight(connection: peer.connection, sentAt: Date(), sizes: Set(missing))
                 let bytes = Self.bytes(ofHex: hash)
                 for size in missing { sends.append((peer.connection, ThumbnailName(hash: bytes, size: size))) }
             }
-            queue.removeFirst(index)
+            state.queue.removeFirst(index)
         }
         for (connection, name) in sends { _ = connection.send(.thumbnailFetch(name)) }
         scheduleTick()
@@ -196,12 +212,12 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     /// retry is due. A tick due sooner than the one scheduled is scheduled too; a tick that finds
     /// a sooner one already ran, or a later one due, does nothing.
     private func scheduleTick() {
-        let delay = lock.withLock { () -> TimeInterval? in
-            guard !stopped, !flights.isEmpty || !parked.isEmpty else { return nil }
-            let delay = flights.isEmpty ? max(1, parkedRetry - Date().timeIntervalSince(lastRetry) + 0.01) : 1
+        let delay = state.withLock { state -> TimeInterval? in
+            guard !state.stopped, !state.flights.isEmpty || !state.parked.isEmpty else { return nil }
+            let delay = state.flights.isEmpty ? max(1, state.parkedRetry - Date().timeIntervalSince(state.lastRetry) + 0.01) : 1
             let due = Date().addingTimeInterval(delay)
-            if let scheduled = tickDue, scheduled <= due { return nil }
-            tickDue = due
+            if let scheduled = state.tickDue, scheduled <= due { return nil }
+            state.tickDue = due
             return delay
         }
         guard let delay, let node else { return }
@@ -214,36 +230,29 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     /// A tick: requests past `answerTimeout` are asked of another peer, parked pictures go back
     /// to the queue when their retry is due. On `work`.
     private func tick() {
-        let due = lock.withLock { () -> Bool in
-            guard let scheduled = tickDue, scheduled <= Date().addingTimeInterval(0.005) else { return false }
-            tickDue = nil
+        let due = state.withLock { state -> Bool in
+            guard let scheduled = state.tickDue, scheduled <= Date().addingTimeInterval(0.005) else { return false }
+            state.tickDue = nil
             let now = Date()
-            for (hash, flight) in flights where now.timeIntervalSince(flight.sentAt) > Self.answerTimeout {
-                refuse(hash, by: flight.connection.id)
+            for (hash, flight) in state.flights where now.timeIntervalSince(flight.sentAt) > Self.answerTimeout {
+                state.refuse(hash, by: flight.connection.id)
             }
-            if !parked.isEmpty, now.timeIntervalSince(lastRetry) > parkedRetry {
-                unpark()
-                parkedRetry = min(parkedRetry * 2, Self.lastParkedRetry)
+            if !state.parked.isEmpty, now.timeIntervalSince(state.lastRetry) > state.parkedRetry {
+                state.unpark()
+                state.parkedRetry = min(state.parkedRetry * 2, Self.lastParkedRetry)
             }
             return true
         }
         if due { pump() }
     }
 
-    /// The peer on `connection` does not hold `hash`'s thumbnails: another is asked. Caller holds `lock`.
-    private func refuse(_ hash: String, by connection: Int) {
-        flights[hash] = nil
-        refusedBy[hash, default: []].insert(connection)
-        if queued.insert(hash).inserted { queue.insert(hash, at: 0) }
-    }
-
     /// A connection closed: its requests are asked of another peer.
     func connectionClosed(_ connection: Connection) {
-        lock.withLock {
-            livePeers.remove(connection.id)
-            for (hash, flight) in flights where flight.connection === connection {
-                flights[hash] = nil
-                if queued.insert(hash).inserted { queue.insert(hash, at: 0) }
+        state.withLock { state in
+            state.livePeers.remove(connection.id)
+            for (hash, flight) in state.flights where flight.connection === connection {
+                state.flights[hash] = nil
+                if state.queued.insert(hash).inserted { state.queue.insert(hash, at: 0) }
             }
         }
         work.async { self.pump() }
@@ -254,10 +263,10 @@ package final class ThumbnailReplicator: @unchecked Sendable {
     func received(_ name: ThumbnailName, data: [UInt8], from connection: Connection) {
         work.async { [self] in
             let hash = SHA256.hex(name.hash)
-            let expected = lock.withLock { flights[hash].map { $0.connection === connection && $0.sizes.contains(name.size) } ?? false }
+            let expected = state.withLock { state in state.flights[hash].map { $0.connection === connection && $0.sizes.contains(name.size) } ?? false }
             guard expected else { return }
             guard !data.isEmpty else {
-                lock.withLock { refuse(hash, by: connection.id) }
+                state.withLock { state in state.refuse(hash, by: connection.id) }
                 return pump()
             }
             var stored = false
@@ -271,19 +280,19 @@ package final class ThumbnailReplicator: @unchecked Sendable {
             } else {
                 node?.configuration.log("\(connection.peer?.label ?? "a peer") sent a thumbnail of \(hash.prefix(12)) that is not a JPEG of at most \(name.size) px")
             }
-            lock.withLock {
-                guard var flight = flights[hash], flight.connection === connection else { return }
+            state.withLock { state in
+                guard var flight = state.flights[hash], flight.connection === connection else { return }
                 if !stored {
-                    refuse(hash, by: connection.id)
+                    state.refuse(hash, by: connection.id)
                     return
                 }
-                receivedCount += 1
-                receivedBytes += data.count
+                state.receivedCount += 1
+                state.receivedBytes += data.count
                 flight.sizes.remove(name.size)
-                flights[hash] = flight.sizes.isEmpty ? nil : flight
+                state.flights[hash] = flight.sizes.isEmpty ? nil : flight
                 if flight.sizes.isEmpty {
-                    refusedBy[hash] = nil
-                    answerWaiters(hash, true)
+                    state.refusedBy[hash] = nil
+                    state.answerWaiters(hash, true)
                 }
             }
             pump()

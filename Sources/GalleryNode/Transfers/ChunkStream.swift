@@ -1,6 +1,7 @@
 import GalleryIO
 import GalleryModel
 import GalleryWire
+import Synchronization
 #if canImport(Darwin)
 import Darwin
 #elseif canImport(Glibc)
@@ -13,17 +14,16 @@ import Glibc
 /// Nothing of a blob is read before the writer asks for it, so a blob of any size costs one chunk
 /// of memory per fetch, and the frames of other priorities (ops, heartbeats) never wait behind more
 /// than one chunk. Read only by the channel that pulls the connection's outbox (`PeerOutbox`); the
-/// file is opened at creation and closed when the stream ends or is dropped.
-final class ChunkStream: @unchecked Sendable {
-    // `@unchecked Sendable`: created where the fetch is answered, then handed to the outbox and read
-    // by its channel's pulls only, one at a time.
-
+/// file is opened at creation and closed when the stream ends or is dropped. The pulls come one
+/// at a time, so the lock around the position is never contended: one round per chunk read.
+final class ChunkStream: Sendable {
     /// The requester's ID of the fetch.
     let request: UInt64
     /// The blob's whole size.
     let total: Int
     private let file: any BlobReader
-    private var offset: Int
+    /// Where the next chunk starts, and whether a chunk was produced yet.
+    private let position: Mutex<(offset: Int, produced: Bool)>
     private let end: Int
     private let chunkLength: Int
 
@@ -51,13 +51,10 @@ final class ChunkStream: @unchecked Sendable {
         self.request = request.id
         self.total = size
         self.file = file
-        self.offset = offset
+        self.position = Mutex((offset, false))
         self.end = offset + wanted
         self.chunkLength = chunkLength
     }
-
-    /// Whether a chunk was produced yet.
-    private var produced = false
 
     deinit {
         file.close()
@@ -65,19 +62,21 @@ final class ChunkStream: @unchecked Sendable {
 
     /// Whether the last chunk was produced (the next `nextFrame()` returns nil).
     var isFinished: Bool {
-        produced && offset >= end
+        position.withLock { $0.produced && $0.offset >= end }
     }
 
     /// The next `chunk` frame, or nil once the range is sent. A blob of 0 bytes (or an empty range)
     /// is answered with one empty chunk, so that the requester learns the total.
     func nextFrame() throws(StorageError) -> Frame? {
-        if offset >= end && produced { return nil }
-        let count = min(chunkLength, end - offset)
-        let data = try file.read(count: count, at: offset)
-        guard data.count == count else { throw .io(operation: "read", path: file.path, errno: EIO) }
-        let chunk = Chunk(id: request, offset: UInt64(offset), total: UInt64(total), data: data)
-        offset += count
-        produced = true
-        return Message.chunk(chunk).frame
+        try position.withLock { position throws(StorageError) -> Frame? in
+            if position.offset >= end && position.produced { return nil }
+            let count = min(chunkLength, end - position.offset)
+            let data = try file.read(count: count, at: position.offset)
+            guard data.count == count else { throw .io(operation: "read", path: file.path, errno: EIO) }
+            let chunk = Chunk(id: request, offset: UInt64(position.offset), total: UInt64(total), data: data)
+            position.offset += count
+            position.produced = true
+            return Message.chunk(chunk).frame
+        }
     }
 }

@@ -24,6 +24,7 @@ import Synchronization
 /// otherwise wait for a job that waits for it. No job of the pool waits for durability (the
 /// commits and deletes go through `SyncNode.perform(_:then:)`): the mirror's fsync, which the
 /// group commit waits for, runs on the same pool.
+// unchecked Sendable: its mutable state is under `lock`, which its 13 extension files take; not yet one Mutex
 package final class TransferManager: @unchecked Sendable {
     /// How long a transfer may take when the drag gives no timeout.
     package static let defaultTimeout: Duration = .seconds(300)

@@ -1,17 +1,15 @@
 import Foundation
 import GalleryIO
+import Synchronization
 
 /// The production `NodeTransport`: TCP on a small fixed set of event loops (epoll on Linux, kqueue
 /// on Darwin), one per core, whatever the number of peers. The listener runs on the first loop;
 /// each link, accepted or dialed, is assigned to the next loop round robin. A simulated network is
 /// the other transport: the node above this seam is the same code for both.
-///
-/// `@unchecked Sendable`: the group is fixed after `init`; `listener` is guarded by `lock`.
-final class EventLoopTransport: NodeTransport, @unchecked Sendable {
+final class EventLoopTransport: NodeTransport, Sendable {
     /// The loops; adapters of the node (the control socket) put their connections there too.
     let group: EventLoopGroup
-    private let lock = NSLock()
-    private var listener: LoopListener?
+    private let listener = Mutex<LoopListener?>(nil)
 
     /// Starts the loops.
     init(name: String = "gallery-io") throws(TransportError) {
@@ -23,7 +21,7 @@ final class EventLoopTransport: NodeTransport, @unchecked Sendable {
         failed: @escaping @Sendable (TransportError) -> UInt64
     ) throws(TransportError) -> Endpoint {
         let listener = try LoopListener(endpoint, loop: group.loops[0])
-        lock.withLock { self.listener = listener }
+        self.listener.withLock { $0 = listener }
         listener.start(
             accepted: { [group] descriptor, remote in
                 accepted(SocketLink(descriptor: descriptor, remote: remote, loop: group.next()))
@@ -41,7 +39,7 @@ final class EventLoopTransport: NodeTransport, @unchecked Sendable {
     }
 
     func stopListening() {
-        lock.withLock { listener }?.close()
+        listener.withLock { $0 }?.close()
     }
 
     /// Stops the loops (after the node closed its connections).
@@ -52,14 +50,12 @@ final class EventLoopTransport: NodeTransport, @unchecked Sendable {
 
 /// A connected TCP socket not yet wrapped in a channel: its descriptor, its peer's address, and the
 /// event loop that will run it.
-///
-/// `@unchecked Sendable`: `consumed` is guarded by `lock`; the rest is fixed.
-final class SocketLink: TransportLink, @unchecked Sendable {
+final class SocketLink: TransportLink, Sendable {
     let remote: String
     private let descriptor: Int32
     private let loop: EventLoop
-    private let lock = NSLock()
-    private var consumed = false
+    /// Whether the descriptor was taken (by a channel, or closed by `refuse`).
+    private let consumed = Atomic(false)
 
     init(descriptor: Int32, remote: String, loop: EventLoop) {
         self.descriptor = descriptor
@@ -68,20 +64,14 @@ final class SocketLink: TransportLink, @unchecked Sendable {
     }
 
     func makeChannel(source: any OutboundByteSource, handlers: [any ChannelHandler]) -> any TransportChannel {
-        let first = lock.withLock { () -> Bool in
-            defer { consumed = true }
-            return !consumed
-        }
+        let first = !consumed.exchange(true, ordering: .acquiringAndReleasing)
         precondition(first, "a socket link makes one channel")
         let socket = NonBlockingSocket(descriptor: descriptor, remote: remote, loop: loop)
         return StreamChannel(socket: socket, source: source, handlers: handlers)
     }
 
     func refuse() {
-        let first = lock.withLock { () -> Bool in
-            defer { consumed = true }
-            return !consumed
-        }
+        let first = !consumed.exchange(true, ordering: .acquiringAndReleasing)
         if first { POSIX.closeDescriptor(descriptor) }
     }
 }

@@ -19,9 +19,7 @@ import Glibc
 /// are hashed again as they go, and the read reaching the end fails if the bytes changed in
 /// place since: a whole answer never carries bytes other than the hash's. A failure is recorded
 /// in `InPlaceFiles` (the file is "changed on disk" from then on).
-///
-/// `@unchecked Sendable`: one reader at a time uses it (a fetch's stream, a web answer's body);
-/// its state is guarded by `lock` all the same.
+// unchecked Sendable: a lock around a C resource: the descriptor and the verification state are touched under `lock`
 package final class BlobFile: @unchecked Sendable {
     private let file: StorageFile
     private let length: Int

@@ -17,9 +17,7 @@ import Glibc
 /// the rename. A blob already present is never written again, so the same bytes are stored once,
 /// whichever thread or transfer brings them. A transfer from a peer goes through a `BlobWriter`,
 /// which keeps its partial file (`tmp/<hash>.partial`) so that it can resume after a restart.
-///
-/// Thread-safe: `@unchecked Sendable` because the set of transfers in progress is mutable state
-/// read and written only while holding `lock`, which also serializes installing blobs.
+// unchecked Sendable: the transfers in progress are under `lock`, which also serializes installing blobs (renames)
 package final class BlobStore: @unchecked Sendable {
     /// The size of the chunks in which files are copied and hashed.
     static let chunkLength = 1 << 20

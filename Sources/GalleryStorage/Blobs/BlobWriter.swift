@@ -18,9 +18,7 @@ import Glibc
 /// The partial file outlives the writer (and the process) unless the transfer fails: a later
 /// `makeWriter` for the same hash resumes at `resumeOffset`. `checkpoint()` makes the bytes so far
 /// durable. A wrong hash or too many bytes delete the partial file: the next attempt starts at 0.
-///
-/// Thread-safe: `@unchecked Sendable` because the descriptor, the hasher and the count are mutable
-/// state accessed only while holding `lock`.
+// unchecked Sendable: a lock around a C resource: the descriptor, the hasher and the count are touched under `lock`
 package final class BlobWriter: @unchecked Sendable {
     /// The SHA-256 the bytes must have.
     package let hash: String

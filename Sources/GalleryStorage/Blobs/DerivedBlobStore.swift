@@ -1,6 +1,7 @@
 import Foundation
 import GalleryIO
 import GalleryModel
+import Synchronization
 
 #if canImport(Darwin)
 import Darwin
@@ -17,8 +18,8 @@ import Glibc
 /// again from its original or fetched again from a peer, so the fan-out directory is not fsynced.
 ///
 /// Thread-safe: every operation is a single file-system call sequence on its own names; the byte
-/// count is kept under `lock`.
-package final class DerivedBlobStore: @unchecked Sendable {
+/// count is kept under a lock.
+package final class DerivedBlobStore: Sendable {
     /// The longest failure reason kept.
     static let maximumReasonLength = 300
 
@@ -26,8 +27,8 @@ package final class DerivedBlobStore: @unchecked Sendable {
     package let path: String
     /// `DIR/blobs/derived/tmp`.
     let temporaryPath: String
-    private let lock = NSLock()
-    private var bytes: Int?
+    /// The bytes of the thumbnails stored, once counted.
+    private let bytes = Mutex<Int?>(nil)
 
     /// Opens the store under the node directory `directory`, creating `blobs/derived/` and its
     /// `tmp/` as needed and removing temporary files left by an interrupted write.
@@ -71,7 +72,7 @@ package final class DerivedBlobStore: @unchecked Sendable {
         guard let destination = path(of: hash, size: size) else { throw .invalidHash(hash) }
         let replaced = StorageFile.fileSize(destination) ?? 0
         try write(jpeg, to: destination)
-        lock.withLock { if bytes != nil { bytes! += jpeg.count - replaced } }
+        bytes.withLock { bytes in if bytes != nil { bytes! += jpeg.count - replaced } }
     }
 
     /// Why no thumbnail of `hash` can be made, if recorded.
@@ -90,7 +91,7 @@ package final class DerivedBlobStore: @unchecked Sendable {
 
     /// The bytes of the thumbnails stored: counted once by listing the store, then kept.
     package func storedBytes() -> Int {
-        if let known = lock.withLock({ bytes }) { return known }
+        if let known = bytes.withLock({ $0 }) { return known }
         var total = 0
         let fanOuts = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
         for fanOut in fanOuts where fanOut.utf8.count == 2 {
@@ -98,7 +99,7 @@ package final class DerivedBlobStore: @unchecked Sendable {
                 total += StorageFile.fileSize(path + "/" + fanOut + "/" + name) ?? 0
             }
         }
-        return lock.withLock {
+        return bytes.withLock { bytes in
             if bytes == nil { bytes = total }
             return bytes!
         }

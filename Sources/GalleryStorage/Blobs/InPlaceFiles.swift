@@ -16,8 +16,7 @@ import Glibc
 /// SHA-256. A file whose size or modification time differ, that is gone, or whose bytes did not
 /// hash to the record's when read (`BlobFile`) is "changed on disk": never served, reported by
 /// `problems()` (and so by `status`), and its bytes are had from peers that hold them instead.
-///
-/// `@unchecked Sendable`: the records and the problems found are guarded by `lock`.
+// unchecked Sendable: its records and problems are under `lock`, which also serializes appends to its index file
 package final class InPlaceFiles: @unchecked Sendable {
     /// One file kept in place.
     package struct Record: Codable, Hashable, Sendable {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import GalleryIO
 import GalleryModel
+import Synchronization
 
 /// The node's record log kept twice: `oplog` and its mirror `oplog.mirror`, two files with the same
 /// bytes, so that a damaged byte in one is read back from the other at start (`open`, in
@@ -16,10 +17,16 @@ import GalleryModel
 ///
 /// Without a mirror (`mirror` nil: benchmarks comparing the cost) it is the log alone.
 ///
-/// `@unchecked Sendable`: `lastSynced` is guarded by `lock`, and every change to the files is made
-/// holding `lock`: a checkpoint's rewrite on its thread never falls between
-/// the writer's changes to the two files, so both change in the same order.
-package final class MirroredOpLog: @unchecked Sendable {
+/// Every change to the files is made holding `state`'s lock: a checkpoint's rewrite on its thread
+/// never falls between the writer's changes to the two files, so both change in the same order.
+package final class MirroredOpLog: Sendable {
+    /// Where the mirror's fsyncs run, and where both files ended at their last common sync.
+    private struct State {
+        /// Runs a mirror's fsync on another thread; nil: on `mirrorQueue`.
+        var runBeside: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
+        var lastSynced: (byteCount: Int, records: Int, ops: Int)
+    }
+
     /// The record log, `oplog`.
     let primary: OpLogFile
     /// Its copy, `oplog.mirror`, or nil when the log is kept once.
@@ -27,18 +34,14 @@ package final class MirroredOpLog: @unchecked Sendable {
     /// Where the mirror's fsyncs run, beside the log's: a queue of its own until the host hands
     /// the log the node's workers (`runMirrorSyncs(on:)`), so that the node's threads stay few.
     private let mirrorQueue = DispatchQueue(label: "oplog-mirror-sync")
-    /// Runs a mirror's fsync on another thread; nil: on `mirrorQueue`. Guarded by `lock`.
-    private var runBeside: (@Sendable (@escaping @Sendable () -> Void) -> Void)?
-    private let lock = NSLock()
-    /// Where both files ended at their last common sync.
-    private var lastSynced: (byteCount: Int, records: Int, ops: Int)
+    private let state: Mutex<State>
 
     /// Wraps two open files that hold the same bytes (or one file alone).
     init(primary: OpLogFile, mirror: OpLogFile?) {
         assert(mirror == nil || mirror?.byteCount == primary.byteCount, "a mirror holds the log's bytes")
         self.primary = primary
         self.mirror = mirror
-        self.lastSynced = primary.position
+        self.state = Mutex(State(runBeside: nil, lastSynced: primary.position))
     }
 
     /// The log's length up to its last record.
@@ -59,30 +62,33 @@ package final class MirroredOpLog: @unchecked Sendable {
     func append(_ ops: [Op]) throws(StorageError) {
         guard !ops.isEmpty else { return }
         let bytes = try OpLogFile.encodeRecords(ops)
-        lock.lock()
-        defer { lock.unlock() }
-        let before = primary.position
-        try primary.append(encoded: bytes, records: ops.count, ops: ops.count)
-        guard let mirror else { return }
-        do {
-            try mirror.append(encoded: bytes, records: ops.count, ops: ops.count)
-        } catch {
-            try? primary.cut(to: before)
-            throw error
+        try state.withLock { _ throws(StorageError) in
+            let before = primary.position
+            try primary.append(encoded: bytes, records: ops.count, ops: ops.count)
+            guard let mirror else { return }
+            do throws(StorageError) {
+                try mirror.append(encoded: bytes, records: ops.count, ops: ops.count)
+            } catch {
+                try? primary.cut(to: before)
+                throw error
+            }
         }
     }
 
     /// Runs the mirror's fsyncs with `run` (the node's workers) from now on. Whatever `run` runs
     /// on must never wait for this log's `sync` (it would wait for itself).
     package func runMirrorSyncs(on run: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) {
-        lock.withLock { runBeside = run }
+        state.withLock { $0.runBeside = run }
     }
 
     /// Fsyncs both files at once and returns when both are durable. On a failure of either, both
     /// are cut back to their last common sync and the error is thrown.
     func sync() throws(StorageError) {
-        lock.lock()
-        defer { lock.unlock() }
+        try state.withLock { state throws(StorageError) in try sync(&state) }
+    }
+
+    /// `sync()` with the lock held.
+    private func sync(_ state: inout State) throws(StorageError) {
         guard let mirror else { return try primary.sync() }
         let outcome = MirrorSyncOutcome()
         let group = DispatchGroup()
@@ -93,7 +99,7 @@ package final class MirroredOpLog: @unchecked Sendable {
                 outcome.fail(error)
             }
         }
-        if let runBeside {
+        if let runBeside = state.runBeside {
             group.enter()
             runBeside {
                 syncMirror()
@@ -110,12 +116,12 @@ package final class MirroredOpLog: @unchecked Sendable {
         }
         group.wait()
         if let error = failure ?? outcome.error {
-            try? primary.cut(to: lastSynced)
-            try? mirror.cut(to: lastSynced)
+            try? primary.cut(to: state.lastSynced)
+            try? mirror.cut(to: state.lastSynced)
             throw error
         }
-        lastSynced = primary.position
-        assert(mirror.byteCount == lastSynced.byteCount, "the mirror stays the log's copy")
+        state.lastSynced = primary.position
+        assert(mirror.byteCount == state.lastSynced.byteCount, "the mirror stays the log's copy")
     }
 
     /// Appends and fsyncs both files.
@@ -128,42 +134,41 @@ package final class MirroredOpLog: @unchecked Sendable {
     /// (`OpLogFile.discardRecords`): a crash between the two leaves the mirror holding records the
     /// log no longer has, ops of the compacted file that the next start finds there again.
     func discardRecords(upTo offset: Int, count: Int, opCount: Int) throws(StorageError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try primary.discardRecords(upTo: offset, count: count, opCount: opCount)
-        try mirror?.discardRecords(upTo: offset, count: count, opCount: opCount)
-        lastSynced = primary.position
+        try state.withLock { state throws(StorageError) in
+            try primary.discardRecords(upTo: offset, count: count, opCount: opCount)
+            try mirror?.discardRecords(upTo: offset, count: count, opCount: opCount)
+            state.lastSynced = primary.position
+        }
     }
 
     /// Replaces both files by ones holding exactly `ops`, the log first.
     func replaceRecords(with ops: [Op]) throws(StorageError) {
-        lock.lock()
-        defer { lock.unlock() }
-        try primary.replaceRecords(with: ops)
-        try mirror?.replaceRecords(with: ops)
-        lastSynced = primary.position
+        try state.withLock { state throws(StorageError) in
+            try primary.replaceRecords(with: ops)
+            try mirror?.replaceRecords(with: ops)
+            state.lastSynced = primary.position
+        }
     }
 
     /// Syncs what is pending and closes both files.
     func close() throws(StorageError) {
-        lock.lock()
-        defer { lock.unlock() }
-        defer { try? mirror?.close() }
-        try primary.close()
+        try state.withLock { _ throws(StorageError) in
+            defer { try? mirror?.close() }
+            try primary.close()
+        }
     }
 }
 
 /// The mirror's fsync result, handed from its queue to the writer (`DispatchGroup.wait` orders
-/// the two; the lock keeps the checker happy).
-private final class MirrorSyncOutcome: @unchecked Sendable {
-    private let lock = NSLock()
-    private var failure: StorageError?
+/// the two; the lock lets the compiler check it).
+private final class MirrorSyncOutcome: Sendable {
+    private let failure = Mutex<StorageError?>(nil)
 
     func fail(_ error: StorageError) {
-        lock.withLock { failure = error }
+        failure.withLock { $0 = error }
     }
 
     var error: StorageError? {
-        lock.withLock { failure }
+        failure.withLock { $0 }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import GalleryIO
 import GalleryModel
+import Synchronization
 
 /// A node's ops on disk, its replica restored from them at start, and checkpoints that keep the
 /// start fast: a snapshot of the state, and the ops moved from the record log to a compact file.
@@ -31,9 +32,21 @@ import GalleryModel
 /// record log without its records before the noted end (`OpLogFile.discardRecords`). A crash
 /// between any two steps leaves the invariant true.
 ///
-/// `@unchecked Sendable`: the files are thread-safe themselves; the counters are guarded by `lock`,
-/// and checkpoints are serialized by `checkpointLock`.
-package final class NodeStorage: @unchecked Sendable {
+/// The files are thread-safe themselves; checkpoints are serialized by `checkpointLock`.
+package final class NodeStorage: Sendable {
+    /// What the node's writer and the checkpoints count and note.
+    private struct Counters {
+        var appendedSinceCapture: Int
+        var snapshotOps: Int
+        /// Why the record log must keep its records (ops of the files that the replica holds back).
+        var discardBlocked: String?
+        /// Why compaction stopped (the compact file failed); snapshots go on.
+        var compactionFailure: String?
+        /// Ops that were durable in the op files at start but held for missing dependencies: when
+        /// they are released, they are not written again.
+        var durableHeld: Set<OpID> = []
+    }
+
     /// What a checkpoint works from, taken between two batches of the node's writer.
     package struct Checkpoint: Sendable {
         /// The replica, every op of which is durable in the op files.
@@ -55,26 +68,15 @@ package final class NodeStorage: @unchecked Sendable {
     /// The compacted op file.
     let compactLog: OpLogFile
 
-    private let lock = NSLock()
+    private let counters: Mutex<Counters>
     private let checkpointLock = NSLock()
-    // Guarded by `lock`.
-    private var appendedSinceCapture: Int
-    private var snapshotOps: Int
-    /// Why the record log must keep its records (ops of the files that the replica holds back).
-    private var discardBlocked: String?
-    /// Why compaction stopped (the compact file failed); snapshots go on.
-    private var compactionFailure: String?
-    /// Ops that were durable in the op files at start but held for missing dependencies: when they
-    /// are released, they are not written again.
-    private var durableHeld: Set<OpID> = []
 
     /// Wraps opened files; `open` restores the replica.
     private init(files: NodeDirectory, recordLog: MirroredOpLog, compactLog: OpLogFile, appended: Int, snapshotOps: Int) {
         self.files = files
         self.recordLog = recordLog
         self.compactLog = compactLog
-        self.appendedSinceCapture = appended
-        self.snapshotOps = snapshotOps
+        counters = Mutex(Counters(appendedSinceCapture: appended, snapshotOps: snapshotOps))
     }
 
     // MARK: Start
@@ -196,8 +198,10 @@ package final class NodeStorage: @unchecked Sendable {
             appended: compactOps.count + logOps.count, snapshotOps: base?.opCount ?? 0)
         if replica.bufferedCount > 0 {
             let reason = "\(replica.bufferedCount) ops of the op files wait for ops that are missing"
-            storage.discardBlocked = reason
-            storage.durableHeld = replica.heldOpIDs
+            storage.counters.withLock { counters in
+                counters.discardBlocked = reason
+                counters.durableHeld = replica.heldOpIDs
+            }
             let missing = replica.missingRanges.map(\.description).joined(separator: ", ")
             notes.append("op files: \(reason) (\(missing)); they are asked from peers, and the record log keeps all its records")
         }
@@ -228,18 +232,20 @@ package final class NodeStorage: @unchecked Sendable {
     /// On failure nothing of `ops` counts as written (the log is cut back to its last synced
     /// record), so the same ops can be persisted again later.
     package func persist(_ ops: [Op]) throws(StorageError) {
-        let fresh = lock.withLock { durableHeld.isEmpty ? ops : ops.filter { !durableHeld.contains($0.id) } }
+        let fresh = counters.withLock { counters in
+            counters.durableHeld.isEmpty ? ops : ops.filter { !counters.durableHeld.contains($0.id) }
+        }
         try recordLog.append(fresh)
         try recordLog.sync()
-        lock.withLock {
-            if !durableHeld.isEmpty { for op in ops { durableHeld.remove(op.id) } }
-            appendedSinceCapture += fresh.count
+        counters.withLock { counters in
+            if !counters.durableHeld.isEmpty { for op in ops { counters.durableHeld.remove(op.id) } }
+            counters.appendedSinceCapture += fresh.count
         }
     }
 
     /// Ops appended (or replayed at start) since the last checkpoint took its copy.
     package var opsSinceCheckpoint: Int {
-        lock.withLock { appendedSinceCapture }
+        counters.withLock { $0.appendedSinceCapture }
     }
 
     /// Takes what a checkpoint needs. Call it between two batches of the node's writer, with the
@@ -247,7 +253,7 @@ package final class NodeStorage: @unchecked Sendable {
     /// record log holds nothing else before its end.
     package func capture(_ replica: Replica) -> Checkpoint {
         let end = recordLog.position
-        lock.withLock { appendedSinceCapture = 0 }
+        counters.withLock { $0.appendedSinceCapture = 0 }
         return Checkpoint(replica: replica, logOffset: end.byteCount, logRecords: end.records, logOps: end.ops)
     }
 
@@ -262,7 +268,7 @@ package final class NodeStorage: @unchecked Sendable {
         checkpointLock.lock()
         defer { checkpointLock.unlock() }
         guard let checkpoint = capture() else { return nil }
-        if checkpoint.replica.opCount == lock.withLock({ snapshotOps }) && checkpoint.logRecords == 0 { return nil }
+        if checkpoint.replica.opCount == counters.withLock({ $0.snapshotOps }) && checkpoint.logRecords == 0 { return nil }
         try writeSnapshot(checkpoint.replica)
         try compact(checkpoint.replica)
         try discardCompacted(checkpoint)
@@ -272,7 +278,7 @@ package final class NodeStorage: @unchecked Sendable {
     /// Step 1: writes the snapshot of a replica whose ops are all in the op files.
     func writeSnapshot(_ replica: Replica) throws(StorageError) {
         try SnapshotFile.write(replica, to: files.snapshot)
-        lock.withLock { snapshotOps = replica.opCount }
+        counters.withLock { $0.snapshotOps = replica.opCount }
     }
 
     /// Step 2: appends to the compact file the replica's ops it lacks (its log positions M..<N:
@@ -281,14 +287,14 @@ package final class NodeStorage: @unchecked Sendable {
     /// After a failure, compaction stops for the life of this object (the record log keeps every
     /// op, so nothing is lost), since a failed sync leaves unknown what reached the disk.
     func compact(_ replica: Replica) throws(StorageError) {
-        if let failure = lock.withLock({ compactionFailure }) { throw .io(operation: "compact (\(failure))", path: files.compactLog.path, errno: EIO) }
+        if let failure = counters.withLock({ $0.compactionFailure }) { throw .io(operation: "compact (\(failure))", path: files.compactLog.path, errno: EIO) }
         let present = compactLog.opCount
         guard present < replica.opCount else { return }
         do {
             try compactLog.append(batches: replica.encodedOps(atLogPositions: present..<replica.opCount, maximumBytes: Self.blockBytes))
             try compactLog.sync()
         } catch {
-            lock.withLock { compactionFailure = error.localizedDescription }
+            counters.withLock { $0.compactionFailure = error.localizedDescription }
             throw error
         }
     }
@@ -296,7 +302,7 @@ package final class NodeStorage: @unchecked Sendable {
     /// Step 3: rewrites the record log without its records before the checkpoint's offset, once
     /// the compact file holds every op of the checkpoint's replica (which they all belong to).
     func discardCompacted(_ checkpoint: Checkpoint) throws(StorageError) {
-        guard lock.withLock({ discardBlocked == nil && compactionFailure == nil }),
+        guard counters.withLock({ $0.discardBlocked == nil && $0.compactionFailure == nil }),
               compactLog.opCount >= checkpoint.replica.opCount, checkpoint.logRecords > 0 else { return }
         try recordLog.discardRecords(upTo: checkpoint.logOffset, count: checkpoint.logRecords, opCount: checkpoint.logOps)
     }

@@ -36,9 +36,7 @@ import Glibc
 /// Durability is the caller's choice: `appendAndSync(_:)` before acknowledging a local command,
 /// `append(_:)` then one `sync()` per batch of ops received from peers. Each `append` writes its
 /// whole batch with one positioned write at the end of the last intact record.
-///
-/// Thread-safe: `@unchecked Sendable` because the descriptor and the end offset are mutable state
-/// that every method reads and writes only while holding `lock`.
+// unchecked Sendable: a lock around a C resource: the descriptor and the end offset are touched under `lock`
 package final class OpLogFile: @unchecked Sendable {
     /// The first bytes of every op log file.
     package static let magic: [UInt8] = Array("GSLG".utf8)

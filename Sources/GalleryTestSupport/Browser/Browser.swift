@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A headless Chromium driven over the DevTools protocol (`--remote-debugging-pipe`), for tests.
 ///
@@ -15,7 +16,7 @@ import Foundation
 /// `close()` ends the process for sure: `Browser.close`, then `waitpid` with a SIGKILL fallback, then
 /// `killpg` for helpers left behind, then the temporary profile is removed. If the test process itself
 /// is killed, Chromium exits on its own when the pipe reaches EOF.
-package final class Browser: @unchecked Sendable {
+package final class Browser: Sendable {
     /// The options a browser starts with.
     package struct Options: Sendable {
         /// The window size of new windows, in CSS pixels.
@@ -40,8 +41,8 @@ package final class Browser: @unchecked Sendable {
     let pipe: DevToolsPipe
     let options: Options
     private let process: ChromiumProcess
-    private let lock = NSLock()
-    private var closed = false
+    /// Whether `close` ran (it ends the browser once).
+    private let closed = Atomic(false)
 
     /// Starts Chromium headless with a fresh temporary profile and waits for its first DevTools reply.
     /// - Throws: `.notInstalled` when no binary exists (see `BrowserBinary`), `.launchFailed`, `.timeout`.
@@ -133,10 +134,7 @@ package final class Browser: @unchecked Sendable {
 
     /// Ends the browser for sure and removes its profile. Idempotent; safe from deinit.
     package func close() {
-        let first = lock.withLock { () -> Bool in
-            defer { closed = true }
-            return !closed
-        }
+        let first = !closed.exchange(true, ordering: .acquiringAndReleasing)
         guard first else { return }
         _ = try? pipe.send("Browser.close", timeout: .seconds(2))
         process.terminate(grace: .seconds(3))

@@ -2,13 +2,18 @@ import Foundation
 
 /// The payload of a drag as DevTools carries it (`Input.DragData`): items by MIME type, file paths,
 /// and the allowed operations (1 copy, 2 link, 16 move).
-package struct DragData: @unchecked Sendable {
+package struct DragData: Sendable {
+    /// `raw` serialized: JSON bytes are `Sendable`, a `[String: Any]` is not.
+    private let json: Data
+
     /// The JSON object sent back in `Input.dispatchDragEvent`.
-    package let raw: [String: Any]
+    package var raw: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: json)) as? [String: Any] ?? [:]
+    }
 
     /// Wraps an `Input.dragIntercepted` payload.
     package init(raw: [String: Any]) {
-        self.raw = raw
+        json = (try? JSONSerialization.data(withJSONObject: raw)) ?? Data("{}".utf8)
     }
 
     /// Files "from the desktop": absolute paths the page reads through `dataTransfer.files`.

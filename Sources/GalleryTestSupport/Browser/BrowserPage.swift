@@ -18,7 +18,7 @@ package struct PagePoint: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// One tab or window of a `Browser`, with its flat DevTools session.
-package final class BrowserPage: @unchecked Sendable {
+package final class BrowserPage: Sendable {
     /// The browser this page belongs to.
     package let browser: Browser
     /// The DevTools target ID.

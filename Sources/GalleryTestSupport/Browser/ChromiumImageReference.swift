@@ -26,7 +26,7 @@ import Foundation
 ///   gAMA/cHRM/sRGB/iCCP chunks) is not applied, so the pixels are the file's own samples. With
 ///   `.applied` Chromium converts to sRGB as a page would show it.
 /// * An animated GIF or PNG gives its first frame.
-package final class ChromiumImageReference: @unchecked Sendable {
+package final class ChromiumImageReference: Sendable {
     /// Decoded pixels: row-major, top-down, 4 bytes a pixel (RGBA, not premultiplied).
     package struct Image: Sendable, Equatable {
         /// Width in pixels (after EXIF orientation).

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -12,7 +13,7 @@ import Darwin
 /// /dev/null and stdout/stderr to a log file. Every other descriptor of the test process is closed in
 /// the child (`addclosefrom_np(5)`, looked up with `dlsym` because Swift's Glibc does not import it),
 /// so no pipe the tests hold leaks into Chromium and delays an EOF.
-final class ChromiumProcess: @unchecked Sendable {
+final class ChromiumProcess: Sendable {
     /// The child's process ID (also its process group ID).
     let pid: pid_t
     /// Our end of the child's fd 3 (commands).
@@ -20,8 +21,8 @@ final class ChromiumProcess: @unchecked Sendable {
     /// Our end of the child's fd 4 (replies and events).
     let replyDescriptor: Int32
 
-    private let lock = NSLock()
-    private var reaped = false
+    /// Whether `terminate` ran (it reaps once).
+    private let reaped = Atomic(false)
 
     /// Spawns `path` with `arguments` (argv[1...]), logging its output to `logPath`.
     init(path: String, arguments: [String], logPath: String) throws(BrowserError) {
@@ -90,11 +91,7 @@ final class ChromiumProcess: @unchecked Sendable {
     /// Waits up to `grace` for the process to exit, then SIGKILLs it and reaps it; then SIGKILLs what is
     /// left of its process group (renderer and GPU helpers). Idempotent.
     func terminate(grace: Duration) {
-        let shouldReap = lock.withLock { () -> Bool in
-            if reaped { return false }
-            reaped = true
-            return true
-        }
+        let shouldReap = !reaped.exchange(true, ordering: .acquiringAndReleasing)
         guard shouldReap else { return }
         let deadline = ContinuousClock.now + grace
         var status: Int32 = 0

@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -6,30 +7,45 @@ import Darwin
 #endif
 
 /// One DevTools event: method, params, and the flat session it belongs to (nil for the browser).
-package struct DevToolsEvent: @unchecked Sendable {
+package struct DevToolsEvent: Sendable {
     /// "Page.loadEventFired".
     package let method: String
-    /// The event's parameters (JSON object).
-    package let params: [String: Any]
+    /// `params` serialized: JSON bytes are `Sendable`, a `[String: Any]` is not.
+    private let paramsJSON: Data
     /// The session the event came from; nil for browser-level events.
     package let sessionId: String?
+
+    init(method: String, params: [String: Any], sessionId: String?) {
+        self.method = method
+        paramsJSON = (try? JSONSerialization.data(withJSONObject: params)) ?? Data("{}".utf8)
+        self.sessionId = sessionId
+    }
+
+    /// The event's parameters (JSON object).
+    package var params: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: paramsJSON)) as? [String: Any] ?? [:]
+    }
 }
 
 /// The DevTools protocol over Chromium's `--remote-debugging-pipe`: NUL-terminated JSON messages.
 ///
 /// A reader thread splits fd 4 into messages; replies are matched to commands by id and handed to the
 /// blocked sender; events are buffered (the newest 10,000) so that one that arrives before anyone waits
-/// for it is not lost. `@unchecked Sendable`: all mutable state is guarded by `condition`.
-final class DevToolsPipe: @unchecked Sendable {
+/// for it is not lost.
+final class DevToolsPipe: Sendable {
+    /// The replies and events not yet taken, and the state of the pipe.
+    private struct State {
+        var nextId = 1
+        var replies: [Int: [String: Any]] = [:]
+        var events: [DevToolsEvent] = []
+        var disconnected = false
+        var readerFinished = false
+    }
+
     private let writeDescriptor: Int32
     private let readDescriptor: Int32
-    private let condition = NSCondition()
+    private let state = ConditionLock(State())
     private let writeLock = NSLock()
-    private var nextId = 1
-    private var replies: [Int: [String: Any]] = [:]
-    private var events: [DevToolsEvent] = []
-    private var disconnected = false
-    private var readerFinished = false
     private static let maxBufferedEvents = 10_000
 
     /// Starts reading `readDescriptor` on a new thread; commands are written to `writeDescriptor`.
@@ -46,9 +62,9 @@ final class DevToolsPipe: @unchecked Sendable {
     @discardableResult
     func send(_ method: String, _ params: [String: Any] = [:], session: String? = nil,
               timeout: Duration = .seconds(10)) throws(BrowserError) -> [String: Any] {
-        let id = condition.withLock { () -> Int in
-            defer { nextId += 1 }
-            return nextId
+        let id = state.withLock { state -> Int in
+            defer { state.nextId += 1 }
+            return state.nextId
         }
         var message: [String: Any] = ["id": id, "method": method, "params": params]
         if let session { message["sessionId"] = session }
@@ -58,18 +74,16 @@ final class DevToolsPipe: @unchecked Sendable {
         bytes.append(0)
         try write(bytes)
         let deadline = Date().addingTimeInterval(Self.seconds(timeout))
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let reply = replies.removeValue(forKey: id) {
-                if let error = reply["error"] as? [String: Any] {
-                    throw .protocolError(method, error["message"] as? String ?? "\(error)")
-                }
-                return reply["result"] as? [String: Any] ?? [:]
-            }
-            if disconnected { throw .disconnected }
-            if !condition.wait(until: deadline) { throw .timeout("the reply to \(method)") }
+        let reply = try state.withLock(waitingUntil: deadline) { state throws(BrowserError) -> [String: Any]? in
+            if let reply = state.replies.removeValue(forKey: id) { return reply }
+            if state.disconnected { throw .disconnected }
+            return nil
         }
+        guard let reply else { throw .timeout("the reply to \(method)") }
+        if let error = reply["error"] as? [String: Any] {
+            throw .protocolError(method, error["message"] as? String ?? "\(error)")
+        }
+        return reply["result"] as? [String: Any] ?? [:]
     }
 
     /// Removes and returns the first buffered or arriving event named `method` (from `session`, when
@@ -77,32 +91,30 @@ final class DevToolsPipe: @unchecked Sendable {
     func waitForEvent(_ method: String, session: String?, timeout: Duration,
                       matching: (DevToolsEvent) -> Bool = { _ in true }) throws(BrowserError) -> DevToolsEvent {
         let deadline = Date().addingTimeInterval(Self.seconds(timeout))
-        condition.lock()
-        defer { condition.unlock() }
-        while true {
-            if let index = events.firstIndex(where: {
+        let event = try state.withLock(waitingUntil: deadline) { state throws(BrowserError) -> DevToolsEvent? in
+            if let index = state.events.firstIndex(where: {
                 $0.method == method && (session == nil || $0.sessionId == session) && matching($0)
             }) {
-                return events.remove(at: index)
+                return state.events.remove(at: index)
             }
-            if disconnected { throw .disconnected }
-            if !condition.wait(until: deadline) { throw .timeout("the event \(method)") }
+            if state.disconnected { throw .disconnected }
+            return nil
         }
+        guard let event else { throw .timeout("the event \(method)") }
+        return event
     }
 
     /// Drops buffered events named `method` from `session` (stale ones, before acting).
     func discardEvents(_ method: String, session: String?) {
-        condition.withLock {
-            events.removeAll { $0.method == method && (session == nil || $0.sessionId == session) }
+        state.withLock { state in
+            state.events.removeAll { $0.method == method && (session == nil || $0.sessionId == session) }
         }
     }
 
     /// Blocks until the reader has seen EOF (after the process exited), at most `timeout`.
     func waitForReaderEnd(timeout: Duration) {
         let deadline = Date().addingTimeInterval(Self.seconds(timeout))
-        condition.lock()
-        defer { condition.unlock() }
-        while !readerFinished && condition.wait(until: deadline) {}
+        _ = state.withLock(waitingUntil: deadline) { $0.readerFinished ? () : nil }
     }
 
     /// Writes every byte, retrying short writes and EINTR.
@@ -122,7 +134,8 @@ final class DevToolsPipe: @unchecked Sendable {
             }
         }
         if failed {
-            condition.withLock { disconnected = true; condition.broadcast() }
+            state.withLock { $0.disconnected = true }
+            state.broadcast()
             throw .disconnected
         }
     }
@@ -142,26 +155,26 @@ final class DevToolsPipe: @unchecked Sendable {
             }
         }
         systemClose(readDescriptor)
-        condition.withLock {
-            disconnected = true
-            readerFinished = true
-            condition.broadcast()
+        state.withLock { state in
+            state.disconnected = true
+            state.readerFinished = true
         }
+        state.broadcast()
     }
 
     /// Files one message as a reply (has "id") or an event (has "method").
     private func dispatch(_ data: Data) {
         guard let message = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else { return }
-        condition.withLock {
+        state.withLock { state in
             if let id = message["id"] as? Int {
-                replies[id] = message
+                state.replies[id] = message
             } else if let method = message["method"] as? String {
-                events.append(DevToolsEvent(method: method, params: message["params"] as? [String: Any] ?? [:],
-                                            sessionId: message["sessionId"] as? String))
-                if events.count > Self.maxBufferedEvents { events.removeFirst(events.count - Self.maxBufferedEvents) }
+                state.events.append(DevToolsEvent(method: method, params: message["params"] as? [String: Any] ?? [:],
+                                                  sessionId: message["sessionId"] as? String))
+                if state.events.count > Self.maxBufferedEvents { state.events.removeFirst(state.events.count - Self.maxBufferedEvents) }
             }
-            condition.broadcast()
         }
+        state.broadcast()
     }
 
     /// A duration in seconds, for `Date` deadlines.

@@ -2,14 +2,26 @@ import Foundation
 import GalleryControl
 import GalleryHTTP
 import GalleryWire
+import Synchronization
 
 /// The receiving end of one upload (`PUT /api/uploads/ID`), used on the connection's lane only:
 /// the receiver once made, and whether the upload is settled (answered, refused or abandoned).
-///
-/// `@unchecked Sendable`: touched by one lane's jobs, one at a time.
-final class WebUploadSlot: @unchecked Sendable {
-    var receiver: UploadReceiver?
-    var settled = false
+/// The lane's jobs run one at a time, so the lock is never contended: it only lets the compiler
+/// check the type.
+final class WebUploadSlot: Sendable {
+    private let state = Mutex<(receiver: UploadReceiver?, settled: Bool)>((nil, false))
+
+    /// The receiver once made.
+    var receiver: UploadReceiver? {
+        get { state.withLock { $0.receiver } }
+        set { state.withLock { $0.receiver = newValue } }
+    }
+
+    /// Whether the upload is answered, refused or abandoned.
+    var settled: Bool {
+        get { state.withLock { $0.settled } }
+        set { state.withLock { $0.settled = newValue } }
+    }
 }
 
 /// Upload bodies: the loop parses them and hands each piece to the lane, which writes it to the

@@ -18,9 +18,7 @@ import Synchronization
 /// than `WebOutbox.lowWater` bytes wait), and an event stream's backlog (`Limits.outboxLimit`:
 /// the reader is dropped). `tick` closes heads that take too long (slowloris), silent
 /// connections, and readers that stopped reading.
-///
-/// `@unchecked Sendable`: the state is touched on the loop only (`assertOnLoop`); `wakePending`
-/// is atomic.
+// unchecked Sendable: its state is touched on its loop only, checked by `assertOnLoop` in debug builds; `wakePending` is atomic
 final class WebConnection: @unchecked Sendable {
     /// The bounds and timeouts of every connection of a server.
     struct Limits: Sendable {

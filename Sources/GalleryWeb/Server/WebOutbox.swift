@@ -5,8 +5,7 @@ import GalleryIO
 /// them: whole responses, pieces of a blob, event-stream messages. Bounded by its user: a blob is
 /// read a piece at a time only while fewer than `lowWater` bytes wait, and an event stream whose
 /// reader lets more than `WebConnection.Limits.outboxLimit` bytes pile up is dropped.
-///
-/// `@unchecked Sendable`: touched on the connection's loop only (the channel pulls there).
+// unchecked Sendable: touched on its connection's event loop only (the channel pulls there); a loop's thread owns it
 final class WebOutbox: OutboundByteSource, @unchecked Sendable {
     /// Below this many waiting bytes a streamed response is asked for its next piece: a few
     /// pieces of a blob wait, so that the socket never waits for the disk (nor the disk for the

@@ -1,6 +1,7 @@
 import Foundation
 import GalleryIO
 import GalleryNode
+import Synchronization
 
 /// The web adapter (http-api.md): an HTTP/1.1 server in the node, beside the control socket of
 /// `GalleryControl`, serving the page, the JSON API over the node's typed commands and use cases,
@@ -14,8 +15,17 @@ import GalleryNode
 /// runs on a small pool of web workers (`WebWorkers`), one lane per connection; see
 /// `WebConnection` for the bounds each connection keeps.
 ///
-/// `@unchecked Sendable`: mutable state is guarded by `lock`.
-package final class WebServer: @unchecked Sendable {
+package final class WebServer: Sendable {
+    /// The open connections by number, and whether the server stopped or ticks.
+    private struct Connections {
+        var byID: [Int: WebConnection] = [:]
+        var nextID = 0
+        var stopped = false
+        /// Whether the tick runs: only while a connection is open, so that an idle node wakes for
+        /// nothing here.
+        var ticking = false
+    }
+
     /// The address bound (the real port when port 0 was asked for).
     package let endpoint: Endpoint
     /// `http://HOST:PORT/?token=TOKEN`: the link that signs a browser in.
@@ -32,14 +42,7 @@ package final class WebServer: @unchecked Sendable {
     private let listener: LoopListener
     private let workers = WebWorkers()
     private let api: WebAPI
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var connections: [Int: WebConnection] = [:]
-    private var nextID = 0
-    private var stopped = false
-    /// Whether the tick runs: only while a connection is open, so that an idle node wakes for
-    /// nothing here.
-    private var ticking = false
+    private let connections = Mutex(Connections())
 
     /// Binds `listen` and starts serving `node`.
     ///
@@ -101,10 +104,10 @@ package final class WebServer: @unchecked Sendable {
 
     /// Stops accepting, ends every event stream and closes every connection.
     package func stop() {
-        let open = lock.withLock { () -> [WebConnection]? in
-            guard !stopped else { return nil }
-            stopped = true
-            return Array(connections.values)
+        let open = connections.withLock { connections -> [WebConnection]? in
+            guard !connections.stopped else { return nil }
+            connections.stopped = true
+            return Array(connections.byID.values)
         }
         guard let open else { return }
         listener.close()
@@ -115,21 +118,21 @@ package final class WebServer: @unchecked Sendable {
     }
 
     /// How many connections are open (for tests and benchmarks).
-    package var connectionCount: Int { lock.withLock { connections.count } }
+    package var connectionCount: Int { connections.withLock { $0.byID.count } }
 
     /// A connection accepted on the listener's loop: registered on the next loop, round robin.
     private func accepted(_ descriptor: Int32, remote: String) {
         let socket = NonBlockingSocket(descriptor: descriptor, remote: remote, loop: loops.next())
-        let connection = lock.withLock { () -> WebConnection? in
-            guard !stopped, connections.count < Self.maximumConnections else { return nil }
-            nextID += 1
-            let connection = WebConnection(id: nextID, socket: socket, api: api, lane: workers.lane(), limits: limits)
-            connections[nextID] = connection
+        let connection = connections.withLock { connections -> WebConnection? in
+            guard !connections.stopped, connections.byID.count < Self.maximumConnections else { return nil }
+            connections.nextID += 1
+            let connection = WebConnection(id: connections.nextID, socket: socket, api: api, lane: workers.lane(), limits: limits)
+            connections.byID[connections.nextID] = connection
             return connection
         }
-        let startTicking = lock.withLock { () -> Bool in
-            defer { ticking = true }
-            return connection != nil && !ticking
+        let startTicking = connections.withLock { connections -> Bool in
+            defer { connections.ticking = true }
+            return connection != nil && !connections.ticking
         }
         if startTicking { scheduleTick() }
         guard let connection else {
@@ -137,7 +140,7 @@ package final class WebServer: @unchecked Sendable {
             return
         }
         connection.ended = { [weak self] connection in
-            _ = self?.lock.withLock { self?.connections.removeValue(forKey: connection.id) }
+            _ = self?.connections.withLock { $0.byID.removeValue(forKey: connection.id) }
         }
         connection.start()
     }
@@ -147,12 +150,12 @@ package final class WebServer: @unchecked Sendable {
     private func scheduleTick() {
         loops.loops[0].schedule(after: 500_000_000) { [weak self] in
             guard let self else { return }
-            let open = lock.withLock { () -> [WebConnection]? in
-                guard !stopped && !connections.isEmpty else {
-                    ticking = false
+            let open = connections.withLock { connections -> [WebConnection]? in
+                guard !connections.stopped && !connections.byID.isEmpty else {
+                    connections.ticking = false
                     return nil
                 }
-                return Array(connections.values)
+                return Array(connections.byID.values)
             }
             guard let open else { return }
             let byLoop = Dictionary(grouping: open) { ObjectIdentifier($0.loop) }

@@ -1,4 +1,6 @@
 import Foundation
+import GalleryIO
+import Synchronization
 
 /// A small fixed pool of threads for the web adapter's work that may block: calls into the node's
 /// inbox (`read`, `perform`, `readDurable` wait for the node's thread), file I/O of uploads and
@@ -10,17 +12,12 @@ import Foundation
 /// on the pool. Each connection has at most one lane job queued or running per step of its state
 /// machine, so the queue is bounded by the number of connections.
 ///
-/// `@unchecked Sendable`: the queue is guarded by `condition`.
-final class WebWorkers: @unchecked Sendable {
+final class WebWorkers: Sendable {
     /// A serial queue of jobs over the pool.
-    ///
-    /// `@unchecked Sendable`: its queue is guarded by `lock`.
-    final class Lane: @unchecked Sendable {
+    final class Lane: Sendable {
         private unowned let pool: WebWorkers
-        private let lock = NSLock()
-        // Guarded by `lock`.
-        private var jobs: [@Sendable () -> Void] = []
-        private var scheduled = false
+        /// The jobs not yet run, and whether a drain is queued on the pool.
+        private let jobs = Mutex<(queued: [@Sendable () -> Void], scheduled: Bool)>(([], false))
 
         fileprivate init(pool: WebWorkers) {
             self.pool = pool
@@ -28,10 +25,10 @@ final class WebWorkers: @unchecked Sendable {
 
         /// Queues `job` after the lane's earlier jobs; callable from any thread.
         func submit(_ job: @escaping @Sendable () -> Void) {
-            let schedule = lock.withLock { () -> Bool in
-                jobs.append(job)
-                if scheduled { return false }
-                scheduled = true
+            let schedule = jobs.withLock { jobs -> Bool in
+                jobs.queued.append(job)
+                if jobs.scheduled { return false }
+                jobs.scheduled = true
                 return true
             }
             if schedule { pool.enqueue { [self] in drain() } }
@@ -40,12 +37,12 @@ final class WebWorkers: @unchecked Sendable {
         /// Runs the lane's jobs until none is left (on a pool thread).
         private func drain() {
             while true {
-                let next = lock.withLock { () -> (@Sendable () -> Void)? in
-                    guard !jobs.isEmpty else {
-                        scheduled = false
+                let next = jobs.withLock { jobs -> (@Sendable () -> Void)? in
+                    guard !jobs.queued.isEmpty else {
+                        jobs.scheduled = false
                         return nil
                     }
-                    return jobs.removeFirst()
+                    return jobs.queued.removeFirst()
                 }
                 guard let next else { return }
                 next()
@@ -53,15 +50,18 @@ final class WebWorkers: @unchecked Sendable {
         }
     }
 
+    /// The pool's queue: jobs before `head` have been taken.
+    private struct Queue {
+        var jobs: [@Sendable () -> Void] = []
+        var head = 0
+        var stopped = false
+    }
+
     /// Threads in the pool: enough that a few slow node calls (a drop waiting for its fsync) do not
     /// hold up every page, few enough to stay a fixed cost.
     static let defaultCount = 8
 
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var queue: [@Sendable () -> Void] = []
-    private var head = 0
-    private var stopped = false
+    private let queue = ConditionLock(Queue())
 
     /// Starts `count` threads named `gallery-web-N`.
     init(count: Int = WebWorkers.defaultCount) {
@@ -77,33 +77,28 @@ final class WebWorkers: @unchecked Sendable {
 
     /// Ends the threads once the jobs queued so far have run.
     func stop() {
-        condition.withLock {
-            stopped = true
-            condition.broadcast()
-        }
+        queue.withLock { $0.stopped = true }
+        queue.broadcast()
     }
 
     fileprivate func enqueue(_ job: @escaping @Sendable () -> Void) {
-        condition.withLock {
-            queue.append(job)
-            condition.signal()
-        }
+        queue.withLock { $0.jobs.append(job) }
+        queue.signal()
     }
 
     private func run() {
         while true {
-            let job = condition.withLock { () -> (@Sendable () -> Void)? in
-                while head == queue.count && !stopped { condition.wait() }
-                guard head < queue.count else { return nil }
-                let job = queue[head]
-                head += 1
-                if head > 1024 && head * 2 > queue.count {
-                    queue.removeFirst(head)
-                    head = 0
+            let job = queue.withLock(waitingUntil: nil) { queue -> (@Sendable () -> Void)?? in
+                guard queue.head < queue.jobs.count else { return queue.stopped ? .some(nil) : nil }
+                let job = queue.jobs[queue.head]
+                queue.head += 1
+                if queue.head > 1024 && queue.head * 2 > queue.jobs.count {
+                    queue.jobs.removeFirst(queue.head)
+                    queue.head = 0
                 }
-                return job
+                return .some(job)
             }
-            guard let job else { return }
+            guard let job = job ?? nil else { return }
             job()
         }
     }

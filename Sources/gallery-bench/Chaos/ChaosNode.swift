@@ -1,12 +1,11 @@
 import Foundation
 import GalleryTestSupport
+import Synchronization
 
 /// One `gallery serve` child of a chaos run: started, killed with SIGKILL, paused with SIGSTOP,
 /// resumed, and restarted on the same directory and the same address (so that its peers redial it).
-///
-/// `@unchecked Sendable`: the process and the state are guarded by `lock`; the fault thread
-/// changes them while workers read the state.
-final class ChaosNode: @unchecked Sendable {
+/// The fault thread changes its run while workers read its state.
+final class ChaosNode: Sendable {
     /// Whether the node can be talked to.
     enum State: Sendable {
         case running, paused, dead
@@ -22,11 +21,15 @@ final class ChaosNode: @unchecked Sendable {
     /// The space's secret to join with (`--secret-file`); nil for the first node, which creates it.
     let secretFile: URL?
 
-    private let lock = NSLock()
-    private var process: Process?
-    private var state = State.dead
-    private var listenAddress: String?
-    private var starts = 0
+    /// The node's current process, its state, its address and how many times it started.
+    private struct Run {
+        var process: Process?
+        var state = State.dead
+        var listenAddress: String?
+        var starts = 0
+    }
+
+    private let run = Mutex(Run())
 
     init(name: String, folder: URL, peers: [String], secretFile: URL?) {
         self.name = name
@@ -37,10 +40,10 @@ final class ChaosNode: @unchecked Sendable {
     }
 
     /// Where it listens, once started.
-    var address: String? { lock.withLock { listenAddress } }
+    var address: String? { run.withLock { $0.listenAddress } }
 
     /// Running, paused or dead.
-    var currentState: State { lock.withLock { state } }
+    var currentState: State { run.withLock { $0.state } }
 
     /// Starts the node (on the address it had, if it ran before) and waits, bounded, until it listens.
     /// Retries when the address is briefly taken (a restart right after kill -9).
@@ -67,30 +70,30 @@ final class ChaosNode: @unchecked Sendable {
 
     /// The running (or paused) process, which the node forgets: it is dead from now on.
     private func takeProcess() -> Process? {
-        lock.withLock { () -> Process? in
+        run.withLock { run -> Process? in
             defer {
-                self.process = nil
-                state = .dead
+                run.process = nil
+                run.state = .dead
             }
-            return self.process
+            return run.process
         }
     }
 
     /// SIGSTOP: the node keeps its sockets but answers nothing.
     func pause() {
-        lock.withLock {
-            guard state == .running, let process else { return }
+        run.withLock { run in
+            guard run.state == .running, let process = run.process else { return }
             kill(process.processIdentifier, SIGSTOP)
-            state = .paused
+            run.state = .paused
         }
     }
 
     /// SIGCONT after `pause`.
     func resume() {
-        lock.withLock {
-            guard state == .paused, let process else { return }
+        run.withLock { run in
+            guard run.state == .paused, let process = run.process else { return }
             kill(process.processIdentifier, SIGCONT)
-            state = .running
+            run.state = .running
         }
     }
 
@@ -112,14 +115,14 @@ final class ChaosNode: @unchecked Sendable {
     }
 
     private func startOnce() throws(ChaosError) {
-        let (listen, run) = lock.withLock { () -> (String, Int) in
-            starts += 1
-            return (listenAddress ?? "127.0.0.1:0", starts)
+        let (listen, start) = run.withLock { run -> (String, Int) in
+            run.starts += 1
+            return (run.listenAddress ?? "127.0.0.1:0", run.starts)
         }
         var arguments = ["serve", directory.path, "--name", name, "--listen", listen]
         for peer in peers { arguments += ["--peer", peer] }
         if let secretFile { arguments += ["--secret-file", secretFile.path] }
-        let outURL = directory.deletingLastPathComponent().appendingPathComponent("\(name).out\(run)")
+        let outURL = directory.deletingLastPathComponent().appendingPathComponent("\(name).out\(start)")
         let fileManager = FileManager.default
         if !fileManager.fileExists(atPath: logFile.path) { _ = fileManager.createFile(atPath: logFile.path, contents: nil) }
         guard fileManager.createFile(atPath: outURL.path, contents: nil),
@@ -127,7 +130,7 @@ final class ChaosNode: @unchecked Sendable {
             throw .setup("cannot create the output files of \(name)")
         }
         _ = try? log.seekToEnd()
-        try? log.write(contentsOf: Data("--- chaos: start \(run) of \(name) on \(listen)\n".utf8))
+        try? log.write(contentsOf: Data("--- chaos: start \(start) of \(name) on \(listen)\n".utf8))
         defer { try? fileManager.removeItem(at: outURL) }
         let process = Process()
         process.executableURL = GalleryProcess.executable
@@ -148,10 +151,10 @@ final class ChaosNode: @unchecked Sendable {
         while Date() < deadline {
             let text = String(decoding: fileManager.contents(atPath: outURL.path) ?? Data(), as: UTF8.self)
             if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
-                lock.withLock {
-                    listenAddress = String(line.dropFirst("listening on ".count))
-                    self.process = process
-                    state = .running
+                run.withLock { run in
+                    run.listenAddress = String(line.dropFirst("listening on ".count))
+                    run.process = process
+                    run.state = .running
                 }
                 return
             }

@@ -2,6 +2,7 @@ import Foundation
 import GalleryIO
 import GalleryModel
 import GalleryNode
+import Synchronization
 
 /// `gallery-bench catchup`: a new, empty node joins a full mesh of editing nodes whose space holds
 /// `--ops` ops, while they keep editing at `--rate` ops/s each: how long until the new node holds
@@ -176,11 +177,9 @@ enum CatchUpLoadBenchmark {
 }
 
 /// A flag one thread sets and others poll.
-final class StopFlag: @unchecked Sendable {
-    // `@unchecked Sendable`: `value` is read and written only under `lock`.
-    private let lock = NSLock()
-    private var value = false
+final class StopFlag: Sendable {
+    private let value = Atomic(false)
 
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+    func set() { value.store(true, ordering: .releasing) }
+    var isSet: Bool { value.load(ordering: .acquiring) }
 }

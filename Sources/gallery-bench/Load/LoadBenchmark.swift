@@ -3,6 +3,7 @@ import GalleryHost
 import GalleryModel
 import GalleryNode
 import GallerySimulation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -275,18 +276,16 @@ enum LoadBenchmark {
 }
 
 /// The results of the pacers, summed by node index.
-final class PacerResults: @unchecked Sendable {
-    // `@unchecked Sendable`: `results` is read and written only under `lock`.
-    private let lock = NSLock()
-    private var results: [PacerResult]
+final class PacerResults: Sendable {
+    private let results: Mutex<[PacerResult]>
 
     init(count: Int) {
-        results = Array(repeating: PacerResult(), count: count)
+        results = Mutex(Array(repeating: PacerResult(), count: count))
     }
 
     /// Adds the result of one of a node's pacers to the node's.
     func add(_ index: Int, _ result: PacerResult) {
-        lock.withLock {
+        results.withLock { results in
             results[index].made += result.made
             results[index].skipped += result.skipped
             results[index].failed += result.failed
@@ -296,7 +295,7 @@ final class PacerResults: @unchecked Sendable {
         }
     }
 
-    var all: [PacerResult] { lock.withLock { results } }
+    var all: [PacerResult] { results.withLock { $0 } }
 }
 
 /// Makes one node's ops: slot `k` is due at `start + k * interval`; the pacer sleeps until the slot

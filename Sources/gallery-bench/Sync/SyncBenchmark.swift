@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryModel
 import GalleryNode
 import GallerySimulation
@@ -112,27 +113,22 @@ enum SyncBenchmark {
 }
 
 /// When each op was applied on the receiving node, recorded by its observer.
-private final class ArrivalLog: @unchecked Sendable {
-    // `@unchecked Sendable`: `times` is read and written only under `condition`.
-    private let condition = NSCondition()
-    private var times: [OpID: UInt64] = [:]
+private final class ArrivalLog: Sendable {
+    private let times = ConditionLock<[OpID: UInt64]>([:])
 
     func record(_ ops: [Op]) {
         let now = DispatchTime.now().uptimeNanoseconds
-        condition.withLock {
+        times.withLock { times in
             for op in ops { times[op.id] = now }
-            condition.broadcast()
         }
+        times.broadcast()
     }
 
     /// When the observer saw the op, waiting up to `timeout` for it: observers run on a thread of
     /// their own (`NodeEvents`), so they may see an op a moment after the replica holds it.
     func time(of id: OpID, timeout: TimeInterval = 5) -> UInt64? {
         let deadline = Date().addingTimeInterval(timeout)
-        return condition.withLock {
-            while times[id] == nil && condition.wait(until: deadline) {}
-            return times[id]
-        }
+        return times.withLock(waitingUntil: deadline) { $0[id] }
     }
 
     /// The time of `id`, waiting up to 5 s for the observer to record it.

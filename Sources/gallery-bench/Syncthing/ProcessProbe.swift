@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -91,26 +92,30 @@ enum ProcessProbe {
 
 /// Samples a process's thread count and resident size every millisecond on a thread of its own,
 /// keeping the largest seen, until `stop()`.
-final class ProcessSampler: @unchecked Sendable {
+final class ProcessSampler: Sendable {
+    /// The peaks seen so far, the samples taken, and whether to go on.
+    private struct Peaks {
+        var running = true
+        var threads = 0
+        var resident = 0
+        var samples = 0
+    }
+
     private let pid: Int32
-    private let lock = NSLock()
-    private var running = true
-    private var peakThreads = 0
-    private var peakResident = 0
-    private var samples = 0
+    private let peaks = Mutex(Peaks())
     private let done = DispatchSemaphore(value: 0)
 
     /// Starts sampling `pid`.
     init(_ pid: Int32) {
         self.pid = pid
         Thread.detachNewThread { [self] in
-            while lock.withLock({ running }) {
+            while peaks.withLock({ $0.running }) {
                 let threads = ProcessProbe.threads(pid) ?? 0
                 let resident = ProcessProbe.residentBytes(pid) ?? 0
-                lock.withLock {
-                    peakThreads = max(peakThreads, threads)
-                    peakResident = max(peakResident, resident)
-                    samples += 1
+                peaks.withLock { peaks in
+                    peaks.threads = max(peaks.threads, threads)
+                    peaks.resident = max(peaks.resident, resident)
+                    peaks.samples += 1
                 }
                 usleep(1_000)
             }
@@ -121,8 +126,8 @@ final class ProcessSampler: @unchecked Sendable {
     /// Stops sampling and returns the most threads and the largest resident size seen, and how
     /// many samples were taken.
     func stop() -> (threads: Int, resident: Int, samples: Int) {
-        lock.withLock { running = false }
+        peaks.withLock { $0.running = false }
         done.wait()
-        return lock.withLock { (peakThreads, peakResident, samples) }
+        return peaks.withLock { ($0.threads, $0.resident, $0.samples) }
     }
 }

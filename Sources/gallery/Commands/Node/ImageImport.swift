@@ -168,10 +168,9 @@ struct ImageImport {
         _ work: @escaping @Sendable (String, BlobImporter.Buffer) -> Result<Value, Skipped>, size: @escaping @Sendable (Value) -> Int
     ) -> [Result<Value, Skipped>?] {
         let files = self.files
-        let results = UnsafeMutableBufferPointer<Result<Value, Skipped>?>.allocate(capacity: files.count)
-        results.initialize(repeating: nil)
-        defer { results.deallocate() }
-        let slots = SendableSlots(results)
+        // One slot per file, each written by the worker that took it; a lock per file is nothing
+        // beside reading and hashing the file.
+        let slots = Mutex<[Result<Value, Skipped>?]>(Array(repeating: nil, count: files.count))
         let next = Atomic<Int>(0)
         let failed = Atomic<Bool>(false)
         progress?.begin(files: files.count)
@@ -189,14 +188,14 @@ struct ImageImport {
                     let (path, explicit) = files[position]
                     let outcome = work(path, buffer)
                     if case .failure(let skipped) = outcome, explicit || skipped.fatal { failed.store(true, ordering: .relaxed) }
-                    slots.buffer[position] = outcome
+                    slots.withLock { $0[position] = outcome }
                     progress?.stored(bytes: (try? outcome.get()).map(size) ?? 0)
                 }
             }
         }
         done.wait()
         progress?.end()
-        return Array(results)
+        return slots.withLock { $0 }
     }
 
     /// The files among the sources, in order: (path, named on the command line).
@@ -254,15 +253,5 @@ struct ImageImport {
         if let header = ImageHeader(Array(head[0..<short])) { return header }
         guard head.count > short else { return nil }
         return ImageHeader(Array(head))
-    }
-}
-
-/// The result slots of the import's workers: each slot is written by one worker and read after
-/// they all ended (`DispatchGroup.wait` orders the writes before the reads).
-private struct SendableSlots<Element>: @unchecked Sendable {
-    let buffer: UnsafeMutableBufferPointer<Element>
-
-    init(_ buffer: UnsafeMutableBufferPointer<Element>) {
-        self.buffer = buffer
     }
 }

@@ -1,20 +1,24 @@
 import Foundation
+import Synchronization
 
 /// The progress of `gallery add`'s files on stderr: on a terminal one line rewritten in place
 /// (at most ten times a second), else one line per tenth of the files, then a last line:
-/// `stored 250/1000 files, 1.0 GB, 812 MB/s` (`hashed` with `--in-place`).
-///
-/// `@unchecked Sendable`: the counts are guarded by `lock` (the import's threads report here).
-final class ImportProgress: @unchecked Sendable {
-    private let lock = NSLock()
+/// `stored 250/1000 files, 1.0 GB, 812 MB/s` (`hashed` with `--in-place`); the import's threads
+/// report here.
+final class ImportProgress: Sendable {
+    /// The counts, and when the import started and the last line was written.
+    private struct Counts {
+        var start = ContinuousClock.now
+        var lastLine = ContinuousClock.now
+        var files = 0
+        var done = 0
+        var bytes = 0
+        var printedTenths = 0
+    }
+
+    private let counts = Mutex(Counts())
     private let terminal = isatty(STDERR_FILENO) != 0
     private let clock = ContinuousClock()
-    private var start = ContinuousClock.now
-    private var lastLine = ContinuousClock.now
-    private var files = 0
-    private var done = 0
-    private var bytes = 0
-    private var printedTenths = 0
     /// "stored", or "hashed" for files kept in place.
     private let verb: String
 
@@ -24,41 +28,42 @@ final class ImportProgress: @unchecked Sendable {
 
     /// Starts counting `files` files.
     func begin(files: Int) {
-        lock.withLock {
-            self.files = files
-            start = clock.now
-            lastLine = start
+        counts.withLock { counts in
+            counts.files = files
+            counts.start = clock.now
+            counts.lastLine = counts.start
         }
     }
 
     /// One more file done (stored or skipped), of `bytes` bytes.
     func stored(bytes: Int) {
-        let line = lock.withLock { () -> String? in
-            done += 1
-            self.bytes += bytes
+        let line = counts.withLock { counts -> String? in
+            counts.done += 1
+            counts.bytes += bytes
             if terminal {
-                guard clock.now - lastLine >= .milliseconds(100) else { return nil }
-                lastLine = clock.now
-                return "\r" + describe()
+                guard clock.now - counts.lastLine >= .milliseconds(100) else { return nil }
+                counts.lastLine = clock.now
+                return "\r" + describe(counts)
             }
-            let tenths = files > 0 ? done * 10 / files : 10
-            guard tenths > printedTenths, done < files else { return nil }
-            printedTenths = tenths
-            return describe() + "\n"
+            let tenths = counts.files > 0 ? counts.done * 10 / counts.files : 10
+            guard tenths > counts.printedTenths, counts.done < counts.files else { return nil }
+            counts.printedTenths = tenths
+            return describe(counts) + "\n"
         }
         if let line { FileHandle.standardError.write(Data(line.utf8)) }
     }
 
     /// Prints the last line.
     func end() {
-        let line = lock.withLock { (terminal ? "\r" : "") + describe() + "\n" }
+        let line = counts.withLock { (terminal ? "\r" : "") + describe($0) + "\n" }
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    /// `stored D/N files, B, R/s` (lock held).
-    private func describe() -> String {
-        let seconds = max(1e-6, Double((clock.now - start).components.attoseconds) / 1e18 + Double((clock.now - start).components.seconds))
-        return "\(verb) \(done)/\(files) files, \(Self.size(Double(bytes))), \(Self.size(Double(bytes) / seconds))/s"
+    /// `stored D/N files, B, R/s`.
+    private func describe(_ counts: Counts) -> String {
+        let elapsed = clock.now - counts.start
+        let seconds = max(1e-6, Double(elapsed.components.attoseconds) / 1e18 + Double(elapsed.components.seconds))
+        return "\(verb) \(counts.done)/\(counts.files) files, \(Self.size(Double(counts.bytes))), \(Self.size(Double(counts.bytes) / seconds))/s"
     }
 
     /// Bytes in decimal units: `812 MB`, `1.0 GB`.
