@@ -96,39 +96,33 @@ package enum ControlClient {
         var request = request
         request.sent = Date().timeIntervalSince1970
         guard let json = try? JSONEncoder().encode(request) else { throw .failed("cannot encode the request") }
-        var channel = LocalFrameChannel(fd: fd)
+        let channel = LocalFrameChannel(fd: fd)
         // A node that refuses this user closes at once: its error frame is still read below.
         let sent = channel.send(.controlRequest(Array(json)))
         let closedEarly = "the node of \(directory.path) closed the connection before taking the command"
-        let end = timeout.map { ContinuousClock.now + $0 }
+        // Frames are read, and heartbeats answered, on a thread of their own: however long
+        // `handler` takes over an answer (a listing of 100,000 items), the node hears from us.
+        let reader = ControlAnswerReader(fd: fd, silenceLimit: silenceLimit, end: timeout.map { ContinuousClock.now + $0 })
+        defer { reader.stop() }
         while true {
-            let message: Message?
-            do throws(LocalFrameChannel.ReceiveFailure) {
-                message = try channel.receive(silenceLimit: silenceLimit, end: end)
-            } catch {
-                switch error {
-                case .silent:
-                    throw .failed("no answer from the node of \(directory.path) for \(silenceLimit.components.seconds) s (is it paused or hung?)")
-                case .ended:
-                    return
-                case .broken(let reason):
-                    throw .failed(sent ? "connection to the node failed: \(reason)" : closedEarly)
-                }
-            }
-            guard let message else { throw .failed(sent ? "the node closed the connection" : closedEarly) }
-            switch message {
-            case .controlResponse(let bytes):
+            switch reader.next() {
+            case .failed(.silent):
+                throw .failed("no answer from the node of \(directory.path) for \(silenceLimit.components.seconds) s (is it paused or hung?)")
+            case .failed(.ended):
+                return
+            case .failed(.broken(let reason)):
+                throw .failed(sent ? "connection to the node failed: \(reason)" : closedEarly)
+            case .closed:
+                throw .failed(sent ? "the node closed the connection" : closedEarly)
+            case .message(.controlResponse(let bytes)):
                 guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
                     throw .failed("malformed answer from the node")
                 }
                 if !handler(response) { return }
-            case .heartbeat:
-                // Answered so that the node does not drop a client that only listens (`watch`).
-                _ = channel.send(.heartbeat)
-            case .error(let code, let text):
+            case .message(.error(let code, let text)):
                 if code == .authFailed { throw .authRefused("the node of \(directory.path) refused this user: \(text)") }
                 throw .failed("the node closed the connection: \(code): \(text)")
-            default:
+            case .message:
                 break
             }
         }

@@ -83,6 +83,8 @@ func runBench(_ arguments: [String]) -> Int32 {
             return 0
         case let arguments where arguments.first == "syncthing":
             return try SideBySideBenchmark.run(Array(arguments.dropFirst()))
+        case let arguments where arguments.first == "watch":
+            return try WatchBenchmark.run(Array(arguments.dropFirst()))
         case let arguments where arguments.first == "mesh-sim":
             return try MeshSimBenchmark.run(Array(arguments.dropFirst()))
         case ["help"], ["--help"], ["-h"]:

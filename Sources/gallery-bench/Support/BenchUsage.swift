@@ -26,6 +26,7 @@ enum BenchUsage {
                gallery-bench syncthing [--repetitions 3] [--idle-seconds 60] [--small-files 10000] [--small-bytes 4096]
                                        [--medium-files 1000] [--medium-bytes 102400] [--large-mib 256]
                                        [--watch-items 100,100000] [--watch-changes 300] [--watchers 8] [--watch-blocks 3] [--only ours|syncthing]
+               gallery-bench watch [--repetitions 3] [--watch-items 100,100000] [--watch-changes 300] [--watchers 8] [--watch-blocks 3]
                gallery-bench mesh-sim [--seed 1] [--nodes 50] [--topology random|ring|star|sparse] [--degree 4]
                                       [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
                                       [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]
@@ -63,6 +64,10 @@ enum BenchUsage {
         after; 1,000 moves until the peer has them (ours: one command, and one command per item; theirs:
         renames and a scan); the idle CPU of the two. Then, ours only, `watch` CPU per change at each of
         --watch-items. One JSON line per sample and per target; a Markdown table on standard error.
+        watch: the `watch` cost per change of `syncthing` alone (no Syncthing, no namespace): at each of
+        --watch-items gallery sizes, alternated, a node's CPU per change with --watchers `gallery watch --json`
+        attached minus without, in --watch-blocks interleaved blocks, and the watchers' own CPU per change;
+        the median at the largest size against the smallest (within 20%).
         flood: hostile connections to a node (garbage, 2 GiB headers, wrong secrets, replayed auths,
         fetch and control requests before the handshake) while a real peer sends it ops: how many it
         survived, whether any got a frame beyond the handshake, and the peer's op latency meanwhile.
