@@ -25,7 +25,7 @@ import GalleryWire
 /// peers, reported to subscribers and acknowledged to the `perform` that made them
 /// (`SyncNode+Durability`).
 ///
-/// `@unchecked Sendable`: the loop's state is touched only on `loop` (checked on every access in
+/// **Confinement.** The loop's state is touched only on `loop` (checked on every access in
 /// debug builds, `SyncNode+LoopState`); the lifecycle state (`running`, the transport, command
 /// slots, the change counter) is guarded by `condition`.
 // unchecked Sendable: its loop state is touched on `loop` only, checked on every access in debug builds (`assertOnLoop`)

@@ -16,7 +16,7 @@ import GalleryWire
 extension SyncNode: ConnectionDelegate {
     func connectionAuthenticated(_ connection: Connection) {
         guard let peer = connection.peer else { return }
-        // Revoked nodes, stale keys and joins hold no session (SyncNode+Membership).
+        // Revoked nodes, stale keys and joins hold no session (MembershipExchange).
         guard membershipAdmits(connection, peer) else { return }
         // Heartbeats are due from now on: sooner than the handshake and silence deadlines.
         livenessDue(connection, at: clock.now)

@@ -18,7 +18,7 @@ import Synchronization
 /// flight; each download stores its chunks on a lane of the same pool; times come from the
 /// environment's clocks (`uptime`, `calendarNow`). The mesh simulator drives it on simulated time.
 ///
-/// `@unchecked Sendable`: all mutable state is guarded by `lock`. A job on the node's inbox may
+/// All mutable state is guarded by `lock`. A job on the node's inbox may
 /// take `lock` (a drop's `begin`, the node's listings), so the manager calls the node (`perform`,
 /// `read`, peers, progress), which waits for the inbox, only without holding `lock`: it could
 /// otherwise wait for a job that waits for it. No job of the pool waits for durability (the
