@@ -34,12 +34,13 @@ struct GalleryViewerTests {
             server.node.condition.withLock { _ = server.node.blobs.removeValue(forKey: lostHash) }
             let page = try scenario.open(server)
             try page.waitFor("[...document.querySelectorAll('#grid img')].filter(i => i.complete && i.naturalWidth > 0).length === 4")
+            // The refused thumbnail: the node's reason on the tile, no broken image (waited for before
+            // the sources are read: until the node's refusal arrives, the lost tile still holds its img).
+            try page.waitFor("(t => !!t && !t.querySelector('img') && t.querySelector('.missing').textContent === 'no blob \(lostHash)')"
+                             + "(document.querySelector('\(BrowserPage.tile(lost))'))")
             let sources = try page.evaluate("[...document.querySelectorAll('#grid img')].map(i => i.getAttribute('src'))") as? [String]
             #expect(sources == hashes.map { "/thumbnails/\($0)/320" }, "160 px tiles at 1x take the 320 px thumbnail")
             #expect(try page.evaluate("[...document.querySelectorAll('#grid img')].every(i => i.loading === 'lazy' && i.decoding === 'async')") as? Bool == true)
-            // The refused thumbnail: the node's reason on the tile, no broken image.
-            try page.waitFor("(t => !!t && !t.querySelector('img') && t.querySelector('.missing').textContent === 'no blob \(lostHash)')"
-                             + "(document.querySelector('\(BrowserPage.tile(lost))'))")
             // Zoomed to 480 px, a 1.5 tile is 720 px wide: the 1280 px thumbnail replaces the 320 px one once loaded.
             try page.evaluate("(() => { const z = document.getElementById('zoom'); z.value = 480; z.dispatchEvent(new Event('input')); })()")
             try page.waitFor("(i => !!i && i.getAttribute('src') === '/thumbnails/\(hashes[0])/1280' && i.complete && i.naturalWidth > 0)"
