@@ -7,7 +7,7 @@ import Glibc
 /// The disk's own fsync latency, the floor under every durable op: `samples` appends of one
 /// op-sized record (300 bytes) to a fresh file, each followed by `fsync`, alone and on two files
 /// at once (one thread each, as a store fsyncs the op log and its mirror), in `directory` (the
-/// nodes' file system). Medians and 99th percentiles in microseconds.
+/// nodes' file system), alternated sample by sample. Medians and 99th percentiles in microseconds.
 enum DiskSyncFloor {
     /// One measurement: p50 and p99 of one file's fsync and of two files' fsyncs in parallel.
     struct Figures {
@@ -39,14 +39,13 @@ enum DiskSyncFloor {
         var single: [Double] = [], pair: [Double] = []
         let partner = PartnerThread()
         defer { partner.stop() }
+        // Alternated, one of each per sample: both see the disk in the same state.
         for _ in 0..<samples {
-            let start = DispatchTime.now().uptimeNanoseconds
+            var start = DispatchTime.now().uptimeNanoseconds
             guard appendAndSync(descriptors[0]) else { throw BenchFailure.failed("fsync floor: write or fsync failed") }
             single.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1e3)
-        }
-        for _ in 0..<samples {
             let second = descriptors[1]
-            let start = DispatchTime.now().uptimeNanoseconds
+            start = DispatchTime.now().uptimeNanoseconds
             partner.run { _ = appendAndSync(second) }
             guard appendAndSync(descriptors[0]) else { throw BenchFailure.failed("fsync floor: write or fsync failed") }
             partner.wait()
