@@ -36,6 +36,8 @@ package final class ControlServer: Sendable {
     private let listener: LoopListener
     private let watches: ControlWatchFeed
     private let sessions = ConditionLock(Sessions())
+    /// The threads that carry out commands, parked between them.
+    private let commands = CommandThreads()
 
     /// The longest a request may have waited in the socket before the node read it: the command
     /// line gives up after `ControlClient.silenceLimit` without a frame, and a request that waited
@@ -120,7 +122,7 @@ package final class ControlServer: Sendable {
             session.close(.authFailed, "\(who) may not control this node: only user \(allowedUser) may")
         }
         session.start(
-            handle: { [node] session, json in node.takeControlRequest(json, from: session) },
+            handle: { [node, commands] session, json in node.takeControlRequest(json, from: session, on: commands) },
             ended: { [self] session in
                 sessions.withLock { _ = $0.byID.removeValue(forKey: session.id) }
                 sessions.broadcast()

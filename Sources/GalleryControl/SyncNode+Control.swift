@@ -6,11 +6,11 @@ import GalleryWire
 /// Commands from the command line, taken on the local control socket (`ControlServer`) only.
 extension SyncNode {
     /// Takes one `control_request` from a control session (on the session's event loop): hands
-    /// it to a thread of its own, which decodes it and carries it out, so that neither a large
-    /// request nor a long command holds up the loop's other connections, and the session's reader
-    /// keeps taking heartbeats meanwhile. At most `maximumCommandThreads` at once: beyond, the
-    /// request is refused as busy.
-    func takeControlRequest(_ json: [UInt8], from session: ControlSession) {
+    /// it to a thread of `threads` (parked between commands), which decodes it and carries it out,
+    /// so that neither a large request nor a long command holds up the loop's other connections,
+    /// and the session's reader keeps taking heartbeats meanwhile. At most
+    /// `maximumCommandThreads` at once: beyond, the request is refused as busy.
+    func takeControlRequest(_ json: [UInt8], from session: ControlSession, on threads: CommandThreads) {
         let started = condition.withLock { () -> Bool in
             guard commandThreads < Self.maximumCommandThreads else { return false }
             commandThreads += 1
@@ -23,7 +23,7 @@ extension SyncNode {
             return
         }
         session.commandStarted()
-        Thread.detachNewThread { [self] in
+        threads.run { [self] in
             carryOut(json, for: session)
             session.commandFinished()
             condition.withLock { commandThreads -= 1 }
