@@ -29,7 +29,7 @@ struct ControlCommandPathTests {
         let response = try ControlClient.send(ControlRequest(id: 41, command: .galleries), to: directory, timeout: .seconds(20))
         #expect(response.id == 41)
         #expect(response.error == "answered after a heartbeat")
-        #expect(node.heartbeatsAnswered.load(ordering: .relaxed) == 1)
+        #expect(node.heartbeatsAnswered.value.load(ordering: .relaxed) == 1)
     }
 
     @Test("send against a node that closes without answering fails at once with a clear reason")
@@ -114,7 +114,12 @@ struct ControlCommandPathTests {
 /// waits up to 10 s for the client's heartbeat, then answers with a refusal that says so (or, with
 /// `closeInstead`, closes without a word once the request is read).
 private final class HeartbeatFirstNode: Sendable {
-    let heartbeatsAnswered = Atomic<Int>(0)
+    /// A count shared with the connection's thread.
+    final class Count: Sendable {
+        let value = Atomic<Int>(0)
+    }
+
+    let heartbeatsAnswered = Count()
     private let listening: Int32
     private let finished = DispatchSemaphore(value: 0)
 
@@ -132,7 +137,7 @@ private final class HeartbeatFirstNode: Sendable {
             if closeInstead { return }
             Self.send(.heartbeat, on: connection)
             guard case .heartbeat? = Self.next(connection, &decoder) else { return }
-            answered.add(1, ordering: .relaxed)
+            answered.value.add(1, ordering: .relaxed)
             let answer = ControlResponse(id: request.id, refused: "answered after a heartbeat")
             guard let bytes = try? JSONEncoder().encode(answer) else { return }
             Self.send(.controlResponse(Array(bytes)), on: connection)
