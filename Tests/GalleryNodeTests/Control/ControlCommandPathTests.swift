@@ -125,6 +125,8 @@ private final class HeartbeatFirstNode: Sendable {
 
     init(path: String, closeInstead: Bool = false) throws {
         listening = try UnixSocket.listen(at: path)
+        // The node's listener is non-blocking; this one's thread waits in `accept`.
+        _ = POSIX.setNonBlocking(listening, false)
         let fd = listening, answered = heartbeatsAnswered, finished = finished
         Thread.detachNewThread {
             defer { finished.signal() }
