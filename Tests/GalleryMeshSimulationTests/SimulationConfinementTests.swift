@@ -1,5 +1,4 @@
 import Foundation
-import GalleryIO
 @testable import GalleryMeshSimulation
 import Testing
 
