@@ -26,7 +26,7 @@ import GalleryWire
 /// (`SyncNode+Durability`).
 ///
 /// **Confinement.** The loop's state is touched only on `loop` (checked on every access in
-/// debug builds, `SyncNode+LoopState`); the lifecycle state (`running`, the transport, command
+/// debug builds, `SyncNode+Loop`); the lifecycle state (`running`, the transport, command
 /// slots, the change counter) is guarded by `condition`.
 // unchecked Sendable: its loop state is touched on `loop` only, checked on every access in debug builds (`assertOnLoop`)
 package final class SyncNode: @unchecked Sendable {
@@ -82,7 +82,7 @@ package final class SyncNode: @unchecked Sendable {
     /// (which take no slot); a request beyond is refused as busy.
     package static let maximumCommandThreads = 2 * maximumRunningCommands
 
-    // Owned by `loop`: reached only through the accessors of `SyncNode+LoopState`, which check
+    // Owned by `loop`: reached only through the accessors of `SyncNode+Loop`, which check
     // the caller runs on the loop in debug builds. Separate stored properties, so that accesses
     // to two of them in one expression never overlap.
     var _replica: Replica
@@ -113,7 +113,7 @@ package final class SyncNode: @unchecked Sendable {
     /// Creates a node serving `replica`; call `start()` to listen and dial.
     package init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
-        self._replica = Self.signing(replica, configuration)
+        self._replica = replica.signing(with: configuration)
         self._liveness = Liveness(previous: configuration.environment.clock.now)
         self._peerSessions = PeerSessions(gapTimeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000)))
         self._durability = Durability(replica: replica)
