@@ -1,3 +1,5 @@
+import Foundation
+import GalleryIO
 import GalleryModel
 import GalleryWire
 
@@ -139,5 +141,168 @@ extension SyncNode {
     /// Forgets the ops a closed connection left waiting for a signature. On the loop.
     func forgetUnsignedTail(of connection: Connection) {
         replica.forgetUnsignedTail(of: connection.id)
+    }
+
+    // MARK: The relay hold (protocol.md, "Relay", "Batching"; `RelayHold`)
+
+    /// Sends durable batches to the peers now, or with the flush that follows the writes in flight.
+    func relayOrHold(_ batches: [InFlight]) {
+        switch relayHold.take(batches, pipelineIdle: durability.isIdle) {
+        case .send: relay(batches)
+        case .flush: flushHeldRelay(corking: true)
+        case .arm: armRelayFlush()
+        case .wait: break
+        }
+    }
+
+    /// Keeps batches for one link whose outbox is still writing: they go with the next flush.
+    func corkRelay(_ batches: [InFlight], on link: Int) {
+        if relayHold.cork(batches, on: link) { armRelayFlush() }
+    }
+
+    /// Sends the held batches; with `corking`, links still writing keep them for the next flush.
+    func flushHeldRelay(corking: Bool) {
+        let held = relayHold.takeHeld()
+        if !held.isEmpty { relay(held, corking: corking) }
+    }
+
+    /// The flush at the latest, `relayHold` from now: corked batches first on their links, then the held ones.
+    private func armRelayFlush() {
+        scheduleOnLoop(after: relayHold.cap) { [self] in
+            let fired = relayHold.fired()
+            for (link, batches) in fired.corked { relay(batches, only: link) }
+            if !fired.held.isEmpty { relay(fired.held, corking: false) }
+        }
+    }
+
+    /// Runs `task` on the node's loop `nanoseconds` from now (`scheduleTimer`).
+    func scheduleOnLoop(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) {
+        scheduleTimer(after: nanoseconds) { [loop] in loop.async(task) }
+    }
+
+    // MARK: Durability before anything leaves the node (`Durability`, `GroupCommit`, `StorageHealth`)
+
+    // Ops applied on the loop go to the group-commit writer; when it reports them durable, the
+    // loop relays them to the live peers, publishes them on `events`, and wakes the commands that
+    // made them.
+
+    /// Takes ops just applied (by a command, or received from `source`): hands them to the writer,
+    /// or, for a node that does not persist, treats them as durable at once. Returns a ticket to
+    /// wait on when `waits` and they are not durable yet.
+    func applied(_ ops: [Op], source: Int?, waits: Bool) -> DurabilityTicket? {
+        guard !ops.isEmpty else { return nil }
+        let end = replica.opCount
+        durability.submitted(ops, end: end, source: source)
+        guard let writer else {
+            becameDurable(upTo: end)
+            return nil
+        }
+        writer.submit(ops, end: end)
+        notifyChange()
+        return waits ? durability.ticket(until: end) : nil
+    }
+
+    /// Takes a report of the group-commit writer.
+    func handle(_ report: GroupCommit.Report) {
+        switch report {
+        case .durable(let end, let stored):
+            if storageFault != nil { storageWorksAgain(stored: stored) }
+            becameDurable(upTo: end)
+        case .failed(let error):
+            storingFailed(error)
+        }
+    }
+
+    /// The replica's first `end` ops are durable: sends the ops that became so, tells the
+    /// subscribers and the commands waiting for them.
+    func becameDurable(upTo end: Int) {
+        assert(end <= replica.opCount, "only applied ops become durable")
+        guard let released = durability.becameDurable(upTo: end) else { return }
+        relayOrHold(released.batches)
+        // Told here, on the loop, rather than by an event subscription (a thread of its own): a
+        // delete of a placeholder in flight ends its transfer (`TransferManager.applied`).
+        if let transfers { for batch in released.batches { transfers.applied(batch.ops) } }
+        if !events.isEmpty {
+            let batches = released.batches
+            events.publish(.applied(batches.count == 1 ? batches[0].ops : batches.flatMap(\.ops)))
+        }
+        for progress in released.progress { events.publish(.transferProgress(progress)) }
+        for ticket in released.tickets { ticket.succeed() }
+        notifyChange()
+    }
+
+    /// A barrier through the writer: `body` runs on the writer with the replica as it is now, once
+    /// all its ops are durable (and before any op applied later is stored), or with nil while
+    /// storing fails. What a checkpoint takes its copy under.
+    package func withDurableReplica<T: Sendable>(_ body: @escaping @Sendable (Replica) -> T?) -> T? {
+        let result = UncheckedBox<T?>(nil)
+        let done = Completion()
+        loop.sync {
+            guard storageFault == nil else {
+                done.signal()
+                return
+            }
+            let copy = replica
+            guard let writer else {
+                result.value = body(copy)
+                done.signal()
+                return
+            }
+            writer.barrier { durable in
+                if durable { result.value = body(copy) }
+                done.signal()
+            }
+        }
+        done.wait()
+        return result.value
+    }
+
+    /// Group-commit batches stored since the node started (one `OpStore.store` each).
+    package var storedBatches: Int {
+        writer?.batches ?? 0
+    }
+
+    /// The writer could not store what waits: refuse changes, fail the commands waiting, log. On the loop.
+    func storingFailed(_ error: any Error) {
+        switch storageHealth.storingFailed(error) {
+        case .unchanged: break
+        case .changed(let reason): configuration.log("\(configuration.name): \(reason)")
+        case .began(let reason):
+            configuration.log("\(configuration.name): \(reason): \(replica.opCount - durability.count) ops not stored; "
+                + "refusing changes and sending nothing until storing works again (retrying every \(StorageHealth.retryInterval) s)")
+            for ticket in durability.takeWaiters() { ticket.fail(reason) }
+            notifyChange()
+        }
+    }
+
+    /// The writer stored what waited after a failure: accept changes again and answer the
+    /// deferred catch-ups (the ops themselves go out with the durable report that follows). On the loop.
+    func storageWorksAgain(stored: Int) {
+        storageFault = nil
+        configuration.log("\(configuration.name): storing works again: \(stored) ops stored; sending them and accepting changes")
+        for (id, version) in peerSessions.takeDeferredCatchUps() {
+            // After the durable report is handled (this turn), so that the catch-up covers them.
+            loop.async { [self] in startCatchUp(id, from: version) }
+        }
+    }
+
+    /// Refuses an op that carries the ID of an op held here with other content: says so on the
+    /// node's log, keeps it for `status`, and closes the connection with `divergent_op`. On the loop.
+    func reportDivergentOp(_ op: Op, from connection: Connection) {
+        let entry = storageHealth.divergent(op, from: connection.peer?.name ?? connection.remote, held: replica.heldVersion(of: op.id))
+        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(connection.peer?.label ?? entry.peer): it differs from the op held here "
+            + "under that ID (received \(entry.received); held \(entry.held ?? "none starts at that counter")); refused, connection closed")
+        connection.close(.divergentOp, "op \(op.id) differs from the op held under that ID")
+    }
+
+    /// What `status` shows of the node's storage and of ops it lacks or refused.
+    package var health: NodeHealth {
+        loop.sync {
+            NodeHealth(
+                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
+                missingOps: replica.missingRanges.map(\.description),
+                divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
+                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
+        }
     }
 }

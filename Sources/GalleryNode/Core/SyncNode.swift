@@ -104,8 +104,8 @@ package final class SyncNode: @unchecked Sendable {
     var _addresses = PeerDirectory()
     /// What the relay received and sent (`SyncNode+Relay`).
     var _relayCountsOnLoop: RelayCounts = RelayCounts()
-    /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
-    var _relayHold: RelayHold = RelayHold()
+    /// Durable ops waiting for the next relay flush (`RelayHold`).
+    var _relayHold: RelayHold
 
     /// Ops applied in one turn and not yet durable (`Durability.Batch`).
     typealias InFlight = Durability.Batch
@@ -121,6 +121,7 @@ package final class SyncNode: @unchecked Sendable {
             me: replica.id, now: configuration.environment.clock.now,
             wallMilliseconds: UInt64(max(0, configuration.environment.wallClock() * 1_000)))
         self._relayTree.deposes = configuration.deposesWithholdingRoot
+        self._relayHold = RelayHold(cap: UInt64(max(configuration.relayHold.nanoseconds, 0)))
         var settings = HandshakeSettings(
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
@@ -180,17 +181,42 @@ package final class SyncNode: @unchecked Sendable {
         let waits = !loop.isCurrent
         let (outcome, ticket) = try loop.sync { () throws -> (Swift.Result<Result, any Error>, DurabilityTicket?) in
             if let storageFault { throw SyncNodeError.storageUnavailable(storageFault) }
-            let before = replica.opCount
-            let outcome = Swift.Result { try command(&replica) }
-            let made = replica.opCount - before
-            let ticket = made > 0 ? applied(replica.lastOps(made), source: nil, waits: waits) : nil
-            return (outcome, ticket)
+            return run(command, waits: waits)
         }
         if let ticket, let failure = ticket.wait() {
             if case .failure(let error) = outcome { throw error }
             throw SyncNodeError.notDurable(failure)
         }
         return try outcome.get()
+    }
+
+    /// Runs `command` on the replica (on the node's loop) without waiting, then calls `completion`
+    /// on `executor` once the ops it made are durable, with the command's result, or
+    /// `SyncNodeError.storageUnavailable` / `.notDurable` as `perform` throws them: what the
+    /// node's workers run, since the mirror's fsync that durability waits for runs on the same
+    /// workers (a worker waiting for durability could wait for itself).
+    package func perform<Result: Sendable>(
+        _ command: @escaping @Sendable (inout Replica) throws -> Result, then executor: any NodeExecutor,
+        _ completion: @escaping @Sendable (Swift.Result<Result, any Error>) -> Void
+    ) {
+        loop.async { [self] in
+            if let storageFault { return executor.async { completion(.failure(SyncNodeError.storageUnavailable(storageFault))) } }
+            let (outcome, ticket) = run(command, waits: true)
+            guard let ticket else { return executor.async { completion(outcome) } }
+            ticket.whenDone { failure in
+                executor.async {
+                    if let failure, case .success = outcome { completion(.failure(SyncNodeError.notDurable(failure))) } else { completion(outcome) }
+                }
+            }
+        }
+    }
+
+    /// Runs `command` on the replica and hands the ops it made to durability (`applied`). On the loop.
+    private func run<Result>(_ command: (inout Replica) throws -> Result, waits: Bool) -> (Swift.Result<Result, any Error>, DurabilityTicket?) {
+        let before = replica.opCount
+        let outcome = Swift.Result { try command(&replica) }
+        let made = replica.opCount - before
+        return (outcome, made > 0 ? applied(replica.lastOps(made), source: nil, waits: waits) : nil)
     }
 
     /// Reads the replica (on the node's loop; `body` must not call back into the node).
@@ -308,52 +334,6 @@ package final class SyncNode: @unchecked Sendable {
     func publishProgress(_ progress: [TransferProgress]) {
         loop.async { [self] in
             if !durability.hold(progress, until: replica.opCount) { events.publish(.transferProgress(progress)) }
-        }
-    }
-
-    // MARK: Storage faults and refused ops (`StorageHealth`)
-
-    /// The writer could not store what waits: refuse changes, fail the commands waiting, log. On the loop.
-    func storingFailed(_ error: any Error) {
-        switch storageHealth.storingFailed(error) {
-        case .unchanged: break
-        case .changed(let reason): configuration.log("\(configuration.name): \(reason)")
-        case .began(let reason):
-            configuration.log("\(configuration.name): \(reason): \(replica.opCount - durability.count) ops not stored; "
-                + "refusing changes and sending nothing until storing works again (retrying every \(StorageHealth.retryInterval) s)")
-            for ticket in durability.takeWaiters() { ticket.fail(reason) }
-            notifyChange()
-        }
-    }
-
-    /// The writer stored what waited after a failure: accept changes again and answer the
-    /// deferred catch-ups (the ops themselves go out with the durable report that follows). On the loop.
-    func storageWorksAgain(stored: Int) {
-        storageFault = nil
-        configuration.log("\(configuration.name): storing works again: \(stored) ops stored; sending them and accepting changes")
-        for (id, version) in peerSessions.takeDeferredCatchUps() {
-            // After the durable report is handled (this turn), so that the catch-up covers them.
-            loop.async { [self] in startCatchUp(id, from: version) }
-        }
-    }
-
-    /// Refuses an op that carries the ID of an op held here with other content: says so on the
-    /// node's log, keeps it for `status`, and closes the connection with `divergent_op`. On the loop.
-    func reportDivergentOp(_ op: Op, from connection: Connection) {
-        let entry = storageHealth.divergent(op, from: connection.peer?.name ?? connection.remote, held: replica.heldVersion(of: op.id))
-        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(connection.peer?.label ?? entry.peer): it differs from the op held here "
-            + "under that ID (received \(entry.received); held \(entry.held ?? "none starts at that counter")); refused, connection closed")
-        connection.close(.divergentOp, "op \(op.id) differs from the op held under that ID")
-    }
-
-    /// What `status` shows of the node's storage and of ops it lacks or refused.
-    package var health: NodeHealth {
-        loop.sync {
-            NodeHealth(
-                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
-                missingOps: replica.missingRanges.map(\.description),
-                divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
-                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
         }
     }
 
