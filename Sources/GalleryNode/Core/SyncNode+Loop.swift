@@ -143,6 +143,32 @@ extension SyncNode {
         replica.forgetUnsignedTail(of: connection.id)
     }
 
+    // MARK: Identity (protocol.md, "Node identity"; `PeerKeyBook`)
+
+    /// Records the key `peer` proved on `connection`; a name known under another key is reported
+    /// on the log and in `status`, and the peer is kept apart (it is another node). On the loop.
+    func recordKey(of peer: PeerIdentity, on connection: Connection) {
+        if let conflict = peerKeys.record(peer, dialed: connection.dialed) {
+            configuration.log("\(configuration.name): IDENTITY CONFLICT: \(conflict) (\(connection.remote))")
+        }
+    }
+
+    /// The node a dial to `endpoint` means to reach (`PeerKeyBook.expectedNode`). On the loop.
+    func expectedNode(at endpoint: Endpoint?) -> NodeID? {
+        peerKeys.expectedNode(at: endpoint, bookOwner: endpoint.flatMap { addresses.book.owner(of: $0.description) }, configured: configuration.pins)
+    }
+
+    /// A dialed address presented another key than the one it had: the dial was refused.
+    func connectionRefusedIdentity(_ connection: Connection, reason: String) {
+        loop.async { [self] in
+            let conflict = "\(connection.dialed?.description ?? connection.remote): \(reason): refused"
+            peerKeys.report(conflict)
+            configuration.log("\(configuration.name): IDENTITY MISMATCH, refused: \(conflict) "
+                + "(if that node was set up anew, `gallery forget` its old node ID)")
+            notifyChange()
+        }
+    }
+
     // MARK: The relay hold (protocol.md, "Relay", "Batching"; `RelayHold`)
 
     /// Sends durable batches to the peers now, or with the flush that follows the writes in flight.
@@ -181,10 +207,6 @@ extension SyncNode {
     }
 
     // MARK: Durability before anything leaves the node (`Durability`, `GroupCommit`, `StorageHealth`)
-
-    // Ops applied on the loop go to the group-commit writer; when it reports them durable, the
-    // loop relays them to the live peers, publishes them on `events`, and wakes the commands that
-    // made them.
 
     /// Takes ops just applied (by a command, or received from `source`): hands them to the writer,
     /// or, for a node that does not persist, treats them as durable at once. Returns a ticket to
@@ -257,11 +279,6 @@ extension SyncNode {
         return result.value
     }
 
-    /// Group-commit batches stored since the node started (one `OpStore.store` each).
-    package var storedBatches: Int {
-        writer?.batches ?? 0
-    }
-
     /// The writer could not store what waits: refuse changes, fail the commands waiting, log. On the loop.
     func storingFailed(_ error: any Error) {
         switch storageHealth.storingFailed(error) {
@@ -295,14 +312,88 @@ extension SyncNode {
         connection.close(.divergentOp, "op \(op.id) differs from the op held under that ID")
     }
 
-    /// What `status` shows of the node's storage and of ops it lacks or refused.
-    package var health: NodeHealth {
-        loop.sync {
-            NodeHealth(
-                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
-                missingOps: replica.missingRanges.map(\.description),
-                divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
-                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
+    // MARK: The liveness pass (`Liveness`; its timers in `SyncNode+Lifecycle`)
+
+    /// Quiet liveness: whether nothing is due for a second: nothing of liveness's own
+    /// (`Liveness.quietForAWhile`), no version decision, no op waiting for a dependency, no
+    /// redial due (an attempt under way, or a connection it made, ends with an event) or gossip,
+    /// and nothing changed during the pass. On the loop.
+    private func nothingDueSoon(now: UInt64, changesAtStart: UInt64) -> Bool {
+        let soon = now &+ Liveness.slowInterval
+        return sessionsChanges == changesAtStart
+            && liveness.quietForAWhile(now: now, relayTrees: configuration.relayTrees)
+            && peerSessions.versionLook.nextDue >= soon
+            && replica.bufferedCount == 0
+            && addresses.redial.idle(until: soon) && !addresses.gossipWanted
+    }
+
+    /// One liveness pass: relay (tree beat, announcements, grafts), then heartbeats, silence and
+    /// handshake deadlines and stuck closes of the connections due, then gaps, version exchange
+    /// and redials. On the loop.
+    func livenessPass() {
+        let interval = UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000))
+        let timeout = UInt64(max(configuration.peerTimeout.nanoseconds, 1_000_000))
+        let handshakeDeadline = UInt64(max(configuration.handshakeTimeout.nanoseconds, 1_000_000))
+        let now = clock.now
+        let changesAtStart = sessionsChanges
+        // The pass was held up (a long turn of the loop, a paused process): no heartbeat went out
+        // meanwhile, so peers' silence over that time is not theirs. (A slowed pass was planned late.)
+        if let gap = liveness.beginPass(now: now, heartbeatInterval: interval, quiet: configuration.quiet != nil) {
+            for connection in connections.values { connection.excuseSilence(until: now, afterPassGap: gap, interval: interval) }
+        }
+        // The relay first: an announcement due on an idle link goes instead of its heartbeat.
+        relayPass(now: now)
+        while let id = liveness.nextDue(now: now) {
+            guard let connection = connections[id] else { continue }
+            let next = connection.tick(now: now, heartbeatInterval: interval, timeout: timeout, handshakeDeadline: handshakeDeadline)
+            liveness.due(id, at: next)
+        }
+        checkForGaps(now: now)
+        exchangeVersions(now: now)
+        addressPass(now: now)
+        if configuration.quiet != nil { liveness.endPass(nothingDueSoon: nothingDueSoon(now: now, changesAtStart: changesAtStart)) }
+    }
+
+    /// Gaps on live links: when ops have waited for missing dependencies for `gapTimeout`, sends a
+    /// fresh `sync_request` to the peers `PeerSessions.checkGaps` names (protocol.md, "Sync"):
+    /// each answers with what this node's version vector lacks, which fills the gap without a
+    /// reconnect. On the loop.
+    private func checkForGaps(now: UInt64) {
+        let buffered = replica.bufferedCount
+        guard let request = peerSessions.checkGaps(buffered: buffered, now: now, isConnected: { connections[$0] != nil })
+        else { return }
+        let peers = request.peers.compactMap { connections[$0] }
+        let missing = replica.missingDependencies
+        for connection in peers { requestCatchUp(from: connection) }
+        let named = missing.prefix(3).map(\.description).joined(separator: ", ") + (missing.count > 3 ? ", ..." : "")
+        throttledLog("gap", "\(configuration.name): \(buffered) ops have waited \((now - request.waitingSince) / 1_000_000) ms for \(named); "
+            + "asking \(peers.count) peers again")
+    }
+
+    /// Anti-entropy: every session whose peer has caught it up and that has not carried one for
+    /// `versionExchangeInterval` asks the peer for whatever this node's version vector lacks
+    /// (`PeerSessions.versionExchangesDue`): a 16-byte digest of the vector to a peer that speaks
+    /// `version_digest` (answered only when the peer's vector differs, so that the exchange of
+    /// two nodes holding the same ops costs the same whatever the number of replicas), the
+    /// `sync_request` itself to others. A lost frame that no later op depends on is filled within
+    /// the interval (or two). On the loop.
+    private func exchangeVersions(now: UInt64) {
+        let interval = UInt64(max(configuration.versionExchangeInterval.nanoseconds, 1_000_000))
+        // The sessions are scanned only when one was written or one's exchange falls due.
+        guard let look = peerSessions.versionExchangesDue(now: now, interval: interval) else { return }
+        defer { peerSessions.lookedAtVersions(nextDue: look.nextDue) }
+        guard !look.due.isEmpty else { return }
+        let digest = look.due.contains(where: \.byDigest) ? VersionDigest.of(replica.version) : nil
+        for exchange in look.due {
+            guard let connection = connections[exchange.id] else { continue }
+            if exchange.byDigest, let digest {
+                connection.send(.versionDigest(.digest(digest)))
+                relayCountsOnLoop.digestsSent += 1
+            } else {
+                requestCatchUp(from: connection)
+                relayCountsOnLoop.fullExchangesSent += 1
+            }
+            peerSessions.versionExchangeSent(exchange, now: now)
         }
     }
 }

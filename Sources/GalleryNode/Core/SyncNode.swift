@@ -23,7 +23,7 @@ import GalleryWire
 /// **Durability before anything leaves.** Ops applied on the loop go to the writer, which stores
 /// and syncs every op waiting in one batch; only when it reports them durable are they sent to
 /// peers, reported to subscribers and acknowledged to the `perform` that made them
-/// (`SyncNode+Durability`).
+/// (`SyncNode+Loop`, `Durability`).
 ///
 /// **Confinement.** The loop's state is touched only on `loop` (checked on every access in
 /// debug builds, `SyncNode+Loop`); the lifecycle state (`running`, the transport, command
@@ -190,11 +190,9 @@ package final class SyncNode: @unchecked Sendable {
         return try outcome.get()
     }
 
-    /// Runs `command` on the replica (on the node's loop) without waiting, then calls `completion`
-    /// on `executor` once the ops it made are durable, with the command's result, or
-    /// `SyncNodeError.storageUnavailable` / `.notDurable` as `perform` throws them: what the
-    /// node's workers run, since the mirror's fsync that durability waits for runs on the same
-    /// workers (a worker waiting for durability could wait for itself).
+    /// `perform` without waiting: `completion` gets its outcome on `executor` once the ops are
+    /// durable. What the node's workers run: the mirror's fsync that durability waits for runs on
+    /// the same workers (a worker waiting for durability could wait for itself).
     package func perform<Result: Sendable>(
         _ command: @escaping @Sendable (inout Replica) throws -> Result, then executor: any NodeExecutor,
         _ completion: @escaping @Sendable (Swift.Result<Result, any Error>) -> Void
@@ -285,16 +283,10 @@ package final class SyncNode: @unchecked Sendable {
         connections.values.filter { membershipExchange?.lists($0) ?? true }.sorted { $0.id < $1.id }.map(status(of:))
     }
 
-    /// What the node knows of one connection. On the loop.
+    /// What the node knows of one connection (`PeerStatus.init(_:session:relay:)`). On the loop.
     func status(of connection: Connection) -> PeerStatus {
-        let peer = connection.peer
         let session = sessions[connection.id]
-        let state: PeerStatus.State = peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live
-        let bytes = connection.byteCounts
-        return PeerStatus(
-            name: peer?.name, replica: peer?.replica, nodeID: peer?.nodeID, address: connection.remote,
-            direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
-            bytesReceived: bytes.received, bytesSent: bytes.sent, relay: session.flatMap { relayRole(of: connection.id, $0.relay) })
+        return PeerStatus(connection, session: session, relay: session.flatMap { relayRole(of: connection.id, $0.relay) })
     }
 
     /// This node's ID: a digest of its static public key.
@@ -314,6 +306,20 @@ package final class SyncNode: @unchecked Sendable {
     /// The transfers in flight on this node (`status`).
     package var transferListings: [TransferListing] {
         transfers?.listings() ?? []
+    }
+
+    /// Group-commit batches stored since the node started (one `OpStore.store` each).
+    package var storedBatches: Int { writer?.batches ?? 0 }
+
+    /// What `status` shows of the node's storage and of ops it lacks or refused.
+    package var health: NodeHealth {
+        loop.sync {
+            NodeHealth(
+                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
+                missingOps: replica.missingRanges.map(\.description),
+                divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
+                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
+        }
     }
 
     // MARK: Internals
