@@ -88,16 +88,12 @@ extension SyncNode {
 
     /// The node's event loops once it runs on them, nil before `start` and on a simulated
     /// network: adapters such as the control socket put their connections there too.
-    package var ioLoops: EventLoopGroup? {
-        (condition.withLock { transport } as? EventLoopTransport)?.group
-    }
+    package var ioLoops: EventLoopGroup? { (condition.withLock { transport } as? EventLoopTransport)?.group }
 
     /// Whether `stop()` has not been called.
-    var isRunning: Bool {
-        condition.withLock { running }
-    }
+    var isRunning: Bool { condition.withLock { running } }
 
-    // MARK: Transport (`NodeTransport`: TCP on event loops, or a simulated network)
+    // MARK: Transport (`NodeTransport`: TCP on event loops, or a simulated network), timers
 
     /// The node's clock (`NodeEnvironment.clock`).
     var clock: any NodeClock { configuration.environment.clock }
@@ -191,9 +187,8 @@ extension SyncNode {
     /// Called by the liveness timer.
     func requestLivenessPass() {
         let queue = condition.withLock { () -> Bool in
-            guard !livenessQueued else { return false }
-            livenessQueued = true
-            return true
+            defer { livenessQueued = true }
+            return !livenessQueued
         }
         if queue {
             loop.async { [self] in
