@@ -6,7 +6,7 @@ import GalleryIO
 /// (on the path of every `gallery` command: a drop's placeholder waits for it). At most
 /// `maximumParked` wait parked (a burst of commands leaves no more behind: the others end as they
 /// finish), and a parked thread idle for `idleTimeout` ends, so an idle node holds none. How many
-/// run at once is bounded by the node's command slots (`SyncNode.maximumCommandThreads`), counted
+/// run at once is bounded by the node's command slots (`ControlDispatch.maximumCommandThreads`), counted
 /// by the caller.
 final class CommandThreads: Sendable {
     private struct State {
