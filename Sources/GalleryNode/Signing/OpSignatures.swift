@@ -47,12 +47,12 @@ package struct OpSignatures: OpAuthenticator {
     /// The salt of this node's replica ID.
     let salt: UInt64
     var heads: [ReplicaID: Head] = [:]
-    /// Per replica, each op a checked signature covers and that is not applied yet (without its
-    /// seal), with the chain hash after it: an op is admitted only if it is that op.
-    var expected: [ReplicaID: [UInt64: (op: Op, hash: [UInt8])]] = [:]
-    /// How many entries `expected` holds; past `maximumExpected` it is cleared (the ops then
-    /// need a signature of their own, or another frame).
-    private var expectedCount = 0
+    /// Per replica, the ops a checked signature covers and that are not applied yet, in chain
+    /// order, with the chain hash after each (`CoveredRun`): an op is admitted only if it is one.
+    var expected: [ReplicaID: CoveredRun] = [:]
+    /// How many ops `expected` holds not admitted yet; past `maximumExpected` it is cleared (the
+    /// ops then need a signature of their own, or another frame).
+    var expectedCount = 0
     static let maximumExpected = 1_000_000
     /// Runs waiting for their predecessor, by replica and the counter of their first op.
     var proofs: [ReplicaID: [UInt64: Proof]] = [:]
@@ -141,7 +141,7 @@ package struct OpSignatures: OpAuthenticator {
 
     package mutating func admit(_ op: Op) -> String? {
         let replica = op.id.replica
-        var covered = expected[replica]?.removeValue(forKey: op.id.counter)
+        var covered = takeCovered(op)
         if covered == nil {
             if let proof = proofs[replica]?.removeValue(forKey: op.id.counter) {
                 proofOpCount -= proof.ops.count
@@ -151,10 +151,9 @@ package struct OpSignatures: OpAuthenticator {
             } else {
                 return "no signature covers it"
             }
-            covered = expected[replica]?.removeValue(forKey: op.id.counter)
+            covered = takeCovered(op)
         }
         guard let want = covered else { return "no signature covers it" }
-        expectedCount -= 1
         // The op the signature covered (compared as values, its seal aside: cheaper than hashing
         // it again), at the place it covered (its predecessor is the one hashed before it).
         guard want.op.id == op.id, want.op.previous == op.previous, want.op.action == op.action, chainHash(before: op) != nil else {
@@ -195,6 +194,7 @@ package struct OpSignatures: OpAuthenticator {
         let replica = first.id.replica
         var key: Ed25519.PublicKey
         var hash: [UInt8]
+        var following: Int?
         if first.previous == 0 {
             guard let claim = first.seal?.keyClaim else { return "the first op of replica \(replica) claims no key" }
             guard let claimed = try? Ed25519.PublicKey(rawRepresentation: claim.publicKey) else { return "its key claim is not a valid Ed25519 key" }
@@ -203,11 +203,15 @@ package struct OpSignatures: OpAuthenticator {
             }
             key = claimed
             hash = OpSigning.genesis(space: space, replica: replica, publicKey: claim.publicKey)
-        } else {
-            guard let head = heads[replica], head.counter == first.previous else { return "its predecessor's chain is unknown here" }
+        } else if let head = heads[replica], head.counter == first.previous {
             guard let known = head.key else { return "replica \(replica) signs nothing (its ops predate signed ops): refused from peers" }
             key = known
             hash = head.hash
+        } else if let covered = coveredChain(of: replica, through: first.previous) {
+            // It follows covered ops not applied yet (another run of the same frame).
+            (key, hash, following) = (covered.key, covered.hash, covered.index)
+        } else {
+            return "its predecessor's chain is unknown here"
         }
         var hashes: [[UInt8]] = []
         hashes.reserveCapacity(run.count)
@@ -232,13 +236,7 @@ package struct OpSignatures: OpAuthenticator {
                 return "signature of checkpoint \(op.id): \(error.localizedDescription)"
             }
         }
-        if expectedCount + run.count > Self.maximumExpected {
-            expected = [:]
-            expectedCount = 0
-        }
-        for (op, hash) in zip(run, hashes) where expected[replica, default: [:]].updateValue((op.unsealed, hash), forKey: op.id.counter) == nil {
-            expectedCount += 1
-        }
+        expect(run, hashes: hashes, key: key, replica: replica, following: following)
         return nil
     }
 }
