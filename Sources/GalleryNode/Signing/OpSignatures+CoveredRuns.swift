@@ -36,29 +36,43 @@ extension OpSignatures {
         }
     }
 
-    /// The covered op with `op`'s ID, taken from its replica's run, and the chain hash after it;
-    /// nil when no run covers it. Ops of the run before it are passed over for good: the replica
+    /// What a replica's covered run says of an op about to be applied (`takeCovered`).
+    enum Coverage {
+        /// No covered op has its ID.
+        case none
+        /// The covered op with its ID is another op.
+        case differs
+        /// It is the covered op; the chain hash after it.
+        case covered(hash: [UInt8])
+    }
+
+    /// Takes the covered op with `op`'s ID from its replica's run and compares it with `op` (its
+    /// seal aside), in place. Ops of the run before it are passed over for good: the replica
     /// applied their IDs already, or never will (it applies a replica's ops in chain order).
     ///
-    /// - Complexity: O(1) amortized.
-    mutating func takeCovered(_ op: Op) -> (op: Op, hash: [UInt8])? {
-        guard let index = expected.index(forKey: op.id.replica) else { return nil }
+    /// - Complexity: O(1) amortized, one lookup.
+    mutating func takeCovered(_ op: Op) -> Coverage {
+        guard let index = expected.index(forKey: op.id.replica) else { return .none }
+        let (coverage, passed, left) = Self.take(op, from: &expected.values[index])
+        expectedCount -= passed
+        if left == 0 { expected.remove(at: index) }
+        return coverage
+    }
+
+    /// `takeCovered` on one run: the coverage, how many ops it passed or took, how many are left.
+    private static func take(_ op: Op, from run: inout CoveredRun) -> (Coverage, passed: Int, left: Int) {
         let counter = op.id.counter
-        let run = expected.values[index]
-        var next = run.next
+        let start = run.next
+        var next = start
         while next < run.ops.count, run.ops[next].id.counter < counter { next += 1 }
-        var found: (op: Op, hash: [UInt8])?
+        var coverage = Coverage.none
         if next < run.ops.count, run.ops[next].id.counter == counter {
-            found = (run.ops[next], run.hashes[next])
+            let same = run.ops[next].id == op.id && run.ops[next].previous == op.previous && run.ops[next].action == op.action
+            coverage = same ? .covered(hash: run.hashes[next]) : .differs
             next += 1
         }
-        expectedCount -= next - run.next
-        if next == run.ops.count {
-            expected.remove(at: index)
-        } else {
-            expected.values[index].next = next
-        }
-        return found
+        run.next = next
+        return (coverage, next - start, run.ops.count - next)
     }
 
     /// Where a run of `replica` whose first op follows `previous` starts, when that op is one of

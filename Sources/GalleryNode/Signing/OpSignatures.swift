@@ -141,8 +141,8 @@ package struct OpSignatures: OpAuthenticator {
 
     package mutating func admit(_ op: Op) -> String? {
         let replica = op.id.replica
-        var covered = takeCovered(op)
-        if covered == nil {
+        var coverage = takeCovered(op)
+        if case .none = coverage {
             if let proof = proofs[replica]?.removeValue(forKey: op.id.counter) {
                 proofOpCount -= proof.ops.count
                 if let failure = check(proof.ops) { return failure }
@@ -151,15 +151,19 @@ package struct OpSignatures: OpAuthenticator {
             } else {
                 return "no signature covers it"
             }
-            covered = takeCovered(op)
+            coverage = takeCovered(op)
         }
-        guard let want = covered else { return "no signature covers it" }
         // The op the signature covered (compared as values, its seal aside: cheaper than hashing
         // it again), at the place it covered (its predecessor is the one hashed before it).
-        guard want.op.id == op.id, want.op.previous == op.previous, want.op.action == op.action, chainHash(before: op) != nil else {
+        switch coverage {
+        case .none:
+            return "no signature covers it"
+        case .differs:
             return "it differs from the op its replica signed under that ID"
+        case .covered(let hash):
+            guard chainHash(before: op) != nil else { return "it differs from the op its replica signed under that ID" }
+            admitted = (op.id, hash)
         }
-        admitted = (op.id, want.hash)
         return nil
     }
 
