@@ -21,9 +21,16 @@ extension OpSignatures {
     /// rest of that replica's are not; the other replicas' ops are checked and given back as usual.
     ///
     /// - Complexity: O(n) hashes for n ops, plus one signature check per run.
-    mutating func check(frame ops: [Op], from source: Int, state: Replica) -> FrameCheck {
+    mutating func check(frame ops: [Op], from source: Int, state: Replica, steps frameSteps: [ChainStep?] = []) -> FrameCheck {
         let all: [Op]
-        if let tail = tails.removeValue(forKey: source) { all = tail + ops } else { all = ops }
+        // The chain hashes made off the loop, one per op of `all` (none for the ops held back).
+        var steps = frameSteps.count == ops.count ? frameSteps : []
+        if let tail = tails.removeValue(forKey: source) {
+            all = tail + ops
+            if !steps.isEmpty { steps = Array(repeating: nil, count: tail.count) + steps }
+        } else {
+            all = ops
+        }
         let (order, positions) = Self.positionsByReplica(of: all)
         // What becomes of each op: given back as it came, given back without its signature,
         // held for a later frame, or dropped (a forged run's).
@@ -60,7 +67,7 @@ extension OpSignatures {
                 }
                 let covered = run[run.startIndex...lastSigned].map { all[$0] }
                 if first.previous == chainEnd {
-                    if let reason = check(covered) {
+                    if let reason = check(covered, steps: steps.isEmpty ? [] : run[run.startIndex...lastSigned].map { steps[$0] }) {
                         // The ops before the first one the author did not sign still count.
                         // The op blamed is the first signed op after them: its signature fails
                         // (the ops between, whose signatures the sender left out, are not proven).

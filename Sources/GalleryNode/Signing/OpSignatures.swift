@@ -80,6 +80,8 @@ package struct OpSignatures: OpAuthenticator {
     static let maximumReportedUncoveredCatchUps = 4_096
     /// Signatures checked, and ops whose signature was covered by another's (for benchmarks).
     private(set) var verifications = 0
+    /// Chain hashes of received ops made by `check` (those not made off the loop), for tests.
+    private(set) var chainHashesMade = 0
 
     /// - Parameters:
     ///   - space: The space ID (`OpSigning.spaceID`).
@@ -192,8 +194,10 @@ package struct OpSignatures: OpAuthenticator {
 
     /// Checks a run of ops of one replica, each the next of the one before, whose first extends
     /// the chain applied here and whose last is signed: nil when the signature holds (every op
-    /// of the run is then covered), else why not.
-    mutating func check(_ run: [Op]) -> String? {
+    /// of the run is then covered), else why not. `steps`: the chain hashes of the run's ops
+    /// made off the loop (`FrameChainHasher`), each taken only when it starts at the hash
+    /// reached here.
+    mutating func check(_ run: [Op], steps: [ChainStep?] = []) -> String? {
         guard let first = run.first, let last = run.last else { return nil }
         let replica = first.id.replica
         var key: Ed25519.PublicKey
@@ -219,8 +223,13 @@ package struct OpSignatures: OpAuthenticator {
         }
         var hashes: [[UInt8]] = []
         hashes.reserveCapacity(run.count)
-        for op in run {
-            hash = OpSigning.chain(hash, op)
+        for (index, op) in run.enumerated() {
+            if index < steps.count, let step = steps[index], step.id == op.id, step.before == hash {
+                hash = step.after
+            } else {
+                hash = OpSigning.chain(hash, op)
+                chainHashesMade += 1
+            }
             hashes.append(hash)
         }
         guard let signature = last.seal?.signature else { return "no signature covers it" }

@@ -30,11 +30,11 @@ extension SyncNode {
     /// The ops of a frame from `connection` that may go to the replica now (those whose
     /// signature is checked, or will be when their predecessor arrives). When one is forged the
     /// connection is closed, and what its author's signatures cover before it is all that is
-    /// given back. On the loop.
-    func checkSignatures(_ ops: [Op], from connection: Connection) -> [Op] {
+    /// given back. `steps`: their chain hashes made off the loop (`FrameChainHasher`). On the loop.
+    func checkSignatures(_ ops: [Op], steps: [ChainStep?] = [], from connection: Connection) -> [Op] {
         guard var signatures = replica.authenticator as? OpSignatures else { return ops }
         replica.authenticator = nil
-        let checked = signatures.check(frame: ops, from: connection.id, state: replica)
+        let checked = signatures.check(frame: ops, from: connection.id, state: replica, steps: steps)
         replica.authenticator = signatures
         if let (op, reason) = checked.forged { reportForgedOp(op.id, reason: reason, on: [connection]) }
         return checked.ops

@@ -144,3 +144,84 @@ struct CoveredRunTests {
         #expect(bob.signatures.expectedCount == 0)
     }
 }
+
+/// Chain hashes made on the connection's event loop (`FrameChainHasher`), taken by the frame's
+/// check only where they start at the hash it reached. No sockets.
+@Suite("Frame chain hashes")
+struct FrameChainHashTests {
+    static let space = OpSigning.spaceID(ofSecret: SignedReplicaFixture.secret)
+
+    /// Checks `ops` as the node does with steps made by `hasher`, then applies what passed.
+    static func receive(_ ops: [Op], into fixture: inout SignedReplicaFixture, hasher: FrameChainHasher, from source: Int = 1) -> String? {
+        let steps = hasher.steps(of: ops, space: space)
+        var signatures = fixture.signatures
+        fixture.replica.authenticator = nil
+        let checked = signatures.check(frame: ops, from: source, state: fixture.replica, steps: steps)
+        fixture.replica.authenticator = signatures
+        for op in checked.ops { fixture.replica.receive(op, from: source) }
+        return checked.forged?.reason
+    }
+
+    @Test("A catch-up in frames cut anywhere: the loop makes no chain hash of its own past the held-back ops, and every op is applied")
+    func stepsTakeTheHashingOffTheLoop() throws {
+        let stored = try CoveredRunTests.storedOps(count: 300)
+        let hasher = FrameChainHasher()
+        var carol = SignedReplicaFixture(seed: 3)
+        // Frames of 70 ops: all but the last end in the middle of the run (its one signature is last).
+        var held = 0
+        for start in stride(from: 0, to: stored.count, by: 70) {
+            let frame = Array(stored[start..<min(start + 70, stored.count)])
+            #expect(Self.receive(frame, into: &carol, hasher: hasher) == nil)
+            held = carol.signatures.tails[1]?.count ?? 0
+        }
+        #expect(held == 0)
+        #expect(carol.replica.opCount == 301)
+        // The ops held back for the signature of the last frame were hashed on the loop, the rest were not.
+        #expect(carol.signatures.chainHashesMade == 280)
+        // The same frames without steps: every op hashed on the loop.
+        var dave = SignedReplicaFixture(seed: 4)
+        for start in stride(from: 0, to: stored.count, by: 70) {
+            #expect(dave.receive(Array(stored[start..<min(start + 70, stored.count)])).forged == nil)
+        }
+        #expect(dave.signatures.chainHashesMade == 301)
+        #expect(dave.replica.version == carol.replica.version)
+    }
+
+    @Test("Steps that start elsewhere than the chain held here are not taken; a forged op is refused with steps as without")
+    func stepsAreTakenOnlyFromTheHashReached() throws {
+        var alice = SignedReplicaFixture(seed: 1)
+        let ops = try OpSignatureTests.aliceOps(&alice, count: 9)
+        // The hasher follows a chain in which op 5 is another op: its steps after op 5 start elsewhere.
+        var changed = ops
+        changed[5].action = .insert(gallery: "g", after: nil, before: nil, items: [.titled("changed")])
+        let misled = FrameChainHasher()
+        _ = misled.steps(of: Array(changed[..<6]), space: Self.space)
+        var bob = SignedReplicaFixture(seed: 2)
+        #expect(Self.receive(Array(ops[..<5]), into: &bob, hasher: FrameChainHasher()) == nil)
+        #expect(Self.receive(Array(ops[5...]), into: &bob, hasher: misled) == nil)
+        #expect(bob.replica.version == alice.replica.version)
+        #expect(bob.signatures.chainHashesMade == 5)
+        // The forged frame, with steps made from it: refused, the ops before it applied.
+        var carol = SignedReplicaFixture(seed: 3)
+        #expect(Self.receive(changed, into: &carol, hasher: FrameChainHasher())?.contains("signature") == true)
+        #expect(carol.replica.opCount == 5)
+        #expect(carol.replica.item(ops[5].id) == nil)
+    }
+
+    @Test("A chain seeded from the node's head: the next frame's ops are hashed off the loop")
+    func seededChain() throws {
+        var alice = SignedReplicaFixture(seed: 1)
+        let stored = try OpSignatureTests.aliceOps(&alice, count: 40)
+        var carol = SignedReplicaFixture(seed: 3)
+        #expect(carol.receive(Array(stored[..<21])).forged == nil)
+        let hasher = FrameChainHasher()
+        let replica = stored[0].id.replica
+        #expect(!hasher.follows(replica))
+        let head = try #require(carol.signatures.heads[replica])
+        hasher.seed(replica, counter: head.counter, hash: head.hash)
+        let before = carol.signatures.chainHashesMade
+        #expect(Self.receive(Array(stored[21...]), into: &carol, hasher: hasher) == nil)
+        #expect(carol.signatures.chainHashesMade == before)
+        #expect(carol.replica.opCount == 41)
+    }
+}
