@@ -96,9 +96,9 @@ extension SyncNode {
     /// The ops of a frame from `connection` that may go to the replica now (those whose
     /// signature is checked, or will be when their predecessor arrives). When one is forged the
     /// connection is closed, and what its author's signatures cover before it is all that is
-    /// given back. On the loop.
-    func checkSignatures(_ ops: [Op], from connection: Connection) -> [Op] {
-        guard let checked = replica.checkSignatures(frame: ops, from: connection.id) else { return ops }
+    /// given back. `steps`: their chain hashes made off the loop (`FrameChainHasher`). On the loop.
+    func checkSignatures(_ ops: [Op], steps: [ChainStep?] = [], from connection: Connection) -> [Op] {
+        guard let checked = replica.checkSignatures(frame: ops, from: connection.id, steps: steps) else { return ops }
         if let (op, reason) = checked.forged { reportForgedOp(op.id, reason: reason, on: [connection]) }
         return checked.ops
     }

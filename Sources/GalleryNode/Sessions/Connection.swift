@@ -82,6 +82,8 @@ final class Connection: Sendable {
     var channel: (any Channel)? { state.withLock { $0.channel } }
     /// Signalled once the channel has closed and the node was told.
     let finished = DispatchSemaphore(value: 0)
+    /// Chain hashes of the ops of its frames, made on its event loop (`FrameChainHasher`).
+    let frameChains = FrameChainHasher()
 
     /// A connection over a link of the node's `NodeTransport` (TCP on an event loop, or a
     /// simulated network).

@@ -55,7 +55,9 @@ extension SyncNode: ConnectionDelegate {
         case .syncRequest(let version):
             loop.async { [self] in startCatchUp(connection.id, from: version) }
         case .ops(let ops), .opsCompact(let ops):
-            loop.async { [self] in receive(ops, from: connection) }
+            // A signing node's chain hashes are made here, on the connection's event loop, not on the node's.
+            let steps = configuration.replicaSalt == nil ? [] : connection.frameChains.steps(of: ops, space: configuration.space)
+            loop.async { [self] in receive(ops, steps: steps, from: connection) }
         case .features(let features):
             loop.async { [self] in received(features, from: connection) }
         case .caughtUp(let version):
@@ -212,9 +214,11 @@ extension SyncNode: ConnectionDelegate {
     }
 
     /// Applies received ops and hands the ones that were new to the writer; once durable they go
-    /// to every other live peer. On the loop.
-    private func receive(_ ops: [Op], from connection: Connection) {
-        let ops = checkSignatures(withoutRevokedAuthors(ops, from: connection), from: connection)
+    /// to every other live peer. `steps`: the ops' chain hashes, made on the connection's event
+    /// loop (`FrameChainHasher`). On the loop.
+    private func receive(_ ops: [Op], steps: [ChainStep?] = [], from connection: Connection) {
+        let kept = withoutRevokedAuthors(ops, from: connection)
+        let ops = checkSignatures(kept, steps: kept.count == ops.count ? steps : [], from: connection)
         var applied: [Op] = []
         var failure: (Op, ModelError)?
         var duplicates: [ReplicaID: Int] = [:]
@@ -231,6 +235,7 @@ extension SyncNode: ConnectionDelegate {
         }
         if failure == nil { noteReceived(ops, duplicates: duplicates, from: connection) }
         _ = self.applied(applied, source: connection.id, waits: false)
+        if steps.contains(where: { $0 == nil }) { seedFrameChains(of: ops, on: connection) }
         reportForgedHeldOps()
         if let (op, error) = failure {
             if case .divergentOp = error {
@@ -247,6 +252,21 @@ extension SyncNode: ConnectionDelegate {
             } else {
                 connection.close(.rejectedOp, "op \(op.id): \(error.localizedDescription)")
             }
+        }
+    }
+
+    /// Lets the connection's event loop follow the chains of `ops`' replicas that it does not
+    /// follow yet, from their heads here (a peer that sends what follows a chain this node held
+    /// before it connected). On the loop.
+    private func seedFrameChains(of ops: [Op], on connection: Connection) {
+        guard let signatures = replica.authenticator as? OpSignatures else { return }
+        var seen: Set<ReplicaID> = []
+        var last: ReplicaID?
+        for op in ops where op.id.replica != last {
+            last = op.id.replica
+            guard seen.insert(op.id.replica).inserted, !connection.frameChains.follows(op.id.replica),
+                  let head = signatures.heads[op.id.replica], head.key != nil else { continue }
+            connection.frameChains.seed(op.id.replica, counter: head.counter, hash: head.hash)
         }
     }
 

@@ -21,25 +21,29 @@ extension OpSignatures {
     /// rest of that replica's are not; the other replicas' ops are checked and given back as usual.
     ///
     /// - Complexity: O(n) hashes for n ops, plus one signature check per run.
-    mutating func check(frame ops: [Op], from source: Int, state: Replica) -> FrameCheck {
-        let all = (tails.removeValue(forKey: source) ?? []) + ops
-        var positions: [ReplicaID: [Int]] = [:]
-        var order: [ReplicaID] = []
-        for (index, op) in all.enumerated() {
-            if positions[op.id.replica] == nil { order.append(op.id.replica) }
-            positions[op.id.replica, default: []].append(index)
+    mutating func check(frame ops: [Op], from source: Int, state: Replica, steps frameSteps: [ChainStep?] = []) -> FrameCheck {
+        let all: [Op]
+        // The chain hashes made off the loop, one per op of `all` (none for the ops held back).
+        var steps = frameSteps.count == ops.count ? frameSteps : []
+        if let tail = tails.removeValue(forKey: source) {
+            all = tail + ops
+            if !steps.isEmpty { steps = Array(repeating: nil, count: tail.count) + steps }
+        } else {
+            all = ops
         }
-        var out = all
-        var held = Set<Int>()
+        let (order, positions) = Self.positionsByReplica(of: all)
+        // What becomes of each op: given back as it came, given back without its signature,
+        // held for a later frame, or dropped (a forged run's).
+        var fates = [Fate](repeating: .given, count: all.count)
+        // The ops of a forged run that its author's signatures cover, given back instead.
+        var proven: [Int: Op] = [:]
+        var forged: (op: Op, reason: String)?
         // Ops of a replica from its forged op on: not given back. The other replicas' ops still
         // are (each checked by its own author's signatures): a forged op in a log never keeps a
         // sender's other honest ops of the frame from this node.
-        var dropped = Set<Int>()
-        var forged: (op: Op, reason: String)?
-        replicas: for replica in order {
+        replicas: for (replica, indices) in zip(order, positions) {
             loadHead(of: replica, from: state)
             var chainEnd = heads[replica]?.counter ?? 0
-            let indices = positions[replica] ?? []
             var start = 0
             while start < indices.count {
                 let first = all[indices[start]]
@@ -54,24 +58,24 @@ extension OpSignatures {
                 start = end
                 if first.previous == chainEnd, let reason = unsignable(first) {
                     forged = forged ?? (first, reason)
-                    dropped.formUnion(indices[run.startIndex...])
+                    for index in indices[run.startIndex...] { fates[index] = .dropped }
                     continue replicas
                 }
                 guard let lastSigned = run.lastIndex(where: { all[$0].seal?.signature != nil }) else {
-                    held.formUnion(run)
+                    for index in run { fates[index] = .held }
                     continue
                 }
                 let covered = run[run.startIndex...lastSigned].map { all[$0] }
                 if first.previous == chainEnd {
-                    if let reason = check(covered) {
+                    if let reason = check(covered, steps: steps.isEmpty ? [] : run[run.startIndex...lastSigned].map { steps[$0] }) {
                         // The ops before the first one the author did not sign still count.
                         // The op blamed is the first signed op after them: its signature fails
                         // (the ops between, whose signatures the sender left out, are not proven).
                         let valid = longestSignedPrefix(of: covered)
                         let blamed = covered[valid.count...].first { $0.seal?.signature != nil } ?? covered[valid.count]
                         forged = forged ?? (blamed, reason)
-                        for (index, op) in zip(run, valid) { out[index] = op }
-                        dropped.formUnion(indices[(run.startIndex + valid.count)...])
+                        for (index, op) in zip(run, valid) { proven[index] = op }
+                        for index in indices[(run.startIndex + valid.count)...] { fates[index] = .dropped }
                         continue replicas
                     }
                     chainEnd = covered.last?.lastCounter ?? chainEnd
@@ -83,22 +87,67 @@ extension OpSignatures {
                 }
                 // Checkpoints keep theirs (checked with the run's): a log serves any catch-up from them.
                 for index in run[run.startIndex..<lastSigned] where !all[index].isSignatureCheckpoint {
-                    out[index].seal?.signature = nil
-                    if out[index].seal?.isEmpty == true { out[index].seal = nil }
+                    fates[index] = .unsigned
                 }
-                held.formUnion(run[(lastSigned + 1)...])
+                for index in run[(lastSigned + 1)...] { fates[index] = .held }
             }
         }
-        if let forged {
-            // The connection closes: nothing waits for its next frame.
-            return FrameCheck(ops: out.indices.filter { !held.contains($0) && !dropped.contains($0) }.map { out[$0] }, forged: forged)
+        var given: [Op] = []
+        given.reserveCapacity(all.count)
+        var held: [Op] = []
+        for (index, fate) in fates.enumerated() {
+            switch fate {
+            case .given:
+                given.append(proven.isEmpty ? all[index] : proven[index] ?? all[index])
+            case .unsigned:
+                var op = all[index]
+                op.seal?.signature = nil
+                if op.seal?.isEmpty == true { op.seal = nil }
+                given.append(op)
+            case .held:
+                held.append(all[index])
+            case .dropped:
+                continue
+            }
         }
-        guard !held.isEmpty else { return FrameCheck(ops: out) }
-        if held.count > Self.maximumTail, let op = held.min().map({ all[$0] }) {
-            return FrameCheck(ops: [], forged: (op, "more than \(Self.maximumTail) ops without a signature that covers them"))
+        // The connection closes: nothing waits for its next frame.
+        if let forged { return FrameCheck(ops: given, forged: forged) }
+        guard let firstHeld = held.first else { return FrameCheck(ops: given) }
+        if held.count > Self.maximumTail {
+            return FrameCheck(ops: [], forged: (firstHeld, "more than \(Self.maximumTail) ops without a signature that covers them"))
         }
-        tails[source] = held.sorted().map { all[$0] }
-        return FrameCheck(ops: out.indices.filter { !held.contains($0) }.map { out[$0] })
+        tails[source] = held
+        return FrameCheck(ops: given)
+    }
+
+    /// What a frame's check does with one of its ops.
+    private enum Fate: UInt8 {
+        case given, unsigned, held, dropped
+    }
+
+    /// The replicas of `ops` in the order they first appear, and the indices of each one's ops.
+    ///
+    /// - Complexity: O(n), one lookup per change of replica between neighbours (a catch-up sends
+    ///   each replica's ops together).
+    private static func positionsByReplica(of ops: [Op]) -> (order: [ReplicaID], positions: [[Int]]) {
+        var order: [ReplicaID] = []
+        var positions: [[Int]] = []
+        var slots: [ReplicaID: Int] = [:]
+        var current: (replica: ReplicaID, slot: Int)?
+        for (index, op) in ops.enumerated() {
+            let replica = op.id.replica
+            if current?.replica != replica {
+                let slot = slots[replica] ?? order.count
+                if slot == order.count {
+                    slots[replica] = slot
+                    order.append(replica)
+                    positions.append([])
+                }
+                current = (replica, slot)
+            }
+            positions[current?.slot ?? 0].append(index)
+        }
+        return (order, positions)
     }
 
     /// Why no signature can ever cover `op`, the next op of its chain here: a replica's first op

@@ -47,12 +47,12 @@ package struct OpSignatures: OpAuthenticator {
     /// The salt of this node's replica ID.
     let salt: UInt64
     var heads: [ReplicaID: Head] = [:]
-    /// Per replica, each op a checked signature covers and that is not applied yet (without its
-    /// seal), with the chain hash after it: an op is admitted only if it is that op.
-    var expected: [ReplicaID: [UInt64: (op: Op, hash: [UInt8])]] = [:]
-    /// How many entries `expected` holds; past `maximumExpected` it is cleared (the ops then
-    /// need a signature of their own, or another frame).
-    private var expectedCount = 0
+    /// Per replica, the ops a checked signature covers and that are not applied yet, in chain
+    /// order, with the chain hash after each (`CoveredRun`): an op is admitted only if it is one.
+    var expected: [ReplicaID: CoveredRun] = [:]
+    /// How many ops `expected` holds not admitted yet; past `maximumExpected` it is cleared (the
+    /// ops then need a signature of their own, or another frame).
+    var expectedCount = 0
     static let maximumExpected = 1_000_000
     /// Runs waiting for their predecessor, by replica and the counter of their first op.
     var proofs: [ReplicaID: [UInt64: Proof]] = [:]
@@ -80,6 +80,8 @@ package struct OpSignatures: OpAuthenticator {
     static let maximumReportedUncoveredCatchUps = 4_096
     /// Signatures checked, and ops whose signature was covered by another's (for benchmarks).
     private(set) var verifications = 0
+    /// Chain hashes of received ops made by `check` (those not made off the loop), for tests.
+    private(set) var chainHashesMade = 0
 
     /// - Parameters:
     ///   - space: The space ID (`OpSigning.spaceID`).
@@ -141,8 +143,8 @@ package struct OpSignatures: OpAuthenticator {
 
     package mutating func admit(_ op: Op) -> String? {
         let replica = op.id.replica
-        var covered = expected[replica]?.removeValue(forKey: op.id.counter)
-        if covered == nil {
+        var coverage = takeCovered(op)
+        if case .none = coverage {
             if let proof = proofs[replica]?.removeValue(forKey: op.id.counter) {
                 proofOpCount -= proof.ops.count
                 if let failure = check(proof.ops) { return failure }
@@ -151,16 +153,19 @@ package struct OpSignatures: OpAuthenticator {
             } else {
                 return "no signature covers it"
             }
-            covered = expected[replica]?.removeValue(forKey: op.id.counter)
+            coverage = takeCovered(op)
         }
-        guard let want = covered else { return "no signature covers it" }
-        expectedCount -= 1
         // The op the signature covered (compared as values, its seal aside: cheaper than hashing
         // it again), at the place it covered (its predecessor is the one hashed before it).
-        guard want.op.id == op.id, want.op.previous == op.previous, want.op.action == op.action, chainHash(before: op) != nil else {
+        switch coverage {
+        case .none:
+            return "no signature covers it"
+        case .differs:
             return "it differs from the op its replica signed under that ID"
+        case .covered(let hash):
+            guard chainHash(before: op) != nil else { return "it differs from the op its replica signed under that ID" }
+            admitted = (op.id, hash)
         }
-        admitted = (op.id, want.hash)
         return nil
     }
 
@@ -189,12 +194,15 @@ package struct OpSignatures: OpAuthenticator {
 
     /// Checks a run of ops of one replica, each the next of the one before, whose first extends
     /// the chain applied here and whose last is signed: nil when the signature holds (every op
-    /// of the run is then covered), else why not.
-    mutating func check(_ run: [Op]) -> String? {
+    /// of the run is then covered), else why not. `steps`: the chain hashes of the run's ops
+    /// made off the loop (`FrameChainHasher`), each taken only when it starts at the hash
+    /// reached here.
+    mutating func check(_ run: [Op], steps: [ChainStep?] = []) -> String? {
         guard let first = run.first, let last = run.last else { return nil }
         let replica = first.id.replica
         var key: Ed25519.PublicKey
         var hash: [UInt8]
+        var following: Int?
         if first.previous == 0 {
             guard let claim = first.seal?.keyClaim else { return "the first op of replica \(replica) claims no key" }
             guard let claimed = try? Ed25519.PublicKey(rawRepresentation: claim.publicKey) else { return "its key claim is not a valid Ed25519 key" }
@@ -203,16 +211,25 @@ package struct OpSignatures: OpAuthenticator {
             }
             key = claimed
             hash = OpSigning.genesis(space: space, replica: replica, publicKey: claim.publicKey)
-        } else {
-            guard let head = heads[replica], head.counter == first.previous else { return "its predecessor's chain is unknown here" }
+        } else if let head = heads[replica], head.counter == first.previous {
             guard let known = head.key else { return "replica \(replica) signs nothing (its ops predate signed ops): refused from peers" }
             key = known
             hash = head.hash
+        } else if let covered = coveredChain(of: replica, through: first.previous) {
+            // It follows covered ops not applied yet (another run of the same frame).
+            (key, hash, following) = (covered.key, covered.hash, covered.index)
+        } else {
+            return "its predecessor's chain is unknown here"
         }
         var hashes: [[UInt8]] = []
         hashes.reserveCapacity(run.count)
-        for op in run {
-            hash = OpSigning.chain(hash, op)
+        for (index, op) in run.enumerated() {
+            if index < steps.count, let step = steps[index], step.id == op.id, step.before == hash {
+                hash = step.after
+            } else {
+                hash = OpSigning.chain(hash, op)
+                chainHashesMade += 1
+            }
             hashes.append(hash)
         }
         guard let signature = last.seal?.signature else { return "no signature covers it" }
@@ -232,13 +249,7 @@ package struct OpSignatures: OpAuthenticator {
                 return "signature of checkpoint \(op.id): \(error.localizedDescription)"
             }
         }
-        if expectedCount + run.count > Self.maximumExpected {
-            expected = [:]
-            expectedCount = 0
-        }
-        for (op, hash) in zip(run, hashes) where expected[replica, default: [:]].updateValue((op.unsealed, hash), forKey: op.id.counter) == nil {
-            expectedCount += 1
-        }
+        expect(run, hashes: hashes, key: key, replica: replica, following: following)
         return nil
     }
 }

@@ -43,9 +43,9 @@ extension Replica {
 
     /// Checks the ops of a frame from connection `source` (`OpSignatures.check(frame:)`): the
     /// ops that may go to the replica now, and the forged one if any. Nil when the replica signs
-    /// nothing (every op may go).
-    mutating func checkSignatures(frame ops: [Op], from source: Int) -> OpSignatures.FrameCheck? {
-        withSignatures { signatures, state in signatures.check(frame: ops, from: source, state: state) }
+    /// nothing (every op may go). `steps`: their chain hashes made off the loop (`FrameChainHasher`).
+    mutating func checkSignatures(frame ops: [Op], from source: Int, steps: [ChainStep?] = []) -> OpSignatures.FrameCheck? {
+        withSignatures { signatures, state in signatures.check(frame: ops, from: source, state: state, steps: steps) }
     }
 
     /// `version` with the ops of replicas that sign nothing counted as held: a catch-up never
