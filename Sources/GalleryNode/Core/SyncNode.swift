@@ -18,7 +18,7 @@ import GalleryWire
 /// the state needs no lock at all. Nothing on the loop blocks:
 /// storing goes to the group-commit writer (`GroupCommit`), sending only queues frames on a
 /// connection's bounded outbound queue, subscribers get events on their own threads (`NodeEvents`),
-/// and a catch-up is answered a batch per turn (`SyncNode+CatchUp`).
+/// and a catch-up is answered a batch per turn (`SyncNode+Sessions`, its catch-up part).
 ///
 /// **Durability before anything leaves.** Ops applied on the loop go to the writer, which stores
 /// and syncs every op waiting in one batch; only when it reports them durable are they sent to

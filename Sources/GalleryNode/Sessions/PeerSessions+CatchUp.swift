@@ -3,7 +3,7 @@ import GalleryModel
 /// Where each peer's catch-up stands (protocol.md, "Sync"): the answer to a `sync_request` (or a
 /// `graft`) is sent a batch per turn of the loop, paced by the peer's outbox; the ops that became
 /// durable meanwhile follow; then `caught_up`, and the session is live from that same turn. This
-/// part decides; the node reads the batches from the replica and sends them (`SyncNode+CatchUp`).
+/// part decides; the node reads the batches from the replica and sends them (`SyncNode+Sessions`, its catch-up part).
 extension PeerSessions {
     /// Where a catch-up stands.
     struct CatchUp: Equatable {
