@@ -12,6 +12,9 @@ import Testing
 struct RelayLeavingTests {
     static let a = RelayTreeTests.a, b = RelayTreeTests.b, c = RelayTreeTests.c, d = RelayTreeTests.d, me = RelayTreeTests.me
     static let second: UInt64 = 1_000_000_000
+    /// The op (0-based, one every 100 ms) at which a node two links from the root judges: its
+    /// watch lasts `ParentWatch.patience(hops: 2)`, 2 s, half a second more than the root's child's.
+    static let judged = Int(ParentWatch.patience(hops: 2) / (second / 10))
 
     /// `me` two links below root a: its parent b (session 1, one link below a), c (session 2) one
     /// link below a too, d (session 3) its child. `others` adds peers: session, replica, beacon.
@@ -45,11 +48,12 @@ struct RelayLeavingTests {
         return nil
     }
 
-    @Test("A node whose parent below the root sends it nothing for 1.5 s while 16 new ops of 3 origins come another way leaves it for a peer of the round closer to the root, and takes no round from it for 10 minutes")
+    @Test("A node whose parent below the root sends it nothing for 2 s (two links from the root) while 16 new ops of 3 origins come another way leaves it for a peer of the round closer to the root, and takes no round from it for 10 minutes")
     func silentParentIsLeft() {
+        #expect(Self.judged == 20)
         var tree = Self.below()
         #expect(tree.beacon == RelayTreeTests.beacon(Self.a, 500, 2, parent: Self.b))
-        #expect(Self.feed(&tree, count: 20) == ParentWatch.evidence - 1)
+        #expect(Self.feed(&tree, count: 30) == Self.judged)
         // The root is kept; c, one link below it, is the new parent; b is avoided.
         #expect(tree.beacon == RelayTreeTests.beacon(Self.a, 500, 2, parent: Self.c))
         #expect(!tree.isDeposed(Self.b, now: 2 * Self.second) && !tree.isDeposed(Self.a, now: 2 * Self.second))
@@ -62,14 +66,14 @@ struct RelayLeavingTests {
         #expect(r2 == .changed)
         #expect(tree.beacon == RelayTreeTests.beacon(Self.a, 501, 2, parent: Self.c))
         // Ten minutes later b may be the parent again.
-        #expect(!tree.isAvoided(1, now: 2 * Self.second + RelayTree.deposition))
+        #expect(!tree.isAvoided(1, now: 3 * Self.second + RelayTree.deposition))
     }
 
     @Test("A parent that passes a trickle is left, and a root that does is deposed; a parent first for 1 in 9 of the new ops is kept")
     func tricklingParentIsLeft() {
         // One op from the parent a second, ten from below.
         var trickled = Self.below()
-        #expect(Self.feed(&trickled, count: 40, fromParent: [0, 10, 20, 30]) == ParentWatch.evidence - 1)
+        #expect(Self.feed(&trickled, count: 40, fromParent: [0, 10, 20, 30]) == Self.judged)
         #expect(trickled.beacon.parent == Self.c)
         var root = RelayDepositionTests.childOfRoot()
         #expect(RelayDepositionTests.feed(&root, count: 40, fromRoot: [0, 10, 20, 30]) == ParentWatch.evidence - 1)
@@ -93,7 +97,11 @@ struct RelayLeavingTests {
         var tree = Self.below([(5, e, RelayTreeTests.beacon(Self.a, 500, 2, parent: ReplicaID(30))),
                                (6, f, RelayTreeTests.beacon(Self.a, 500, 3, parent: ReplicaID(31)))], sibling: false)
         #expect(tree.beacon.parent == Self.b)
-        #expect(Self.feed(&tree, count: 20) == ParentWatch.evidence - 1)
+        // Judged at the 21st op (2 s), though its beacon does not change then.
+        #expect(Self.feed(&tree, count: Self.judged) == nil)
+        #expect(tree.parentsLeft == 0)
+        #expect(Self.feed(&tree, count: 10, start: 10 + UInt64(Self.judged) * Self.second / 10) == nil)
+        #expect(tree.parentsLeft == 1)
         // No peer to take within the round: b stays the parent until the next round (hanging
         // from none would cut this node's subtree off), avoided.
         #expect(tree.beacon == RelayTreeTests.beacon(Self.a, 500, 2, parent: Self.b))
@@ -107,7 +115,7 @@ struct RelayLeavingTests {
         // As many links with a smaller replica ID (g, ID 6 < 9) is taken at once.
         let g = ReplicaID(6)
         var smaller = Self.below([(5, g, RelayTreeTests.beacon(Self.a, 500, 2, parent: ReplicaID(30)))], sibling: false)
-        #expect(Self.feed(&smaller, count: 20) == ParentWatch.evidence - 1)
+        #expect(Self.feed(&smaller, count: 30) == Self.judged)
         #expect(smaller.beacon == RelayTreeTests.beacon(Self.a, 500, 3, parent: g))
         // Only the parent and a child: nowhere else to go, the parent is kept.
         var alone = Self.below(sibling: false)
