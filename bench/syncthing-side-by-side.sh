@@ -5,7 +5,8 @@
 #
 # Installs Syncthing from the distribution (apt-get, as root) when it is missing: it is the
 # benchmark's peer only, never a dependency of the product or of the tests. Builds the release
-# `gallery` and `gallery-bench` (SKIP_BUILD=1 uses what is built), then runs
+# `gallery` and `gallery-bench` into SCRATCH (default `.build-release`, apart from the debug build's
+# `.build`, so a test run does not wait on this build's lock; SKIP_BUILD=1 uses what is built), then runs
 # `gallery-bench syncthing` inside a new network namespace whose only interface is loopback
 # (`unshare -n`, in a PID namespace of its own so that nothing it starts outlives it): Syncthing, which reaches out to discovery, relay, upgrade and usage servers by
 # default, is configured with all of that off and could reach nothing anyway. JSON lines go to
@@ -23,11 +24,12 @@ if ! command -v syncthing >/dev/null 2>&1; then
     DEBIAN_FRONTEND=noninteractive apt-get install -y syncthing >&2
 fi
 
+scratch=${SCRATCH:-.build-release}
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
-    swift build -c release --product gallery >&2
-    swift build -c release --product gallery-bench >&2
+    swift build -c release --scratch-path "$scratch" --product gallery >&2
+    swift build -c release --scratch-path "$scratch" --product gallery-bench >&2
 fi
-bin=$(swift build -c release --show-bin-path)
+bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)
 
 echo "syncthing-side-by-side: $(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg), $(git rev-parse --short HEAD 2>/dev/null || echo '?')" >&2
 # A network namespace with only loopback, and a PID namespace whose processes (Syncthing

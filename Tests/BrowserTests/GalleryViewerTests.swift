@@ -38,6 +38,10 @@ struct GalleryViewerTests {
             // the sources are read: until the node's refusal arrives, the lost tile still holds its img).
             try page.waitFor("(t => !!t && !t.querySelector('img') && t.querySelector('.missing').textContent === 'no blob \(lostHash)')"
                              + "(document.querySelector('\(BrowserPage.tile(lost))'))")
+            // The reason wraps inside its tile, however long its words (a 64-digit hash here).
+            let reasonFits = try page.evaluate("(m => m.scrollWidth <= m.clientWidth && m.getBoundingClientRect().right <= m.parentElement.getBoundingClientRect().right + 0.5)"
+                                               + "(document.querySelector('\(BrowserPage.tile(lost)) .missing'))") as? Bool
+            #expect(reasonFits == true, "the refusal's text overflows its tile")
             let sources = try page.evaluate("[...document.querySelectorAll('#grid img')].map(i => i.getAttribute('src'))") as? [String]
             #expect(sources == hashes.map { "/thumbnails/\($0)/320" }, "160 px tiles at 1x take the 320 px thumbnail")
             #expect(try page.evaluate("[...document.querySelectorAll('#grid img')].every(i => i.loading === 'lazy' && i.decoding === 'async')") as? Bool == true)
