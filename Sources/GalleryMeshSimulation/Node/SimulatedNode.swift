@@ -88,8 +88,11 @@ final class SimulatedNode: @unchecked Sendable {
             }
         }
         configuration.compactOps = !parameters.plainOps
-        configuration.deposesWithholdingRoot = parameters.deposes
-        configuration.leavesLaggingParent = parameters.leaves
+        // The hostile node only withholds: it judges no parent of its own (the withholding
+        // parent, fed by its former children's pushes, would find the honest root lagging).
+        let judges = parameters.sabotage.saboteur != index
+        configuration.deposesWithholdingRoot = parameters.deposes && judges
+        configuration.leavesLaggingParent = parameters.leaves && judges
         configure?(&configuration)
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
         self.node = node
