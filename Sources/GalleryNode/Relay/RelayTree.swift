@@ -237,7 +237,7 @@ struct RelayTree {
     }
 
     /// Ops arrived on `session`: `new` of them not held before, made by `origins`. A node whose
-    /// parent lags (`ParentWatch`: first for fewer than 1 in 9 of the new ops over 1.5 s while
+    /// parent lags (`ParentWatch`: first for fewer than 1 in 9 of the new ops over 1.5 s or more while
     /// 16 or more of 3 origins came another way) gives it up. A child of the root deposes it: it
     /// roots the tree of a root just younger than the deposed one's (`since` + 1), which every
     /// node that follows the deposed root prefers to it, or follows such a tree when a peer
