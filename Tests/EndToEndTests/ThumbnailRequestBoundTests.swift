@@ -27,8 +27,8 @@ struct ThumbnailRequestBoundTests {
         // A member of a version 4 space: its ops are signed under the replica ID bound to its key.
         var signer = NodeConfiguration(name: "raw", secret: secret)
         signer.replicaSalt = 0xB0B
-        var replica = SyncNode.signing(
-            Replica(id: ReplicaBinding(secret: secret, nodeKey: signer.staticKey).replicaID(salt: 0xB0B)), signer)
+        var replica = Replica(id: ReplicaBinding(secret: secret, nodeKey: signer.staticKey).replicaID(salt: 0xB0B))
+            .signing(with: signer)
         try replica.createGallery("raw")
         let drafts = (0..<100).map { index in
             ItemDraft(fields: [

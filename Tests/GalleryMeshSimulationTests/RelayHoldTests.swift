@@ -2,7 +2,7 @@
 import Testing
 @testable import GalleryMeshSimulation
 
-/// Relaying corked (`SyncNode+RelayHold`, protocol.md, "Relay"): what becomes durable while other
+/// Relaying corked (`RelayHold`, protocol.md, "Relay"): what becomes durable while other
 /// writes are in flight crosses a link together; an op with nothing in flight is never held.
 @Suite struct RelayHoldTests {
     /// Two simulated nodes, node 1 dialing node 0, with `hold` as their `relayHold`; runs until

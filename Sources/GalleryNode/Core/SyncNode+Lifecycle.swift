@@ -5,8 +5,9 @@ import Synchronization
 
 /// The node's life on its `NodeTransport` (TCP on event loops, or a simulated network): start and
 /// stop, accepting (admission first), dialing, registering each connection and keeping one per
-/// pair of nodes, the timers; everything above the transport (connections, pipelines, sessions,
-/// group commit) is the same code for both.
+/// pair of nodes, the timers (the liveness pass's among them), the address book's dials;
+/// everything above the transport (connections, pipelines, sessions, group commit) is the same
+/// code for both.
 extension SyncNode {
     /// Starts listening (if configured), dialing the configured peers, and liveness, on the
     /// environment's transport (a simulated network) or on TCP over the node's event loops.
@@ -87,23 +88,12 @@ extension SyncNode {
 
     /// The node's event loops once it runs on them, nil before `start` and on a simulated
     /// network: adapters such as the control socket put their connections there too.
-    package var ioLoops: EventLoopGroup? {
-        (condition.withLock { transport } as? EventLoopTransport)?.group
-    }
+    package var ioLoops: EventLoopGroup? { (condition.withLock { transport } as? EventLoopTransport)?.group }
 
     /// Whether `stop()` has not been called.
-    var isRunning: Bool {
-        condition.withLock { running }
-    }
+    var isRunning: Bool { condition.withLock { running } }
 
-    /// Whether a dialed connection that ended resets the backoff: it got through the handshake
-    /// and was not refused as a duplicate (the peer dials us too: then keep backing off).
-    static func resetsBackoff(_ connection: Connection) -> Bool {
-        let duplicate = connection.closeDescription?.contains("\(ErrorCode.duplicateConnection)") == true
-        return connection.peer != nil && !duplicate
-    }
-
-    // MARK: Transport (`NodeTransport`: TCP on event loops, or a simulated network)
+    // MARK: Transport (`NodeTransport`: TCP on event loops, or a simulated network), timers
 
     /// The node's clock (`NodeEnvironment.clock`).
     var clock: any NodeClock { configuration.environment.clock }
@@ -121,7 +111,7 @@ extension SyncNode {
         }
         condition.withLock { boundEndpoint = bound }
         if configuration.quiet != nil {
-            // Passes that slow down to one a second while nothing is due (`SyncNode+Liveness`).
+            // Passes that slow down to one a second while nothing is due (`schedulePass`).
             loop.async { [self] in schedulePass(after: livenessInterval) }
         } else {
             scheduleLiveness(on: clock)
@@ -180,6 +170,61 @@ extension SyncNode {
         }
     }
 
+    /// A connection's deadlines came closer (it authenticated: heartbeats are due; it is closing:
+    /// its close must not take longer than `Connection.closeGrace`): looked at by `deadline`.
+    func livenessDue(_ connection: Connection, at deadline: UInt64) {
+        loop.async { [self] in
+            guard connections[connection.id] != nil else { return }
+            liveness.due(connection.id, at: deadline)
+        }
+    }
+
+    /// How often the liveness pass runs: ten times per heartbeat interval.
+    var livenessInterval: UInt64 { UInt64(max(configuration.heartbeatInterval.nanoseconds, 1_000_000)) / 10 }
+
+    /// Queues a liveness pass on the node's loop (unless one waits there already), which owns the
+    /// connections and the replica; flushes the throttled log here, whatever the loop is doing.
+    /// Called by the liveness timer.
+    func requestLivenessPass() {
+        let queue = condition.withLock { () -> Bool in
+            defer { livenessQueued = true }
+            return !livenessQueued
+        }
+        if queue {
+            loop.async { [self] in
+                condition.withLock { livenessQueued = false }
+                livenessPass()
+            }
+        }
+        throttledLog.flush(now: clock.now)
+    }
+
+    /// How many liveness passes have run (tests: an idle node's pace).
+    package var livenessPasses: Int { loop.sync { liveness.passes } }
+
+    /// Quiet liveness: the next pass, `delay` from now, on the current chain of timers; after
+    /// it, the next one, sooner or later as the pass found. On the loop.
+    func schedulePass(after delay: UInt64) {
+        let generation = liveness.plan(after: delay)
+        scheduleTimer(after: delay) { [self] in
+            guard isRunning else { return }
+            throttledLog.flush(now: clock.now)
+            loop.async { [self] in
+                guard liveness.plannedPassFired(generation: generation) else { return }
+                livenessPass()
+                schedulePass(after: liveness.nextDelay(interval: livenessInterval))
+            }
+        }
+    }
+
+    /// Something happened on the loop (a session, connection, op or durable batch changed): a
+    /// node whose passes slowed down because nothing was due has its next pass at the usual pace.
+    /// Cheap when not slowed: called from the loop state's accessors. On the loop.
+    func wakeLiveness() {
+        guard _liveness.wake() else { return }
+        schedulePass(after: livenessInterval)
+    }
+
     /// Runs `task` `nanoseconds` from now: on the first event loop's timers over TCP (no Dispatch
     /// timer: libdispatch traps when it cannot make its descriptors, which a node at its descriptor
     /// limit would hit), on the environment's clock on a simulated network.
@@ -214,32 +259,6 @@ extension SyncNode {
             }
         }
         return true
-    }
-
-    // MARK: Identity (protocol.md, "Node identity"; `PeerKeyBook`)
-
-    /// Records the key `peer` proved on `connection`; a name known under another key is reported
-    /// on the log and in `status`, and the peer is kept apart (it is another node). On the loop.
-    func recordKey(of peer: PeerIdentity, on connection: Connection) {
-        if let conflict = peerKeys.record(peer, dialed: connection.dialed) {
-            configuration.log("\(configuration.name): IDENTITY CONFLICT: \(conflict) (\(connection.remote))")
-        }
-    }
-
-    /// The node a dial to `endpoint` means to reach (`PeerKeyBook.expectedNode`). On the loop.
-    func expectedNode(at endpoint: Endpoint?) -> NodeID? {
-        peerKeys.expectedNode(at: endpoint, bookOwner: endpoint.flatMap { addresses.book.owner(of: $0.description) }, configured: configuration.pins)
-    }
-
-    /// A dialed address presented another key than the one it had: the dial was refused.
-    func connectionRefusedIdentity(_ connection: Connection, reason: String) {
-        loop.async { [self] in
-            let conflict = "\(connection.dialed?.description ?? connection.remote): \(reason): refused"
-            peerKeys.report(conflict)
-            configuration.log("\(configuration.name): IDENTITY MISMATCH, refused: \(conflict) "
-                + "(if that node was set up anew, `gallery forget` its old node ID)")
-            notifyChange()
-        }
     }
 
     // MARK: Addresses and redials (protocol.md, "Addresses"; `PeerDirectory`)
@@ -339,7 +358,7 @@ extension SyncNode {
     /// An attempt is over: its connection ended, or it never connected. The next is due after the
     /// backoff (from 0 again when the connection got through its handshake). On the loop.
     private func dialEnded(_ key: DialTarget.Key, address: String, connection: Connection?, failure: String?) {
-        let gotThrough = connection.map(Self.resetsBackoff) ?? false
+        let gotThrough = connection.map(Redial.resetsBackoff) ?? false
         let error = failure ?? connection?.closeDescription.map { "\(address): \($0)" }
         let first = addresses.redial.attemptEnded(key, gotThrough: gotThrough, error: error, now: clock.now) { attempt in
             var generator = EnvironmentRandom(source: configuration.environment.random)

@@ -23,10 +23,10 @@ import GalleryWire
 /// **Durability before anything leaves.** Ops applied on the loop go to the writer, which stores
 /// and syncs every op waiting in one batch; only when it reports them durable are they sent to
 /// peers, reported to subscribers and acknowledged to the `perform` that made them
-/// (`SyncNode+Durability`).
+/// (`SyncNode+Loop`, `Durability`).
 ///
 /// **Confinement.** The loop's state is touched only on `loop` (checked on every access in
-/// debug builds, `SyncNode+LoopState`); the lifecycle state (`running`, the transport, command
+/// debug builds, `SyncNode+Loop`); the lifecycle state (`running`, the transport, command
 /// slots, the change counter) is guarded by `condition`.
 // unchecked Sendable: its loop state is touched on `loop` only, checked on every access in debug builds (`assertOnLoop`)
 package final class SyncNode: @unchecked Sendable {
@@ -82,7 +82,7 @@ package final class SyncNode: @unchecked Sendable {
     /// (which take no slot); a request beyond is refused as busy.
     package static let maximumCommandThreads = 2 * maximumRunningCommands
 
-    // Owned by `loop`: reached only through the accessors of `SyncNode+LoopState`, which check
+    // Owned by `loop`: reached only through the accessors of `SyncNode+Loop`, which check
     // the caller runs on the loop in debug builds. Separate stored properties, so that accesses
     // to two of them in one expression never overlap.
     var _replica: Replica
@@ -104,8 +104,8 @@ package final class SyncNode: @unchecked Sendable {
     var _addresses = PeerDirectory()
     /// What the relay received and sent (`SyncNode+Relay`).
     var _relayCountsOnLoop: RelayCounts = RelayCounts()
-    /// Durable ops waiting for the next relay flush (`SyncNode+RelayHold`).
-    var _relayHold: RelayHold = RelayHold()
+    /// Durable ops waiting for the next relay flush (`RelayHold`).
+    var _relayHold: RelayHold
 
     /// Ops applied in one turn and not yet durable (`Durability.Batch`).
     typealias InFlight = Durability.Batch
@@ -113,7 +113,7 @@ package final class SyncNode: @unchecked Sendable {
     /// Creates a node serving `replica`; call `start()` to listen and dial.
     package init(configuration: NodeConfiguration, replica: Replica) {
         self.configuration = configuration
-        self._replica = Self.signing(replica, configuration)
+        self._replica = replica.signing(with: configuration)
         self._liveness = Liveness(previous: configuration.environment.clock.now)
         self._peerSessions = PeerSessions(gapTimeout: UInt64(max(configuration.gapTimeout.nanoseconds, 1_000_000)))
         self._durability = Durability(replica: replica)
@@ -122,6 +122,7 @@ package final class SyncNode: @unchecked Sendable {
             wallMilliseconds: UInt64(max(0, configuration.environment.wallClock() * 1_000)))
         self._relayTree.deposes = configuration.deposesWithholdingRoot
         self._relayTree.leaves = configuration.leavesLaggingParent
+        self._relayHold = RelayHold(cap: UInt64(max(configuration.relayHold.nanoseconds, 0)))
         var settings = HandshakeSettings(
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,
             maximumFrameSize: configuration.maximumFrameSize)
@@ -181,17 +182,40 @@ package final class SyncNode: @unchecked Sendable {
         let waits = !loop.isCurrent
         let (outcome, ticket) = try loop.sync { () throws -> (Swift.Result<Result, any Error>, DurabilityTicket?) in
             if let storageFault { throw SyncNodeError.storageUnavailable(storageFault) }
-            let before = replica.opCount
-            let outcome = Swift.Result { try command(&replica) }
-            let made = replica.opCount - before
-            let ticket = made > 0 ? applied(replica.lastOps(made), source: nil, waits: waits) : nil
-            return (outcome, ticket)
+            return run(command, waits: waits)
         }
         if let ticket, let failure = ticket.wait() {
             if case .failure(let error) = outcome { throw error }
             throw SyncNodeError.notDurable(failure)
         }
         return try outcome.get()
+    }
+
+    /// `perform` without waiting: `completion` gets its outcome on `executor` once the ops are
+    /// durable. What the node's workers run: the mirror's fsync that durability waits for runs on
+    /// the same workers (a worker waiting for durability could wait for itself).
+    package func perform<Result: Sendable>(
+        _ command: @escaping @Sendable (inout Replica) throws -> Result, then executor: any NodeExecutor,
+        _ completion: @escaping @Sendable (Swift.Result<Result, any Error>) -> Void
+    ) {
+        loop.async { [self] in
+            if let storageFault { return executor.async { completion(.failure(SyncNodeError.storageUnavailable(storageFault))) } }
+            let (outcome, ticket) = run(command, waits: true)
+            guard let ticket else { return executor.async { completion(outcome) } }
+            ticket.whenDone { failure in
+                executor.async {
+                    if let failure, case .success = outcome { completion(.failure(SyncNodeError.notDurable(failure))) } else { completion(outcome) }
+                }
+            }
+        }
+    }
+
+    /// Runs `command` on the replica and hands the ops it made to durability (`applied`). On the loop.
+    private func run<Result>(_ command: (inout Replica) throws -> Result, waits: Bool) -> (Swift.Result<Result, any Error>, DurabilityTicket?) {
+        let before = replica.opCount
+        let outcome = Swift.Result { try command(&replica) }
+        let made = replica.opCount - before
+        return (outcome, made > 0 ? applied(replica.lastOps(made), source: nil, waits: waits) : nil)
     }
 
     /// Reads the replica (on the node's loop; `body` must not call back into the node).
@@ -260,16 +284,10 @@ package final class SyncNode: @unchecked Sendable {
         connections.values.filter { membershipExchange?.lists($0) ?? true }.sorted { $0.id < $1.id }.map(status(of:))
     }
 
-    /// What the node knows of one connection. On the loop.
+    /// What the node knows of one connection (`PeerStatus.init(_:session:relay:)`). On the loop.
     func status(of connection: Connection) -> PeerStatus {
-        let peer = connection.peer
         let session = sessions[connection.id]
-        let state: PeerStatus.State = peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live
-        let bytes = connection.byteCounts
-        return PeerStatus(
-            name: peer?.name, replica: peer?.replica, nodeID: peer?.nodeID, address: connection.remote,
-            direction: connection.role.rawValue, state: state, syncedUpTo: session?.syncedUpTo,
-            bytesReceived: bytes.received, bytesSent: bytes.sent, relay: session.flatMap { relayRole(of: connection.id, $0.relay) })
+        return PeerStatus(connection, session: session, relay: session.flatMap { relayRole(of: connection.id, $0.relay) })
     }
 
     /// This node's ID: a digest of its static public key.
@@ -291,6 +309,20 @@ package final class SyncNode: @unchecked Sendable {
         transfers?.listings() ?? []
     }
 
+    /// Group-commit batches stored since the node started (one `OpStore.store` each).
+    package var storedBatches: Int { writer?.batches ?? 0 }
+
+    /// What `status` shows of the node's storage and of ops it lacks or refused.
+    package var health: NodeHealth {
+        loop.sync {
+            NodeHealth(
+                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
+                missingOps: replica.missingRanges.map(\.description),
+                divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
+                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
+        }
+    }
+
     // MARK: Internals
 
     /// The live peers that can be asked for bytes.
@@ -309,52 +341,6 @@ package final class SyncNode: @unchecked Sendable {
     func publishProgress(_ progress: [TransferProgress]) {
         loop.async { [self] in
             if !durability.hold(progress, until: replica.opCount) { events.publish(.transferProgress(progress)) }
-        }
-    }
-
-    // MARK: Storage faults and refused ops (`StorageHealth`)
-
-    /// The writer could not store what waits: refuse changes, fail the commands waiting, log. On the loop.
-    func storingFailed(_ error: any Error) {
-        switch storageHealth.storingFailed(error) {
-        case .unchanged: break
-        case .changed(let reason): configuration.log("\(configuration.name): \(reason)")
-        case .began(let reason):
-            configuration.log("\(configuration.name): \(reason): \(replica.opCount - durability.count) ops not stored; "
-                + "refusing changes and sending nothing until storing works again (retrying every \(StorageHealth.retryInterval) s)")
-            for ticket in durability.takeWaiters() { ticket.fail(reason) }
-            notifyChange()
-        }
-    }
-
-    /// The writer stored what waited after a failure: accept changes again and answer the
-    /// deferred catch-ups (the ops themselves go out with the durable report that follows). On the loop.
-    func storageWorksAgain(stored: Int) {
-        storageFault = nil
-        configuration.log("\(configuration.name): storing works again: \(stored) ops stored; sending them and accepting changes")
-        for (id, version) in peerSessions.takeDeferredCatchUps() {
-            // After the durable report is handled (this turn), so that the catch-up covers them.
-            loop.async { [self] in startCatchUp(id, from: version) }
-        }
-    }
-
-    /// Refuses an op that carries the ID of an op held here with other content: says so on the
-    /// node's log, keeps it for `status`, and closes the connection with `divergent_op`. On the loop.
-    func reportDivergentOp(_ op: Op, from connection: Connection) {
-        let entry = storageHealth.divergent(op, from: connection.peer?.name ?? connection.remote, held: replica.heldVersion(of: op.id))
-        configuration.log("\(configuration.name): DIVERGENT OP \(op.id) from \(connection.peer?.label ?? entry.peer): it differs from the op held here "
-            + "under that ID (received \(entry.received); held \(entry.held ?? "none starts at that counter")); refused, connection closed")
-        connection.close(.divergentOp, "op \(op.id) differs from the op held under that ID")
-    }
-
-    /// What `status` shows of the node's storage and of ops it lacks or refused.
-    package var health: NodeHealth {
-        loop.sync {
-            NodeHealth(
-                storage: storageFault, unstoredOps: storageFault == nil ? 0 : replica.opCount - durability.count,
-                missingOps: replica.missingRanges.map(\.description),
-                divergentOps: storageHealth.divergentOps, divergentOpCount: storageHealth.divergentOpCount,
-                identityConflicts: peerKeys.conflicts, repaired: configuration.repairedAtStart)
         }
     }
 

@@ -4,7 +4,7 @@
 /// whose peers' silence is not theirs, and the pace: ten passes per heartbeat interval, or, with
 /// quiet liveness, one a second while nothing is due, back to the usual pace as soon as anything
 /// happens on the loop (protocol.md, section 10). Sans I/O: the node runs the pass, arms the
-/// timers and acts on what this returns (`SyncNode+Liveness`). Owned by the node's loop.
+/// timers and acts on what this returns (`SyncNode+Loop`, `SyncNode+Lifecycle`). Owned by the node's loop.
 struct Liveness {
     /// How long a node with quiet liveness that found nothing due waits for its next pass: one
     /// wake-up a second instead of ten when idle.

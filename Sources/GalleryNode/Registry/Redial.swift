@@ -1,4 +1,5 @@
 import GalleryIO
+import GalleryWire
 
 /// The node's redial component (protocol.md, "Addresses"): every peer in the address book that is
 /// not connected, and every address the user gave that no peer has answered at yet, is dialed
@@ -93,6 +94,15 @@ struct Redial {
     /// Whether no attempt falls due before `soon` (one under way ends with an event).
     func idle(until soon: UInt64) -> Bool {
         targets.values.allSatisfy { $0.dialing || $0.due >= soon }
+    }
+}
+
+extension Redial {
+    /// Whether a dialed connection that ended resets the backoff: it got through the handshake
+    /// and was not refused as a duplicate (the peer dials us too: then keep backing off).
+    static func resetsBackoff(_ connection: Connection) -> Bool {
+        let duplicate = connection.closeDescription?.contains("\(ErrorCode.duplicateConnection)") == true
+        return connection.peer != nil && !duplicate
     }
 }
 

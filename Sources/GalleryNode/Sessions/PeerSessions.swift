@@ -9,7 +9,7 @@ import GalleryWire
 /// dependencies and the periodic version exchange, by digest or by vector
 /// (`PeerSessions+VersionExchange`). Sans I/O: the node feeds it what happened (a session began,
 /// a `caught_up` came, a digest came, a pass runs) and acts on what it returns (frames to send,
-/// peers to ask). Owned by the node's loop (`SyncNode+LoopState`).
+/// peers to ask). Owned by the node's loop (`SyncNode+Loop`).
 struct PeerSessions {
     /// What the node knows of one authenticated connection.
     struct Session {

@@ -37,3 +37,18 @@ package struct PeerStatus: Hashable, Sendable {
     /// relay trees off.
     package var relay: String? = nil
 }
+
+extension PeerStatus {
+    /// What its node knows of `connection`: handshaking until the peer authenticated, syncing until
+    /// it caught this node up (`session`'s `syncedUpTo`), live after; `relay` is the link's role in
+    /// the relay tree.
+    init(_ connection: Connection, session: PeerSessions.Session?, relay: String?) {
+        let peer = connection.peer
+        let bytes = connection.byteCounts
+        self.init(
+            name: peer?.name, replica: peer?.replica, nodeID: peer?.nodeID, address: connection.remote,
+            direction: connection.role.rawValue,
+            state: peer == nil ? .handshaking : session?.syncedUpTo == nil ? .syncing : .live,
+            syncedUpTo: session?.syncedUpTo, bytesReceived: bytes.received, bytesSent: bytes.sent, relay: relay)
+    }
+}

@@ -51,7 +51,7 @@ enum CatchUpLoadBenchmark {
             var configuration = NodeConfiguration(name: name, secret: secret, peers: peers, log: .silent)
             guard options.signed else { return (configuration, Replica(id: ReplicaID(deriving: "catchup-\(name)"))) }
             configuration.replicaSalt = salt
-            return (configuration, SyncNode.signedReplica(for: configuration))
+            return (configuration, Replica.signed(for: configuration))
         }
         var history = node("history", peers: [], salt: 1_000).1
         try history.createGallery("history")

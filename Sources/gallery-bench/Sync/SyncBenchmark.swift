@@ -46,7 +46,7 @@ enum SyncBenchmark {
         let replica: Replica
         if signed {
             configuration.replicaSalt = 1
-            replica = SyncNode.signedReplica(for: configuration)
+            replica = Replica.signed(for: configuration)
         } else {
             replica = Replica(id: ReplicaID(deriving: name))
         }

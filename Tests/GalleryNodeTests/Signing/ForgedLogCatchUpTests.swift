@@ -55,7 +55,7 @@ struct ForgedLogCatchUpTests {
         let node = SignedReplicaFixture(seed: seed)
         var plain = Replica(id: node.replica.id)
         for op in ops { _ = plain.receive(op) }
-        return SyncNode.signing(plain, SignedReplicaFixture.configuration(nodeKey: node.nodeKey, salt: node.salt))
+        return plain.signing(with: SignedReplicaFixture.configuration(nodeKey: node.nodeKey, salt: node.salt))
     }
 
     /// Two chains interleaved op by op, as a log holds ops of two authors that arrived together.

@@ -17,7 +17,7 @@ struct SignedReplicaFixture {
         self.salt = salt
         let configuration = Self.configuration(nodeKey: nodeKey, salt: salt, secret: secret)
         let id = ReplicaBinding(secret: secret, nodeKey: nodeKey).replicaID(salt: salt)
-        replica = SyncNode.signing(Replica(id: id), configuration)
+        replica = Replica(id: id).signing(with: configuration)
     }
 
     static func configuration(nodeKey: X25519.PrivateKey, salt: UInt64, secret: [UInt8] = Self.secret) -> NodeConfiguration {
@@ -31,10 +31,7 @@ struct SignedReplicaFixture {
     /// Checks a frame of ops from `source` as the node does, then gives what passed to the replica.
     /// Returns the forged reason, if any, and the outcomes of the ops given to the replica.
     mutating func receive(_ ops: [Op], from source: Int = 1) -> (forged: String?, outcomes: [ReceiveOutcome]) {
-        var signatures = self.signatures
-        replica.authenticator = nil
-        let checked = signatures.check(frame: ops, from: source, state: replica)
-        replica.authenticator = signatures
+        let checked = replica.checkSignatures(frame: ops, from: source) ?? OpSignatures.FrameCheck(ops: ops, forged: nil)
         return (checked.forged?.reason, checked.ops.map { replica.receive($0, from: source) })
     }
 }
