@@ -2,6 +2,7 @@ import Foundation
 import GalleryModel
 import GalleryNode
 import GalleryWire
+import Synchronization
 
 /// Where `watch` answers go: a control session (a test may record them instead).
 protocol WatchSink: AnyObject, Sendable {
@@ -25,8 +26,7 @@ extension ControlSession: WatchSink {}
 /// loses nothing. A new watcher's listing is read at the cursor, under the same lock, so that
 /// nothing falls between it and the first changes. Past `maximumCatchUp` ops in one answer the
 /// listing is sent again instead, which a client takes as a new start.
-// unchecked Sendable: `covered` is under `advancing`; the watchers and the ring are under `lock`, as in WebEventFeed
-final class ControlWatchFeed: @unchecked Sendable {
+final class ControlWatchFeed: Sendable {
     /// One `watch` request being served.
     private struct Watcher {
         let sink: any WatchSink
@@ -39,15 +39,20 @@ final class ControlWatchFeed: @unchecked Sendable {
     private let node: SyncNode
     private let eventLimit: Int
     private let maximumCatchUp: Int
+    /// Serializes the node reads that move the cursor, so that answers go out in its order.
     private let advancing = NSLock()
-    // Guarded by `advancing`: the durable op count the watchers have been told about.
-    private var covered = 0
-    private let lock = NSLock()
-    // Guarded by `lock`.
-    private var watchers: [Int: Watcher] = [:]
-    private var nextToken = 0
-    private var adding = 0
-    private var subscription: NodeEvents.Subscription?
+    /// The durable op count the watchers have been told about (moved with `advancing` held).
+    private let cursor = Mutex(0)
+    /// The watchers and the subscription.
+    private let lock = Mutex(Watchers())
+
+    /// Who watches, and the node subscription while anyone does.
+    private struct Watchers {
+        var watchers: [Int: Watcher] = [:]
+        var nextToken = 0
+        var adding = 0
+        var subscription: NodeEvents.Subscription?
+    }
 
     /// A feed of `node`'s changes; `eventLimit` is how far its subscription may fall behind the
     /// node's events, `maximumCatchUp` the most ops one answer of changes covers.
@@ -62,10 +67,10 @@ final class ControlWatchFeed: @unchecked Sendable {
     /// when the gallery does not exist.
     func add(_ sink: any WatchSink, request: Int, gallery: String?) -> Int? {
         advancing.withLock {
-            let fresh = lock.withLock { () -> Bool in
-                adding += 1
-                guard subscription == nil else { return false }
-                subscription = node.events.subscribe(limit: eventLimit) { [weak self] event in self?.take(event) }
+            let fresh = lock.withLock { state -> Bool in
+                state.adding += 1
+                guard state.subscription == nil else { return false }
+                state.subscription = node.events.subscribe(limit: eventLimit) { [weak self] event in self?.take(event) }
                 return true
             }
             let transfers = node.transfers
@@ -75,34 +80,34 @@ final class ControlWatchFeed: @unchecked Sendable {
                 return (answers, (try? ControlCommands.listings(replica, gallery: gallery, transfers: transfers)).map { ($0, durable) })
             }
             deliver(answers)
-            if let (_, durable) = listing { covered = durable }
-            return lock.withLock { () -> Int? in
-                adding -= 1
+            if let (_, durable) = listing { cursor.withLock { $0 = durable } }
+            return lock.withLock { state -> Int? in
+                state.adding -= 1
                 guard let (galleries, _) = listing else {
-                    unsubscribeIfIdle()
+                    unsubscribeIfIdle(&state)
                     return nil
                 }
                 sink.send(ControlResponse(id: request, .galleries(galleries)))
-                nextToken += 1
-                watchers[nextToken] = Watcher(sink: sink, request: request, gallery: gallery)
-                return nextToken
+                state.nextToken += 1
+                state.watchers[state.nextToken] = Watcher(sink: sink, request: request, gallery: gallery)
+                return state.nextToken
             }
         }
     }
 
     /// Stops a watch; the subscription ends with the last one.
     func remove(_ token: Int) {
-        lock.withLock {
-            watchers.removeValue(forKey: token)
-            unsubscribeIfIdle()
+        lock.withLock { state in
+            state.watchers.removeValue(forKey: token)
+            unsubscribeIfIdle(&state)
         }
     }
 
-    /// Ends the subscription when nobody watches nor is about to. Caller holds `lock`.
-    private func unsubscribeIfIdle() {
-        guard watchers.isEmpty, adding == 0, let subscription else { return }
+    /// Ends the subscription when nobody watches nor is about to (`state` is `lock`'s).
+    private func unsubscribeIfIdle(_ state: inout Watchers) {
+        guard state.watchers.isEmpty, state.adding == 0, let subscription = state.subscription else { return }
         node.events.unsubscribe(subscription)
-        self.subscription = nil
+        state.subscription = nil
     }
 
     /// One event of the node, on the subscription's thread.
@@ -128,8 +133,9 @@ final class ControlWatchFeed: @unchecked Sendable {
     /// against `replica`, which holds exactly `durable` of them; moves the cursor. Called with
     /// `advancing` held, on the node's loop.
     private func answers(upTo durable: Int, in replica: Replica) -> [String?: ControlReply] {
+        let covered = cursor.withLock { $0 }
         guard durable > covered else { return [:] }
-        defer { covered = durable }
+        defer { cursor.withLock { $0 = durable } }
         if durable - covered > maximumCatchUp {
             let transfers = node.transfers
             return answersByGallery { try? ControlCommands.listings(replica, gallery: $0, transfers: transfers) }.mapValues { .galleries($0) }
@@ -140,7 +146,7 @@ final class ControlWatchFeed: @unchecked Sendable {
 
     /// `answer` of every gallery watched (nil: all), those nil or empty left out.
     private func answersByGallery<T: Collection>(_ answer: (String?) -> T?) -> [String?: T] {
-        let galleries = Set(lock.withLock { watchers.values.map(\.gallery) })
+        let galleries = Set(lock.withLock { $0.watchers.values.map(\.gallery) })
         var answers: [String?: T] = [:]
         for gallery in galleries {
             if let found = answer(gallery), !found.isEmpty { answers[gallery] = found }
@@ -152,7 +158,7 @@ final class ControlWatchFeed: @unchecked Sendable {
     /// in the order of the cursor.
     private func deliver(_ answers: [String?: ControlReply]) {
         guard !answers.isEmpty else { return }
-        for watcher in lock.withLock({ Array(watchers.values) }) {
+        for watcher in lock.withLock({ Array($0.watchers.values) }) {
             if let reply = answers[watcher.gallery] { watcher.sink.send(ControlResponse(id: watcher.request, reply)) }
         }
     }

@@ -4,6 +4,7 @@ import GalleryHTTP
 import GalleryModel
 import GalleryNode
 import GalleryWire
+import Synchronization
 
 /// The live event stream of http-api.md section 6, fed by the node's `NodeEvents`.
 ///
@@ -24,8 +25,7 @@ import GalleryWire
 /// subscribes with a wake-up, and on each message pulls the bytes past its cursor
 /// (`messages(after:)`), which takes `ring` only, never a lock held while the node is asked. The
 /// feed never waits for a client, and a client that falls behind the ring gets `reset`.
-// unchecked Sendable: `advancing` serializes the node reads that append; the ring and the streams are under `ring`
-final class WebEventFeed: @unchecked Sendable {
+final class WebEventFeed: Sendable {
     /// One message of the ring.
     struct Message {
         /// Its place in the ring's order (every message, progress included).
@@ -45,26 +45,44 @@ final class WebEventFeed: @unchecked Sendable {
 
     private let node: SyncNode
     private let reasons: @Sendable (OpID) -> String?
+    /// Serializes the node reads that append.
     private let advancing = NSLock()
-    private let ring = NSLock()
-    // Guarded by `ring`.
-    private var messages: [Message] = []
-    private var nextSerial = 0
-    private var covered: Int
-    private var stopped = false
-    private var streams: [Int: @Sendable () -> Void] = [:]
-    private var nextStream = 0
-    /// Whether a message was appended since the streams were last woken.
-    private var unwoken = false
-    // Set once in `init`.
-    private var subscription: NodeEvents.Subscription?
+    /// The messages and the streams.
+    private let ring: Mutex<Ring>
+    /// Set once in `init`.
+    private let subscription = Mutex<NodeEvents.Subscription?>(nil)
+
+    /// The messages kept and the open streams.
+    struct Ring {
+        var messages: [Message] = []
+        var nextSerial = 0
+        var covered: Int
+        var stopped = false
+        var streams: [Int: @Sendable () -> Void] = [:]
+        var nextStream = 0
+        /// Whether a message was appended since the streams were last woken.
+        var unwoken = false
+
+        /// Appends a message.
+        mutating func append(start: Int?, _ bytes: [UInt8]) {
+            messages.append(Message(serial: nextSerial, start: start, bytes: bytes))
+            nextSerial += 1
+            unwoken = true
+            if messages.count > WebEventFeed.kept + WebEventFeed.kept / 4 { messages.removeFirst(messages.count - WebEventFeed.kept) }
+        }
+
+        /// A `reset` message to the last covered ID.
+        func resetMessage() -> [UInt8] {
+            ServerSentEvent(event: "reset", data: String(decoding: (["lastEventId": WebJSON(covered)] as WebJSON).bytes, as: UTF8.self)).encoded()
+        }
+    }
 
     /// Starts following `node`; `reasons` names why a placeholder was deleted, when known.
     init(node: SyncNode, reasons: @escaping @Sendable (OpID) -> String?) {
         self.node = node
         self.reasons = reasons
-        self.covered = node.readDurable { $1 }
-        subscription = node.events.subscribe { [weak self] event in
+        ring = Mutex(Ring(covered: node.readDurable { $1 }))
+        let subscription = node.events.subscribe { [weak self] event in
             guard let self else { return }
             switch event {
             case .applied, .resyncNeeded:
@@ -76,14 +94,15 @@ final class WebEventFeed: @unchecked Sendable {
                 break
             }
         }
+        self.subscription.withLock { $0 = subscription }
     }
 
     /// Stops: every stream ends, no event is taken.
     func stop() {
-        if let subscription { node.events.unsubscribe(subscription) }
-        let wakes = ring.withLock {
-            stopped = true
-            return Array(streams.values)
+        if let subscription = subscription.withLock({ $0 }) { node.events.unsubscribe(subscription) }
+        let wakes = ring.withLock { ring in
+            ring.stopped = true
+            return Array(ring.streams.values)
         }
         wakes.forEach { $0() }
     }
@@ -94,7 +113,7 @@ final class WebEventFeed: @unchecked Sendable {
     func advance() -> Int {
         let last = advancing.withLock {
             node.readDurable { replica, durable in appendChanges(upTo: durable, in: replica) }
-            return ring.withLock { covered }
+            return ring.withLock { $0.covered }
         }
         wakeStreams()
         return last
@@ -107,7 +126,7 @@ final class WebEventFeed: @unchecked Sendable {
         return try advancing.withLock {
             try node.readDurable { replica, durable -> Result<(T, Int), any Error> in
                 appendChanges(upTo: durable, in: replica)
-                let last = ring.withLock { covered }
+                let last = ring.withLock { $0.covered }
                 return Result { (try body(replica), last) }
             }.get()
         }
@@ -120,8 +139,8 @@ final class WebEventFeed: @unchecked Sendable {
             let data = Self.json(of: event, progress: true).bytes
             return ServerSentEvent(event: "progress", data: String(decoding: data, as: UTF8.self)).encoded()
         }
-        ring.withLock {
-            for bytes in encoded { append(start: nil, bytes) }
+        ring.withLock { ring in
+            for bytes in encoded { ring.append(start: nil, bytes) }
         }
         wakeStreams()
     }
@@ -134,21 +153,21 @@ final class WebEventFeed: @unchecked Sendable {
         let (cursor, first) = advancing.withLock {
             node.readDurable { replica, durable -> (Int, [UInt8]?) in
                 appendChanges(upTo: durable, in: replica)
-                let (next, last, held) = ring.withLock {
-                    (nextSerial, covered, after.flatMap { after in messages.first(where: { $0.start == after })?.serial })
+                let (next, last, held) = ring.withLock { ring in
+                    (ring.nextSerial, ring.covered, after.flatMap { after in ring.messages.first(where: { $0.start == after })?.serial })
                 }
                 guard let after, after != last else { return (next, nil) }
-                if after > last || last - after > Self.maximumCatchUp || after < 0 { return (next, ring.withLock { resetMessage() }) }
+                if after > last || last - after > Self.maximumCatchUp || after < 0 { return (next, ring.withLock { $0.resetMessage() }) }
                 if let held { return (held, nil) }
                 // Not held (the node restarted, or it is older): the ops since, from the op log.
                 let ops = SyncNode.ops(from: after, to: last, in: replica)
                 return (next, changesMessage(ops, id: last, in: replica))
             }
         }
-        let stream = ring.withLock { () -> Int in
-            nextStream += 1
-            streams[nextStream] = wake
-            return nextStream
+        let stream = ring.withLock { ring -> Int in
+            ring.nextStream += 1
+            ring.streams[ring.nextStream] = wake
+            return ring.nextStream
         }
         // The new stream pulls from its cursor itself; the others hear of what `open` appended.
         wakeStreams()
@@ -157,56 +176,43 @@ final class WebEventFeed: @unchecked Sendable {
 
     /// Ends stream `stream`: its wake-up is dropped.
     func close(stream: Int) {
-        _ = ring.withLock { streams.removeValue(forKey: stream) }
+        _ = ring.withLock { $0.streams.removeValue(forKey: stream) }
     }
 
     /// The bytes of the messages past `cursor` and the cursor after them (a `reset` when the
     /// cursor fell out of the ring); nil once the feed stopped. Quick: any thread, loops included.
     func messages(after cursor: Int) -> (bytes: [UInt8], cursor: Int)? {
-        ring.withLock {
-            if stopped { return nil }
-            guard cursor < nextSerial else { return ([], cursor) }
-            let oldest = messages.first?.serial ?? nextSerial
-            if cursor < oldest { return (resetMessage(), nextSerial) }
+        ring.withLock { ring in
+            if ring.stopped { return nil }
+            guard cursor < ring.nextSerial else { return ([], cursor) }
+            let oldest = ring.messages.first?.serial ?? ring.nextSerial
+            if cursor < oldest { return (ring.resetMessage(), ring.nextSerial) }
             var bytes: [UInt8] = []
-            for message in messages[(cursor - oldest)...] { bytes += message.bytes }
-            return (bytes, nextSerial)
+            for message in ring.messages[(cursor - oldest)...] { bytes += message.bytes }
+            return (bytes, ring.nextSerial)
         }
     }
 
     /// Tells every open stream that messages wait, when any was appended since the last time.
     private func wakeStreams() {
-        let wakes = ring.withLock { () -> [@Sendable () -> Void] in
-            guard unwoken else { return [] }
-            unwoken = false
-            return Array(streams.values)
+        let wakes = ring.withLock { ring -> [@Sendable () -> Void] in
+            guard ring.unwoken else { return [] }
+            ring.unwoken = false
+            return Array(ring.streams.values)
         }
         wakes.forEach { $0() }
     }
 
     /// Appends a `changes` message for the ops from `covered` to `durable`. Caller holds `advancing`.
     private func appendChanges(upTo durable: Int, in replica: Replica) {
-        let start = ring.withLock { covered }
+        let start = ring.withLock { $0.covered }
         guard durable > start else { return }
         let ops = SyncNode.ops(from: start, to: durable, in: replica)
         let message = changesMessage(ops, id: durable, in: replica)
-        ring.withLock {
-            covered = durable
-            append(start: start, message)
+        ring.withLock { ring in
+            ring.covered = durable
+            ring.append(start: start, message)
         }
-    }
-
-    /// Appends a message to the ring. Caller holds `ring`.
-    private func append(start: Int?, _ bytes: [UInt8]) {
-        messages.append(Message(serial: nextSerial, start: start, bytes: bytes))
-        nextSerial += 1
-        unwoken = true
-        if messages.count > Self.kept + Self.kept / 4 { messages.removeFirst(messages.count - Self.kept) }
-    }
-
-    /// Caller holds `ring`.
-    private func resetMessage() -> [UInt8] {
-        ServerSentEvent(event: "reset", data: String(decoding: (["lastEventId": WebJSON(covered)] as WebJSON).bytes, as: UTF8.self)).encoded()
     }
 
     /// One `changes` message: the `watch --json` events of `ops`, with the item (every event but

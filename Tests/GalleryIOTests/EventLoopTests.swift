@@ -136,7 +136,11 @@ struct EventLoopTests {
 
         shutdown(theirs, Int32(SHUT_WR))
         #expect(Self.waitUntil { recorder.count(.endEncountered) == 1 })
-        #expect(socket.input.streamStatus == .atEnd)
+        // The socket's state is bound to its loop: read there.
+        let atEnd = Mutex<Bool?>(nil)
+        loop.execute { atEnd.withLock { $0 = socket.input.streamStatus == .atEnd } }
+        #expect(Self.waitUntil { atEnd.withLock { $0 } != nil })
+        #expect(atEnd.withLock { $0 } == true)
         loop.execute { socket.close() }
     }
 }

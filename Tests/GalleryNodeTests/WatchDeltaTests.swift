@@ -104,6 +104,8 @@ extension NodeSuites {
             defer { stream.close() }
             let host = "127.0.0.1:\(fixture.web.endpoint.port)"
             _ = stream.output.writeAll(Array("GET /api/events HTTP/1.1\r\nHost: \(host)\r\nCookie: gallery_session=\(fixture.token)\r\n\r\n".utf8))
+            // The stream's first bytes (`retry:`) say it is open: a change before would not be in it.
+            let webOpen = Mutex(false)
             let reader = Thread {
                 var text = ""
                 var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -111,6 +113,7 @@ extension NodeSuites {
                     let read = stream.input.read(&buffer, maxLength: buffer.count)
                     if read <= 0 { return }
                     text += String(decoding: buffer[0..<read], as: UTF8.self)
+                    if text.contains("retry:") { webOpen.withLock { $0 = true } }
                     // Whole messages only: each ends with a blank line.
                     while let end = text.range(of: "\n\n") {
                         let message = String(text[..<end.upperBound])
@@ -121,6 +124,9 @@ extension NodeSuites {
             }
             reader.start()
             #expect(waitForAnswer(watch), "the watch was answered")
+            let openBy = Date().addingTimeInterval(60)
+            while !webOpen.withLock({ $0 }) && Date() < openBy { Thread.sleep(forTimeInterval: 0.005) }
+            #expect(webOpen.withLock { $0 }, "the event stream was opened")
             let middle = count / 2
             let cpuBefore = Self.processCPUSeconds()
             let started = Date()

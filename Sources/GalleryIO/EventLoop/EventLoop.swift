@@ -13,51 +13,65 @@ package protocol ReadinessHandler: AnyObject {
 /// and runs their handlers, the tasks given to it, and its timers, one at a time.
 ///
 /// Everything registered with a loop is touched on the loop's thread only; other threads hand it
-/// work with `execute` or `schedule`. `@unchecked Sendable`: the task queue is guarded by `lock`,
-/// the handlers and timers are confined to the loop's thread.
-// unchecked Sendable: the task queue is under `lock`; the handlers and timers are touched on the loop's thread only
-package final class EventLoop: @unchecked Sendable {
+/// work with `execute` or `schedule`. The task queue is under a `Mutex`; the handlers, timers and
+/// read buffer are `LoopBound` to the loop's thread (checked on every access in debug builds).
+package final class EventLoop: Sendable {
     /// A timer's handle, to cancel it.
     package struct TimerID: Hashable, Sendable {
         fileprivate let value: UInt64
     }
 
+    /// What other threads hand the loop.
+    private struct Inbox {
+        var tasks: [@Sendable () -> Void] = []
+        var stopping = false
+        var nextTimer: UInt64 = 0
+    }
+
     private let selector: any ReadinessSelecting
-    private let lock = NSLock()
-    /// Guarded by `lock`.
-    private var tasks: [@Sendable () -> Void] = []
-    /// Guarded by `lock`.
-    private var stopping = false
+    private let inbox = Mutex(Inbox())
     /// Signalled once the loop's thread has ended.
     private let finished = DispatchSemaphore(value: 0)
-    private var threadStarted = false
+    /// The loop's thread, for `inEventLoop` and the `LoopBound` state of what is registered here.
+    package let owner = OwningThread()
 
     // Loop thread only.
-    private var handlers: [Int32: any ReadinessHandler] = [:]
-    private var timers: [(deadline: UInt64, id: UInt64, task: @Sendable () -> Void)] = []
-    private var nextTimer: UInt64 = 0
-    private var cancelled: Set<UInt64> = []
+    private var handlers: [Int32: any ReadinessHandler] { _read { yield boundHandlers.value } _modify { yield &boundHandlers.value } }
+    private let boundHandlers: LoopBound<[Int32: any ReadinessHandler]>
+    private typealias Timer = (deadline: UInt64, id: UInt64, task: @Sendable () -> Void)
+    private var timers: [Timer] { _read { yield boundTimers.value } _modify { yield &boundTimers.value } }
+    private let boundTimers: LoopBound<[Timer]>
+    private var cancelled: Set<UInt64> { _read { yield boundCancelled.value } _modify { yield &boundCancelled.value } }
+    private let boundCancelled: LoopBound<Set<UInt64>>
     /// Descriptors deregistered while the current batch of events is handled.
-    private var deregisteredThisTurn: Set<Int32> = []
+    private var deregisteredThisTurn: Set<Int32> {
+        _read { yield boundDeregistered.value }
+        _modify { yield &boundDeregistered.value }
+    }
+    private let boundDeregistered: LoopBound<Set<Int32>>
     /// When the current turn started (0 while waiting for readiness), and when the last turn
     /// longer than `longTurn` ended.
     private let turns = Mutex<(started: UInt64, lastLongEnded: UInt64)>((0, 0))
     /// One read buffer shared by every socket of the loop (loop thread only): an idle connection
     /// holds no read buffer of its own.
-    package let readBuffer = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 64 << 10)
-    /// The loop's thread, for `inEventLoop`.
-    private nonisolated(unsafe) var thread: pthread_t?
+    package var readBuffer: UnsafeMutableBufferPointer<UInt8> { boundReadBuffer.value }
+    private let boundReadBuffer: LoopBound<UnsafeMutableBufferPointer<UInt8>>
 
     /// Makes a loop and starts its thread, named `name`.
     package init(name: String) throws(TransportError) {
         #if canImport(Darwin)
         selector = try KqueueSelector()
         #else
-        selector = try EpollSelector()
+        selector = try EpollSelector(owner: owner)
         #endif
+        boundHandlers = LoopBound([:], owner: owner)
+        boundTimers = LoopBound([], owner: owner)
+        boundCancelled = LoopBound([], owner: owner)
+        boundDeregistered = LoopBound([], owner: owner)
+        boundReadBuffer = LoopBound(.allocate(capacity: 64 << 10), owner: owner)
         let started = DispatchSemaphore(value: 0)
         let thread = Thread { [self] in
-            self.thread = pthread_self()
+            self.owner.claim()
             started.signal()
             run()
             finished.signal()
@@ -66,18 +80,14 @@ package final class EventLoop: @unchecked Sendable {
         thread.stackSize = 512 << 10
         thread.start()
         started.wait()
-        threadStarted = true
     }
 
     deinit {
-        readBuffer.deallocate()
+        boundReadBuffer.uncheckedValue.deallocate()
     }
 
-    /// Whether the caller runs on this loop's thread.
-    package var inEventLoop: Bool {
-        guard let thread else { return false }
-        return pthread_equal(thread, pthread_self()) != 0
-    }
+    /// Whether the caller runs on this loop's thread (claimed before `init` returns).
+    package var inEventLoop: Bool { owner.isCurrent }
 
     /// Runs `task` on the loop's thread, soon (after the events being handled).
     ///
@@ -85,10 +95,10 @@ package final class EventLoop: @unchecked Sendable {
     /// task queued before it waits again, so a burst of tasks (a heartbeat to each of many
     /// connections) costs one wake-up.
     package func execute(_ task: @escaping @Sendable () -> Void) {
-        let wake = lock.withLock { () -> Bool in
-            if stopping { return false }
-            tasks.append(task)
-            return tasks.count == 1
+        let wake = inbox.withLock { inbox -> Bool in
+            if inbox.stopping { return false }
+            inbox.tasks.append(task)
+            return inbox.tasks.count == 1
         }
         if wake { selector.wakeUp() }
     }
@@ -96,9 +106,9 @@ package final class EventLoop: @unchecked Sendable {
     /// Runs `task` on the loop's thread after `nanoseconds`; callable from any thread.
     @discardableResult
     package func schedule(after nanoseconds: UInt64, _ task: @escaping @Sendable () -> Void) -> TimerID {
-        let id = lock.withLock { () -> UInt64 in
-            nextTimer += 1
-            return nextTimer
+        let id = inbox.withLock { inbox -> UInt64 in
+            inbox.nextTimer += 1
+            return inbox.nextTimer
         }
         let deadline = DispatchTime.now().uptimeNanoseconds + nanoseconds
         if inEventLoop {
@@ -148,14 +158,14 @@ package final class EventLoop: @unchecked Sendable {
     /// Ends the loop after the tasks queued so far and waits for its thread; pending timers are
     /// dropped. Do not call from the loop's own thread.
     package func shutdown() {
-        let first = lock.withLock { () -> Bool in
-            if stopping { return false }
-            stopping = true
+        let first = inbox.withLock { inbox -> Bool in
+            if inbox.stopping { return false }
+            inbox.stopping = true
             return true
         }
         guard first else { return }
         selector.wakeUp()
-        if threadStarted && !inEventLoop {
+        if !inEventLoop {
             finished.wait()
             finished.signal()
         }
@@ -199,15 +209,15 @@ package final class EventLoop: @unchecked Sendable {
                 guard !deregisteredThisTurn.contains(event.descriptor) else { continue }
                 handlers[event.descriptor]?.ready(event)
             }
-            let (batch, stop) = lock.withLock { () -> ([@Sendable () -> Void], Bool) in
-                let batch = tasks
-                tasks.removeAll(keepingCapacity: true)
-                return (batch, stopping)
+            let (batch, stop) = inbox.withLock { inbox -> ([@Sendable () -> Void], Bool) in
+                let batch = inbox.tasks
+                inbox.tasks.removeAll(keepingCapacity: true)
+                return (batch, inbox.stopping)
             }
             for task in batch { task() }
             if stop { break }
             runDueTimers()
-            let pending = lock.withLock { !tasks.isEmpty || stopping }
+            let pending = inbox.withLock { !$0.tasks.isEmpty || $0.stopping }
             let timeout: Int32
             if pending {
                 timeout = 0

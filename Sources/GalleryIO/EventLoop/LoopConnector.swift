@@ -9,23 +9,37 @@ import Glibc
 /// in turn, the loop told when the socket becomes writable, all within a deadline.
 ///
 /// Name resolution (`getaddrinfo`) runs on the loop and blocks it for a host name that is not a
-/// numeric address. `@unchecked Sendable`: the state is touched on the loop's thread only.
-// unchecked Sendable: its state is touched on its event loop's thread only (the loop alone calls it back)
-package final class LoopConnector: ReadinessHandler, @unchecked Sendable {
+/// numeric address. Its state is `LoopBound` to the loop's thread (the loop alone calls it back).
+package final class LoopConnector: ReadinessHandler, Sendable {
     private let loop: EventLoop
     private let label: String
-    private var addresses: [SocketAddress]
-    private var reasons: [String] = []
-    private var descriptor: Int32 = -1
-    private var current: SocketAddress?
-    private var deadlineTimer: EventLoop.TimerID?
-    private var completion: ((Result<(Int32, String), TransportError>) -> Void)?
+    private var addresses: [SocketAddress] { _read { yield boundAddresses.value } _modify { yield &boundAddresses.value } }
+    private let boundAddresses: LoopBound<[SocketAddress]>
+    private var reasons: [String] { _read { yield boundReasons.value } _modify { yield &boundReasons.value } }
+    private let boundReasons: LoopBound<[String]>
+    private var descriptor: Int32 { _read { yield boundDescriptor.value } _modify { yield &boundDescriptor.value } }
+    private let boundDescriptor: LoopBound<Int32>
+    private var current: SocketAddress? { _read { yield boundCurrent.value } _modify { yield &boundCurrent.value } }
+    private let boundCurrent: LoopBound<SocketAddress?>
+    private var deadlineTimer: EventLoop.TimerID? { _read { yield boundDeadlineTimer.value } _modify { yield &boundDeadlineTimer.value } }
+    private let boundDeadlineTimer: LoopBound<EventLoop.TimerID?>
+    private typealias Completion = (Result<(Int32, String), TransportError>) -> Void
+    /// Forwarded by `get`/`set`: a closure yielded by `_read`/`_modify` crashes the Swift 6.3 compiler.
+    private var completion: Completion? {
+        get { boundCompletion.value }
+        set { boundCompletion.value = newValue }
+    }
+    private let boundCompletion: LoopBound<Completion?>
 
     private init(loop: EventLoop, label: String, addresses: [SocketAddress], completion: @escaping (Result<(Int32, String), TransportError>) -> Void) {
         self.loop = loop
         self.label = label
-        self.addresses = addresses
-        self.completion = completion
+        boundAddresses = LoopBound(addresses, owner: loop.owner)
+        boundReasons = LoopBound([], owner: loop.owner)
+        boundDescriptor = LoopBound(-1, owner: loop.owner)
+        boundCurrent = LoopBound(nil, owner: loop.owner)
+        boundDeadlineTimer = LoopBound(nil, owner: loop.owner)
+        boundCompletion = LoopBound(completion, owner: loop.owner)
     }
 
     /// Connects to `endpoint` within `timeout`; `completion` runs on the loop with the connected

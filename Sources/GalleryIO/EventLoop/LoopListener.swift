@@ -10,17 +10,28 @@ import Glibc
 /// descriptor to `accepted`, on the loop's thread.
 ///
 /// When accepting fails, `failed` decides how long to stop watching (descriptor exhaustion leaves
-/// the connection in the backlog, so a level-triggered loop would otherwise spin on it).
-// unchecked Sendable: its state is touched on its event loop's thread only (`close` hops there from elsewhere)
-package final class LoopListener: ReadinessHandler, @unchecked Sendable {
+/// the connection in the backlog, so a level-triggered loop would otherwise spin on it). Its state
+/// is `LoopBound` to the loop's thread (`close` hops there from elsewhere).
+package final class LoopListener: ReadinessHandler, Sendable {
     /// The address and port actually bound; nil for a Unix socket.
     package let endpoint: Endpoint?
     package let loop: EventLoop
     private let descriptor: Int32
-    private var accepted: ((Int32, String) -> Void)?
-    private var failed: ((TransportError) -> UInt64)?
-    private var paused = false
-    private var closed = false
+    // Closures are forwarded by `get`/`set`: yielding one from `_read`/`_modify` crashes the Swift 6.3 compiler.
+    private var accepted: ((Int32, String) -> Void)? {
+        get { boundAccepted.value }
+        set { boundAccepted.value = newValue }
+    }
+    private let boundAccepted: LoopBound<((Int32, String) -> Void)?>
+    private var failed: ((TransportError) -> UInt64)? {
+        get { boundFailed.value }
+        set { boundFailed.value = newValue }
+    }
+    private let boundFailed: LoopBound<((TransportError) -> UInt64)?>
+    private var paused: Bool { _read { yield boundPaused.value } _modify { yield &boundPaused.value } }
+    private let boundPaused: LoopBound<Bool>
+    private var closed: Bool { _read { yield boundClosed.value } _modify { yield &boundClosed.value } }
+    private let boundClosed: LoopBound<Bool>
 
     /// Binds and listens on the first resolved address of `endpoint` that works (non-blocking).
     package init(_ endpoint: Endpoint, loop: EventLoop, backlog: Int32 = 128) throws(TransportError) {
@@ -41,6 +52,10 @@ package final class LoopListener: ReadinessHandler, @unchecked Sendable {
         }
         descriptor = fd
         self.endpoint = local.endpoint
+        boundAccepted = LoopBound(nil, owner: loop.owner)
+        boundFailed = LoopBound(nil, owner: loop.owner)
+        boundPaused = LoopBound(false, owner: loop.owner)
+        boundClosed = LoopBound(false, owner: loop.owner)
         self.loop = loop
     }
 
@@ -49,11 +64,15 @@ package final class LoopListener: ReadinessHandler, @unchecked Sendable {
     package init(listening descriptor: Int32, loop: EventLoop) {
         self.descriptor = descriptor
         self.endpoint = nil
+        boundAccepted = LoopBound(nil, owner: loop.owner)
+        boundFailed = LoopBound(nil, owner: loop.owner)
+        boundPaused = LoopBound(false, owner: loop.owner)
+        boundClosed = LoopBound(false, owner: loop.owner)
         self.loop = loop
     }
 
     deinit {
-        if !closed { POSIX.closeDescriptor(descriptor) }
+        if !boundClosed.uncheckedValue { POSIX.closeDescriptor(descriptor) }
     }
 
     /// Starts accepting on the loop. `accepted` gets each connection's descriptor (blocking,

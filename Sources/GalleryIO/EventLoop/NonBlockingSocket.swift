@@ -11,27 +11,37 @@ import Glibc
 ///
 /// The socket owns its descriptor and closes it once (`close()` or deinit). It watches for
 /// readability while reading is on (`setReading`), and for writability only after a write found
-/// the socket full. `@unchecked Sendable`: everything but `loop` and the constants is touched on
-/// the loop's thread only.
-// unchecked Sendable: all but `loop` and its constants is touched on its event loop's thread only
-package final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
+/// the socket full. Everything but `loop` and the constants is `LoopBound` to the loop's thread.
+package final class NonBlockingSocket: ReadinessHandler, Sendable {
     /// The loop the socket is registered with.
     package let loop: EventLoop
     /// The peer's address.
     package let remote: String
     /// Bytes from the peer.
-    private(set) var input: SocketInputStream!
+    var input: SocketInputStream { streams.value!.input }
     /// Bytes to the peer.
-    private(set) var output: SocketOutputStream!
+    var output: SocketOutputStream { streams.value!.output }
     /// What `input` forwards to.
-    private var reader: NonBlockingSocketReader!
+    private var reader: NonBlockingSocketReader { streams.value!.reader }
     /// What `output` forwards to.
-    private var writer: NonBlockingSocketWriter!
+    private var writer: NonBlockingSocketWriter { streams.value!.writer }
+    /// The two streams and the ends they forward to, made once in `init` (they point back here).
+    private let streams: LoopBound<Streams?>
+    private struct Streams {
+        var input: SocketInputStream
+        var output: SocketOutputStream
+        var reader: NonBlockingSocketReader
+        var writer: NonBlockingSocketWriter
+    }
     package let descriptor: Int32
-    private var reading = true
-    private var waitingForSpace = false
-    private var registered = false
-    private(set) var isClosed = false
+    private var reading: Bool { _read { yield boundReading.value } _modify { yield &boundReading.value } }
+    private let boundReading: LoopBound<Bool>
+    private var waitingForSpace: Bool { _read { yield boundWaiting.value } _modify { yield &boundWaiting.value } }
+    private let boundWaiting: LoopBound<Bool>
+    private var registered: Bool { _read { yield boundRegistered.value } _modify { yield &boundRegistered.value } }
+    private let boundRegistered: LoopBound<Bool>
+    var isClosed: Bool { _read { yield boundClosed.value } _modify { yield &boundClosed.value } }
+    private let boundClosed: LoopBound<Bool>
 
     /// Takes ownership of a connected descriptor (made non-blocking here); call `register()` on
     /// the loop's thread before use.
@@ -39,15 +49,20 @@ package final class NonBlockingSocket: ReadinessHandler, @unchecked Sendable {
         self.descriptor = descriptor
         self.remote = remote
         self.loop = loop
+        boundReading = LoopBound(true, owner: loop.owner)
+        boundWaiting = LoopBound(false, owner: loop.owner)
+        boundRegistered = LoopBound(false, owner: loop.owner)
+        boundClosed = LoopBound(false, owner: loop.owner)
+        streams = LoopBound(nil, owner: loop.owner)
         POSIX.setNonBlocking(descriptor, true)
-        reader = NonBlockingSocketReader(socket: self)
-        writer = NonBlockingSocketWriter(socket: self)
-        input = SocketInputStream(reader)
-        output = SocketOutputStream(writer)
+        let reader = NonBlockingSocketReader(socket: self)
+        let writer = NonBlockingSocketWriter(socket: self)
+        streams.uncheckedValue = Streams(
+            input: SocketInputStream(reader), output: SocketOutputStream(writer), reader: reader, writer: writer)
     }
 
     deinit {
-        if !isClosed { POSIX.closeDescriptor(descriptor) }
+        if !boundClosed.uncheckedValue { POSIX.closeDescriptor(descriptor) }
     }
 
     /// Starts watching the socket. Loop thread only.

@@ -1,22 +1,23 @@
 #if canImport(Glibc)
 import CEventPoll
 import Glibc
+import Synchronization
 
-/// Linux readiness selector: one `epoll` instance, woken by a pipe.
-// unchecked Sendable: the epoll descriptor is its loop thread's; `wakeUp()` writes a byte to a non-blocking pipe
-package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
+/// Linux readiness selector: one `epoll` instance, woken by a pipe. Its event buffer is bound to
+/// the loop's thread (`owner`); `wakeUp()` writes a byte to a non-blocking pipe, from any thread.
+package final class EpollSelector: ReadinessSelecting, Sendable {
     private let epoll: Int32
     private let wake: WakePipe
-    private var events: [epoll_event]
-    private var closed = false
+    private let events: LoopBound<[epoll_event]>
+    private let closed = Atomic(false)
 
-    /// Makes the epoll instance and its wake-up pipe.
-    package init(capacity: Int = 256) throws(TransportError) {
+    /// Makes the epoll instance and its wake-up pipe, its wait bound to `owner`'s thread.
+    package init(capacity: Int = 256, owner: OwningThread = OwningThread()) throws(TransportError) {
         let made = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard made >= 0 else { throw .io(POSIX.describe("epoll_create1", errno: errno)) }
         wake = try WakePipe(closingOnFailure: made)
         epoll = made
-        events = Array(repeating: epoll_event(), count: capacity)
+        events = LoopBound(Array(repeating: epoll_event(), count: capacity), owner: owner)
         var watch = epoll_event()
         watch.events = EPOLLIN.rawValue
         watch.data.fd = wake.readEnd
@@ -53,13 +54,13 @@ package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
     }
 
     package func wait(timeoutMilliseconds: Int32) -> [ReadinessEvent] {
-        let count = events.withUnsafeMutableBufferPointer {
+        let count = events.value.withUnsafeMutableBufferPointer {
             epoll_wait(epoll, $0.baseAddress, Int32($0.count), timeoutMilliseconds)
         }
         guard count > 0 else { return [] }
         var ready: [ReadinessEvent] = []
         ready.reserveCapacity(Int(count))
-        for event in events[..<Int(count)] {
+        for event in events.value[..<Int(count)] {
             let descriptor = event.data.fd
             if descriptor == wake.readEnd {
                 wake.drain()
@@ -80,8 +81,7 @@ package final class EpollSelector: ReadinessSelecting, @unchecked Sendable {
     }
 
     package func close() {
-        if closed { return }
-        closed = true
+        guard !closed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         POSIX.closeDescriptor(epoll)
         wake.close()
     }

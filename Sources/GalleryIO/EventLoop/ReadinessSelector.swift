@@ -23,8 +23,8 @@ package struct ReadinessEvent: Sendable {
 /// The operations every platform's readiness selector offers (epoll on Linux, kqueue on Darwin).
 ///
 /// A selector is used by its event loop's thread only, except `wakeUp()`, which any thread may
-/// call to end a `wait` early.
-package protocol ReadinessSelecting: AnyObject {
+/// call to end a `wait` early (and `close()`, once).
+package protocol ReadinessSelecting: AnyObject, Sendable {
     /// Starts watching `descriptor` for `interest` (level-triggered).
     func register(_ descriptor: Int32, interest: ReadinessInterest) throws(TransportError)
     /// Changes what `descriptor` is watched for.

@@ -3,18 +3,25 @@ import Foundation
 /// A channel over a `NonBlockingSocket` on an event loop: it is the delegate of the socket's
 /// Foundation streams, reads when told `hasBytesAvailable` (into the loop's shared buffer, so an
 /// idle connection holds none), and writes what its outbound source holds while the socket has
-/// room, resuming on `hasSpaceAvailable`. Its channel thread is the loop's thread.
-// unchecked Sendable: its state is touched on its event loop's thread only (`execute` hops there first)
-package final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked Sendable {
-    package let pipeline = ChannelPipeline()
+/// room, resuming on `hasSpaceAvailable`. Its channel thread is the loop's thread, to which its
+/// state is `LoopBound` (`execute` hops there first).
+package final class StreamChannel: NSObject, Channel, StreamDelegate, Sendable {
+    /// The handlers, head first (on the loop only, as every `Channel`'s).
+    package var pipeline: ChannelPipeline { boundPipeline.value }
+    private let boundPipeline: LoopBound<ChannelPipeline>
     package let socket: NonBlockingSocket
     /// Where outbound bytes come from when the socket has room.
     package let source: any OutboundByteSource
-    private var pending: [UInt8] = []
-    private var pendingOffset = 0
-    private var reading = true
-    private(set) var isClosed = false
-    private var active = false
+    private var pending: [UInt8] { _read { yield boundPending.value } _modify { yield &boundPending.value } }
+    private let boundPending: LoopBound<[UInt8]>
+    private var pendingOffset: Int { _read { yield boundPendingOffset.value } _modify { yield &boundPendingOffset.value } }
+    private let boundPendingOffset: LoopBound<Int>
+    private var reading: Bool { _read { yield boundReading.value } _modify { yield &boundReading.value } }
+    private let boundReading: LoopBound<Bool>
+    var isClosed: Bool { _read { yield boundIsClosed.value } _modify { yield &boundIsClosed.value } }
+    private let boundIsClosed: LoopBound<Bool>
+    private var active: Bool { _read { yield boundActive.value } _modify { yield &boundActive.value } }
+    private let boundActive: LoopBound<Bool>
     /// The most reads per readiness event, so one busy peer cannot starve the loop's others.
     private static let readsPerEvent = 4
 
@@ -22,9 +29,16 @@ package final class StreamChannel: NSObject, Channel, StreamDelegate, @unchecked
     package init(socket: NonBlockingSocket, source: any OutboundByteSource, handlers: [any ChannelHandler]) {
         self.socket = socket
         self.source = source
+        boundPipeline = LoopBound(ChannelPipeline(), owner: socket.loop.owner)
+        boundPending = LoopBound([], owner: socket.loop.owner)
+        boundPendingOffset = LoopBound(0, owner: socket.loop.owner)
+        boundReading = LoopBound(true, owner: socket.loop.owner)
+        boundIsClosed = LoopBound(false, owner: socket.loop.owner)
+        boundActive = LoopBound(false, owner: socket.loop.owner)
         super.init()
-        for handler in handlers { pipeline.addLast(handler) }
-        pipeline.channel = self
+        // Not shared yet: no other thread can reach the pipeline before `init` returns.
+        for handler in handlers { boundPipeline.uncheckedValue.addLast(handler) }
+        boundPipeline.uncheckedValue.channel = self
     }
 
     package var remote: String { socket.remote }

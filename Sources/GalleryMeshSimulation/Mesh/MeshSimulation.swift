@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryModel
 import GallerySimulation
 
@@ -7,8 +8,10 @@ import GallerySimulation
 /// faults (crashes with storage that loses unsynced writes, link drops, a partition), then
 /// healing, then the invariants: every node converged to the same replica, no op durable
 /// somewhere is missing anywhere, no op stored twice. The same parameters replay the same run.
-// unchecked Sendable: the simulation runs on one thread: its jobs run from `SimulationScheduler.run`, on the caller's
-package final class MeshSimulation: @unchecked Sendable {
+///
+/// The simulation runs on one thread (its jobs run from `SimulationScheduler.run`, on the
+/// caller's): its state is `LoopBound` to it (`SimulationScheduler.owner`).
+package final class MeshSimulation: Sendable {
     /// What runs.
     package let parameters: MeshParameters
     /// The one scheduler every node and link runs on.
@@ -18,33 +21,42 @@ package final class MeshSimulation: @unchecked Sendable {
     /// The nodes, by index.
     let nodes: [SimulatedNode]
     /// The simulator's own draws (topology, workload, faults).
-    private var random: SeededGenerator
+    private var random: SeededGenerator { _read { yield boundRandom.value } _modify { yield &boundRandom.value } }
+    private let boundRandom: LoopBound<SeededGenerator>
     /// The lane of the simulator's own events (workload, faults).
     private let lane: Int
     /// Every op synced anywhere, first content seen, and when.
-    private var durable: [OpID: (op: Op, at: UInt64)] = [:]
+    private var durable: [OpID: (op: Op, at: UInt64)] { _read { yield boundDurable.value } _modify { yield &boundDurable.value } }
+    private let boundDurable: LoopBound<[OpID: (op: Op, at: UInt64)]>
     /// How many nodes synced each op, and when the last did.
-    private var syncedBy: [OpID: Int] = [:]
+    private var syncedBy: [OpID: Int] { _read { yield boundSyncedBy.value } _modify { yield &boundSyncedBy.value } }
+    private let boundSyncedBy: LoopBound<[OpID: Int]>
     /// Per op synced everywhere: how long it took (nanoseconds).
-    private var convergence: [UInt64] = []
+    private var convergence: [UInt64] { _read { yield boundConvergence.value } _modify { yield &boundConvergence.value } }
+    private let boundConvergence: LoopBound<[UInt64]>
     /// What the run finds, filled as it goes.
-    private var report: MeshReport
+    private var report: MeshReport { _read { yield boundReport.value } _modify { yield &boundReport.value } }
+    private let boundReport: LoopBound<MeshReport>
 
     /// Builds the nodes and the network (nothing runs before `run`).
     package init(_ parameters: MeshParameters) {
         self.parameters = parameters
+        boundDurable = LoopBound([:], owner: scheduler.owner)
+        boundSyncedBy = LoopBound([:], owner: scheduler.owner)
+        boundConvergence = LoopBound([], owner: scheduler.owner)
         var random = SeededGenerator(seed: parameters.seed)
         var dials = parameters.topology.dials(nodes: parameters.nodes, degree: parameters.degree, using: &random)
         if parameters.sabotage == .withholdingParent { Self.makeHub(1, in: &dials, using: &random) }
-        self.random = random
+        boundRandom = LoopBound(random, owner: scheduler.owner)
         network = SimulatedNetwork(
             scheduler: scheduler, seed: parameters.seed,
             conditions: LinkConditions(
                 latency: UInt64(parameters.latencyMilliseconds) * 1_000_000,
                 jitter: UInt64(parameters.jitterMilliseconds) * 1_000_000, bandwidth: parameters.bandwidth))
-        nodes = dials.enumerated().map { SimulatedNode(index: $0.offset, dials: $0.element, seed: parameters.seed) }
+        let owner = scheduler.owner
+        nodes = dials.enumerated().map { SimulatedNode(index: $0.offset, dials: $0.element, seed: parameters.seed, owner: owner) }
         lane = scheduler.makeLane()
-        report = MeshReport(parameters: parameters)
+        boundReport = LoopBound(MeshReport(parameters: parameters), owner: scheduler.owner)
         for node in nodes {
             node.store.onSynced = { [unowned self] op in synced(op) }
         }

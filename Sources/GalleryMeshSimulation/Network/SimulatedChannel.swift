@@ -4,9 +4,10 @@ import GalleryNode
 /// One end of a simulated link, as a node's connection sees it: a `Channel` whose channel thread
 /// is its lane of the scheduler. Writes pull the connection's outbox and go onto the link; the
 /// link delivers them to the other end's pipeline after latency and transmission time.
-// unchecked Sendable: used on the simulation scheduler's one thread only (jobs run from `SimulationScheduler.run`)
-final class SimulatedChannel: TransportChannel, TransportLink, @unchecked Sendable {
-    let pipeline = ChannelPipeline()
+/// Its state is `LoopBound` to the simulation's thread (`SimulationScheduler.owner`).
+final class SimulatedChannel: TransportChannel, TransportLink, Sendable {
+    var pipeline: ChannelPipeline { boundPipeline.value }
+    private let boundPipeline: LoopBound<ChannelPipeline>
     /// The other end's address.
     let remote: String
     /// This end's lane (its channel thread).
@@ -15,10 +16,13 @@ final class SimulatedChannel: TransportChannel, TransportLink, @unchecked Sendab
     let side: Int
     unowned let link: SimulatedLink
     /// The connection's outbox, once the node made its pipeline.
-    private var source: (any OutboundByteSource)?
+    private var source: (any OutboundByteSource)? { _read { yield boundSource.value } _modify { yield &boundSource.value } }
+    private let boundSource: LoopBound<(any OutboundByteSource)?>
     /// Whether `activate` ran (nothing is written before).
-    private var active = false
-    private(set) var isClosed = false
+    private var active: Bool { _read { yield boundActive.value } _modify { yield &boundActive.value } }
+    private let boundActive: LoopBound<Bool>
+    var isClosed: Bool { _read { yield boundIsClosed.value } _modify { yield &boundIsClosed.value } }
+    private let boundIsClosed: LoopBound<Bool>
 
     /// One end of `link`, on `lane`.
     init(link: SimulatedLink, side: Int, remote: String, lane: Int) {
@@ -26,6 +30,10 @@ final class SimulatedChannel: TransportChannel, TransportLink, @unchecked Sendab
         self.side = side
         self.remote = remote
         self.lane = lane
+        boundPipeline = LoopBound(ChannelPipeline(), owner: link.network.scheduler.owner)
+        boundSource = LoopBound(nil, owner: link.network.scheduler.owner)
+        boundActive = LoopBound(false, owner: link.network.scheduler.owner)
+        boundIsClosed = LoopBound(false, owner: link.network.scheduler.owner)
     }
 
     /// Installs the connection's pipeline and outbox (the end is its own link for the node).

@@ -1,11 +1,12 @@
+import GalleryIO
 import GallerySimulation
 
 /// A simulated TCP connection between two nodes: two channel ends, each direction with its own
 /// bandwidth queue and seeded latency, in-order delivery (bytes are never lost or reordered on a
 /// link; a lost link is a reset of both ends). A link across a partition stalls: nothing it sends
 /// arrives, and the nodes' liveness timers end it.
-// unchecked Sendable: used on the simulation scheduler's one thread only (jobs run from `SimulationScheduler.run`)
-final class SimulatedLink: @unchecked Sendable {
+/// Its state is `LoopBound` to the simulation's thread (`SimulationScheduler.owner`).
+final class SimulatedLink: Sendable {
     /// The network that keeps every link (for the link's lifetime).
     unowned let network: SimulatedNetwork
     /// The link's number, in creation order.
@@ -13,15 +14,20 @@ final class SimulatedLink: @unchecked Sendable {
     /// The node indices at each end (0: the dialer).
     let nodes: (Int, Int)
     /// The ends (0: the dialer's); each node installs its pipeline on its own.
-    private(set) var ends: [SimulatedChannel] = []
+    var ends: [SimulatedChannel] { _read { yield boundEnds.value } _modify { yield &boundEnds.value } }
+    private let boundEnds: LoopBound<[SimulatedChannel]>
     /// Per direction (by sending side): until when the link is busy transmitting.
-    private var busyUntil: [UInt64] = [0, 0]
+    private var busyUntil: [UInt64] { _read { yield boundBusyUntil.value } _modify { yield &boundBusyUntil.value } }
+    private let boundBusyUntil: LoopBound<[UInt64]>
     /// Per direction: when the last bytes arrive (later ones never arrive before).
-    private var lastArrival: [UInt64] = [0, 0]
+    private var lastArrival: [UInt64] { _read { yield boundLastArrival.value } _modify { yield &boundLastArrival.value } }
+    private let boundLastArrival: LoopBound<[UInt64]>
     /// The link's own jitter draws.
-    private var random: SeededGenerator
+    private var random: SeededGenerator { _read { yield boundRandom.value } _modify { yield &boundRandom.value } }
+    private let boundRandom: LoopBound<SeededGenerator>
     /// Whether the link was reset (a crash, a drop): nothing more goes through.
-    private(set) var isReset = false
+    var isReset: Bool { _read { yield boundIsReset.value } _modify { yield &boundIsReset.value } }
+    private let boundIsReset: LoopBound<Bool>
 
     /// A link between nodes `nodes`, its ends on `lanes` (each its node's), seen by each side with
     /// the other's address from `remotes`.
@@ -29,8 +35,12 @@ final class SimulatedLink: @unchecked Sendable {
         self.network = network
         self.id = id
         self.nodes = nodes
-        self.random = SeededGenerator(seed: network.seed &+ UInt64(id) &* 0x9E37_79B9_7F4A_7C15)
-        ends = [
+        boundEnds = LoopBound([], owner: network.scheduler.owner)
+        boundBusyUntil = LoopBound([0, 0], owner: network.scheduler.owner)
+        boundLastArrival = LoopBound([0, 0], owner: network.scheduler.owner)
+        boundIsReset = LoopBound(false, owner: network.scheduler.owner)
+        boundRandom = LoopBound(SeededGenerator(seed: network.seed &+ UInt64(id) &* 0x9E37_79B9_7F4A_7C15), owner: network.scheduler.owner)
+        boundEnds.uncheckedValue = [
             SimulatedChannel(link: self, side: 0, remote: remotes.1, lane: lanes.0),
             SimulatedChannel(link: self, side: 1, remote: remotes.0, lane: lanes.1),
         ]

@@ -4,8 +4,8 @@ import GalleryNode
 /// The simulated network between the nodes of a mesh: who listens where, links with latency and
 /// bandwidth, partitions (links across them stall, dials across them time out), link drops and
 /// node crashes (links reset).
-// unchecked Sendable: used on the simulation scheduler's one thread only (jobs run from `SimulationScheduler.run`)
-package final class SimulatedNetwork: @unchecked Sendable {
+/// Its state is `LoopBound` to the simulation's thread (`SimulationScheduler.owner`).
+package final class SimulatedNetwork: Sendable {
     /// The scheduler the links deliver on.
     let scheduler: SimulationScheduler
     /// Seeds each link's latency draws.
@@ -13,21 +13,35 @@ package final class SimulatedNetwork: @unchecked Sendable {
     /// Latency, jitter and bandwidth of every link.
     let conditions: LinkConditions
     /// Bytes every node wrote onto a link (handshakes, ops, heartbeats, everything).
-    package internal(set) var bytesSent = 0
+    package internal(set) var bytesSent: Int { _read { yield boundBytesSent.value } _modify { yield &boundBytesSent.value } }
+    private let boundBytesSent: LoopBound<Int>
     /// What every node's connections wrote, by frame type (shared by all the nodes).
     package let tally = WireTally()
     /// Every link made, in order.
-    private(set) var links: [SimulatedLink] = []
+    var links: [SimulatedLink] { _read { yield boundLinks.value } _modify { yield &boundLinks.value } }
+    private let boundLinks: LoopBound<[SimulatedLink]>
     /// Links by node index (at either end).
-    private var linksByNode: [Int: [SimulatedLink]] = [:]
+    private var linksByNode: [Int: [SimulatedLink]] { _read { yield boundLinksByNode.value } _modify { yield &boundLinksByNode.value } }
+    private let boundLinksByNode: LoopBound<[Int: [SimulatedLink]]>
     /// What listens on each node index: the accept callback and the lane it runs on.
-    private var listeners: [Int: (lane: Int, accepted: @Sendable (any TransportLink) -> Void)] = [:]
+    private var listeners: [Int: (lane: Int, accepted: @Sendable (any TransportLink) -> Void)] {
+        get { boundListeners.value }
+        set { boundListeners.value = newValue }
+    }
+    private let boundListeners: LoopBound<[Int: (lane: Int, accepted: @Sendable (any TransportLink) -> Void)]>
     /// The side of each node in the current partition (nil: no partition).
-    private var sides: [Int]?
+    private var sides: [Int]? { _read { yield boundSides.value } _modify { yield &boundSides.value } }
+    private let boundSides: LoopBound<[Int]?>
 
     /// A network with no link yet.
     init(scheduler: SimulationScheduler, seed: UInt64, conditions: LinkConditions) {
         self.scheduler = scheduler
+        boundBytesSent = LoopBound(0, owner: scheduler.owner)
+        boundLinks = LoopBound([], owner: scheduler.owner)
+        boundLinksByNode = LoopBound([:], owner: scheduler.owner)
+        boundListeners = LoopBound([:], owner: scheduler.owner)
+        boundSides = LoopBound(nil, owner: scheduler.owner)
+        boundAcceptorLanes = LoopBound([:], owner: scheduler.owner)
         self.seed = seed
         self.conditions = conditions
     }
@@ -99,7 +113,8 @@ package final class SimulatedNetwork: @unchecked Sendable {
     }
 
     /// The channel lanes of accepted links, by node, to kill at a crash.
-    private var acceptorLanes: [Int: [Int]] = [:]
+    private var acceptorLanes: [Int: [Int]] { _read { yield boundAcceptorLanes.value } _modify { yield &boundAcceptorLanes.value } }
+    private let boundAcceptorLanes: LoopBound<[Int: [Int]]>
 
     /// Node `index` crashed: its links reset (the peers see a reset), its accepted channels'
     /// lanes die with it.

@@ -1,5 +1,6 @@
 import Foundation
 import GalleryCrypto
+import GalleryIO
 import GalleryModel
 import GalleryNode
 import GallerySimulation
@@ -9,8 +10,8 @@ import Synchronization
 /// One node of the mesh across its crashes: its identity and storage persist; each incarnation
 /// is a real `SyncNode` on lanes of the scheduler (inbox, timers, durability step, channel ends)
 /// that all die at a crash, with whatever was not yet synced.
-// unchecked Sendable: used on the simulation scheduler's one thread only (jobs run from `SimulationScheduler.run`)
-final class SimulatedNode: @unchecked Sendable {
+/// Its state is `LoopBound` to the simulation's thread (`SimulationScheduler.owner`).
+final class SimulatedNode: Sendable {
     /// The node's index (its address).
     let index: Int
     /// Its replica ID, the same in every incarnation.
@@ -23,27 +24,44 @@ final class SimulatedNode: @unchecked Sendable {
     /// The peers this node dials.
     let dials: [Int]
     /// The running incarnation, nil while crashed.
-    private(set) var node: SyncNode?
+    var node: SyncNode? { _read { yield boundNode.value } _modify { yield &boundNode.value } }
+    private let boundNode: LoopBound<SyncNode?>
     /// The incarnation's lanes: inbox, timers, durability step.
-    private var lanes: [Int] = []
+    private var lanes: [Int] { _read { yield boundLanes.value } _modify { yield &boundLanes.value } }
+    private let boundLanes: LoopBound<[Int]>
     /// The incarnation's workers (their lane, once used, dies with the others at a crash).
-    private var workers: SimulatedWorkPool?
+    private var workers: SimulatedWorkPool? { _read { yield boundWorkers.value } _modify { yield &boundWorkers.value } }
+    private let boundWorkers: LoopBound<SimulatedWorkPool?>
     /// The incarnation's transport (it holds the lanes of dialed channel ends).
-    private var transport: SimulatedTransport?
+    private var transport: SimulatedTransport? { _read { yield boundTransport.value } _modify { yield &boundTransport.value } }
+    private let boundTransport: LoopBound<SimulatedTransport?>
     /// Incarnations started so far.
-    private(set) var incarnations = 0
+    var incarnations: Int { _read { yield boundIncarnations.value } _modify { yield &boundIncarnations.value } }
+    private let boundIncarnations: LoopBound<Int>
     /// Whether the storage forgets its last batch at a crash although it reported it durable.
-    var lyingFsync = false
+    var lyingFsync: Bool { _read { yield boundLyingFsync.value } _modify { yield &boundLyingFsync.value } }
+    private let boundLyingFsync: LoopBound<Bool>
     /// Changes each incarnation's configuration before it starts (a test's knobs).
-    var configure: ((inout NodeConfiguration) -> Void)?
+    var configure: ((inout NodeConfiguration) -> Void)? {
+        get { boundConfigure.value }
+        set { boundConfigure.value = newValue }
+    }
+    private let boundConfigure: LoopBound<((inout NodeConfiguration) -> Void)?>
 
-    /// A node not yet started, of the run seeded with `seed`.
-    init(index: Int, dials: [Int], seed: UInt64) {
+    /// A node not yet started, of the run seeded with `seed`, run by `owner`'s thread.
+    init(index: Int, dials: [Int], seed: UInt64, owner: OwningThread) {
         self.index = index
         self.replicaID = ReplicaID(deriving: "mesh node \(index)")
         var keys = SeededGenerator(seed: seed ^ 0x6e6f_6465_206b_6579 ^ (UInt64(index) &* 0xD1B5_4A32_D192_ED03))
         self.staticKey = X25519.PrivateKey(using: &keys)
         self.dials = dials
+        boundNode = LoopBound(nil, owner: owner)
+        boundLanes = LoopBound([], owner: owner)
+        boundWorkers = LoopBound(nil, owner: owner)
+        boundTransport = LoopBound(nil, owner: owner)
+        boundIncarnations = LoopBound(0, owner: owner)
+        boundLyingFsync = LoopBound(false, owner: owner)
+        boundConfigure = LoopBound(nil, owner: owner)
     }
 
     /// The calendar time (seconds since 1970) at the simulation's start, for the address books.

@@ -1,3 +1,4 @@
+import GalleryIO
 /// The simulation's one scheduler: a priority queue of (time, lane, sequence) events run one at a
 /// time on the caller's thread. No threads, no wall clock: the same inputs give the same run.
 ///
@@ -5,19 +6,39 @@
 /// crashed), after which its queued and future events are dropped.
 ///
 /// Every event run is folded into `digest` (FNV-1a of time and lane), so two runs can be compared.
-// unchecked Sendable: one thread runs the whole simulation; the node core's closures it holds are `@Sendable`
-package final class SimulationScheduler: @unchecked Sendable {
+///
+/// One thread runs the whole simulation, and owns its state (`owner`): the thread that made the
+/// scheduler, then the one that calls `run` (an async caller may resume on another thread). The
+/// scheduler's, the network's, the links', the channel ends' and the nodes' state is `LoopBound`
+/// to it, checked on every access in debug builds.
+package final class SimulationScheduler: Sendable {
+    /// The thread running the simulation.
+    package let owner = OwningThread()
     /// The simulated time (nanoseconds since the start).
-    package private(set) var now: UInt64 = 0
-    private var heap = EventHeap()
-    private var sequences: [UInt64] = []
-    private var alive: [Bool] = []
+    package internal(set) var now: UInt64 { _read { yield boundNow.value } _modify { yield &boundNow.value } }
+    private let boundNow: LoopBound<UInt64>
+    private var heap: EventHeap { _read { yield boundHeap.value } _modify { yield &boundHeap.value } }
+    private let boundHeap: LoopBound<EventHeap>
+    private var sequences: [UInt64] { _read { yield boundSequences.value } _modify { yield &boundSequences.value } }
+    private let boundSequences: LoopBound<[UInt64]>
+    private var alive: [Bool] { _read { yield boundAlive.value } _modify { yield &boundAlive.value } }
+    private let boundAlive: LoopBound<[Bool]>
     /// Events run so far.
-    package private(set) var eventsRun = 0
+    package internal(set) var eventsRun: Int { _read { yield boundEventsRun.value } _modify { yield &boundEventsRun.value } }
+    private let boundEventsRun: LoopBound<Int>
     /// A digest of every event run (time and lane, in order) and of what callers `record`.
-    package private(set) var digest: UInt64 = 0xcbf2_9ce4_8422_2325
+    package internal(set) var digest: UInt64 { _read { yield boundDigest.value } _modify { yield &boundDigest.value } }
+    private let boundDigest: LoopBound<UInt64>
 
-    package init() {}
+    package init() {
+        boundNow = LoopBound(0, owner: owner)
+        boundHeap = LoopBound(EventHeap(), owner: owner)
+        boundSequences = LoopBound([], owner: owner)
+        boundAlive = LoopBound([], owner: owner)
+        boundEventsRun = LoopBound(0, owner: owner)
+        boundDigest = LoopBound(0xcbf2_9ce4_8422_2325, owner: owner)
+        owner.claim()
+    }
 
     /// A new lane.
     package func makeLane() -> Int {
@@ -59,6 +80,7 @@ package final class SimulationScheduler: @unchecked Sendable {
 
     /// Runs events up to and including `time`, then sets the clock to `time`.
     package func run(until time: UInt64) {
+        owner.claim()
         while let next = heap.first?.time, next <= time {
             let event = heap.pop()!
             guard alive[event.lane] else { continue }

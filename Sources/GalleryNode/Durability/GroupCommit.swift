@@ -1,4 +1,5 @@
 import Foundation
+import GalleryIO
 import GalleryModel
 
 /// The node's group commit: ops applied on the node's loop are handed here in the order applied,
@@ -12,8 +13,9 @@ import GalleryModel
 ///
 /// When storing fails the writer reports the failure, keeps the batch (with everything submitted
 /// meanwhile) and tries again every `retryInterval` until it works or the writer stops.
-// unchecked Sendable: its mutable state is under `condition`; the writer thread and the inbox meet there
-final class GroupCommit: @unchecked Sendable {
+///
+/// The writer thread and the inbox meet in `condition` (a `ConditionLock` around the queue).
+final class GroupCommit: Sendable {
     /// What the writer tells the node, on the writer's thread.
     enum Report: Sendable {
         /// The replica's first `count` ops are durable.
@@ -39,17 +41,32 @@ final class GroupCommit: @unchecked Sendable {
     /// How long the writer's thread waits parked for the next batch before it ends (a node idle
     /// that long pays one thread start on its next op).
     static let writerIdleTimeout: TimeInterval = 10
-    private let condition = NSCondition()
-    // Guarded by `condition`.
-    private var queue: [Entry] = []
-    private var running = false
-    private var failing = false
-    private var stopping = false
-    private var stored = 0
+    /// What the inbox and the writer share.
+    private struct State {
+        var queue: [Entry] = []
+        var running = false
+        var failing = false
+        var stopping = false
+        var stored = 0
+
+        /// Takes what waits after a failed attempt: the ops (to join the retry) and the barriers
+        /// (answered false), and whether the writer stops.
+        mutating func takeAfterFailure() -> ([Entry], [@Sendable (Bool) -> Void], Bool) {
+            var more: [Entry] = []
+            var barriers: [@Sendable (Bool) -> Void] = []
+            for entry in queue {
+                if case .barrier(let body) = entry { barriers.append(body) } else { more.append(entry) }
+            }
+            queue.removeAll()
+            return (more, barriers, stopping)
+        }
+    }
+
+    private let condition = ConditionLock(State())
 
     /// Batches stored (one fsync each, for an `OpStore` that syncs once per call).
     var batches: Int {
-        condition.withLock { stored }
+        condition.withLock { $0.stored }
     }
 
     /// Creates a writer; `report` is called on its thread after every attempt. `run` runs each
@@ -77,25 +94,23 @@ final class GroupCommit: @unchecked Sendable {
     /// Runs `body` on the writer once everything queued before is durable; with false at once
     /// while storing fails.
     func barrier(_ body: @escaping @Sendable (Bool) -> Void) {
-        let now = condition.withLock { failing }
+        let now = condition.withLock { $0.failing }
         if now { body(false) } else { enqueue(.barrier(body)) }
     }
 
     /// Stops retrying; returns once the writer is idle (a batch being stored is finished). Ops
     /// and barriers queued afterwards are still stored and run, but not retried.
     func stop() {
-        condition.withLock {
-            stopping = true
-            condition.broadcast()
-            while running { condition.wait() }
-        }
+        condition.withLock { $0.stopping = true }
+        condition.broadcast()
+        _ = condition.withLock(waitingUntil: nil) { state -> Bool? in state.running ? nil : true }
     }
 
     private func enqueue(_ entry: Entry) {
-        condition.withLock {
-            queue.append(entry)
-            guard !running else { return }
-            running = true
+        condition.withLock { state in
+            state.queue.append(entry)
+            guard !state.running else { return }
+            state.running = true
             run { [self] in drain() }
         }
     }
@@ -103,14 +118,14 @@ final class GroupCommit: @unchecked Sendable {
     /// Stores until the queue is empty, then returns (the writer's thread parks).
     private func drain() {
         while true {
-            let taken = condition.withLock { () -> [Entry]? in
-                if queue.isEmpty || (failing && stopping) {
-                    running = false
+            let taken = condition.withLock { state -> [Entry]? in
+                if state.queue.isEmpty || (state.failing && state.stopping) {
+                    state.running = false
                     condition.broadcast()
                     return nil
                 }
-                let entries = queue
-                queue.removeAll()
+                let entries = state.queue
+                state.queue.removeAll()
                 return entries
             }
             guard let taken else { return }
@@ -144,27 +159,22 @@ final class GroupCommit: @unchecked Sendable {
         while true {
             do {
                 try store.store(ops)
-                condition.withLock {
-                    stored += 1
-                    failing = false
+                condition.withLock { state in
+                    state.stored += 1
+                    state.failing = false
                 }
                 report(.durable(upTo: end, stored: ops.count))
                 return true
             } catch {
                 report(.failed(error))
             }
-            let (more, barriers, stop) = condition.withLock { () -> ([Entry], [@Sendable (Bool) -> Void], Bool) in
-                failing = true
-                let deadline = Date().addingTimeInterval(retryInterval)
-                while !stopping && condition.wait(until: deadline) {}
-                var more: [Entry] = []
-                var barriers: [@Sendable (Bool) -> Void] = []
-                for entry in queue {
-                    if case .barrier(let body) = entry { barriers.append(body) } else { more.append(entry) }
-                }
-                queue.removeAll()
-                return (more, barriers, stopping)
+            // Waits out the retry interval (or until stopped), then takes what waits.
+            let deadline = Date().addingTimeInterval(retryInterval)
+            condition.withLock { $0.failing = true }
+            let waited = condition.withLock(waitingUntil: deadline) { state in
+                state.stopping || Date() >= deadline ? state.takeAfterFailure() : nil
             }
+            let (more, barriers, stop) = waited ?? condition.withLock { $0.takeAfterFailure() }
             for body in barriers { body(false) }
             // Ops applied meanwhile join the retry: still one store for all that waits.
             for case .ops(let extra, let last) in more {

@@ -9,26 +9,26 @@ extension Connection {
 
     /// Quiet liveness: this node told the peer (`features`) it takes `nanoseconds` of silence.
     func tolerateSilence(_ nanoseconds: UInt64) {
-        lock.withLock { silenceTolerated = nanoseconds }
+        state.withLock { $0.silenceTolerated = nanoseconds }
     }
 
     /// Quiet liveness: the peer takes long silences; a heartbeat goes after `nanoseconds` of quiet.
     func sendHeartbeats(every nanoseconds: UInt64) {
-        lock.withLock { quietHeartbeatInterval = nanoseconds }
+        state.withLock { $0.quietHeartbeatInterval = nanoseconds }
     }
 
     /// Counts the peer's silence from `now` at the earliest: the node could not hear it before.
     func excuseSilence(until now: UInt64) {
-        lock.withLock { lastReceived = max(lastReceived, now) }
+        state.withLock { $0.lastReceived = max($0.lastReceived, now) }
     }
 
     /// The liveness pass ran `gap` after the previous one: when that is longer than this
     /// connection's heartbeat interval (`interval`, or the quiet one), the node was held up and
     /// the peer's silence until `now` is not the peer's.
     func excuseSilence(until now: UInt64, afterPassGap gap: UInt64, interval: UInt64) {
-        lock.withLock {
-            guard gap > quietHeartbeatInterval ?? interval else { return }
-            lastReceived = max(lastReceived, now)
+        state.withLock { state in
+            guard gap > state.quietHeartbeatInterval ?? interval else { return }
+            state.lastReceived = max(state.lastReceived, now)
         }
     }
 
@@ -41,16 +41,16 @@ extension Connection {
     ///   Bytes sent or received meanwhile only move them later (`LivenessDeadlines`).
     func tick(now: UInt64, heartbeatInterval: UInt64, timeout: UInt64, handshakeDeadline: UInt64) -> UInt64 {
         // Quiet liveness (protocol.md, section 10) stretches both, once the features said so.
-        let (heartbeatInterval, timeout) = lock.withLock {
-            (quietHeartbeatInterval ?? heartbeatInterval, peerKnown ? silenceTolerated ?? timeout : timeout)
+        let (heartbeatInterval, timeout) = state.withLock { state in
+            (state.quietHeartbeatInterval ?? heartbeatInterval, state.peerKnown ? state.silenceTolerated ?? timeout : timeout)
         }
         // A turn of this connection's event loop that ran long (another connection's slow
         // handling) kept the peer's bytes waiting in the socket: its silence then is not its own.
         if let loop = eventLoop { excuseSilence(until: loop.unheardUntil(now: now)) }
         let sentAt = lastSent
         // Frames may have arrived after `now` was read: differences saturate at 0.
-        let (heardAt, authenticated, closingAt) = lock.withLock {
-            (handlingFrames ? max(now, lastReceived) : lastReceived, peerKnown, closingSince)
+        let (heardAt, authenticated, closingAt) = state.withLock { state in
+            (state.handlingFrames ? max(now, state.lastReceived) : state.lastReceived, state.peerKnown, state.closingSince)
         }
         let silent = now > heardAt ? now - heardAt : 0
         let idle = now > sentAt ? now - sentAt : 0
@@ -73,7 +73,7 @@ extension Connection {
         } else {
             next = min(next, startedAt &+ handshakeDeadline &+ 1)
         }
-        if let closingSince = lock.withLock({ self.closingSince }) {
+        if let closingSince = state.withLock({ $0.closingSince }) {
             // Closed meanwhile, or still closing: look again once the grace is over.
             next = min(next, max(closingSince, now) &+ Self.closeGrace &+ 1)
         }
@@ -87,7 +87,7 @@ extension Connection {
         // On the connection's own loop (a stop from a handler), waiting would block the very
         // thread that closes it: close now instead.
         if let loop = eventLoop, loop.inEventLoop {
-            lock.withLock { channel }?.close()
+            channel?.close()
             return
         }
         if finished.wait(timeout: .now() + .nanoseconds(Int(Self.closeGrace))) == .timedOut {

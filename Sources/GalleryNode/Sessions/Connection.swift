@@ -1,6 +1,7 @@
 import Foundation
 import GalleryIO
 import GalleryWire
+import Synchronization
 
 /// What a connection tells its node.
 protocol ConnectionDelegate: AnyObject, Sendable {
@@ -23,9 +24,8 @@ protocol ConnectionDelegate: AnyObject, Sendable {
 /// socket has room.
 ///
 /// The channel is the transport's: a `StreamChannel` on one of the node's event loops, or a
-/// simulated one. Any thread may send or close.
-// unchecked Sendable: every mutable property is under `lock`; the channel's callbacks run on its event loop
-final class Connection: @unchecked Sendable {
+/// simulated one. Any thread may send or close; the mutable state is in a `Mutex`.
+final class Connection: Sendable {
     /// Who opened the connection.
     enum Role: String, Sendable {
         case client = "outbound"
@@ -50,30 +50,38 @@ final class Connection: @unchecked Sendable {
     private let withheld: Set<UInt8>
     /// Asked for each frame not in `withheld` (`NodeEnvironment.withholds`); nil in production.
     private let withholds: (@Sendable (FrameType, Int) -> Bool)?
-    private weak var delegate: (any ConnectionDelegate)?
-    /// Guards the mutable state below.
-    let lock = NSLock()
+    private weak let delegate: (any ConnectionDelegate)?
+    /// The mutable state.
+    let state: Mutex<State>
 
-    // Guarded by `lock`.
-    /// The channel (the reference guarded by `lock`; its methods run on its event loop, except `execute`).
-    private(set) var channel: (any Channel)?
-    private var closing = false
-    private var closeReason: String?
-    private var identity: PeerIdentity?
-    private var receivedBytes = 0
-    var lastReceived: UInt64
-    /// Whether the pipeline is handling received bytes (e.g. a long catch-up); the peer is not
-    /// silent meanwhile, whatever it sends waits in the socket.
-    var handlingFrames = false
-    /// When `close` was first called (uptime, nanoseconds); the channel is closed a second later
-    /// at the latest, even if the peer does not read the farewell.
-    var closingSince: UInt64?
-    /// Quiet liveness (`Connection+Liveness`): the silence this node told the peer it takes, and
-    /// the heartbeat interval the peer's `features` allow; nil: the configuration's.
-    var silenceTolerated: UInt64?
-    var quietHeartbeatInterval: UInt64?
-    /// Called once the connection has closed and the node was told (after `finished`).
-    private var onFinished: (@Sendable (Connection) -> Void)?
+    /// What changes over the connection's life, under `state`.
+    struct State {
+        /// The channel (its methods run on its event loop, except `execute`).
+        var channel: (any Channel)?
+        var closing = false
+        var closeReason: String?
+        var identity: PeerIdentity?
+        var receivedBytes = 0
+        var lastReceived: UInt64
+        /// Whether the pipeline is handling received bytes (e.g. a long catch-up); the peer is not
+        /// silent meanwhile, whatever it sends waits in the socket.
+        var handlingFrames = false
+        /// When `close` was first called (uptime, nanoseconds); the channel is closed a second later
+        /// at the latest, even if the peer does not read the farewell.
+        var closingSince: UInt64?
+        /// Quiet liveness (`Connection+Liveness`): the silence this node told the peer it takes, and
+        /// the heartbeat interval the peer's `features` allow; nil: the configuration's.
+        var silenceTolerated: UInt64?
+        var quietHeartbeatInterval: UInt64?
+        /// Called once the connection has closed and the node was told (after `finished`).
+        var onFinished: (@Sendable (Connection) -> Void)?
+
+        /// Whether the handshake is over.
+        var peerKnown: Bool { identity != nil }
+    }
+
+    /// The channel, once installed.
+    var channel: (any Channel)? { state.withLock { $0.channel } }
     /// Signalled once the channel has closed and the node was told.
     let finished = DispatchSemaphore(value: 0)
 
@@ -101,12 +109,12 @@ final class Connection: @unchecked Sendable {
         self.delegate = delegate
         self.clock = clock
         self.startedAt = clock.now
-        self.lastReceived = startedAt
+        self.state = Mutex(State(lastReceived: startedAt))
         self.outbox = PeerOutbox(limit: queueLimit, clock: clock, tally: tally)
     }
 
     private func install(_ channel: any Channel) {
-        lock.withLock { self.channel = channel }
+        state.withLock { $0.channel = channel }
     }
 
     /// The pipeline of a peer connection, head first; the handlers hold the connection weakly.
@@ -122,37 +130,34 @@ final class Connection: @unchecked Sendable {
         ]
     }
 
-    /// Whether the handshake is over. Caller holds `lock`.
-    var peerKnown: Bool { identity != nil }
-
     /// The authenticated peer, nil during the handshake.
     var peer: PeerIdentity? {
-        lock.withLock { identity }
+        state.withLock { $0.identity }
     }
 
     /// Whether the peer has completed the handshake.
     var isAuthenticated: Bool {
-        lock.withLock { identity != nil }
+        state.withLock { $0.identity != nil }
     }
 
     /// Whether `close` has been called.
     var isClosing: Bool {
-        lock.withLock { closing }
+        state.withLock { $0.closing }
     }
 
     /// Why the connection closed ("CODE: reason" for an error it sent), once it has.
     var closeDescription: String? {
-        lock.withLock { closeReason }
+        state.withLock { $0.closeReason }
     }
 
     /// Bytes received and sent on this connection so far.
     var byteCounts: (received: Int, sent: Int) {
-        (lock.withLock { receivedBytes }, outbox.sent.bytes)
+        (state.withLock { $0.receivedBytes }, outbox.sent.bytes)
     }
 
     /// The event loop the connection runs on; nil on a simulated network.
     var eventLoop: EventLoop? {
-        (lock.withLock { channel } as? StreamChannel)?.loop
+        (channel as? StreamChannel)?.loop
     }
 
     /// When bytes were last written to the peer (uptime, nanoseconds).
@@ -160,9 +165,9 @@ final class Connection: @unchecked Sendable {
 
     /// Starts the channel (a client sends `hello` first); `onFinished` runs once it has closed.
     func start(onFinished: (@Sendable (Connection) -> Void)? = nil) {
-        let channel = lock.withLock { () -> (any Channel)? in
-            self.onFinished = onFinished
-            return self.channel
+        let channel = state.withLock { state -> (any Channel)? in
+            state.onFinished = onFinished
+            return state.channel
         }
         (channel as? any TransportChannel)?.activate()
     }
@@ -224,13 +229,13 @@ final class Connection: @unchecked Sendable {
 
     /// Asks the channel, on its thread, to write what the outbox holds.
     private func flushChannel() {
-        guard let channel = lock.withLock({ self.channel }) else { return }
+        guard let channel = state.withLock({ $0.channel }) else { return }
         channel.execute { [weak channel] in channel?.flush() }
     }
 
     /// Closes the channel now, on its thread, whatever waits in the outbox.
     func closeChannel() {
-        guard let channel = lock.withLock({ self.channel }) else { return }
+        guard let channel = state.withLock({ $0.channel }) else { return }
         channel.execute { [weak channel] in channel?.close() }
     }
 
@@ -243,12 +248,12 @@ final class Connection: @unchecked Sendable {
     /// descriptor limit that had not used Dispatch yet died (SIGILL) the first time it closed a
     /// connection.
     func close(_ code: ErrorCode?, _ reason: String) {
-        let since = lock.withLock { () -> UInt64? in
-            guard !closing else { return nil }
-            closing = true
+        let since = state.withLock { state -> UInt64? in
+            guard !state.closing else { return nil }
+            state.closing = true
             let now = clock.now
-            closingSince = now
-            closeReason = code.map { "\($0): \(reason)" } ?? reason
+            state.closingSince = now
+            state.closeReason = code.map { "\($0): \(reason)" } ?? reason
             return now
         }
         guard let since else { return }
@@ -261,24 +266,24 @@ final class Connection: @unchecked Sendable {
 
     /// Bytes arrived: the peer is not silent, and is not while they are handled.
     fileprivate func willHandle(_ count: Int) {
-        lock.withLock {
-            lastReceived = clock.now
-            receivedBytes += count
-            handlingFrames = true
+        state.withLock { state in
+            state.lastReceived = clock.now
+            state.receivedBytes += count
+            state.handlingFrames = true
         }
     }
 
     /// Silence is counted from the end of the handling, not from the read.
     fileprivate func didHandle() {
-        lock.withLock {
-            handlingFrames = false
-            lastReceived = clock.now
+        state.withLock { state in
+            state.handlingFrames = false
+            state.lastReceived = clock.now
         }
     }
 
     fileprivate func authenticated(_ peer: PeerIdentity, channel: (any Channel)?) {
         (channel as? ThreadedChannel)?.useFullReadBuffer()
-        lock.withLock { identity = peer }
+        state.withLock { $0.identity = peer }
         delegate?.connectionAuthenticated(self)
     }
 
@@ -318,7 +323,7 @@ final class Connection: @unchecked Sendable {
 
     fileprivate func channelClosed(reason: String) {
         close(nil, reason)
-        let (finalReason, onFinished) = lock.withLock { (closeReason ?? reason, self.onFinished) }
+        let (finalReason, onFinished) = state.withLock { ($0.closeReason ?? reason, $0.onFinished) }
         delegate?.connectionClosed(self, reason: finalReason)
         finished.signal()
         onFinished?(self)

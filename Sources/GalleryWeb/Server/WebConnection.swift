@@ -18,8 +18,10 @@ import Synchronization
 /// than `WebOutbox.lowWater` bytes wait), and an event stream's backlog (`Limits.outboxLimit`:
 /// the reader is dropped). `tick` closes heads that take too long (slowloris), silent
 /// connections, and readers that stopped reading.
-// unchecked Sendable: its state is touched on its loop only, checked by `assertOnLoop` in debug builds; `wakePending` is atomic
-final class WebConnection: @unchecked Sendable {
+///
+/// Its state is `LoopBound` to its loop's thread (checked on every access in debug builds);
+/// `wakePending` is atomic.
+final class WebConnection: Sendable {
     /// The bounds and timeouts of every connection of a server.
     struct Limits: Sendable {
         /// How long a connection may stay silent (between requests, mid-body, or not reading what
@@ -60,33 +62,56 @@ final class WebConnection: @unchecked Sendable {
     let lane: WebWorkers.Lane
     let limits: Limits
     let channel: StreamChannel
-    let outbox = WebOutbox()
-    /// Called once, on the loop, when the connection has closed.
-    var ended: (@Sendable (WebConnection) -> Void)?
+    let outbox: WebOutbox
+    /// Called once, on the loop, when the connection has closed (forwarded by `get`/`set`: a
+    /// closure yielded by `_read`/`_modify` crashes the Swift 6.3 compiler).
+    var ended: (@Sendable (WebConnection) -> Void)? {
+        get { boundEnded.value }
+        set { boundEnded.value = newValue }
+    }
+    private let boundEnded: LoopBound<(@Sendable (WebConnection) -> Void)?>
 
-    var state = State.idle
-    var parser = HTTPRequestParser()
+    var state: State { _read { yield boundState.value } _modify { yield &boundState.value } }
+    private let boundState: LoopBound<State>
+    var parser: HTTPRequestParser { _read { yield boundParser.value } _modify { yield &boundParser.value } }
+    private let boundParser: LoopBound<HTTPRequestParser>
     /// When the head being read got its first byte (uptime, nanoseconds), nil between heads.
-    var headStarted: UInt64?
+    var headStarted: UInt64? { _read { yield boundHeadStarted.value } _modify { yield &boundHeadStarted.value } }
+    private let boundHeadStarted: LoopBound<UInt64?>
     /// When bytes last arrived (uptime, nanoseconds).
-    var lastRead = DispatchTime.now().uptimeNanoseconds
+    var lastRead: UInt64 { _read { yield boundLastRead.value } _modify { yield &boundLastRead.value } }
+    private let boundLastRead: LoopBound<UInt64>
     /// Upload bytes handed to the lane and not yet written.
-    var uploadQueued = 0
+    var uploadQueued: Int { _read { yield boundUploadQueued.value } _modify { yield &boundUploadQueued.value } }
+    private let boundUploadQueued: LoopBound<Int>
     /// Whether a wake-up of the event stream is queued on the loop.
     let wakePending = Atomic<Bool>(false)
     /// Whether `process` is running (an answer written in place must not start it again inside).
-    private var processing = false
+    private var processing: Bool { _read { yield boundProcessing.value } _modify { yield &boundProcessing.value } }
+    private let boundProcessing: LoopBound<Bool>
 
-    /// A connection over `socket` (not yet registered with its loop).
-    init(id: Int, socket: NonBlockingSocket, api: WebAPI, lane: WebWorkers.Lane, limits: Limits) {
+    /// A connection over `socket` (not yet registered with its loop), calling `ended` once it has
+    /// closed.
+    init(
+        id: Int, socket: NonBlockingSocket, api: WebAPI, lane: WebWorkers.Lane, limits: Limits,
+        ended: @escaping @Sendable (WebConnection) -> Void
+    ) {
         self.id = id
+        outbox = WebOutbox(owner: socket.loop.owner)
+        boundEnded = LoopBound(ended, owner: socket.loop.owner)
+        boundState = LoopBound(.idle, owner: socket.loop.owner)
+        boundParser = LoopBound(HTTPRequestParser(), owner: socket.loop.owner)
+        boundHeadStarted = LoopBound(nil, owner: socket.loop.owner)
+        boundLastRead = LoopBound(DispatchTime.now().uptimeNanoseconds, owner: socket.loop.owner)
+        boundUploadQueued = LoopBound(0, owner: socket.loop.owner)
+        boundProcessing = LoopBound(false, owner: socket.loop.owner)
         self.api = api
         self.lane = lane
         self.limits = limits
         let handler = WebChannelHandler()
         channel = StreamChannel(socket: socket, source: outbox, handlers: [handler])
         handler.connection = self
-        outbox.drained = { [weak self] in
+        outbox.setDrainedBeforeSharing { [weak self] in
             // Only a blob waits for room; and not in place: the channel is in the middle of writing.
             guard let self, case .blob(_, _, false, _) = state else { return }
             channel.execute { self.outboxDrained() }

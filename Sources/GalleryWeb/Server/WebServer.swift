@@ -126,7 +126,11 @@ package final class WebServer: Sendable {
         let connection = connections.withLock { connections -> WebConnection? in
             guard !connections.stopped, connections.byID.count < Self.maximumConnections else { return nil }
             connections.nextID += 1
-            let connection = WebConnection(id: connections.nextID, socket: socket, api: api, lane: workers.lane(), limits: limits)
+            let connection = WebConnection(
+                id: connections.nextID, socket: socket, api: api, lane: workers.lane(), limits: limits
+            ) { [weak self] connection in
+                _ = self?.connections.withLock { $0.byID.removeValue(forKey: connection.id) }
+            }
             connections.byID[connections.nextID] = connection
             return connection
         }
@@ -138,9 +142,6 @@ package final class WebServer: Sendable {
         guard let connection else {
             socket.loop.execute { socket.close() }
             return
-        }
-        connection.ended = { [weak self] connection in
-            _ = self?.connections.withLock { $0.byID.removeValue(forKey: connection.id) }
         }
         connection.start()
     }
