@@ -44,14 +44,36 @@ package enum ControlClient {
 
     /// Sends `request` and returns the first answer. Waits as long as the node is alive (it sends
     /// heartbeats while it works), or at most `timeout` when one is given.
+    ///
+    /// The answer is read, and heartbeats answered, on the calling thread: with one answer to
+    /// take, nothing can keep the caller from the socket, so no reader thread is started (one
+    /// thread start less on the path of every command; `stream` needs one).
     package static func send(_ request: ControlRequest, to directory: URL, timeout: Duration? = nil, nodeUser: uid_t? = nil) throws(Failure) -> ControlResponse {
-        var answer: ControlResponse?
-        try stream(request, to: directory, timeout: timeout, nodeUser: nodeUser) { response in
-            answer = response
-            return false
+        let fd = try connect(to: directory, nodeUser: nodeUser)
+        defer { POSIX.closeDescriptor(fd) }
+        var channel = LocalFrameChannel(fd: fd)
+        let sent = try send(request, over: channel)
+        let end = timeout.map { ContinuousClock.now + $0 }
+        while true {
+            let message: Message?
+            do throws(LocalFrameChannel.ReceiveFailure) {
+                message = try channel.receive(silenceLimit: silenceLimit, end: end)
+            } catch {
+                if case .ended = error { throw .failed("no answer from the node of \(directory.path) in time") }
+                throw failure(error, sent: sent, directory: directory)
+            }
+            guard let message else { throw .failed(sent ? "the node closed the connection" : closedEarly(directory)) }
+            switch message {
+            case .heartbeat:
+                _ = channel.send(.heartbeat)
+            case .controlResponse(let bytes):
+                return try decode(bytes)
+            case .error(let code, let text):
+                throw failure(code, text, directory: directory)
+            default:
+                break
+            }
         }
-        guard let answer else { throw .failed("no answer from the node of \(directory.path) in time") }
-        return answer
     }
 
     /// Sends `request` and passes every answer to `handler` until it returns false, the node closes
@@ -65,6 +87,34 @@ package enum ControlClient {
         _ request: ControlRequest, to directory: URL, timeout: Duration?, nodeUser: uid_t? = nil,
         _ handler: (ControlResponse) -> Bool
     ) throws(Failure) {
+        let fd = try connect(to: directory, nodeUser: nodeUser)
+        defer { POSIX.closeDescriptor(fd) }
+        let sent = try send(request, over: LocalFrameChannel(fd: fd))
+        // Frames are read, and heartbeats answered, on a thread of their own: however long
+        // `handler` takes over an answer (a listing of 100,000 items), the node hears from us.
+        let reader = ControlAnswerReader(fd: fd, silenceLimit: silenceLimit, end: timeout.map { ContinuousClock.now + $0 })
+        defer { reader.stop() }
+        while true {
+            switch reader.next() {
+            case .failed(.ended):
+                return
+            case .failed(let error):
+                throw failure(error, sent: sent, directory: directory)
+            case .closed:
+                throw .failed(sent ? "the node closed the connection" : closedEarly(directory))
+            case .message(.controlResponse(let bytes)):
+                if !handler(try decode(bytes)) { return }
+            case .message(.error(let code, let text)):
+                throw failure(code, text, directory: directory)
+            case .message:
+                break
+            }
+        }
+    }
+
+    /// Connects to the socket of the node serving `directory` and checks that the process at the
+    /// other end runs as `nodeUser` (this process's effective user when nil); returns the socket.
+    private static func connect(to directory: URL, nodeUser: uid_t?) throws(Failure) -> Int32 {
         let path = socketPath(of: directory)
         if let problem = UnixSocket.pathProblem(path) { throw .failed("cannot reach the node's socket \(path): \(problem)") }
         let fd: Int32
@@ -85,47 +135,54 @@ package enum ControlClient {
             }
             throw .notRunning("the node of \(directory.path) is not running or unreachable: \(error.localizedDescription)")
         }
-        defer { POSIX.closeDescriptor(fd) }
         let expected = nodeUser ?? geteuid()
         let owner = UnixSocket.peerUserID(fd)
         guard owner == expected else {
+            POSIX.closeDescriptor(fd)
             let who = owner.map { "user \($0)" } ?? "a process whose user cannot be read"
             throw .foreignOwner(
                 "refusing \(path): it is served by \(who), not by this user (\(expected)); nothing was sent. Stop that process or remove the socket")
         }
+        return fd
+    }
+
+    /// Stamps and sends `request`; false when the connection was gone (a node that refuses this
+    /// user closes at once: its error frame is still read after).
+    private static func send(_ request: ControlRequest, over channel: LocalFrameChannel) throws(Failure) -> Bool {
         var request = request
         request.sent = Date().timeIntervalSince1970
         guard let json = try? JSONEncoder().encode(request) else { throw .failed("cannot encode the request") }
-        let channel = LocalFrameChannel(fd: fd)
-        // A node that refuses this user closes at once: its error frame is still read below.
-        let sent = channel.send(.controlRequest(Array(json)))
-        let closedEarly = "the node of \(directory.path) closed the connection before taking the command"
-        // Frames are read, and heartbeats answered, on a thread of their own: however long
-        // `handler` takes over an answer (a listing of 100,000 items), the node hears from us.
-        let reader = ControlAnswerReader(fd: fd, silenceLimit: silenceLimit, end: timeout.map { ContinuousClock.now + $0 })
-        defer { reader.stop() }
-        while true {
-            switch reader.next() {
-            case .failed(.silent):
-                throw .failed("no answer from the node of \(directory.path) for \(silenceLimit.components.seconds) s (is it paused or hung?)")
-            case .failed(.ended):
-                return
-            case .failed(.broken(let reason)):
-                throw .failed(sent ? "connection to the node failed: \(reason)" : closedEarly)
-            case .closed:
-                throw .failed(sent ? "the node closed the connection" : closedEarly)
-            case .message(.controlResponse(let bytes)):
-                guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
-                    throw .failed("malformed answer from the node")
-                }
-                if !handler(response) { return }
-            case .message(.error(let code, let text)):
-                if code == .authFailed { throw .authRefused("the node of \(directory.path) refused this user: \(text)") }
-                throw .failed("the node closed the connection: \(code): \(text)")
-            case .message:
-                break
-            }
+        return channel.send(.controlRequest(Array(json)))
+    }
+
+    /// An answer's JSON, decoded.
+    private static func decode(_ bytes: [UInt8]) throws(Failure) -> ControlResponse {
+        guard let response = try? JSONDecoder().decode(ControlResponse.self, from: Data(bytes)) else {
+            throw .failed("malformed answer from the node")
         }
+        return response
+    }
+
+    /// What a failed read means to the caller (`ended` aside, which each caller takes its way).
+    private static func failure(_ error: LocalFrameChannel.ReceiveFailure, sent: Bool, directory: URL) -> Failure {
+        switch error {
+        case .silent:
+            .failed("no answer from the node of \(directory.path) for \(silenceLimit.components.seconds) s (is it paused or hung?)")
+        case .ended:
+            .failed("no answer from the node of \(directory.path) in time")
+        case .broken(let reason):
+            .failed(sent ? "connection to the node failed: \(reason)" : closedEarly(directory))
+        }
+    }
+
+    /// The node's error frame as a failure.
+    private static func failure(_ code: ErrorCode, _ text: String, directory: URL) -> Failure {
+        if code == .authFailed { return .authRefused("the node of \(directory.path) refused this user: \(text)") }
+        return .failed("the node closed the connection: \(code): \(text)")
+    }
+
+    private static func closedEarly(_ directory: URL) -> String {
+        "the node of \(directory.path) closed the connection before taking the command"
     }
 }
 

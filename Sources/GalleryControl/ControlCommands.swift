@@ -6,7 +6,7 @@ import GalleryWire
 
 /// Carries out typed control commands on a node: a thin dispatcher to the use cases of `Actions/`
 /// and to the node's queries, through the node so that the ops they make are stored and sent like
-/// any other. `watch` and `drag` with `wait` answer more than once: `SyncNode+Control` runs them.
+/// any other. `watch` and `drag` with `wait` answer more than once: `ControlDispatch` runs them.
 package enum ControlCommands {
     /// Carries out `command` and returns its reply; throws the one-line reason of a refusal (the
     /// command changed nothing).

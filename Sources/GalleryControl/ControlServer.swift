@@ -36,6 +36,8 @@ package final class ControlServer: Sendable {
     private let listener: LoopListener
     private let watches: ControlWatchFeed
     private let sessions = ConditionLock(Sessions())
+    /// Carries out the commands, on threads parked between them.
+    package let dispatch: ControlDispatch
 
     /// The longest a request may have waited in the socket before the node read it: the command
     /// line gives up after `ControlClient.silenceLimit` without a frame, and a request that waited
@@ -51,6 +53,7 @@ package final class ControlServer: Sendable {
         self.path = path
         self.allowedUser = allowedUser ?? getuid()
         watches = ControlWatchFeed(node: node)
+        dispatch = ControlDispatch(node: node)
         if let shared = node.ioLoops {
             loops = shared
             ownsLoops = false
@@ -120,7 +123,7 @@ package final class ControlServer: Sendable {
             session.close(.authFailed, "\(who) may not control this node: only user \(allowedUser) may")
         }
         session.start(
-            handle: { [node] session, json in node.takeControlRequest(json, from: session) },
+            handle: { [dispatch] session, json in dispatch.take(json, from: session) },
             ended: { [self] session in
                 sessions.withLock { _ = $0.byID.removeValue(forKey: session.id) }
                 sessions.broadcast()

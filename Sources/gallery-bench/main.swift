@@ -49,6 +49,9 @@ func runBench(_ arguments: [String]) -> Int32 {
         case let arguments where arguments.first == "import":
             for line in try ImportBenchmark.run(Array(arguments.dropFirst())) { writeLine(line, to: .standardOutput) }
             return 0
+        case let arguments where arguments.first == "transfer" && arguments.dropFirst().first == "--drop-latency":
+            for line in try TransferBenchmark.dropLatencyRounds(Array(arguments.dropFirst(2))) { writeLine(line, to: .standardOutput) }
+            return 0
         case ["transfer", "--sweep"]:
             for line in try TransferBenchmark.sweep() { writeLine(line, to: .standardOutput) }
             return 0

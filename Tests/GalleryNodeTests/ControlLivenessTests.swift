@@ -69,9 +69,9 @@ extension NodeSuites {
         func readsBypassCommandSlots() throws {
             let fixture = try ControlNode()
             defer { fixture.tearDown() }
-            let (node, directory) = (fixture.node, fixture.directory)
+            let (node, directory, control) = (fixture.node, fixture.directory, fixture.control)
             // As if 64 long commands (large adds, a slow disk) held every slot.
-            node.condition.withLock { node.runningCommands = SyncNode.maximumRunningCommands }
+            control.dispatch.slots.withLock { $0.running = ControlDispatch.maximumRunningCommands }
             for (id, command) in [(1, ControlCommand.list(gallery: nil)), (2, .status), (3, .galleries), (4, .peers)] {
                 let response = try ControlClient.send(ControlRequest(id: id, command: command), to: directory)
                 #expect(response.ok, "\(command.name): \(response.error ?? "")")
@@ -79,7 +79,7 @@ extension NodeSuites {
             let refused = try ControlClient.send(ControlRequest(id: 5, command: .newGallery("late")), to: directory)
             #expect(!refused.ok && refused.error?.contains("busy") == true, "\(refused)")
             #expect(!node.read { $0.hasGallery("late") })
-            node.condition.withLock { node.runningCommands = 0 }
+            control.dispatch.slots.withLock { $0.running = 0 }
             #expect(try ControlClient.send(ControlRequest(id: 6, command: .newGallery("late")), to: directory).ok)
         }
 
@@ -87,20 +87,20 @@ extension NodeSuites {
         func commandThreadsBounded() throws {
             let fixture = try ControlNode()
             defer { fixture.tearDown() }
-            let (node, directory) = (fixture.node, fixture.directory)
+            let (node, directory, control) = (fixture.node, fixture.directory, fixture.control)
             // As if 128 commands (64 changes, 64 reads) were running.
-            node.condition.withLock { node.commandThreads = SyncNode.maximumCommandThreads }
+            control.dispatch.slots.withLock { $0.threads = ControlDispatch.maximumCommandThreads }
             for (id, command) in [(1, ControlCommand.status), (2, .newGallery("late"))] {
                 let refused = try ControlClient.send(ControlRequest(id: id, command: command), to: directory)
                 #expect(!refused.ok && refused.id == id && refused.error?.contains("busy") == true, "\(refused)")
             }
-            node.condition.withLock { node.commandThreads = 0 }
+            control.dispatch.slots.withLock { $0.threads = 0 }
             #expect(try ControlClient.send(ControlRequest(id: 3, command: .newGallery("late")), to: directory).ok)
             #expect(node.read { $0.hasGallery("late") })
             // Its thread ends just after answering: polled, within a deadline.
             let deadline = ContinuousClock.now + .seconds(5)
-            while node.condition.withLock({ node.commandThreads }) != 0 && ContinuousClock.now < deadline { usleep(1_000) }
-            #expect(node.condition.withLock { node.commandThreads } == 0)
+            while control.dispatch.slots.withLock({ $0.threads }) != 0 && ContinuousClock.now < deadline { usleep(1_000) }
+            #expect(control.dispatch.slots.withLock { $0.threads } == 0)
         }
 
         @Test("watch stays open while nothing changes for longer than the peer timeout")

@@ -72,15 +72,6 @@ package final class SyncNode: @unchecked Sendable {
     var livenessQueued = false
     /// Counts the loop's state changes, for `wait` and `waitForPeers`.
     var changes = 0
-    /// Commands from the command line (the control socket) being carried out, each on its own thread.
-    package var runningCommands = 0
-    /// The most commands carried out at once; more are refused as busy.
-    package static let maximumRunningCommands = 64
-    /// Threads carrying out a command from the command line (those that only read included).
-    package var commandThreads = 0
-    /// The most such threads at once: the command slots, and as many for commands that only read
-    /// (which take no slot); a request beyond is refused as busy.
-    package static let maximumCommandThreads = 2 * maximumRunningCommands
 
     // Owned by `loop`: reached only through the accessors of `SyncNode+Loop`, which check
     // the caller runs on the loop in debug builds. Separate stored properties, so that accesses

@@ -6,7 +6,7 @@ enum BenchUsage {
                gallery-bench sync catch-up [--rounds N] [--only signed|unsigned]
                gallery-bench hash [--kernel]
                gallery-bench crypto [--kernel]
-               gallery-bench transfer [--sweep]
+               gallery-bench transfer [--sweep | --drop-latency [--rounds 3]]
                gallery-bench import [--files 1000] [--bytes 4194304]
                gallery-bench node
                gallery-bench startup
@@ -94,6 +94,8 @@ enum BenchUsage {
         alternated rounds on fresh nodes: what encryption costs), the latency of 200 drags of 1 MiB images
         (placeholder on the source node, commit), the same while a 256 MiB drag runs, and 100 drags of
         1 MiB images at once. --sweep: the 256 MiB drag with each chunk size and chunks per fetch.
+        --drop-latency: only the 200 drags, on fresh nodes per round, each round with the disk's own fsync
+        latency (one file, and two at once as a store syncs the op log and its mirror) before and after.
         import: gallery add FOLDER of --files image files of --bytes each (read from the disk) against a
         gallery serve child, against the disk's write rate and SHA-256 on every core in the same run.
         commit: what the op log's mirror costs: a node's storage on a directory of the current

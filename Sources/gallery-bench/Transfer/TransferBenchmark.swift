@@ -190,7 +190,7 @@ enum TransferBenchmark {
     }
 
     /// 200 drags of distinct 1 MiB images, one after the other.
-    private static func dropLatency(_ nodes: TransferNodes) throws -> String {
+    static func dropLatency(_ nodes: TransferNodes) throws -> String {
         let items = try nodes.addImages((0..<latencyDrags).map { image(byteCount: imageByteCount, seed: 1_000 + UInt64($0)) }, titled: "latency")
         try nodes.ping()
         var pings: [Double] = []

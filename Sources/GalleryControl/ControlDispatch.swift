@@ -2,18 +2,47 @@ import Foundation
 import GalleryModel
 import GalleryNode
 import GalleryWire
+import Synchronization
 
-/// Commands from the command line, taken on the local control socket (`ControlServer`) only.
-extension SyncNode {
+/// Carries out the commands a node takes on its local control socket (`ControlServer`), and only
+/// those: decodes each request on a command thread, admits it against the command slots, runs it
+/// on the node, and answers the session. The slots are its own state; the node knows nothing of
+/// the command line.
+package final class ControlDispatch: Sendable {
+    /// The command slots in use.
+    package struct Slots: Sendable {
+        /// Threads carrying out a command (those that only read included).
+        package var threads = 0
+        /// Commands that change something being carried out.
+        package var running = 0
+    }
+
+    /// The most commands that change something carried out at once; more are refused as busy.
+    package static let maximumRunningCommands = 64
+    /// The most command threads at once: the command slots, and as many for commands that only
+    /// read (which take no slot); a request beyond is refused as busy.
+    package static let maximumCommandThreads = 2 * maximumRunningCommands
+
+    private let node: SyncNode
+    /// The threads that carry out commands, parked between them.
+    private let threads: CommandThreads
+    /// The slots in use (tests fill them to see a busy node refuse).
+    package let slots = Mutex(Slots())
+
+    init(node: SyncNode, threads: CommandThreads = CommandThreads()) {
+        self.node = node
+        self.threads = threads
+    }
+
     /// Takes one `control_request` from a control session (on the session's event loop): hands
-    /// it to a thread of its own, which decodes it and carries it out, so that neither a large
-    /// request nor a long command holds up the loop's other connections, and the session's reader
-    /// keeps taking heartbeats meanwhile. At most `maximumCommandThreads` at once: beyond, the
-    /// request is refused as busy.
-    func takeControlRequest(_ json: [UInt8], from session: ControlSession) {
-        let started = condition.withLock { () -> Bool in
-            guard commandThreads < Self.maximumCommandThreads else { return false }
-            commandThreads += 1
+    /// it to a thread of `threads` (parked between commands), which decodes it and carries it out,
+    /// so that neither a large request nor a long command holds up the loop's other connections,
+    /// and the session's reader keeps taking heartbeats meanwhile. At most
+    /// `maximumCommandThreads` at once: beyond, the request is refused as busy.
+    func take(_ json: [UInt8], from session: ControlSession) {
+        let started = slots.withLock { slots -> Bool in
+            guard slots.threads < Self.maximumCommandThreads else { return false }
+            slots.threads += 1
             return true
         }
         guard started else {
@@ -23,10 +52,10 @@ extension SyncNode {
             return
         }
         session.commandStarted()
-        Thread.detachNewThread { [self] in
+        threads.run { [self] in
             carryOut(json, for: session)
             session.commandFinished()
-            condition.withLock { commandThreads -= 1 }
+            slots.withLock { $0.threads -= 1 }
         }
     }
 
@@ -51,9 +80,9 @@ extension SyncNode {
         }
         // Commands that only read take no slot: they cannot be locked out by commands that wait.
         let takesSlot = !request.command.onlyReads
-        let admitted = !takesSlot || condition.withLock { () -> Bool in
-            guard runningCommands < Self.maximumRunningCommands else { return false }
-            runningCommands += 1
+        let admitted = !takesSlot || slots.withLock { slots -> Bool in
+            guard slots.running < Self.maximumRunningCommands else { return false }
+            slots.running += 1
             return true
         }
         guard admitted else {
@@ -62,7 +91,7 @@ extension SyncNode {
             return
         }
         control(request, for: session)
-        if takesSlot { condition.withLock { runningCommands -= 1 } }
+        if takesSlot { slots.withLock { $0.running -= 1 } }
     }
 
     /// Carries out one command and answers it.
@@ -73,7 +102,7 @@ extension SyncNode {
         case .drag(let drag) where drag.wait:
             dragAndWait(drag, id: request.id, for: session)
         default:
-            let result = Result { try ControlCommands.execute(request.command, on: self) }
+            let result = Result { try ControlCommands.execute(request.command, on: node) }
             session.send(ControlResponse(id: request.id, result: result.mapError { ControlRefusal($0.localizedDescription) }))
         }
     }
@@ -95,7 +124,7 @@ extension SyncNode {
     private func dragAndWait(_ request: DragRequest, id: Int, for session: ControlSession) {
         let drops: [DropListing]
         do {
-            drops = try Drop.perform(request, on: self)
+            drops = try Drop.perform(request, on: node)
         } catch {
             session.send(ControlResponse(id: id, refused: error.localizedDescription))
             return
@@ -110,6 +139,6 @@ extension SyncNode {
             }
             session.send(ControlResponse(id: id, .drops(ended)))
         }
-        if let transfers { transfers.whenEnded(ids, finish) } else { finish([:]) }
+        if let transfers = node.transfers { transfers.whenEnded(ids, finish) } else { finish([:]) }
     }
 }
