@@ -15,9 +15,10 @@ struct RelayDepositionTests {
 
     /// `me` following root a (a root since 50) on session 4, with b (session 1) its child and c
     /// (session 2) a child of a as well.
-    static func childOfRoot(deposes: Bool = true) -> RelayTree {
+    static func childOfRoot(deposes: Bool = true, leaves: Bool = true) -> RelayTree {
         var tree = RelayTreeTests.node()
         tree.deposes = deposes
+        tree.leaves = leaves
         tree.connected(rootSession, peer: a)
         _ = tree.received(RelayTreeTests.beacon(a, 500, 0, parent: nil, since: 50), on: rootSession, now: 0)
         _ = tree.received(RelayTreeTests.beacon(a, 500, 2, parent: me, since: 50), on: 1, now: 1)
@@ -27,12 +28,12 @@ struct RelayDepositionTests {
 
     /// Feeds `count` new ops from b, one every 100 ms from `start`, made by three origins; returns
     /// at which of them (0-based) the tree said its beacon changed, if any. Ops from the root at
-    /// the indexes in `fromRoot` come in between.
-    static func feed(_ tree: inout RelayTree, count: Int, start: UInt64 = 10, fromRoot: Set<Int> = []) -> Int? {
+    /// the indexes in `fromRoot` come in between, `rootNew` of them new each time.
+    static func feed(_ tree: inout RelayTree, count: Int, start: UInt64 = 10, fromRoot: Set<Int> = [], rootNew: Int = 1) -> Int? {
         for index in 0..<count {
             let now = start + UInt64(index) * second / 10
             if fromRoot.contains(index) {
-                _ = tree.receivedOps(on: rootSession, new: 0, origins: [a], now: now)
+                _ = tree.receivedOps(on: rootSession, new: rootNew, origins: [a], now: now)
             }
             let origin = ReplicaID(UInt64(100 + index % 3))
             if tree.receivedOps(on: 1, new: 1, origins: [origin], now: now) { return index }
@@ -60,11 +61,16 @@ struct RelayDepositionTests {
         #expect(!tree.isDeposed(Self.a, now: 2 * Self.second + RelayTree.deposition))
     }
 
-    @Test("A root that passes ops on is kept: ops from it restart the watch; too few origins below, or too short a silence, depose nothing")
+    @Test("A root that passes ops on is kept: first for 1 in 9 of the new ops, it restarts the watch; too few origins below, or too short a watch, depose nothing")
     func passingRootIsKept() {
         var passing = Self.childOfRoot()
-        #expect(Self.feed(&passing, count: 40, fromRoot: [10, 25]) == nil)
+        #expect(Self.feed(&passing, count: 40, fromRoot: Set(stride(from: 0, to: 40, by: ParentWatch.share))) == nil)
         #expect(passing.beacon.root == Self.a && passing.beacon.parent == Self.a)
+        // Watching silence only (leaving off), any ops frame from the root restarts the watch,
+        // even one of duplicates.
+        var silenceOnly = Self.childOfRoot(leaves: false)
+        #expect(Self.feed(&silenceOnly, count: 40, fromRoot: [10, 25], rootNew: 0) == nil)
+        #expect(silenceOnly.beacon.root == Self.a)
         // Two editors below only (a lone editor's subtree is not the rest of the mesh).
         var twoEditors = Self.childOfRoot()
         for index in 0..<40 {
@@ -77,7 +83,8 @@ struct RelayDepositionTests {
             let deposed = quick.receivedOps(on: 1, new: 1, origins: [ReplicaID(UInt64(100 + index % 3))], now: 10 + UInt64(index) * Self.second / 20)
             #expect(!deposed)
         }
-        // A node two links from the root watches nothing (only the root is deposed).
+        // A node two links from the root with no other peer in the tree keeps its parent (it
+        // could only leave the tree), and deposes nothing.
         var deeper = RelayTreeTests.node()
         _ = deeper.received(RelayTreeTests.beacon(Self.a, 500, 1, parent: Self.a, since: 50), on: 2, now: 0)
         #expect(Self.feed(&deeper, count: 40) == nil)

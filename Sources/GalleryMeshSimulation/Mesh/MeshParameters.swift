@@ -37,6 +37,10 @@ package struct MeshParameters: Sendable, Hashable {
     /// Whether a child of a root that withholds ops deposes it (`NodeConfiguration
     /// .deposesWithholdingRoot`); false (`--no-depose`) is the baseline that keeps any root.
     package var deposes = true
+    /// Whether a node whose relay parent withholds ops (or passes a trickle) leaves it, and a
+    /// root's child deposes a trickling root (`NodeConfiguration.leavesLaggingParent`); false
+    /// (`--no-leave`) is the baseline that watches only a root's silence.
+    package var leaves = true
 
     /// A deliberate fault the node core is not built to survive.
     package enum Sabotage: String, Sendable, CaseIterable {
@@ -48,6 +52,28 @@ package struct MeshParameters: Sendable, Hashable {
         /// everyone's) and withholds every op it should pass on: it sends no `ops`,
         /// `ops_compact`, `ihave`, `ihave_total` or `caught_up`, and makes no ops of its own.
         case silentRoot = "silent-root"
+        /// Node 0 claims the oldest root (and relays honestly); node 1, its neighbour, so a parent
+        /// one link below the root, withholds as the silent root does, and makes no ops.
+        case withholdingParent = "withholding-parent"
+        /// Node 0 claims the oldest root and passes on, per link, one `ops` or `ops_compact`
+        /// frame a second (`trickleInterval`; no `ihave`, `ihave_total` or `caught_up`), and
+        /// makes no ops: a trickle that restarts a watch of the root's silence at every child.
+        case trickleRoot = "trickle-root"
+
+        /// How long after a frame of ops passes the trickling root on a link the next may.
+        package static let trickleInterval: UInt64 = 1_000_000_000
+
+        /// The hostile node's index, if any.
+        package var saboteur: Int? {
+            switch self {
+            case .silentRoot, .trickleRoot: 0
+            case .withholdingParent: 1
+            case .none, .lyingFsync: nil
+            }
+        }
+
+        /// Whether node 0 claims the oldest root (a `since` a million seconds before everyone's).
+        var claimsOldestRoot: Bool { saboteur != nil }
     }
 
     package init() {}
@@ -62,6 +88,7 @@ package struct MeshParameters: Sendable, Hashable {
         if partition { words.append("--partition") }
         if plainOps { words.append("--plain-ops") }
         if !deposes { words.append("--no-depose") }
+        if !leaves { words.append("--no-leave") }
         if sabotage != .none { words += ["--sabotage", sabotage.rawValue] }
         return words.joined(separator: " ")
     }
@@ -87,6 +114,10 @@ package struct MeshParameters: Sendable, Hashable {
             }
             if flag == "--no-depose" {
                 parameters.deposes = false
+                continue
+            }
+            if flag == "--no-leave" {
+                parameters.leaves = false
                 continue
             }
             guard let value = rest.popFirst() else { throw UsageError(message: "\(flag) needs a value") }

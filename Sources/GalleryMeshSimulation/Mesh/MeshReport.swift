@@ -36,12 +36,16 @@ package struct MeshReport: Sendable {
     package var encodedOpBytes: Double = 0
     /// Node crashes (each followed by a restart).
     package var crashes = 0
-    /// With `Sabotage.silentRoot`: how many nodes followed node 0 as their root at the workload's
-    /// start (the hijack took hold) and at its end.
+    /// With `Sabotage.silentRoot` or `.trickleRoot`: how many nodes followed node 0 as their root
+    /// at the workload's start (the hijack took hold) and at its end.
     package var silentRootFollowers: (start: Int, end: Int)?
-    /// With `Sabotage.silentRoot`: how many nodes had node 0 as their relay parent, each
-    /// simulated second of the workload.
+    /// With a hostile node (`Sabotage.saboteur`): how many nodes had it as their relay parent,
+    /// each simulated second of the workload.
     package var silentRootChildren: [Int] = []
+    /// Relay parents left for withholding, and roots deposed, over the nodes (running at the
+    /// workload's end) since they started.
+    package var parentsLeft = 0
+    package var rootsDeposed = 0
     /// Relay parents that formed a loop when looked at (each second of the workload): when, and
     /// where (ops pushed along a loop never leave it; `SilentRootSimulationTests` asserts none).
     package var relayLoops: [String] = []
@@ -84,10 +88,14 @@ package struct MeshReport: Sendable {
                 + "link_drops=\(linkDrops) events=\(eventsRun) digest=\(String(traceDigest, radix: 16)) "
                 + "simulated_s=\(format(simulatedSeconds)) wall_s=\(String(format: "%.2f", wallSeconds))",
         ]
-        if let followers = silentRootFollowers {
-            lines.append("silent root: \(followers.start) of \(parameters.nodes - 1) nodes followed it at the workload's start, "
-                + "\(followers.end) at its end; its children each second: \(silentRootChildren.map { "\($0)" }.joined(separator: " "))")
+        if let saboteur = parameters.sabotage.saboteur {
+            let followed = silentRootFollowers.map {
+                "\($0.start) of \(parameters.nodes - 1) nodes followed it at the workload's start, \($0.end) at its end; "
+            } ?? ""
+            lines.append("\(parameters.sabotage.rawValue) n\(saboteur): " + followed
+                + "its children each second: \(silentRootChildren.map { "\($0)" }.joined(separator: " "))")
         }
+        if parentsLeft + rootsDeposed > 0 { lines.append("relay: \(parentsLeft) parents left, \(rootsDeposed) roots deposed (by the nodes that found them)") }
         if !relayLoops.isEmpty { lines.append("relay parents formed a loop \(relayLoops.count) times: \(relayLoops.prefix(3).joined(separator: ", "))") }
         lines.append(breakdown("workload bytes per op per node", workloadFrames, per: Double(max(1, opsDurable) * max(1, parameters.nodes - 1))))
         if idleSeconds > 0 {

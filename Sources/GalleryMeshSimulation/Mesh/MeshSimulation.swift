@@ -45,7 +45,8 @@ package final class MeshSimulation: Sendable {
         boundSyncedBy = LoopBound([:], owner: scheduler.owner)
         boundConvergence = LoopBound([], owner: scheduler.owner)
         var random = SeededGenerator(seed: parameters.seed)
-        let dials = parameters.topology.dials(nodes: parameters.nodes, degree: parameters.degree, using: &random)
+        var dials = parameters.topology.dials(nodes: parameters.nodes, degree: parameters.degree, using: &random)
+        if parameters.sabotage == .withholdingParent { Self.makeHub(1, in: &dials, using: &random) }
         boundRandom = LoopBound(random, owner: scheduler.owner)
         network = SimulatedNetwork(
             scheduler: scheduler, seed: parameters.seed,
@@ -60,6 +61,23 @@ package final class MeshSimulation: Sendable {
             node.store.onSynced = { [unowned self] op in synced(op) }
         }
         if parameters.sabotage == .lyingFsync { nodes[0].lyingFsync = true }
+    }
+
+    /// Links `hub` (by its dials) to one node in eight it is not linked to yet, so that the
+    /// withholding parent, next to the root, has many children (`Sabotage.withholdingParent`).
+    private static func makeHub(_ hub: Int, in dials: inout [[Int]], using random: inout SeededGenerator) {
+        let nodes = dials.count
+        var linked = Set(dials[hub])
+        for (index, peers) in dials.enumerated() where peers.contains(hub) { linked.insert(index) }
+        var added = 0
+        var attempts = 0
+        while added < nodes / 8 && attempts < nodes * 10 {
+            attempts += 1
+            let peer = Int.random(in: 0..<nodes, using: &random)
+            guard peer != hub, linked.insert(peer).inserted else { continue }
+            dials[hub].append(peer)
+            added += 1
+        }
     }
 
     /// An op was synced on some node's storage for the first time there.
@@ -85,7 +103,8 @@ package final class MeshSimulation: Sendable {
         scheduler.run(until: workStart)
         let bytesBefore = network.bytesSent
         let tallyBefore = network.tally.snapshot
-        let followersAtStart = parameters.sabotage == .silentRoot ? silentRootFollowers() : 0
+        let followsRoot = parameters.sabotage == .silentRoot || parameters.sabotage == .trickleRoot
+        let followersAtStart = followsRoot ? silentRootFollowers() : 0
         // Every simulated second of the workload: the relay parents form a tree (no loop), and
         // how many nodes have the silent root as their parent. Reading the nodes runs no event.
         var time = workStart
@@ -94,7 +113,12 @@ package final class MeshSimulation: Sendable {
             scheduler.run(until: time)
             sampleRelayTree()
         }
-        if parameters.sabotage == .silentRoot { report.silentRootFollowers = (followersAtStart, silentRootFollowers()) }
+        if followsRoot { report.silentRootFollowers = (followersAtStart, silentRootFollowers()) }
+        for node in nodes {
+            guard let counts = node.node?.relayCounts else { continue }
+            report.parentsLeft += counts.parentsLeft
+            report.rootsDeposed += counts.rootsDeposed
+        }
         scheduler.run(until: workEnd)
         let workloadBytes = network.bytesSent - bytesBefore
         report.workloadFrames = network.tally.snapshot.since(tallyBefore)
@@ -130,8 +154,8 @@ package final class MeshSimulation: Sendable {
             time += random.next() % (2 * mean + 1)
             guard time < end else { break }
             var target = Int(random.next() % UInt64(nodes.count))
-            // The silent root makes no ops (they would never leave it).
-            if parameters.sabotage == .silentRoot && target == 0 { target = 1 }
+            // The hostile node makes no ops (they would never leave it).
+            if let saboteur = parameters.sabotage.saboteur, target == saboteur { target = (saboteur + 1) % nodes.count }
             let choice = random.next()
             scheduler.schedule(at: time, lane: lane) { [self] in makeOp(at: nodes[target], choice: choice) }
         }
@@ -214,8 +238,8 @@ package final class MeshSimulation: Sendable {
     }
 
     /// One look at the relay parents of the running nodes: a chain of parents that comes back to a
-    /// node is a loop (recorded, with the time); with `Sabotage.silentRoot`, how many honest nodes
-    /// have node 0 as their parent.
+    /// node is a loop (recorded, with the time); with a hostile node (`Sabotage.saboteur`), how
+    /// many honest nodes have it as their parent.
     private func sampleRelayTree() {
         var parentOf: [ReplicaID: ReplicaID] = [:]
         for node in nodes {
@@ -232,8 +256,8 @@ package final class MeshSimulation: Sendable {
                 current = next
             }
         }
-        if parameters.sabotage == .silentRoot {
-            let hijacker = nodes[0].replicaID
+        if let saboteur = parameters.sabotage.saboteur {
+            let hijacker = nodes[saboteur].replicaID
             report.silentRootChildren.append(parentOf.values.filter { $0 == hijacker }.count)
         }
     }

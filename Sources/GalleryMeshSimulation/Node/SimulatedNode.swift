@@ -88,16 +88,29 @@ final class SimulatedNode: Sendable {
             makeInbox: { _ in SimulatedExecutor(scheduler: scheduler, lane: inbox) },
             runDurability: { step in scheduler.schedule(after: fsync, lane: durability, step) },
             random: { random.next() }, transport: transport,
-            wallClock: { [hijacks = parameters.sabotage == .silentRoot && index == 0] in
+            wallClock: { [hijacks = parameters.sabotage.claimsOldestRoot && index == 0] in
                 SimulatedNode.epoch - (hijacks ? 1_000_000 : 0) + Double(scheduler.now) / 1e9
             })
         configuration.environment.wireTally = network.tally
         configuration.environment.makeWorkPool = { _ in workers }
-        if parameters.sabotage == .silentRoot && index == 0 {
-            configuration.environment.withheldFrames = [.ops, .opsCompact, .ihave, .ihaveTotal, .caughtUp]
+        if parameters.sabotage.saboteur == index {
+            switch parameters.sabotage {
+            case .trickleRoot:
+                configuration.environment.withheldFrames = [.ihave, .ihaveTotal, .caughtUp]
+                let gate = TrickleGate(interval: MeshParameters.Sabotage.trickleInterval)
+                configuration.environment.withholds = { type, link in
+                    (type == .ops || type == .opsCompact) && gate.withholds(on: link, now: scheduler.now)
+                }
+            default:
+                configuration.environment.withheldFrames = [.ops, .opsCompact, .ihave, .ihaveTotal, .caughtUp]
+            }
         }
         configuration.compactOps = !parameters.plainOps
-        configuration.deposesWithholdingRoot = parameters.deposes
+        // The hostile node only withholds: it judges no parent of its own (the withholding
+        // parent, fed by its former children's pushes, would find the honest root lagging).
+        let judges = parameters.sabotage.saboteur != index
+        configuration.deposesWithholdingRoot = parameters.deposes && judges
+        configuration.leavesLaggingParent = parameters.leaves && judges
         configure?(&configuration)
         let node = SyncNode(configuration: configuration, replica: store.replay(id: replicaID))
         self.node = node

@@ -65,6 +65,10 @@ package struct NodeConfiguration: Sendable {
     /// Whether a child of the relay tree's root that withholds ops deposes it, and the mesh
     /// follows (protocol.md, "Relay", "A root that withholds"); false keeps any root (a baseline).
     package var deposesWithholdingRoot = true
+    /// Whether a node whose relay parent below the root withholds ops (or passes a trickle) leaves
+    /// it, and a root's child deposes a root that passes a trickle (protocol.md, "Relay", "A parent
+    /// that withholds"); false keeps any parent but a silent root (a baseline).
+    package var leavesLaggingParent = true
     /// Whether records are sealed (`HandshakeSettings.sealsRecords`): off only for the unsealed
     /// baseline of `gallery-bench transfer`.
     package var sealsRecords = true

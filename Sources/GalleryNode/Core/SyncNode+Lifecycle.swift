@@ -154,7 +154,7 @@ extension SyncNode {
         let connection = Connection(
             id: peerRegistry.nextID(), role: role, link: link, settings: settings,
             queueLimit: configuration.outboundQueueLimit, clock: clock, tally: configuration.environment.wireTally,
-            withheld: configuration.environment.withheldFrames, delegate: self,
+            withheld: configuration.environment.withheldFrames, withholds: configuration.environment.withholds, delegate: self,
             dialed: dialed, expectedNode: expectedNode(at: dialed))
         hold(connection)
         connection.start(onFinished: onFinished)

@@ -112,6 +112,7 @@ package final class SyncNode: @unchecked Sendable {
             me: replica.id, now: configuration.environment.clock.now,
             wallMilliseconds: UInt64(max(0, configuration.environment.wallClock() * 1_000)))
         self._relayTree.deposes = configuration.deposesWithholdingRoot
+        self._relayTree.leaves = configuration.leavesLaggingParent
         self._relayHold = RelayHold(cap: UInt64(max(configuration.relayHold.nanoseconds, 0)))
         var settings = HandshakeSettings(
             secret: configuration.secret, staticKey: configuration.staticKey, replica: replica.id, name: configuration.name,

@@ -26,6 +26,10 @@ package struct RelayCounts: Hashable, Sendable {
     /// Full `sync_request`s sent by the periodic version exchange (to peers without digests, or
     /// after digests kept differing).
     package var fullExchangesSent = 0
+    /// Relay parents left for withholding ops (`RelayTree.leave`).
+    package var parentsLeft = 0
+    /// Roots deposed for withholding ops (this node was the child that found it).
+    package var rootsDeposed = 0
 }
 
 extension SyncNode {

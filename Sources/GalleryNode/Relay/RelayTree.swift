@@ -54,8 +54,28 @@ struct RelayTree {
     private(set) var deposed: [ReplicaID: UInt64] = [:]
     /// How long a deposed root stays deposed.
     static let deposition: UInt64 = 600_000_000_000
-    /// What this node, a child of the root, has had from it and from elsewhere.
+    /// What this node has had from its parent and from elsewhere.
     private(set) var watch = ParentWatch()
+    /// Whether a node whose parent below the root withholds ops leaves it, and a root's child
+    /// also finds a root that passes a trickle (protocol.md, "Relay", "A parent that
+    /// withholds"); false watches the root's children only, for silence.
+    var leaves = true {
+        didSet { watch.countsShare = leaves }
+    }
+    /// Parents left for withholding (replica IDs), until when (uptime, nanoseconds): their
+    /// beacons are kept (they say who is a child) but never make them this node's parent.
+    private(set) var avoided: [ReplicaID: UInt64] = [:]
+    /// Parents left for withholding since the start (`leave`).
+    private(set) var parentsLeft = 0
+    /// This node has just taken a new round from another peer than the parent it was avoiding:
+    /// the node asks its new parent for what it lacks (`takeLeftAvoided`).
+    private(set) var leftAvoided = false
+
+    /// Whether this node has taken another parent than the one it was avoiding since last asked.
+    mutating func takeLeftAvoided() -> Bool {
+        defer { leftAvoided = false }
+        return leftAvoided
+    }
 
     /// A node that roots its own tree, as of `wallMilliseconds`, until it hears of a preferred root.
     init(me: ReplicaID, now: UInt64, wallMilliseconds: UInt64) {
@@ -76,9 +96,11 @@ struct RelayTree {
     /// Whether ops go over this link: it leads to the parent, or to a child (a peer whose latest
     /// beacon, under the same root, names this node as its parent), or to a peer that has sent no
     /// beacon (yet, or ever: a node that does not know `tree` frames gets every op, as before), or
-    /// one that follows another root (the trees are merging: it may be about to become a child).
+    /// one that follows another root (the trees are merging: it may be about to become a child),
+    /// or to a parent left for withholding (`avoided`): it may be honest and starved itself, fed
+    /// only from below, and its subtree with it.
     func isBranch(_ session: Int, now: UInt64) -> Bool {
-        if session == parent || lingering[session].map({ now < $0 }) == true { return true }
+        if session == parent || lingering[session].map({ now < $0 }) == true || isAvoided(session, now: now) { return true }
         guard let beacon = beacons[session] else { return true }
         return names(beacon) || beacon.root != root || beacon.since != since
     }
@@ -161,7 +183,7 @@ struct RelayTree {
         }
         // A child's echo (it reached the root through this node) and stale or distant state are
         // not adopted.
-        guard beacon.parent != me, beacon.hops < Self.maximumHops else { return .none }
+        guard beacon.parent != me, beacon.hops < Self.maximumHops, !isAvoided(session, now: now) else { return .none }
         if let last = retired[beacon.root], last.since == beacon.since, beacon.round <= last.round { return .none }
         guard beacon.prefersRoot(over: mine) || beacon.round > round else { return .none }
         // A new round of the same root keeps the parent unless this copy came a shorter way:
@@ -169,7 +191,7 @@ struct RelayTree {
         // in which neither parent pushes to this node.
         let kept = !sameTree ? nil : parent.flatMap { current -> TreeBeacon? in
             guard current != session, let last = beacons[current], last.root == root, last.since == since,
-                  last.hops <= beacon.hops else { return nil }
+                  last.hops <= beacon.hops, !isAvoided(current, now: now) else { return nil }
             return last
         }
         root = beacon.root
@@ -177,6 +199,7 @@ struct RelayTree {
         round = beacon.round
         hops = (kept?.hops ?? beacon.hops) + 1
         if kept == nil, parent != session {
+            if let parent, isAvoided(parent, now: now) { leftAvoided = true }
             linger(parent, now: now)
             parent = session
         }
@@ -213,17 +236,24 @@ struct RelayTree {
         for (session, peer) in peers where peer == replica && session != parent { beacons[session] = nil }
     }
 
-    /// Ops arrived on `session`: `new` of them not held before, made by `origins`. A child of
-    /// the root that has had nothing from it for `ParentWatch.silence` while enough new ops came
-    /// another way deposes it (`ParentWatch`): it roots the tree of a root just younger than the
-    /// deposed one's (`since` + 1), which every node that follows the deposed root prefers to
-    /// it, or follows such a tree when a peer already does. Returns true when its beacon changed.
+    /// Ops arrived on `session`: `new` of them not held before, made by `origins`. A node whose
+    /// parent lags (`ParentWatch`: first for fewer than 1 in 9 of the new ops over 1.5 s or more while
+    /// 16 or more of 3 origins came another way) gives it up. A child of the root deposes it: it
+    /// roots the tree of a root just younger than the deposed one's (`since` + 1), which every
+    /// node that follows the deposed root prefers to it, or follows such a tree when a peer
+    /// already does. A node below leaves its parent (`leave`). Returns true when its beacon changed.
     mutating func receivedOps(on session: Int, new: Int, origins: some Sequence<ReplicaID>, now: UInt64) -> Bool {
         defer { assertInvariants() }
-        guard deposes else { return false }
-        let watched = hops == 1 ? parent : nil
-        guard watch.received(on: session, new: new, origins: origins, parent: watched, now: now), let parent,
-              peers[parent] == root else { return false }
+        guard deposes || leaves else { return false }
+        let watched = leaves || hops == 1 ? parent : nil
+        let patience = leaves ? ParentWatch.patience(hops: hops) : ParentWatch.silence
+        guard watch.received(on: session, new: new, origins: origins, parent: watched, now: now, patience: patience), let parent,
+              let suspect = peers[parent] else { return false }
+        guard suspect == root else { return leave(parent, now: now) }
+        guard deposes else {
+            watch.watch(parent, now: now)
+            return false
+        }
         let withholder = root
         let deposedSince = since
         linger(parent, now: now)
@@ -243,6 +273,52 @@ struct RelayTree {
         return true
     }
 
+    /// Whether the peer of `session` is a parent this node left for withholding, until after `now`.
+    func isAvoided(_ session: Int, now: UInt64) -> Bool {
+        guard !avoided.isEmpty, let peer = peers[session], let until = avoided[peer] else { return false }
+        return now < until
+    }
+
+    /// Leaves the parent on `session`, which withholds ops, and avoids it as a parent for
+    /// `deposition`: this node takes, within the round, the peer of the round not below it
+    /// that is closest to the root, or else keeps the parent until the next round, whose first
+    /// copy from a peer not avoided it takes (that copy's way does not pass through this node,
+    /// which had not taken the round: no loop). A peer of the round is not below this node when
+    /// its (hops, replica ID) is smaller than this node's, so two nodes leaving at once never
+    /// take each other. (Hanging from no parent until then cut the subtree off from the ops the
+    /// grafts into it brought: p99 1.3 s against 0.2 s, `gallery-bench mesh-sim --sabotage
+    /// withholding-parent`.) A node with no other peer in the tree (no beacon of its root from
+    /// a peer neither avoided, nor a child) does not leave: it could only leave the tree.
+    /// Returns true when the beacon changed.
+    private mutating func leave(_ session: Int, now: UInt64) -> Bool {
+        guard leaves, let suspect = peers[session], !isAvoided(session, now: now) else {
+            watch.watch(session, now: now)
+            return false
+        }
+        let elsewhere = beacons.contains { key, beacon in
+            key != session && beacon.root == root && beacon.since == since && beacon.parent != me && !isAvoided(key, now: now)
+        }
+        guard elsewhere else {
+            watch.watch(session, now: now)
+            return false
+        }
+        avoided = avoided.filter { now < $0.value }
+        if avoided.count >= Self.retiredLimit, let first = avoided.min(by: { $0.value < $1.value }) { avoided[first.key] = nil }
+        avoided[suspect] = now + Self.deposition
+        parentsLeft += 1
+        let replacement = beacons.filter { key, beacon in
+            beacon.root == root && beacon.since == since && beacon.round == round && beacon.parent != me
+                && !isAvoided(key, now: now) && peers[key] != nil
+                && (beacon.hops, peers[key] ?? me) < (hops, me) && beacon.hops + 1 <= Self.maximumHops
+        }.min { ($0.value.hops, $0.key) < ($1.value.hops, $1.key) }
+        watch.watch(replacement?.key ?? session, now: now)
+        guard let replacement else { return false }
+        linger(session, now: now)
+        parent = replacement.key
+        hops = replacement.value.hops + 1
+        return true
+    }
+
     /// Settles the parent within the current round: a peer whose beacon of this round came a
     /// strictly shorter way than this node's replaces the parent; a parent whose way changed
     /// changes this node's hops; a parent that is gone or now hangs below this node is replaced
@@ -253,10 +329,11 @@ struct RelayTree {
         guard !isRoot else { return false }
         let current = parent.flatMap { beacons[$0] }
         let parentValid = current.map { $0.root == root && $0.since == since && $0.parent != me } ?? false
-        let bound = parentValid ? max(hops, 1) - 1 : hops
+        // A parent left for withholding is kept only until a peer not below this node replaces it.
+        let bound = parentValid && !(parent.map { isAvoided($0, now: now) } ?? false) ? max(hops, 1) - 1 : hops
         let better = beacons.filter { key, beacon in
             key != parent && beacon.root == root && beacon.since == since && beacon.round == round
-                && beacon.parent != me && beacon.hops < bound
+                && beacon.parent != me && beacon.hops < bound && !isAvoided(key, now: now)
         }.min { ($0.value.hops, $0.key) < ($1.value.hops, $1.key) }
         if let better {
             linger(parent, now: now)

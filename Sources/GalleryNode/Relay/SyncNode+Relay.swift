@@ -136,7 +136,13 @@ extension SyncNode {
             // Which links are branches may change: the relay's next pass looks at every session.
             liveness.relayLook.nextDue = 0
             switch relayTree.received(beacon, on: connection.id, now: clock.now) {
-            case .changed: sendBeacons()
+            case .changed:
+                sendBeacons()
+                // It left a parent that withholds for this one, which pushes only what
+                // becomes durable from now on: what it held before comes by a catch-up.
+                if relayTree.takeLeftAvoided(), let parent = relayTree.parent, let link = connections[parent] {
+                    requestCatchUp(from: link)
+                }
             case .answer: connection.send(.tree(relayTree.beacon))
             case .deposed:
                 sendBeacons()
@@ -290,20 +296,34 @@ extension SyncNode {
 
 extension SyncNode {
     /// Shows the relay tree ops that arrived live (not a catch-up's answer, not while joining: those
-    /// bring what the root is not asked for): a child of a root that withholds deposes it and
-    /// sends its new beacon (`RelayTree.receivedOps`). On the loop.
+    /// bring what the parent is not asked for): a node whose parent withholds leaves it, a child of
+    /// a root that withholds deposes it, and sends its new beacon (`RelayTree.receivedOps`). On the loop.
     func watchRoot(_ ops: [Op], duplicates: [ReplicaID: Int], from connection: Connection, _ policy: RelayPolicy) {
-        guard configuration.relayTrees, configuration.deposesWithholdingRoot else { return }
+        guard configuration.relayTrees, configuration.deposesWithholdingRoot || configuration.leavesLaggingParent,
+              relayTree.parent != nil else { return }
         let now = clock.now
-        // Only a child of the root watches: the look at every session (joining) is its alone.
-        let live = relayTree.hops == 1 && policy.awaitedCatchUps == 0 && !joining(now: now)
-        let new = live ? ops.count - duplicates.values.reduce(0, +) : 0
-        guard relayTree.receivedOps(on: connection.id, new: new, origins: ops.lazy.map(\.id.replica), now: now) else { return }
+        let arrived = ops.count - duplicates.values.reduce(0, +)
+        // Only a node with a parent watches, and only new ops count: the look at every session
+        // (joining) is theirs alone.
+        let new = arrived > 0 && policy.awaitedCatchUps == 0 && !joining(now: now) ? arrived : 0
+        let before = (root: relayTree.root, parent: relayTree.parent.flatMap { relayTree.peers[$0] }, left: relayTree.parentsLeft)
+        let changed = relayTree.receivedOps(on: connection.id, new: new, origins: ops.lazy.map(\.id.replica), now: now)
+        if relayTree.parentsLeft != before.left {
+            relayCountsOnLoop.parentsLeft += 1
+            if changed, let parent = relayTree.parent, let link = connections[parent] { requestCatchUp(from: link) }
+            throttledLog("left", "\(configuration.name): relay parent \(before.parent?.description ?? "?") was first for fewer "
+                + "than 1 in \(ParentWatch.share + 1) new ops over \(ParentWatch.silence / 1_000_000) ms while "
+                + "\(ParentWatch.evidence) or more came another way; left it for "
+                + (changed ? relayTree.beacon.parent.map { "\($0)" } ?? "?" : "the first other peer of the next round"))
+        }
+        guard changed else { return }
         liveness.relayLook.nextDue = 0
-        throttledLog("deposed", "\(configuration.name): the relay tree's root sent no ops for "
-            + "\(ParentWatch.silence / 1_000_000) ms while \(ParentWatch.evidence) or more came another way; "
-            + "deposed it, now following \(relayTree.root)")
         sendBeacons()
+        guard relayTree.root != before.root else { return }
+        relayCountsOnLoop.rootsDeposed += 1
+        throttledLog("deposed", "\(configuration.name): the relay tree's root was first for fewer than 1 in "
+            + "\(ParentWatch.share + 1) new ops over \(ParentWatch.silence / 1_000_000) ms while \(ParentWatch.evidence) "
+            + "or more came another way; deposed it, now following \(relayTree.root)")
         catchUpAfterDeposition()
     }
 
@@ -316,7 +336,7 @@ extension SyncNode {
         let now = clock.now
         for id in sessionOrder {
             guard sessions[id] != nil, let connection = connections[id],
-                  let peer = relayTree.peers[id], !relayTree.isDeposed(peer, now: now) else { continue }
+                  let peer = relayTree.peers[id], !relayTree.isDeposed(peer, now: now), !relayTree.isAvoided(id, now: now) else { continue }
             requestCatchUp(from: connection)
         }
     }

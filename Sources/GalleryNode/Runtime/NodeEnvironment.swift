@@ -31,6 +31,10 @@ package struct NodeEnvironment: Sendable {
     /// Frame types the node never sends: a hostile member in a simulation (one that withholds
     /// the ops it should relay, `MeshParameters.Sabotage.silentRoot`); empty in production.
     package var withheldFrames: Set<FrameType> = []
+    /// Whether the node withholds a frame of this type it is about to send on the connection
+    /// with this ID (asked for each one, after `withheldFrames`): a hostile member that passes on
+    /// only some frames (a trickle, `MeshParameters.Sabotage.trickleRoot`); nil in production.
+    package var withholds: (@Sendable (FrameType, Int) -> Bool)?
     /// Makes the node's pool of workers (`NodeWorkPool`): transfers, thumbnails, the answers to
     /// `holds_query` and the op log mirror's fsync run on it, named for debuggers.
     package var makeWorkPool: @Sendable (_ name: String) -> any NodeWorkPool = { WorkPool(name: $0) }

@@ -48,6 +48,8 @@ final class Connection: Sendable {
     /// Frame types this connection never sends (`NodeEnvironment.withheldFrames`: a hostile
     /// member in a simulation); empty in production.
     private let withheld: Set<UInt8>
+    /// Asked for each frame not in `withheld` (`NodeEnvironment.withholds`); nil in production.
+    private let withholds: (@Sendable (FrameType, Int) -> Bool)?
     private weak let delegate: (any ConnectionDelegate)?
     /// The mutable state.
     let state: Mutex<State>
@@ -88,18 +90,21 @@ final class Connection: Sendable {
     /// A connection over a link of the node's `NodeTransport` (TCP on an event loop, or a
     /// simulated network).
     convenience init(id: Int, role: Role, link: any TransportLink, settings: HandshakeSettings, queueLimit: Int,
-                     clock: any NodeClock, tally: WireTally? = nil, withheld: Set<FrameType> = [], delegate: any ConnectionDelegate,
+                     clock: any NodeClock, tally: WireTally? = nil, withheld: Set<FrameType> = [],
+                     withholds: (@Sendable (FrameType, Int) -> Bool)? = nil, delegate: any ConnectionDelegate,
                      dialed: Endpoint? = nil, expectedNode: NodeID? = nil) {
         self.init(id: id, role: role, remote: link.remote, dialed: dialed, queueLimit: queueLimit, clock: clock, tally: tally,
-                  withheld: withheld, delegate: delegate)
+                  withheld: withheld, withholds: withholds, delegate: delegate)
         let handlers = Self.handlers(for: self, role: role, settings: settings, expectedNode: expectedNode)
         install(link.makeChannel(source: outbox, handlers: handlers))
     }
 
     private init(id: Int, role: Role, remote: String, dialed: Endpoint?, queueLimit: Int, clock: any NodeClock = SystemClock(),
-                 tally: WireTally? = nil, withheld: Set<FrameType> = [], delegate: any ConnectionDelegate) {
+                 tally: WireTally? = nil, withheld: Set<FrameType> = [], withholds: (@Sendable (FrameType, Int) -> Bool)? = nil,
+                 delegate: any ConnectionDelegate) {
         self.id = id
         self.withheld = Set(withheld.map(\.rawValue))
+        self.withholds = withholds
         self.role = role
         self.remote = remote
         self.dialed = dialed
@@ -190,6 +195,7 @@ final class Connection: Sendable {
     @discardableResult
     func send(_ frame: Frame, priority: FramePriority, backlog: Bool = false) -> Bool {
         if !withheld.isEmpty && withheld.contains(frame.type) { return true }
+        if let withholds, let type = FrameType(rawValue: frame.type), withholds(type, id) { return true }
         switch outbox.push(frame, priority: priority, backlog: backlog) {
         case .queued(let wake):
             if wake { flushChannel() }

@@ -30,8 +30,8 @@ enum BenchUsage {
                gallery-bench mesh-sim [--seed 1] [--nodes 50] [--topology random|ring|star|sparse] [--degree 4]
                                       [--latency-ms 10] [--jitter-ms 2] [--bandwidth BYTES/S] [--seconds 60]
                                       [--ops-per-second 5] [--churn FRACTION/MIN] [--link-drops N/MIN]
-                                      [--partition] [--fsync-ms 2] [--heal-seconds 120] [--sabotage lying-fsync|silent-root]
-                                      [--plain-ops] [--no-depose]
+                                      [--partition] [--fsync-ms 2] [--heal-seconds 120] [--sabotage lying-fsync|silent-root|withholding-parent|trickle-root]
+                                      [--plain-ops] [--no-depose] [--no-leave]
 
         Runs the model benchmarks (build with -c release) and prints one JSON line per workload:
         {"workload", "ops", "seconds", "opsPerSecond", "bytes", "peakRSSBytes"} (W6 adds "bytesPerItem").
