@@ -81,14 +81,7 @@ struct LoopBoundTests {
     func confinedTypeOffTheLoopStops() async {
         await #expect(processExitsWith: .failure) {
             let loop = try! EventLoop(name: "bound-test-socket")
-            var ends: [Int32] = [-1, -1]
-            #if canImport(Darwin)
-            let type = SOCK_STREAM
-            #else
-            let type = Int32(SOCK_STREAM.rawValue)
-            #endif
-            precondition(socketpair(AF_UNIX, type, 0, &ends) == 0)
-            let socket = NonBlockingSocket(descriptor: ends[0], remote: "pair", loop: loop)
+            let socket = NonBlockingSocket(descriptor: EventLoopTests.socketPair().0, remote: "pair", loop: loop)
             socket.setReading(false)
         }
     }
@@ -97,14 +90,7 @@ struct LoopBoundTests {
     func confinedTypeOnTheLoopPasses() async {
         await #expect(processExitsWith: .success) {
             let loop = try! EventLoop(name: "bound-test-socket-ok")
-            var ends: [Int32] = [-1, -1]
-            #if canImport(Darwin)
-            let type = SOCK_STREAM
-            #else
-            let type = Int32(SOCK_STREAM.rawValue)
-            #endif
-            precondition(socketpair(AF_UNIX, type, 0, &ends) == 0)
-            let socket = NonBlockingSocket(descriptor: ends[0], remote: "pair", loop: loop)
+            let socket = NonBlockingSocket(descriptor: EventLoopTests.socketPair().0, remote: "pair", loop: loop)
             let done = DispatchSemaphore(value: 0)
             loop.execute {
                 socket.setReading(false)

@@ -17,14 +17,22 @@ struct CoveredRunTests {
         return bob.replica.ops
     }
 
-    @Test("The one op of a covered run that differs from what its author signed is refused; the ops before it are applied, none after it")
-    func differingOpInTheMiddleOfARun() throws {
-        let ops = try Self.storedOps(count: 9)
+    /// Carol's signatures check `ops` as one frame from connection 1, her replica's own check
+    /// off meanwhile (nothing is applied): Carol, and what the check passed.
+    static func checkedByCarol(_ ops: [Op]) -> (SignedReplicaFixture, OpSignatures.FrameCheck) {
         var carol = SignedReplicaFixture(seed: 3)
         var signatures = carol.signatures
         carol.replica.authenticator = nil
         let checked = signatures.check(frame: ops, from: 1, state: carol.replica)
         carol.replica.authenticator = signatures
+        return (carol, checked)
+    }
+
+    @Test("The one op of a covered run that differs from what its author signed is refused; the ops before it are applied, none after it")
+    func differingOpInTheMiddleOfARun() throws {
+        let ops = try Self.storedOps(count: 9)
+        let (checkedBy, checked) = Self.checkedByCarol(ops)
+        var carol = checkedBy
         #expect(checked.forged == nil)
         #expect(checked.ops.count == 10)
         // The replica is given op 5 changed (after the check, as a second version of its ID).
@@ -74,11 +82,8 @@ struct CoveredRunTests {
     @Test("Covered ops the replica took from the node's own files are passed over; the rest are admitted")
     func coveredOpsAppliedFromOwnFiles() throws {
         let ops = try Self.storedOps(count: 6)
-        var carol = SignedReplicaFixture(seed: 3)
-        var signatures = carol.signatures
-        carol.replica.authenticator = nil
-        let checked = signatures.check(frame: ops, from: 1, state: carol.replica)
-        carol.replica.authenticator = signatures
+        let (checkedBy, checked) = Self.checkedByCarol(ops)
+        var carol = checkedBy
         // The first three from Carol's own files (no source: not admitted), then the frame's.
         for op in checked.ops[..<3] { carol.replica.receive(op) }
         for op in checked.ops[3...] {

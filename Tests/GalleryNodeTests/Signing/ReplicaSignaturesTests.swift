@@ -8,16 +8,22 @@ import Testing
 /// a frame's check, the catch-up's version, uncovered catch-ups, a closed connection's tail.
 @Suite("Replica signatures")
 struct ReplicaSignaturesTests {
-    @Test("Installing signatures: none without a salt; with one, the replica's unsigned replicas are those whose first op claims no key")
-    func install() throws {
-        let plain = Replica(id: ReplicaID(0x55)).signing(with: NodeConfiguration(name: "plain", secret: SignedReplicaFixture.secret))
-        #expect(plain.authenticator == nil)
+    /// A replica holding two ops of a replica that signs nothing (`stored`), then installing
+    /// signatures (`signed`); and that replica (`legacy`).
+    static func signingOverLegacyOps() throws -> (legacy: Replica, stored: Replica, signed: Replica) {
         var legacy = Replica(id: ReplicaID(0x1234))
         let old = [try legacy.createGallery("old"), try legacy.insert([.titled("kept")], into: "old", at: 0)]
         let fixture = SignedReplicaFixture(seed: 4)
         var stored = Replica(id: fixture.replica.id)
         for op in old { stored.receive(op) }
-        let signed = stored.signing(with: SignedReplicaFixture.configuration(nodeKey: fixture.nodeKey, salt: fixture.salt))
+        return (legacy, stored, stored.signing(with: SignedReplicaFixture.configuration(nodeKey: fixture.nodeKey, salt: fixture.salt)))
+    }
+
+    @Test("Installing signatures: none without a salt; with one, the replica's unsigned replicas are those whose first op claims no key")
+    func install() throws {
+        let plain = Replica(id: ReplicaID(0x55)).signing(with: NodeConfiguration(name: "plain", secret: SignedReplicaFixture.secret))
+        #expect(plain.authenticator == nil)
+        let (legacy, _, signed) = try Self.signingOverLegacyOps()
         let signatures = try #require(signed.authenticator as? OpSignatures)
         #expect(signatures.unsignedReplicas == [legacy.id])
         #expect(signed.opCount == 2)
@@ -49,12 +55,7 @@ struct ReplicaSignaturesTests {
 
     @Test("A catch-up counts the ops of replicas that sign nothing as held; an unsigned replica's version is unchanged")
     func catchUpVersion() throws {
-        var legacy = Replica(id: ReplicaID(0x1234))
-        let old = [try legacy.createGallery("old"), try legacy.insert([.titled("kept")], into: "old", at: 0)]
-        let fixture = SignedReplicaFixture(seed: 4)
-        var stored = Replica(id: fixture.replica.id)
-        for op in old { stored.receive(op) }
-        let signed = stored.signing(with: SignedReplicaFixture.configuration(nodeKey: fixture.nodeKey, salt: fixture.salt))
+        let (legacy, stored, signed) = try Self.signingOverLegacyOps()
         let asked = VersionVector([ReplicaID(0x99): 3])
         let sending = signed.countingUnsignedReplicasAsHeld(asked)
         #expect(sending[legacy.id] == legacy.version[legacy.id])
